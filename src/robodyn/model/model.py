@@ -1,0 +1,261 @@
+"""The robot model: a frozen kinematic tree stored as flat, read-only numpy arrays.
+
+Layout (MuJoCo-style names ``object_attribute``, shapes in the comments):
+
+* Body 0 is the fixed, massless world. Every other body ``i`` has exactly one inboard
+  joint, also indexed ``i``, and ``body_parent[i] < i``. Bodies are numbered depth first,
+  so the subtree of ``i`` is the contiguous range ``i .. body_subtree_end[i] - 1``.
+* Joint ``i`` places body ``i`` in its parent: ``T_{parent,i}(q) = T(jnt_R[i], jnt_p[i])
+  @ X_J(q_i)`` where ``X_J`` is a rotation about ``jnt_axis[i]`` (revolute), a translation
+  along it (prismatic), the identity (``JOINT_FIXED``, only the world), or the full pose
+  (``JOINT_FREE``, q = [x, y, z, qw, qx, qy, qz], v = body twist [omega_b, v_b]).
+* Inertia is (m, c, I_c): ``body_mass``, ``body_com`` (in the body frame) and
+  ``body_inertia`` (about the CoM, body axes). Fixed-joint children are merged into
+  their parent body; their frames survive as operational frames (``frame_*``).
+* A mimic joint follows its leader: ``q_i = jnt_mimic_mult[i] * q_leader +
+  jnt_mimic_offset[i]``; it owns no coordinate (``jnt_nq[i] = jnt_nv[i] = 0``) and
+  ``jnt_mimic[i]`` is the leader's body index (-1 for ordinary joints).
+
+Kernels take ``model.arrays()`` (a NamedTuple, which numba accepts) and never the Model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import ModelError
+
+__all__ = [
+    "JOINT_FIXED",
+    "JOINT_REVOLUTE",
+    "JOINT_PRISMATIC",
+    "JOINT_FREE",
+    "JOINT_TYPE_NAMES",
+    "Model",
+    "ModelArrays",
+]
+
+JOINT_FIXED = 0  # the world body only (fixed joints are merged away)
+JOINT_REVOLUTE = 1  # revolute and continuous: one angle
+JOINT_PRISMATIC = 2
+JOINT_FREE = 3  # floating base: nq = 7, nv = 6
+JOINT_TYPE_NAMES = {
+    JOINT_FIXED: "fixed",
+    JOINT_REVOLUTE: "revolute",
+    JOINT_PRISMATIC: "prismatic",
+    JOINT_FREE: "free",
+}
+
+
+class ModelArrays(NamedTuple):
+    """The flat arrays of a :class:`Model`, as compiled kernels take them."""
+
+    body_parent: np.ndarray  # (nb,) int64, -1 for the world
+    body_subtree_end: np.ndarray  # (nb,) int64, subtree of i is i .. end-1
+    body_mass: np.ndarray  # (nb,)
+    body_com: np.ndarray  # (nb, 3) centre of mass in the body frame
+    body_inertia: np.ndarray  # (nb, 3, 3) rotational inertia about the CoM, body axes
+    jnt_type: np.ndarray  # (nb,) int64, JOINT_*
+    jnt_axis: np.ndarray  # (nb, 3) unit axis in the joint frame
+    jnt_R: np.ndarray  # (nb, 3, 3) rotation of the joint frame in the parent body frame
+    jnt_p: np.ndarray  # (nb, 3) origin of the joint frame in the parent body frame
+    jnt_qadr: np.ndarray  # (nb,) int64, first index of the joint in q
+    jnt_vadr: np.ndarray  # (nb,) int64, first index of the joint in v
+    jnt_nq: np.ndarray  # (nb,) int64
+    jnt_nv: np.ndarray  # (nb,) int64
+    jnt_mimic: np.ndarray  # (nb,) int64, leader body or -1
+    jnt_mimic_mult: np.ndarray  # (nb,)
+    jnt_mimic_offset: np.ndarray  # (nb,)
+    dof_body: np.ndarray  # (nv,) int64, body whose joint owns the dof
+    dof_parent: np.ndarray  # (nv,) int64, previous dof towards the root, -1 at the root
+    dof_damping: np.ndarray  # (nv,) viscous friction coefficient
+    dof_friction: np.ndarray  # (nv,) Coulomb friction torque/force
+    dof_armature: np.ndarray  # (nv,) rotor inertia added to M's diagonal
+    gravity: np.ndarray  # (3,) in the world frame
+    frame_body: np.ndarray  # (nf,) int64, body the frame is fixed to
+    frame_R: np.ndarray  # (nf, 3, 3) frame orientation in its body
+    frame_p: np.ndarray  # (nf, 3) frame origin in its body
+
+
+def _readonly(a: np.ndarray, dtype) -> np.ndarray:
+    a = np.ascontiguousarray(a, dtype=dtype).copy()
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Model:
+    """An immutable kinematic tree of rigid bodies (see the module docstring for the layout).
+
+    Build one with :class:`robodyn.ModelBuilder`, :func:`robodyn.load_urdf`,
+    :func:`robodyn.from_mr`, :func:`robodyn.from_dh` or :func:`robodyn.models.load`;
+    never by hand. All arrays are read-only.
+    """
+
+    name: str
+    body_names: tuple[str, ...]  # (nb,)
+    joint_names_all: tuple[str, ...]  # (nb,) name of the inboard joint of each body
+    frame_names: tuple[str, ...]  # (nf,)
+    body_parent: np.ndarray  # (nb,)
+    body_subtree_end: np.ndarray  # (nb,)
+    body_mass: np.ndarray  # (nb,)
+    body_com: np.ndarray  # (nb, 3)
+    body_inertia: np.ndarray  # (nb, 3, 3)
+    jnt_type: np.ndarray  # (nb,)
+    jnt_axis: np.ndarray  # (nb, 3)
+    jnt_R: np.ndarray  # (nb, 3, 3)
+    jnt_p: np.ndarray  # (nb, 3)
+    jnt_qadr: np.ndarray  # (nb,)
+    jnt_vadr: np.ndarray  # (nb,)
+    jnt_nq: np.ndarray  # (nb,)
+    jnt_nv: np.ndarray  # (nb,)
+    jnt_mimic: np.ndarray  # (nb,)
+    jnt_mimic_mult: np.ndarray  # (nb,)
+    jnt_mimic_offset: np.ndarray  # (nb,)
+    dof_body: np.ndarray  # (nv,)
+    dof_parent: np.ndarray  # (nv,)
+    q_lower: np.ndarray  # (nq,) -inf where unlimited
+    q_upper: np.ndarray  # (nq,) +inf where unlimited
+    v_limit: np.ndarray  # (nv,) inf where unlimited
+    effort_limit: np.ndarray  # (nv,) inf where unlimited
+    dof_damping: np.ndarray  # (nv,)
+    dof_friction: np.ndarray  # (nv,)
+    dof_armature: np.ndarray  # (nv,)
+    gravity: np.ndarray  # (3,)
+    frame_body: np.ndarray  # (nf,)
+    frame_R: np.ndarray  # (nf, 3, 3)
+    frame_p: np.ndarray  # (nf, 3)
+    notes: tuple[str, ...] = field(default=())  # what the builder merged or adapted
+
+    _INT = (
+        "body_parent",
+        "body_subtree_end",
+        "jnt_type",
+        "jnt_qadr",
+        "jnt_vadr",
+        "jnt_nq",
+        "jnt_nv",
+        "jnt_mimic",
+        "dof_body",
+        "dof_parent",
+        "frame_body",
+    )
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, np.ndarray) or f.name in self._INT:
+                dtype = np.int64 if f.name in self._INT else np.float64
+                object.__setattr__(self, f.name, _readonly(v, dtype))
+        nb = len(self.body_names)
+        if self.body_parent.shape != (nb,) or self.body_parent[0] != -1:
+            raise ModelError("body 0 must be the world with parent -1")
+        if np.any(self.body_parent[1:] >= np.arange(1, nb)) or np.any(self.body_parent[1:] < 0):
+            raise ModelError("bodies must be in topological order (body_parent[i] < i)")
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def nb(self) -> int:
+        """Number of bodies, the world included."""
+        return len(self.body_names)
+
+    @property
+    def nq(self) -> int:
+        """Number of configuration coordinates."""
+        return len(self.q_lower)
+
+    @property
+    def nv(self) -> int:
+        """Number of velocity coordinates (degrees of freedom)."""
+        return len(self.dof_body)
+
+    @property
+    def nf(self) -> int:
+        """Number of operational frames."""
+        return len(self.frame_names)
+
+    @property
+    def floating_base(self) -> bool:
+        """True when body 1 hangs on a free joint."""
+        return self.nb > 1 and int(self.jnt_type[1]) == JOINT_FREE
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        """Names of the joints that own coordinates, in q order (the free joint included)."""
+        return tuple(
+            self.joint_names_all[i]
+            for i in np.argsort(self.jnt_qadr, kind="stable")
+            if self.jnt_nq[i] > 0
+        )
+
+    @property
+    def total_mass(self) -> float:
+        """Sum of the body masses (kg)."""
+        return float(self.body_mass.sum())
+
+    # ------------------------------------------------------------------ lookup
+    def body_id(self, name: str) -> int:
+        """Index of the body called ``name`` (ModelError listing the names if absent)."""
+        try:
+            return self.body_names.index(name)
+        except ValueError:
+            raise ModelError(
+                f"no body named {name!r}; bodies: {', '.join(self.body_names)}"
+            ) from None
+
+    def frame_id(self, frame: str | int) -> int:
+        """Index of an operational frame given by name or index."""
+        if isinstance(frame, (int, np.integer)):
+            if not 0 <= int(frame) < self.nf:
+                raise ModelError(f"frame index {frame} out of range 0..{self.nf - 1}")
+            return int(frame)
+        try:
+            return self.frame_names.index(frame)
+        except ValueError:
+            raise ModelError(
+                f"no frame named {frame!r}; frames: {', '.join(self.frame_names)}"
+            ) from None
+
+    def joint_id(self, name: str) -> int:
+        """Body index of the joint called ``name``."""
+        try:
+            return self.joint_names_all.index(name)
+        except ValueError:
+            raise ModelError(
+                f"no joint named {name!r}; joints: {', '.join(self.joint_names)}"
+            ) from None
+
+    def arrays(self) -> ModelArrays:
+        """The flat arrays the compiled kernels take (cached; the Model is immutable)."""
+        cached = self.__dict__.get("_arrays")
+        if cached is None:
+            cached = ModelArrays(**{k: getattr(self, k) for k in ModelArrays._fields})
+            object.__setattr__(self, "_arrays", cached)
+        return cached
+
+    # ------------------------------------------------------------------ display
+    def __repr__(self) -> str:
+        base = "floating" if self.floating_base else "fixed"
+        return (
+            f"Model({self.name!r}, nq={self.nq}, nv={self.nv}, bodies={self.nb - 1}, "
+            f"frames={self.nf}, mass={self.total_mass:.4g} kg, {base} base)"
+        )
+
+    def __str__(self) -> str:
+        lines = [repr(self)]
+        lines.append(f"  gravity: {np.array2string(self.gravity, precision=4)}")
+        lines.append(
+            "  body                      joint                     type       parent  mass"
+        )
+        for i in range(1, self.nb):
+            t = JOINT_TYPE_NAMES[int(self.jnt_type[i])]
+            if self.jnt_mimic[i] >= 0:
+                t = "mimic"
+            lines.append(
+                f"  {self.body_names[i]:<25} {self.joint_names_all[i]:<25} {t:<10} "
+                f"{self.body_names[self.body_parent[i]]:<7} {self.body_mass[i]:.4g}"
+            )
+        return "\n".join(lines)
