@@ -1,10 +1,15 @@
 """robodyn: the mechanics of robots and rigid bodies, in the notation of Modern Robotics.
 
 ``import robodyn as rd`` re-exports the public API. Importing computes and compiles
-nothing: compiled kernels load on their first call (from numba's on-disk cache when warm).
+nothing: modules that pull in numba or sympy load on first use of one of their names
+(``rd.rigidbody``, ``rd.inverse_dynamics``, ...), and compiled kernels come from numba's
+on-disk cache when it is warm.
 """
 
 from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from . import inertia, spatial
 from .errors import ModelError
@@ -12,6 +17,48 @@ from .inertia import RigidInertia
 from .spatial import ad, adjoint, exp3, exp6, inv_transform, log3, log6, skew, transform, unskew
 
 __version__ = "0.1.0"
+
+# name -> module that defines it; loaded on first access (PEP 562).
+_LAZY: dict[str, str] = {
+    # modules
+    "rigidbody": "robodyn.rigidbody",
+    "models": "robodyn.models",
+    "convert": "robodyn.convert",
+    "dynamics": "robodyn.dynamics",
+    "kinematics": "robodyn.kinematics",
+    "symbolic": "robodyn.symbolic",
+    "mr": "robodyn.mr",
+    # models
+    "Model": "robodyn.model.model",
+    "ModelBuilder": "robodyn.model.builder",
+    "load_urdf": "robodyn.model.urdf",
+    "from_mr": "robodyn.model.poe",
+    "to_mr": "robodyn.model.poe",
+    "from_dh": "robodyn.model.dh",
+    "check_model": "robodyn.model.doctor",
+    "neutral": "robodyn.model.configuration",
+    "random_configuration": "robodyn.model.configuration",
+    "integrate": "robodyn.model.configuration",
+    "difference": "robodyn.model.configuration",
+}
+
+if TYPE_CHECKING:  # pragma: no cover
+    from . import rigidbody  # noqa: F401
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'robodyn' has no attribute {name!r}")
+    mod = importlib.import_module(module)
+    value = mod if module.endswith("." + name) else getattr(mod, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "ModelError",
@@ -29,4 +76,5 @@ __all__ = [
     "spatial",
     "transform",
     "unskew",
+    *_LAZY,
 ]
