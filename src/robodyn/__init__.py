@@ -36,10 +36,17 @@ _LAZY: dict[str, str] = {
     "to_mr": "robodyn.model.poe",
     "from_dh": "robodyn.model.dh",
     "check_model": "robodyn.model.doctor",
+    "fix_urdf": "robodyn.model.doctor",
     "neutral": "robodyn.model.configuration",
     "random_configuration": "robodyn.model.configuration",
     "integrate": "robodyn.model.configuration",
     "difference": "robodyn.model.configuration",
+    "normalize": "robodyn.model.configuration",
+    "fk_space": "robodyn.model.poe",
+    "fk_body": "robodyn.model.poe",
+    "jacobian_space": "robodyn.model.poe",
+    "jacobian_body": "robodyn.model.poe",
+    "dh_transform": "robodyn.model.dh",
 }
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -236,6 +236,12 @@ class Model:
             object.__setattr__(self, "_arrays", cached)
         return cached
 
+    def to_mr(self, frame: str | int = "ee"):
+        """``(M, Slist, Mlist, Glist)`` of a serial chain; see :func:`robodyn.model.poe.to_mr`."""
+        from .poe import to_mr
+
+        return to_mr(self, frame)
+
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
         base = "floating" if self.floating_base else "fixed"

@@ -1,0 +1,674 @@
+"""Programmatic construction of a :class:`~robodyn.model.model.Model`.
+
+Every loader (URDF, DH, product of exponentials, bundled data files) feeds
+:class:`ModelBuilder`, so the checks and the normal form live in one place:
+
+1. validation: names, parents, cycles, joint types, axes, transforms, limits, mimics, all
+   reported as :class:`~robodyn.errors.ModelError` naming the element;
+2. depth-first renumbering (children in insertion order, free-joint children of the world
+   first) so that every subtree is a contiguous range of body indices;
+3. merging of fixed-joint children into their parent body (inertias moved and added,
+   grandchildren re-attached with composed placements, the merged link's frame kept as an
+   operational frame, the merge recorded in ``Model.notes``);
+4. coordinate bookkeeping: ``jnt_qadr/jnt_vadr`` in body order, mimic joints owning no
+   coordinate, ``dof_body/dof_parent``, limits, damping, friction, armature, frames.
+
+Free joint (floating base): ``q = [x, y, z, qw, qx, qy, qz]`` (body origin in the world,
+unit quaternion scalar first), ``v = [omega_b, v_b]`` (body twist). Its limits are
+``-inf..inf`` for the position and ``-1..1`` for the quaternion entries; its velocity and
+effort limits are infinite. Continuous joints are revolute joints with infinite position
+limits.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelError
+from .model import (
+    JOINT_FIXED,
+    JOINT_FREE,
+    JOINT_PRISMATIC,
+    JOINT_REVOLUTE,
+    Model,
+)
+
+__all__ = ["ModelBuilder", "JOINT_TYPES"]
+
+#: Joint type names accepted by :meth:`ModelBuilder.add_body`, with their codes in the Model.
+JOINT_TYPES: dict[str, int] = {
+    "revolute": JOINT_REVOLUTE,
+    "continuous": JOINT_REVOLUTE,
+    "prismatic": JOINT_PRISMATIC,
+    "fixed": JOINT_FIXED,
+    "free": JOINT_FREE,
+}
+
+_NQ = {JOINT_FIXED: 0, JOINT_REVOLUTE: 1, JOINT_PRISMATIC: 1, JOINT_FREE: 7}
+_NV = {JOINT_FIXED: 0, JOINT_REVOLUTE: 1, JOINT_PRISMATIC: 1, JOINT_FREE: 6}
+_ROT_TOL = 1e-6  # tolerance on R^T R = I and det R = 1 for placements
+
+
+@dataclass
+class _BodySpec:
+    """One add_body call, stored raw; validated in build()."""
+
+    name: Any
+    parent: Any
+    joint_name: Any
+    joint_type: Any
+    axis: Any
+    T: Any
+    inertia: Any
+    lower: Any
+    upper: Any
+    velocity: Any
+    effort: Any
+    damping: Any
+    friction: Any
+    armature: Any
+    mimic: Any
+    multiplier: Any
+    offset: Any
+    frames: list = field(default_factory=list)  # [(name, T_raw)]
+
+
+@dataclass
+class _Checked:
+    """A validated body: numbers as float arrays."""
+
+    name: str
+    parent: str
+    joint_name: str
+    kind: str  # joint type name as given ("continuous" kept for the limits)
+    jtype: int
+    axis: np.ndarray  # (3,) unit
+    T: np.ndarray  # (4, 4)
+    mass: float
+    com: np.ndarray  # (3,)
+    inertia: np.ndarray  # (3, 3) about the CoM
+    lower: float
+    upper: float
+    velocity: float
+    effort: float
+    damping: float
+    friction: float
+    armature: float
+    mimic: str | None
+    multiplier: float
+    offset: float
+    frames: list  # [(name, T (4, 4))]
+
+
+class ModelBuilder:
+    """Build a :class:`Model` body by body (chainable calls, validated in :meth:`build`).
+
+    Parameters
+    ----------
+    name : str
+        Model name.
+    gravity : array_like, shape (3,)
+        Gravitational acceleration in the world frame (m/s^2).
+    root : str
+        Name of the fixed world body (body 0) that parents may reference.
+
+    Examples
+    --------
+    >>> from robodyn.model.builder import ModelBuilder
+    >>> m = (ModelBuilder(name="arm")
+    ...      .add_body("link1", "world", joint_type="revolute", axis=(0, 0, 1))
+    ...      .add_frame("tip", "link1", T=[[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+    ...      .build())
+    >>> m.nq, m.frame_names
+    (1, ('world', 'link1', 'tip'))
+    """
+
+    def __init__(self, name: str = "robot", gravity=(0.0, 0.0, -9.81), root: str = "world"):
+        self.name = name
+        self.root = root
+        self.gravity = gravity
+        self._bodies: list[_BodySpec] = []
+        self._frames: list[tuple[Any, Any, Any]] = []  # (name, body, T)
+
+    # ------------------------------------------------------------------ recording
+    def add_body(
+        self,
+        name: str,
+        parent: str,
+        *,
+        joint_name: str | None = None,
+        joint_type: str = "revolute",
+        axis=(0.0, 0.0, 1.0),
+        T=None,
+        inertia=None,
+        lower: float = -math.inf,
+        upper: float = math.inf,
+        velocity: float = math.inf,
+        effort: float = math.inf,
+        damping: float = 0.0,
+        friction: float = 0.0,
+        armature: float = 0.0,
+        mimic: str | None = None,
+        multiplier: float = 1.0,
+        offset: float = 0.0,
+    ) -> ModelBuilder:
+        """Add a body hanging from ``parent`` by its inboard joint.
+
+        Parameters
+        ----------
+        name : str
+            Body (link) name.
+        parent : str
+            Name of the parent body, or the builder's ``root`` for the world.
+        joint_name : str, optional
+            Name of the inboard joint (default ``name + "_joint"``).
+        joint_type : {"revolute", "continuous", "prismatic", "fixed", "free"}
+        axis : array_like, shape (3,)
+            Joint axis in the joint frame (normalised in build()).
+        T : array_like, shape (4, 4), optional
+            Pose of the joint frame in the parent body frame at q = 0 (identity if None).
+            At q = 0 the new body frame coincides with the joint frame.
+        inertia : RigidInertia, optional
+            Mass, CoM and rotational inertia about the CoM in the new body's frame
+            (None: massless).
+        lower, upper : float
+            Position limits (rad or m); ignored for continuous and free joints.
+        velocity, effort : float
+            Velocity and effort limits (>= 0, inf when unlimited).
+        damping, friction, armature : float
+            Viscous damping, Coulomb friction and rotor inertia (>= 0) of the joint dofs.
+        mimic : str, optional
+            Name of the leader joint: ``q = multiplier * q_leader + offset``.
+        multiplier, offset : float
+            Mimic coefficients.
+
+        Returns
+        -------
+        ModelBuilder
+            ``self``.
+        """
+        self._bodies.append(
+            _BodySpec(
+                name=name,
+                parent=parent,
+                joint_name=joint_name,
+                joint_type=joint_type,
+                axis=axis,
+                T=T,
+                inertia=inertia,
+                lower=lower,
+                upper=upper,
+                velocity=velocity,
+                effort=effort,
+                damping=damping,
+                friction=friction,
+                armature=armature,
+                mimic=mimic,
+                multiplier=multiplier,
+                offset=offset,
+            )
+        )
+        return self
+
+    def add_frame(self, name: str, body: str, T=None) -> ModelBuilder:
+        """Add an operational frame fixed to ``body`` at pose ``T`` (4x4, in the body frame).
+
+        Returns
+        -------
+        ModelBuilder
+            ``self``.
+        """
+        self._frames.append((name, body, T))
+        return self
+
+    def set_gravity(self, g) -> ModelBuilder:
+        """Set the gravitational acceleration (3,) in the world frame; returns ``self``."""
+        self.gravity = g
+        return self
+
+    # ------------------------------------------------------------------ build
+    def build(self) -> Model:
+        """Validate, renumber depth first, merge fixed joints and return the frozen Model.
+
+        Returns
+        -------
+        Model
+
+        Raises
+        ------
+        ModelError
+            Naming the offending body, joint or frame.
+        """
+        gravity = _finite_vector(self.gravity, 3, "model gravity")
+        if not isinstance(self.root, str) or not self.root:
+            raise ModelError(f"root must be a non-empty string, got {self.root!r}")
+        bodies = _check_bodies(self._bodies, self.root)
+        by_name = {b.name: b for b in bodies}
+        _check_frames(self._frames, by_name, self.root)
+        _check_tree(bodies, by_name, self.root)
+        _check_mimics(bodies)
+        order = _dfs_order(bodies, self.root)
+        return _assemble(self.name, self.root, gravity, order, by_name, self._frames)
+
+
+# ============================================================================= checks
+def _finite_vector(x, n: int, what: str) -> np.ndarray:
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be {n} numbers, got {x!r}") from None
+    if a.shape != (n,):
+        raise ModelError(f"{what} must have shape ({n},), got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ModelError(f"{what} has a non-finite number: {a.tolist()}")
+    return a
+
+
+def _scalar(x, what: str, *, allow_inf: bool = False) -> float:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be a number, got {x!r}") from None
+    if math.isnan(v) or (not allow_inf and math.isinf(v)):
+        raise ModelError(f"{what} must be a finite number, got {v}")
+    return v
+
+
+def _rigid_transform(T, what: str) -> np.ndarray:
+    """A 4x4 rigid transform (rotation block re-orthonormalised), or ModelError."""
+    if T is None:
+        return np.eye(4)
+    try:
+        a = np.asarray(T, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be a 4x4 transform, got {T!r}") from None
+    if a.shape != (4, 4):
+        raise ModelError(f"{what} must be a 4x4 transform, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ModelError(f"{what} has a non-finite number")
+    if np.abs(a[3] - np.array([0.0, 0.0, 0.0, 1.0])).max() > _ROT_TOL:
+        raise ModelError(f"{what} is not a rigid transform: bottom row {a[3].tolist()}")
+    R = a[:3, :3]
+    err = np.abs(R.T @ R - np.eye(3)).max()
+    det = np.linalg.det(R)
+    if err > _ROT_TOL or abs(det - 1.0) > _ROT_TOL:
+        raise ModelError(
+            f"{what} is not a rigid transform: |R^T R - I|max = {err:.3g}, det R = {det:.6g}"
+        )
+    out = np.eye(4)
+    # Polar projection onto SO(3) removes the rounding of typed-in rotations.
+    U, _, Vt = np.linalg.svd(R)
+    out[:3, :3] = U @ Vt
+    out[:3, 3] = a[:3, 3]
+    return out
+
+
+def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
+    """(mass, com (3,), I_c (3, 3)) of a RigidInertia-like object (None: massless)."""
+    if inertia is None:
+        return 0.0, np.zeros(3), np.zeros((3, 3))
+    try:
+        m = float(inertia.mass)
+        c = np.asarray(inertia.com, dtype=float)
+        Ic = np.asarray(inertia.inertia, dtype=float)
+    except (AttributeError, TypeError, ValueError):
+        raise ModelError(
+            f"{what} must be a RigidInertia (mass, com, inertia), got {type(inertia).__name__}"
+        ) from None
+    if c.shape != (3,) or Ic.shape != (3, 3):
+        raise ModelError(f"{what}: com must be (3,) and inertia (3, 3), got {c.shape}, {Ic.shape}")
+    if not (math.isfinite(m) and np.all(np.isfinite(c)) and np.all(np.isfinite(Ic))):
+        raise ModelError(f"{what} has a non-finite number")
+    if m < 0:
+        raise ModelError(f"{what} has negative mass {m}")
+    if np.abs(Ic - Ic.T).max() > 1e-9 * max(1.0, np.abs(Ic).max()):
+        raise ModelError(f"{what} is not symmetric: {Ic.tolist()}")
+    return m, c.copy(), 0.5 * (Ic + Ic.T)
+
+
+def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
+    out: list[_Checked] = []
+    seen_body: set[str] = {root}
+    seen_joint: dict[str, str] = {}
+    for s in specs:
+        if not isinstance(s.name, str) or not s.name:
+            raise ModelError(f"body name must be a non-empty string, got {s.name!r}")
+        b = f"body {s.name!r}"
+        if s.name in seen_body:
+            raise ModelError(f"duplicate body name {s.name!r}")
+        seen_body.add(s.name)
+        if s.parent is None:
+            raise ModelError(
+                f"{b} has no parent: two roots ({root!r} and {s.name!r}); "
+                f"attach it to {root!r} or to another body"
+            )
+        if not isinstance(s.parent, str):
+            raise ModelError(f"{b}: parent must be a body name, got {s.parent!r}")
+        jname = s.joint_name if s.joint_name is not None else f"{s.name}_joint"
+        if not isinstance(jname, str) or not jname:
+            raise ModelError(f"{b}: joint name must be a non-empty string, got {jname!r}")
+        j = f"joint {jname!r} (body {s.name!r})"
+        if jname in seen_joint:
+            raise ModelError(
+                f"duplicate joint name {jname!r} (bodies {seen_joint[jname]!r} and {s.name!r})"
+            )
+        seen_joint[jname] = s.name
+        kind = s.joint_type
+        if kind not in JOINT_TYPES:
+            raise ModelError(
+                f"{j}: unknown joint type {kind!r}; expected one of {', '.join(JOINT_TYPES)}"
+            )
+        jtype = JOINT_TYPES[kind]
+        axis = _finite_vector(s.axis, 3, f"{j} axis")
+        if jtype in (JOINT_REVOLUTE, JOINT_PRISMATIC):
+            n = np.linalg.norm(axis)
+            if n < 1e-12:
+                raise ModelError(f"{j} has a zero axis {axis.tolist()}")
+            axis = axis / n
+        else:
+            axis = np.zeros(3)
+        T = _rigid_transform(s.T, f"{j} origin T")
+        if jtype == JOINT_FREE:
+            if s.parent != root:
+                raise ModelError(
+                    f"{j}: a free joint is only allowed on a body attached to {root!r} "
+                    f"(floating base), not to {s.parent!r}"
+                )
+            if np.abs(T - np.eye(4)).max() > 1e-12:
+                raise ModelError(f"{j}: a free joint must have T = identity (q is the world pose)")
+            if s.mimic is not None:
+                raise ModelError(f"{j}: a free joint cannot be a mimic joint")
+        m, c, Ic = _inertia_parts(s.inertia, f"{b} inertia")
+        lower = _scalar(s.lower, f"{j} lower limit", allow_inf=True)
+        upper = _scalar(s.upper, f"{j} upper limit", allow_inf=True)
+        if lower > upper:
+            raise ModelError(f"{j}: lower limit {lower} > upper limit {upper}")
+        if kind in ("continuous", "free"):
+            lower, upper = -math.inf, math.inf
+        vals = {}
+        for key, allow_inf in (
+            ("velocity", True),
+            ("effort", True),
+            ("damping", False),
+            ("friction", False),
+            ("armature", False),
+        ):
+            v = _scalar(getattr(s, key), f"{j} {key}", allow_inf=allow_inf)
+            if v < 0:
+                word = "limit" if key in ("velocity", "effort") else "coefficient"
+                raise ModelError(f"{j}: negative {key} {word} {v}")
+            vals[key] = v
+        mult = _scalar(s.multiplier, f"{j} mimic multiplier")
+        off = _scalar(s.offset, f"{j} mimic offset")
+        if s.mimic is not None and not isinstance(s.mimic, str):
+            raise ModelError(f"{j}: mimic must be the leader joint's name, got {s.mimic!r}")
+        out.append(
+            _Checked(
+                name=s.name,
+                parent=s.parent,
+                joint_name=jname,
+                kind=kind,
+                jtype=jtype,
+                axis=axis,
+                T=T,
+                mass=m,
+                com=c,
+                inertia=Ic,
+                lower=lower,
+                upper=upper,
+                mimic=s.mimic,
+                multiplier=mult,
+                offset=off,
+                frames=[],
+                **vals,
+            )
+        )
+    return out
+
+
+def _check_frames(frames, by_name: dict[str, _Checked], root: str) -> None:
+    names = set(by_name) | {root}
+    for fname, body, T in frames:
+        if not isinstance(fname, str) or not fname:
+            raise ModelError(f"frame name must be a non-empty string, got {fname!r}")
+        if fname in names:
+            raise ModelError(f"duplicate frame name {fname!r} (body and frame names share one set)")
+        names.add(fname)
+        if body != root and body not in by_name:
+            raise ModelError(f"frame {fname!r}: body {body!r} does not exist")
+        _rigid_transform(T, f"frame {fname!r} T")
+
+
+def _check_tree(bodies: list[_Checked], by_name: dict[str, _Checked], root: str) -> None:
+    for b in bodies:
+        if b.parent != root and b.parent not in by_name:
+            raise ModelError(
+                f"body {b.name!r} (joint {b.joint_name!r}): parent link {b.parent!r} does not exist"
+            )
+    reaches: set[str] = {root}
+    for b in bodies:
+        path: list[str] = []
+        on_path: set[str] = set()
+        cur = b.name
+        while cur not in reaches:
+            if cur in on_path:
+                k = path.index(cur)
+                cyc = path[k:] + [cur]
+                raise ModelError(
+                    "cycle in the kinematic tree: " + " -> ".join(repr(c) for c in cyc)
+                )
+            path.append(cur)
+            on_path.add(cur)
+            cur = by_name[cur].parent
+        reaches.update(path)
+
+
+def _check_mimics(bodies: list[_Checked]) -> None:
+    by_joint = {b.joint_name: b for b in bodies}
+    for b in bodies:
+        if b.mimic is None:
+            continue
+        j = f"mimic joint {b.joint_name!r}"
+        if b.jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC):
+            raise ModelError(f"{j}: a {b.kind} joint cannot mimic another joint")
+        lead = by_joint.get(b.mimic)
+        if lead is None:
+            raise ModelError(f"{j}: leader joint {b.mimic!r} does not exist")
+        if lead is b:
+            raise ModelError(f"{j} cannot mimic itself")
+        if lead.mimic is not None:
+            raise ModelError(
+                f"{j}: leader joint {b.mimic!r} is itself a mimic joint (of {lead.mimic!r})"
+            )
+        if lead.jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC):
+            raise ModelError(f"{j}: leader joint {b.mimic!r} is a {lead.kind} joint")
+
+
+def _dfs_order(bodies: list[_Checked], root: str) -> list[_Checked]:
+    """Bodies in depth-first preorder; children in insertion order, free joints of the
+    world first (so a floating base owns q[:7])."""
+    children: dict[str, list[_Checked]] = {root: []}
+    for b in bodies:
+        children.setdefault(b.name, [])
+    for b in bodies:
+        children[b.parent].append(b)
+    children[root].sort(key=lambda b: 0 if b.jtype == JOINT_FREE else 1)
+    order: list[_Checked] = []
+    stack = list(reversed(children[root]))
+    while stack:
+        b = stack.pop()
+        order.append(b)
+        stack.extend(reversed(children[b.name]))
+    return order
+
+
+# ============================================================================ assembly
+def _moved_sum(host: tuple, child: tuple, T_hc: np.ndarray) -> tuple:
+    """Compound inertia of host and child, the child's inertia (body frame {c}) moved into
+    the host frame {h} with T_hc = pose of {c} in {h}."""
+    from ..inertia import RigidInertia
+
+    a = RigidInertia(host[0], host[1], host[2])
+    b = RigidInertia(child[0], child[1], child[2]).moved(T_hc[:3, :3], T_hc[:3, 3])
+    s = a + b
+    return float(s.mass), np.asarray(s.com, float), np.asarray(s.inertia, float)
+
+
+def _assemble(name, root, gravity, order, by_name, frames) -> Model:
+    # host[name] = (new body index, T_host_body): the body a link ends up in after merging.
+    host: dict[str, tuple[int, np.ndarray]] = {root: (0, np.eye(4))}
+    new: list[dict] = [
+        dict(name=root, joint="", parent=-1, jtype=JOINT_FIXED, axis=np.zeros(3), T=np.eye(4),
+             inertia=(0.0, np.zeros(3), np.zeros((3, 3))), spec=None)
+    ]  # fmt: skip
+    notes: list[str] = []
+    frame_list: list[tuple[str, int, np.ndarray]] = []
+    user_frames: dict[str, list] = {}
+    for fname, body, T in frames:
+        user_frames.setdefault(body, []).append((fname, _rigid_transform(T, f"frame {fname!r} T")))
+
+    def add_frames(link: str, h: int, T_hl: np.ndarray) -> None:
+        frame_list.append((link, h, T_hl))
+        for fname, T in user_frames.get(link, []):
+            frame_list.append((fname, h, T_hl @ T))
+
+    add_frames(root, 0, np.eye(4))
+    for b in order:
+        ph, T_hp = host[b.parent]
+        T_hb = T_hp @ b.T  # placement of b's joint frame in the host of its parent
+        inertia = (b.mass, b.com, b.inertia)
+        if b.jtype == JOINT_FIXED:
+            host[b.name] = (ph, T_hb)
+            target = new[ph]["name"]
+            if ph == 0:
+                msg = f"fixed joint {b.joint_name!r} merged link {b.name!r} into {target!r}"
+                if b.mass > 0:
+                    msg += f" (its mass {b.mass:g} kg is carried by the fixed world)"
+                notes.append(msg)
+            else:
+                try:
+                    new[ph]["inertia"] = _moved_sum(new[ph]["inertia"], inertia, T_hb)
+                except ValueError as exc:
+                    raise ModelError(
+                        f"merging fixed link {b.name!r} into {target!r}: {exc}"
+                    ) from exc
+                notes.append(f"fixed joint {b.joint_name!r} merged link {b.name!r} into {target!r}")
+            add_frames(b.name, ph, T_hb)
+            continue
+        i = len(new)
+        host[b.name] = (i, np.eye(4))
+        new.append(
+            dict(name=b.name, joint=b.joint_name, parent=ph, jtype=b.jtype, axis=b.axis,
+                 T=T_hb, inertia=inertia, spec=b)
+        )  # fmt: skip
+        add_frames(b.name, i, np.eye(4))
+        if b.mimic is not None:
+            notes.append(
+                f"mimic joint {b.joint_name!r} follows {b.mimic!r}: "
+                f"q = {b.multiplier:g} * q_{b.mimic} + {b.offset:g}"
+            )
+
+    nb = len(new)
+    parent = np.array([n["parent"] for n in new], dtype=np.int64)
+    subtree_end = np.arange(1, nb + 1, dtype=np.int64)
+    for i in range(nb - 1, 0, -1):
+        subtree_end[parent[i]] = max(subtree_end[parent[i]], subtree_end[i])
+
+    # coordinates: non-mimic joints in body order, then mimics share their leader's.
+    jnt_index = {n["joint"]: i for i, n in enumerate(new) if i > 0}
+    qadr = np.zeros(nb, np.int64)
+    vadr = np.zeros(nb, np.int64)
+    nqj = np.zeros(nb, np.int64)
+    nvj = np.zeros(nb, np.int64)
+    mimic = np.full(nb, -1, np.int64)
+    mult = np.ones(nb)
+    off = np.zeros(nb)
+    nq = nv = 0
+    for i in range(1, nb):
+        s = new[i]["spec"]
+        if s.mimic is None:
+            qadr[i], vadr[i] = nq, nv
+            nqj[i], nvj[i] = _NQ[s.jtype], _NV[s.jtype]
+            nq += nqj[i]
+            nv += nvj[i]
+    for i in range(1, nb):
+        s = new[i]["spec"]
+        if s.mimic is not None:
+            lead = jnt_index[s.mimic]
+            mimic[i], mult[i], off[i] = lead, s.multiplier, s.offset
+            qadr[i], vadr[i] = qadr[lead], vadr[lead]
+
+    # dofs: owner body and the previous dof towards the root.
+    dof_body = np.zeros(nv, np.int64)
+    dof_parent = np.full(nv, -1, np.int64)
+    last_dof = np.full(nb, -1, np.int64)  # last dof on the path root..i
+    for i in range(1, nb):
+        prev = last_dof[parent[i]]
+        for k in range(nvj[i]):
+            d = vadr[i] + k
+            dof_body[d] = i
+            dof_parent[d] = prev
+            prev = d
+        last_dof[i] = prev
+
+    q_lower = np.full(nq, -np.inf)
+    q_upper = np.full(nq, np.inf)
+    v_limit = np.full(nv, np.inf)
+    effort = np.full(nv, np.inf)
+    damping = np.zeros(nv)
+    friction = np.zeros(nv)
+    armature = np.zeros(nv)
+    for i in range(1, nb):
+        s = new[i]["spec"]
+        if nqj[i] == 0:
+            continue
+        qa, va = qadr[i], vadr[i]
+        if s.jtype == JOINT_FREE:
+            q_lower[qa + 3 : qa + 7] = -1.0
+            q_upper[qa + 3 : qa + 7] = 1.0
+        else:
+            q_lower[qa], q_upper[qa] = s.lower, s.upper
+            v_limit[va], effort[va] = s.velocity, s.effort
+        sl = slice(va, va + nvj[i])
+        damping[sl], friction[sl], armature[sl] = s.damping, s.friction, s.armature
+
+    return Model(
+        name=str(name),
+        body_names=tuple(n["name"] for n in new),
+        joint_names_all=tuple(n["joint"] for n in new),
+        frame_names=tuple(f[0] for f in frame_list),
+        body_parent=parent,
+        body_subtree_end=subtree_end,
+        body_mass=np.array([n["inertia"][0] for n in new]),
+        body_com=np.array([n["inertia"][1] for n in new]).reshape(nb, 3),
+        body_inertia=np.array([n["inertia"][2] for n in new]).reshape(nb, 3, 3),
+        jnt_type=np.array([n["jtype"] for n in new], np.int64),
+        jnt_axis=np.array([n["axis"] for n in new]).reshape(nb, 3),
+        jnt_R=np.array([n["T"][:3, :3] for n in new]).reshape(nb, 3, 3),
+        jnt_p=np.array([n["T"][:3, 3] for n in new]).reshape(nb, 3),
+        jnt_qadr=qadr,
+        jnt_vadr=vadr,
+        jnt_nq=nqj,
+        jnt_nv=nvj,
+        jnt_mimic=mimic,
+        jnt_mimic_mult=mult,
+        jnt_mimic_offset=off,
+        dof_body=dof_body,
+        dof_parent=dof_parent,
+        q_lower=q_lower,
+        q_upper=q_upper,
+        v_limit=v_limit,
+        effort_limit=effort,
+        dof_damping=damping,
+        dof_friction=friction,
+        dof_armature=armature,
+        gravity=gravity,
+        frame_body=np.array([f[1] for f in frame_list], np.int64),
+        frame_R=np.array([f[2][:3, :3] for f in frame_list]).reshape(-1, 3, 3),
+        frame_p=np.array([f[2][:3, 3] for f in frame_list]).reshape(-1, 3),
+        notes=tuple(notes),
+    )

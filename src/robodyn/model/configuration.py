@@ -1,0 +1,263 @@
+"""Configurations: the neutral pose, random poses, and the Lie-group maps q (+) v and q1 (-) q0.
+
+Revolute, continuous and prismatic joints own one coordinate each and live on the real
+line (a continuous joint is an angle; it is never wrapped). A free joint owns
+``q = [x, y, z, qw, qx, qy, qz]`` (body origin in the world, unit quaternion scalar first)
+and ``v = [omega_b, v_b]`` (body twist); it lives on SE(3) and is integrated exactly:
+
+    T_new = T exp([V_b] dt)                                   (MR eq. 3.88 with V = V_b)
+
+so ``R_new = R exp3(omega dt)`` and ``p_new = p + R G(omega dt) v dt`` with
+``G(theta) = I theta + (1 - cos theta)[w] + (theta - sin theta)[w]^2`` (MR prop. 3.25).
+:func:`difference` is its inverse, ``V_b dt = log6(T0^-1 T1)``.
+
+All functions accept a batch: ``q`` of shape (N, nq) and ``v`` of shape (N, nv) give
+results of shape (N, ...).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._checks import as_array
+from ..spatial import log6, quat_multiply, quat_to_rotation
+from .model import JOINT_FREE, JOINT_PRISMATIC, Model
+
+__all__ = ["neutral", "random_configuration", "integrate", "difference", "normalize"]
+
+
+# ----------------------------------------------------------------------------- helpers
+def _joint_slices(model: Model) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
+    """(q index, v index, is prismatic) of the 1-dof joints, and (qadr, vadr) of the free
+    joints (cached on the immutable model)."""
+    cached = model.__dict__.get("_config_slices")
+    if cached is not None:
+        return cached
+    q1, v1, pr, free = [], [], [], []
+    for i in range(1, model.nb):
+        if model.jnt_nq[i] == 0:
+            continue
+        qa, va = int(model.jnt_qadr[i]), int(model.jnt_vadr[i])
+        if int(model.jnt_type[i]) == JOINT_FREE:
+            free.append((qa, va))
+        else:
+            q1.append(qa)
+            v1.append(va)
+            pr.append(int(model.jnt_type[i]) == JOINT_PRISMATIC)
+    out = (
+        np.array(q1, dtype=np.int64),
+        np.array(v1, dtype=np.int64),
+        np.array(pr, dtype=bool),
+        free,
+    )
+    object.__setattr__(model, "_config_slices", out)
+    return out
+
+
+def _check_q(model: Model, q, name: str = "q") -> np.ndarray:
+    return as_array(q, name, (model.nq,))
+
+
+def _check_v(model: Model, v, name: str = "v") -> np.ndarray:
+    return as_array(v, name, (model.nv,))
+
+
+def _rng(rng) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, (int, np.integer)):
+        return np.random.default_rng(rng)
+    raise ValueError(
+        f"rng must be a numpy Generator, an int seed or None, got {type(rng).__name__}"
+    )
+
+
+def _quat_exp(w: np.ndarray) -> np.ndarray:
+    """Unit quaternion of the rotation exp3(w): [cos(t/2), sin(t/2) w / t]; shape (..., 4)."""
+    t = np.linalg.norm(w, axis=-1, keepdims=True)
+    small = t < 1e-4
+    ts = np.where(small, 1.0, t)
+    # sin(t/2)/t = 1/2 - t^2/48 + t^4/3840 - ...
+    s = np.where(small, 0.5 - t * t / 48.0 + t**4 / 3840.0, np.sin(ts / 2) / ts)
+    return np.concatenate([np.cos(t / 2), s * w], axis=-1)
+
+
+def _G(w: np.ndarray) -> np.ndarray:
+    """G(theta) of MR prop. 3.25 for exponential coordinates w = omega * theta; (..., 3, 3)."""
+    t = np.linalg.norm(w, axis=-1)
+    small = t < 1e-3
+    ts = np.where(small, 1.0, t)
+    # G = I + B [w] + C [w]^2, B = (1 - cos t)/t^2, C = (t - sin t)/t^3 (Taylor near 0).
+    B = np.where(small, 0.5 - t**2 / 24 + t**4 / 720, (1 - np.cos(ts)) / ts**2)
+    C = np.where(small, 1 / 6 - t**2 / 120 + t**4 / 5040, (ts - np.sin(ts)) / ts**3)
+    x, y, z = w[..., 0], w[..., 1], w[..., 2]
+    o = np.zeros_like(x)
+    W = np.stack([np.stack([o, -z, y], -1), np.stack([z, o, -x], -1), np.stack([-y, x, o], -1)], -2)
+    return np.eye(3) + B[..., None, None] * W + C[..., None, None] * (W @ W)
+
+
+# ------------------------------------------------------------------------- public API
+def neutral(model: Model) -> np.ndarray:
+    """The neutral configuration: 0 for 1-dof joints (clipped into the limits when 0 is
+    outside them) and ``[0, 0, 0, 1, 0, 0, 0]`` for a free joint.
+
+    Parameters
+    ----------
+    model : Model
+
+    Returns
+    -------
+    numpy.ndarray, shape (nq,)
+    """
+    q1, _, _, free = _joint_slices(model)
+    q = np.zeros(model.nq)
+    q[q1] = np.clip(0.0, model.q_lower[q1], model.q_upper[q1])
+    for qa, _ in free:
+        q[qa + 3] = 1.0
+    return q
+
+
+def random_configuration(model: Model, rng=None, size: int | None = None) -> np.ndarray:
+    """A configuration drawn uniformly within the joint limits.
+
+    1-dof joints: uniform in ``[lower, upper]`` when both limits are finite; an unlimited
+    side is replaced by ``-pi``/``pi`` for revolute and continuous joints and by ``-1``/``1``
+    m for prismatic joints (a one-sided limit gives a range of width 2 pi, resp. 2 m, from
+    the finite side). Free joint: position uniform in ``[-1, 1]^3`` m, orientation a uniform
+    random unit quaternion (normalised Gaussian 4-vector, Haar measure on SO(3)).
+
+    Parameters
+    ----------
+    model : Model
+    rng : numpy.random.Generator or int or None
+        Random generator, or a seed for ``numpy.random.default_rng``.
+    size : int, optional
+        Number of configurations; None returns a single one.
+
+    Returns
+    -------
+    numpy.ndarray, shape (nq,) or (size, nq)
+    """
+    gen = _rng(rng)
+    n = 1 if size is None else int(size)
+    q1, _, prismatic, free = _joint_slices(model)
+    lo = model.q_lower[q1]
+    hi = model.q_upper[q1]
+    half = np.where(prismatic, 1.0, math.pi)
+    lo_inf, hi_inf = ~np.isfinite(lo), ~np.isfinite(hi)
+    lo, hi = (
+        np.where(lo_inf, np.where(hi_inf, -half, hi - 2 * half), lo),
+        np.where(hi_inf, np.where(lo_inf, half, lo + 2 * half), hi),
+    )
+    q = np.zeros((n, model.nq))
+    q[:, q1] = gen.uniform(lo, hi, size=(n, len(q1)))
+    for qa, _ in free:
+        q[:, qa : qa + 3] = gen.uniform(-1.0, 1.0, size=(n, 3))
+        u = gen.standard_normal((n, 4))
+        q[:, qa + 3 : qa + 7] = u / np.linalg.norm(u, axis=-1, keepdims=True)
+    return q[0] if size is None else q
+
+
+def integrate(model: Model, q, v, dt=1.0) -> np.ndarray:
+    """``q (+) v dt``: move along the constant velocity v for a time dt.
+
+    1-dof joints: ``q + v dt``. Free joint: ``T_new = T exp6(V_b dt)`` (exact on SE(3)),
+    i.e. ``p_new = p + R G(omega dt) v dt`` and ``quat_new = quat * exp(omega dt / 2)``.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,) or (N, nq)
+    v : array_like, shape (nv,) or (N, nv)
+    dt : float or array_like, shape () or (N,)
+
+    Returns
+    -------
+    numpy.ndarray, shape (nq,) or (N, nq)
+    """
+    q = _check_q(model, q)
+    v = _check_v(model, v)
+    dt = np.asarray(dt, dtype=float)
+    if not np.all(np.isfinite(dt)):
+        raise ValueError("dt must be finite")
+    batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], dt.shape)
+    q = np.broadcast_to(q, (*batch, model.nq))
+    vdt = np.broadcast_to(v, (*batch, model.nv)) * dt[..., None]
+    q1, v1, _, free = _joint_slices(model)
+    out = np.array(q, dtype=float, copy=True)
+    out[..., q1] = q[..., q1] + vdt[..., v1]
+    for qa, va in free:
+        p, quat = q[..., qa : qa + 3], q[..., qa + 3 : qa + 7]
+        w, u = vdt[..., va : va + 3], vdt[..., va + 3 : va + 6]
+        R = quat_to_rotation(quat)
+        # p_new = p + R G(omega dt) (v dt)    (MR prop. 3.25)
+        out[..., qa : qa + 3] = p + np.einsum("...ij,...j->...i", R @ _G(w), u)
+        qn = quat_multiply(quat / np.linalg.norm(quat, axis=-1, keepdims=True), _quat_exp(w))
+        out[..., qa + 3 : qa + 7] = qn / np.linalg.norm(qn, axis=-1, keepdims=True)
+    return out
+
+
+def difference(model: Model, q0, q1) -> np.ndarray:
+    """``q1 (-) q0``: the velocity v such that ``integrate(model, q0, v, 1) == q1``.
+
+    1-dof joints: ``q1 - q0``. Free joint: ``V_b = log6(T0^-1 T1)`` (MR alg. 3.3.3.2), the
+    body twist carrying T0 to T1 in unit time (rotation angle in [0, pi]).
+
+    Parameters
+    ----------
+    model : Model
+    q0, q1 : array_like, shape (nq,) or (N, nq)
+
+    Returns
+    -------
+    numpy.ndarray, shape (nv,) or (N, nv)
+    """
+    q0 = _check_q(model, q0, "q0")
+    q1_ = _check_q(model, q1, "q1")
+    batch = np.broadcast_shapes(q0.shape[:-1], q1_.shape[:-1])
+    q0 = np.broadcast_to(q0, (*batch, model.nq))
+    q1_ = np.broadcast_to(q1_, (*batch, model.nq))
+    qi, vi, _, free = _joint_slices(model)
+    out = np.zeros((*batch, model.nv))
+    out[..., vi] = q1_[..., qi] - q0[..., qi]
+    for qa, va in free:
+        R0 = quat_to_rotation(q0[..., qa + 3 : qa + 7])
+        R1 = quat_to_rotation(q1_[..., qa + 3 : qa + 7])
+        R0t = np.swapaxes(R0, -1, -2)
+        T = np.zeros((*batch, 4, 4))
+        T[..., :3, :3] = R0t @ R1  # T0^-1 T1 (MR eq. 3.64)
+        T[..., :3, 3] = np.einsum(
+            "...ij,...j->...i", R0t, q1_[..., qa : qa + 3] - q0[..., qa : qa + 3]
+        )
+        T[..., 3, 3] = 1.0
+        out[..., va : va + 6] = log6(T, check=False)
+    return out
+
+
+def normalize(model: Model, q) -> np.ndarray:
+    """Copy of q with every free-joint quaternion scaled to unit norm.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,) or (N, nq)
+
+    Returns
+    -------
+    numpy.ndarray, shape (nq,) or (N, nq)
+
+    Raises
+    ------
+    ValueError
+        If a quaternion is zero.
+    """
+    q = np.array(_check_q(model, q), dtype=float, copy=True)
+    for qa, _ in _joint_slices(model)[3]:
+        quat = q[..., qa + 3 : qa + 7]
+        n = np.linalg.norm(quat, axis=-1, keepdims=True)
+        if np.any(n < 1e-12):
+            raise ValueError(f"q[{qa + 3}:{qa + 7}] is a zero quaternion: cannot normalise")
+        q[..., qa + 3 : qa + 7] = quat / n
+    return q

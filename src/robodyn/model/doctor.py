@@ -1,0 +1,664 @@
+"""The model doctor: find what would make dynamics silently wrong, and fix URDF inertias.
+
+:func:`check_model` takes a :class:`~robodyn.model.model.Model` or a URDF (path, XML string
+or bytes) and returns a :class:`Report`, a list of :class:`Finding` (severity, element,
+message with the numbers, fix). For a URDF it works on the raw elements first (so it reports
+on a URDF that :func:`~robodyn.model.urdf.load_urdf` refuses), then tries to load it.
+
+:func:`fix_urdf` writes a corrected copy of a URDF: inertias recomputed from the collision
+primitives (box, cylinder, sphere) with a stated density where they are missing on a
+massless moving subtree, non-physical or implausible, and product-of-inertia signs flipped
+where that alone makes the tensor physical; a comment in the output lists each change.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import ModelError
+from ..inertia import box, cylinder, sphere
+from ..spatial import rpy_to_rotation
+from .model import JOINT_PRISMATIC, JOINT_REVOLUTE, Model
+from .urdf import (
+    UrdfInertial,
+    UrdfLink,
+    UrdfRobot,
+    _compound,
+    inertial_problem,
+    kinematic_tree,
+    model_from_urdf,
+    parse_xml,
+    read_source,
+    robot_from_element,
+)
+
+__all__ = [
+    "Finding",
+    "Report",
+    "check_model",
+    "fix_urdf",
+    "primitive_inertia",
+    "massless_subtrees",
+    "SEVERITIES",
+    "PLAUSIBLE_FACTOR",
+]
+
+SEVERITIES = ("error", "warning", "info")
+PLAUSIBLE_FACTOR = 10.0  # inertia vs collision-geometry inertia: warn beyond this ratio
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem (or remark) about a model.
+
+    Attributes
+    ----------
+    severity : {"error", "warning", "info"}
+        error: dynamics are wrong or undefined; warning: suspicious; info: for the record.
+    element : str
+        The element, e.g. ``"link 'l2'"`` or ``"joint 'j1'"``.
+    message : str
+        What is wrong, with the numbers.
+    fix : str
+        What to do about it.
+    kind : str
+        Machine-readable category (``"massless_subtree"``, ``"inertia_not_physical"``,
+        ``"inertia_sign"``, ``"inertia_geometry"``, ``"limit_equal"``, ``"limit_inverted"``,
+        ``"limit_missing"``, ``"effort_zero"``, ``"velocity_zero"``, ``"mimic"``,
+        ``"fixed_merged"``, ``"no_inertial"``, ``"parse"``, ``"tree"``, ``"load"``).
+    """
+
+    severity: str
+    element: str
+    message: str
+    fix: str
+    kind: str = ""
+
+    def __str__(self) -> str:
+        return f"[{self.severity}] {self.element}: {self.message}\n    fix: {self.fix}"
+
+
+class Report(list):
+    """A list of :class:`Finding`, errors first, with a readable ``str``."""
+
+    def __init__(self, findings=(), subject: str = "model"):
+        order = {s: k for k, s in enumerate(SEVERITIES)}
+        super().__init__(sorted(findings, key=lambda f: order[f.severity]))
+        self.subject = subject
+
+    def by_severity(self, severity: str) -> list[Finding]:
+        """Findings of one severity."""
+        return [f for f in self if f.severity == severity]
+
+    def kinds(self) -> set[str]:
+        """The set of finding kinds present."""
+        return {f.kind for f in self}
+
+    @property
+    def errors(self) -> list[Finding]:
+        return self.by_severity("error")
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return self.by_severity("warning")
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no error."""
+        return not self.errors
+
+    def __str__(self) -> str:
+        counts = ", ".join(f"{len(self.by_severity(s))} {s}(s)" for s in SEVERITIES)
+        lines = [f"robodyn check of {self.subject}: {counts}"]
+        lines += [str(f) for f in self]
+        if not self:
+            lines.append("no findings")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Report({self.subject!r}, {len(self)} findings)"
+
+
+# ============================================================================ inertia
+def _flipped_products(I: np.ndarray) -> np.ndarray:
+    """The tensor with the off-diagonal signs flipped (CAD products <-> tensor entries)."""
+    return I * (2.0 * np.eye(3) - 1.0)
+
+
+def _inertia_findings(name: str, inertial: UrdfInertial) -> list[Finding]:
+    el = f"link {name!r}"
+    problem = inertial_problem(inertial)
+    if problem is None:
+        return []
+    if inertial.mass > 0:
+        flipped = UrdfInertial(
+            inertial.mass, inertial.xyz, inertial.rpy, _flipped_products(inertial.inertia)
+        )
+        if inertial_problem(flipped) is None:
+            I = inertial.inertia
+            return [
+                Finding(
+                    "error",
+                    el,
+                    f"{problem}; it becomes physical when the signs of ixy, ixz, iyz "
+                    f"(= {I[0, 1]:.6g}, {I[0, 2]:.6g}, {I[1, 2]:.6g}) are flipped: CAD "
+                    "products of inertia (+int xy dm) were written where URDF wants the "
+                    "tensor entries (-int xy dm)",
+                    "negate ixy, ixz and iyz (fix_urdf does it)",
+                    "inertia_sign",
+                )
+            ]
+    return [
+        Finding(
+            "error",
+            el,
+            f"<inertial> is not physical: {problem}",
+            "recompute it (CAD or fix_urdf from the collision geometry with a density)",
+            "inertia_not_physical",
+        )
+    ]
+
+
+def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0):
+    """Mass, CoM and inertia about the CoM (link frame) of collision primitives.
+
+    The primitives (box, cylinder along its z, sphere) are taken as one solid of uniform
+    density; with ``mass`` given, the density is set so the total is ``mass``.
+
+    Parameters
+    ----------
+    geoms : sequence of UrdfGeometry
+    mass : float, optional
+        Total mass (kg); default ``density * volume``.
+    density : float
+        kg/m^3, used when ``mass`` is None.
+
+    Returns
+    -------
+    (float, numpy.ndarray (3,), numpy.ndarray (3, 3)) or None
+        None when there is no primitive, a mesh, or a degenerate size.
+    """
+    shapes = []
+    for g in geoms:
+        try:
+            if g.kind == "box":
+                vol = float(np.prod(g.size))
+                make = lambda m, g=g: box(mass=m, size=g.size)  # noqa: E731
+            elif g.kind == "cylinder":
+                vol = math.pi * g.radius**2 * g.length
+                make = lambda m, g=g: cylinder(mass=m, radius=g.radius, length=g.length)  # noqa: E731
+            elif g.kind == "sphere":
+                vol = 4.0 / 3.0 * math.pi * g.radius**3
+                make = lambda m, g=g: sphere(mass=m, radius=g.radius)  # noqa: E731
+            else:
+                return None
+        except (TypeError, ValueError):
+            return None
+        if not vol > 0 or not math.isfinite(vol):
+            return None
+        shapes.append((g, vol, make))
+    if not shapes:
+        return None
+    total = sum(v for _, v, _ in shapes)
+    rho = density if mass is None else mass / total
+    if not rho > 0:
+        return None
+    parts = []
+    for g, vol, make in shapes:
+        try:
+            ri = make(rho * vol)
+        except ValueError:
+            return None
+        R = rpy_to_rotation(g.rpy)
+        parts.append((ri.mass, np.array(g.xyz, float), R @ ri.inertia @ R.T))
+    return _compound(parts)
+
+
+def _geometry_finding(link: UrdfLink) -> Finding | None:
+    inertial = link.inertial
+    if inertial is None or not inertial.mass > 0 or inertial_problem(inertial) is not None:
+        return None
+    prim = primitive_inertia(link.collisions, mass=inertial.mass)
+    if prim is None:
+        return None
+    ours = np.diag(inertial.inertia_link)
+    geo = np.diag(prim[2])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(geo > 0, ours / geo, np.inf)
+    off = (ratio > PLAUSIBLE_FACTOR) | (ratio < 1.0 / PLAUSIBLE_FACTOR)
+    if not np.any(off):
+        return None
+    k = int(np.argmax(np.abs(np.log(np.where(ratio > 0, ratio, 1e-300)))))
+    axis = "xyz"[k]
+    kinds = ", ".join(sorted({g.kind for g in link.collisions}))
+    return Finding(
+        "warning",
+        f"link {link.name!r}",
+        f"inertia implausible for its collision geometry ({kinds}) with its mass "
+        f"{inertial.mass:g} kg: I{axis}{axis} = {ours[k]:.6g} vs {geo[k]:.6g} kg m^2 for the "
+        f"geometry (ratio {ratio[k]:.3g}, more than {PLAUSIBLE_FACTOR:g}x off); diagonal "
+        f"{np.array2string(ours, precision=4)} vs {np.array2string(geo, precision=4)}",
+        "check the units (g vs kg, mm vs m) and the CAD export, or recompute it (fix_urdf)",
+        "inertia_geometry",
+    )
+
+
+# ============================================================================ URDF checks
+def _subtree_links(link: str, children) -> list[str]:
+    out, stack = [], [link]
+    while stack:
+        name = stack.pop()
+        out.append(name)
+        stack.extend(j.child for j in children.get(name, []))
+    return out
+
+
+def massless_subtrees(robot: UrdfRobot, children) -> list[tuple[str, list[str], list[str]]]:
+    """Moving joints whose whole child subtree has no mass (M gets a zero row and column).
+
+    Returns
+    -------
+    list of (joint name, subtree links, links without <inertial>)
+    """
+    out = []
+    for name in robot.links:
+        for j in children[name]:
+            if j.type == "fixed":
+                continue
+            sub = _subtree_links(j.child, children)
+            inertials = [robot.links[s].inertial for s in sub]
+            if any(i is not None and i.mass > 0 for i in inertials):
+                continue
+            out.append((j.name, sub, [s for s, i in zip(sub, inertials) if i is None]))
+    return out
+
+
+def _massless_findings(robot: UrdfRobot, children) -> list[Finding]:
+    out = []
+    for jname, sub, bare in massless_subtrees(robot, children):
+        j = robot.joints[jname]
+        out.append(
+            Finding(
+                "error",
+                f"joint {jname!r}",
+                f"the {j.type} joint moves a massless subtree (links "
+                f"{', '.join(repr(s) for s in sub)}; without <inertial>: "
+                f"{', '.join(repr(s) for s in bare) or 'none'}): the mass matrix is "
+                "singular and forward dynamics undefined",
+                f"give link {j.child!r} an <inertial> (fix_urdf computes one from its "
+                "collision geometry), or make the joint fixed",
+                "massless_subtree",
+            )
+        )
+    return out
+
+
+def _joint_findings(robot: UrdfRobot) -> list[Finding]:
+    out = []
+    for j in robot.joints.values():
+        el = f"joint {j.name!r}"
+        if j.type == "fixed":
+            out.append(
+                Finding(
+                    "info",
+                    el,
+                    f"fixed joint: link {j.child!r} is merged into its parent body "
+                    f"{j.parent!r} (its frame is kept)",
+                    "nothing to do",
+                    "fixed_merged",
+                )
+            )
+            continue
+        if j.mimic is not None:
+            out.append(
+                Finding(
+                    "info",
+                    el,
+                    f"mimic joint: q = {j.multiplier:g} * q_{j.mimic} + {j.offset:g} "
+                    "(no coordinate of its own; Pinocchio ignores mimic by default)",
+                    "load_urdf(..., mimic=False) makes it an independent joint",
+                    "mimic",
+                )
+            )
+        if j.type in ("revolute", "prismatic"):
+            if not j.has_limit:
+                out.append(
+                    Finding(
+                        "warning",
+                        el,
+                        f"{j.type} joint without <limit> (required by the URDF "
+                        "specification); loaded as unlimited",
+                        "add <limit lower upper effort velocity>, or use type='continuous'",
+                        "limit_missing",
+                    )
+                )
+            else:
+                lo = 0.0 if j.lower is None else j.lower
+                hi = 0.0 if j.upper is None else j.upper
+                if lo > hi:
+                    out.append(
+                        Finding(
+                            "error",
+                            el,
+                            f"lower limit {lo:g} > upper limit {hi:g}",
+                            "swap the limits",
+                            "limit_inverted",
+                        )
+                    )
+                elif lo == hi:
+                    missing = " (lower/upper absent: the URDF default is 0)" * (
+                        j.lower is None or j.upper is None
+                    )
+                    out.append(
+                        Finding(
+                            "warning",
+                            el,
+                            f"lower == upper == {lo:g}{missing}: the joint cannot move",
+                            "set the real range, or make the joint fixed",
+                            "limit_equal",
+                        )
+                    )
+        if j.has_limit and j.effort is not None and j.effort == 0:
+            out.append(
+                Finding(
+                    "warning",
+                    el,
+                    "effort limit 0: the actuator can apply no force/torque",
+                    "set the actuator's real effort limit",
+                    "effort_zero",
+                )
+            )
+        if j.has_limit and j.velocity is not None and j.velocity == 0:
+            out.append(
+                Finding(
+                    "warning",
+                    el,
+                    "velocity limit 0: the joint may not move",
+                    "set the real velocity limit",
+                    "velocity_zero",
+                )
+            )
+    return out
+
+
+def _check_urdf(source) -> Report:
+    subject = "URDF"
+    try:
+        data, origin = read_source(source)
+        subject = f"URDF {origin}"
+        robot = robot_from_element(parse_xml(data, origin), origin)
+    except ModelError as exc:
+        return Report(
+            [Finding("error", "URDF", str(exc), "fix the XML as the message says", "parse")],
+            subject,
+        )
+    subject = f"URDF robot {robot.name!r} ({origin})"
+    findings: list[Finding] = []
+    for link in robot.links.values():
+        if link.inertial is not None:
+            findings += _inertia_findings(link.name, link.inertial)
+            g = _geometry_finding(link)
+            if g is not None:
+                findings.append(g)
+    findings += _joint_findings(robot)
+    try:
+        root, children = kinematic_tree(robot)
+    except ModelError as exc:
+        findings.append(Finding("error", "URDF tree", str(exc), "make it one tree", "tree"))
+        return Report(findings, subject)
+    findings += _massless_findings(robot, children)
+    in_massless = {s for _, _, bare in massless_subtrees(robot, children) for s in bare}
+    for link in robot.links.values():
+        if link.inertial is None and link.name != root and link.name not in in_massless:
+            findings.append(
+                Finding(
+                    "info",
+                    f"link {link.name!r}",
+                    "no <inertial>: massless",
+                    "nothing to do if it is a frame; otherwise add its <inertial>",
+                    "no_inertial",
+                )
+            )
+    try:
+        model_from_urdf(robot, strict=True)
+    except ModelError as exc:
+        msg = str(exc)
+        if not any(f.severity == "error" and f.element in msg for f in findings):
+            findings.append(
+                Finding("error", "URDF", f"load_urdf fails: {msg}", "see the message", "load")
+            )
+    return Report(findings, subject)
+
+
+# ============================================================================ Model checks
+def _check_loaded(model: Model) -> Report:
+    findings: list[Finding] = []
+    end = model.body_subtree_end
+    for i in range(1, model.nb):
+        el = f"body {model.body_names[i]!r}"
+        jt = int(model.jnt_type[i])
+        if model.body_mass[i] > 0:
+            problem = inertial_problem(
+                UrdfInertial(float(model.body_mass[i]), (0, 0, 0), (0, 0, 0), model.body_inertia[i])
+            )
+            if problem is not None:
+                findings.append(
+                    Finding(
+                        "error",
+                        el,
+                        f"inertia is not physical: {problem}",
+                        "recompute the body's inertia",
+                        "inertia_not_physical",
+                    )
+                )
+        if model.jnt_nv[i] > 0 or model.jnt_mimic[i] >= 0:
+            sub = slice(i, int(end[i]))
+            if model.body_mass[sub].sum() == 0 and not np.any(model.body_inertia[sub]):
+                findings.append(
+                    Finding(
+                        "error",
+                        f"joint {model.joint_names_all[i]!r}",
+                        "moves a massless subtree (bodies "
+                        f"{', '.join(repr(n) for n in model.body_names[sub])}): the mass "
+                        "matrix is singular",
+                        "give the bodies mass and inertia, or make the joint fixed",
+                        "massless_subtree",
+                    )
+                )
+        if model.jnt_mimic[i] >= 0:
+            lead = model.joint_names_all[model.jnt_mimic[i]]
+            findings.append(
+                Finding(
+                    "info",
+                    f"joint {model.joint_names_all[i]!r}",
+                    f"mimic joint: q = {model.jnt_mimic_mult[i]:g} * q_{lead} + "
+                    f"{model.jnt_mimic_offset[i]:g}",
+                    "nothing to do",
+                    "mimic",
+                )
+            )
+        if jt in (JOINT_REVOLUTE, JOINT_PRISMATIC) and model.jnt_nq[i] == 1:
+            a, v = model.jnt_qadr[i], model.jnt_vadr[i]
+            jel = f"joint {model.joint_names_all[i]!r}"
+            if model.q_lower[a] == model.q_upper[a]:
+                findings.append(
+                    Finding(
+                        "warning",
+                        jel,
+                        f"lower == upper == {model.q_lower[a]:g}: the joint cannot move",
+                        "set the real range, or make the joint fixed",
+                        "limit_equal",
+                    )
+                )
+            if model.effort_limit[v] == 0:
+                findings.append(
+                    Finding("warning", jel, "effort limit 0", "set the real effort limit",
+                            "effort_zero")
+                )  # fmt: skip
+            if model.v_limit[v] == 0:
+                findings.append(
+                    Finding("warning", jel, "velocity limit 0", "set the real velocity limit",
+                            "velocity_zero")
+                )  # fmt: skip
+    for note in model.notes:
+        if "merged" in note:
+            findings.append(Finding("info", "model", note, "nothing to do", "fixed_merged"))
+    return Report(findings, f"model {model.name!r}")
+
+
+def check_model(model_or_urdf) -> Report:
+    """Report what would make the dynamics of a model silently wrong.
+
+    Parameters
+    ----------
+    model_or_urdf : Model, str, os.PathLike or bytes
+        A loaded model, or a URDF (path, XML string or bytes). A URDF is checked on its
+        raw elements, so a URDF that does not load still gets a full report.
+
+    Returns
+    -------
+    Report
+        A list of :class:`Finding`, errors first; ``print(report)`` is readable and
+        ``report.ok`` is True when there is no error.
+    """
+    if isinstance(model_or_urdf, Model):
+        return _check_loaded(model_or_urdf)
+    return _check_urdf(model_or_urdf)
+
+
+# ============================================================================ fix
+def _inertial_element(mass: float, com, I: np.ndarray) -> ET.Element:
+    el = ET.Element("inertial")
+    ET.SubElement(el, "origin", xyz=" ".join(f"{x:.12g}" for x in com), rpy="0 0 0")
+    ET.SubElement(el, "mass", value=f"{mass:.12g}")
+    ET.SubElement(
+        el,
+        "inertia",
+        ixx=f"{I[0, 0]:.12g}",
+        ixy=f"{I[0, 1]:.12g}",
+        ixz=f"{I[0, 2]:.12g}",
+        iyy=f"{I[1, 1]:.12g}",
+        iyz=f"{I[1, 2]:.12g}",
+        izz=f"{I[2, 2]:.12g}",
+    )
+    return el
+
+
+def fix_urdf(path, out_path, density: float = 1000.0) -> list[str]:
+    """Write a corrected copy of a URDF (the original file is never touched).
+
+    Changes, each recorded in an XML comment in the output:
+
+    * product-of-inertia signs flipped where that alone makes a tensor physical;
+    * inertias recomputed from the collision primitives (box, cylinder, sphere; uniform
+      ``density``) for links that are non-physical or implausible for their geometry
+      (the stated mass is kept when positive) or that lack an ``<inertial>`` on a massless
+      moving subtree (mass = density * volume).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The URDF file.
+    out_path : str or os.PathLike
+        Where to write the corrected URDF (must differ from ``path``).
+    density : float
+        kg/m^3 for recomputed inertias (1000: water, plastics ~1200, aluminium 2700).
+
+    Returns
+    -------
+    list of str
+        One line per change (also written as comments); problems that could not be fixed
+        (no primitive collision geometry) are listed as "not fixed".
+    """
+    if not (isinstance(density, (int, float)) and math.isfinite(density) and density > 0):
+        raise ValueError(f"density must be a positive number (kg/m^3), got {density!r}")
+    src, dst = Path(os.fspath(path)), Path(os.fspath(out_path))
+    if dst.exists() and src.exists() and dst.resolve() == src.resolve():
+        raise ValueError("out_path must differ from path: fix_urdf never overwrites the original")
+    data, origin = read_source(src)
+    root = parse_xml(data, origin, comments=True)
+    robot = robot_from_element(root, origin)
+    flagged: dict[str, set[str]] = {
+        "inertia_sign": set(),
+        "inertia_not_physical": set(),
+        "inertia_geometry": set(),
+    }
+    for name, link in robot.links.items():
+        if link.inertial is not None:
+            for f in _inertia_findings(name, link.inertial):
+                flagged[f.kind].add(name)
+            if _geometry_finding(link) is not None:
+                flagged["inertia_geometry"].add(name)
+    massless_links: set[str] = set()
+    try:
+        _, children = kinematic_tree(robot)
+    except ModelError:
+        children = None
+    if children is not None:
+        massless_links = {s for _, _, bare in massless_subtrees(robot, children) for s in bare}
+    changes: list[str] = []
+    link_elements = {el.get("name"): el for el in root.findall("link")}
+    for name, link in robot.links.items():
+        el = link_elements[name]
+        old = el.find("inertial")
+        change = None
+        if name in flagged["inertia_sign"]:
+            i_el = old.find("inertia")
+            for k in ("ixy", "ixz", "iyz"):
+                v = i_el.get(k)
+                if v is not None and float(v) != 0:
+                    i_el.set(k, f"{-float(v):.17g}")
+            change = f"link {name!r}: signs of ixy, ixz, iyz flipped (CAD products -> tensor)"
+        elif (
+            name in flagged["inertia_not_physical"]
+            or name in flagged["inertia_geometry"]
+            or name in massless_links
+        ):
+            keep = link.inertial is not None and link.inertial.mass > 0
+            prim = primitive_inertia(
+                link.collisions, mass=link.inertial.mass if keep else None, density=density
+            )
+            why = (
+                "missing on a massless moving subtree"
+                if link.inertial is None
+                else "non-physical"
+                if name in flagged["inertia_not_physical"]
+                else "implausible for the collision geometry"
+            )
+            if prim is None:
+                changes.append(
+                    f"link {name!r}: inertia {why}, not fixed (no box/cylinder/sphere collision)"
+                )
+                continue
+            m, c, I = prim
+            new = _inertial_element(m, c, I)
+            how = "stated mass kept" if keep else f"density {density:g} kg/m^3"
+            kinds = "+".join(g.kind for g in link.collisions)
+            change = (
+                f"link {name!r}: inertia {why}; recomputed from the collision {kinds} "
+                f"({how}): m = {m:.6g} kg, diag I = {np.array2string(np.diag(I), precision=6)}"
+            )
+            if old is not None:
+                index = list(el).index(old)
+                el.remove(old)
+                el.insert(index, new)
+            else:
+                el.insert(0, new)
+        if change is not None:
+            el.insert(0, ET.Comment(f" robodyn fix_urdf: {change} "))
+            changes.append(change)
+    header = (
+        "robodyn fix_urdf of "
+        + str(src.name)
+        + ":\n  "
+        + ("\n  ".join(changes) if changes else "no change needed")
+    )
+    root.insert(0, ET.Comment(" " + header.replace("--", "- -") + "\n"))
+    ET.ElementTree(root).write(dst, encoding="utf-8", xml_declaration=True)
+    return changes

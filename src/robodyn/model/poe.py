@@ -1,0 +1,418 @@
+"""Product-of-exponentials (Modern Robotics) descriptions of serial arms, both directions.
+
+MR describes an n-joint serial chain by
+
+* ``M``: the home pose (all joints at zero) of the end-effector frame in the space frame;
+* ``Slist`` (6 x n): the space screw axes ``S_i = [omega_i, v_i]`` of the joints at home
+  (revolute: ``|omega_i| = 1`` and zero pitch; prismatic: ``omega_i = 0``, ``|v_i| = 1``);
+* ``Mlist``: n + 1 relative poses ``M_{i-1,i}`` of the link frames {i}, placed at the link
+  centres of mass, the last one being ``M_{n,n+1}`` (the end-effector in {n});
+* ``Glist``: n spatial inertias ``G_i = [[I_i, 0], [0, m_i 1]]`` in the CoM frames {i}.
+
+:func:`from_mr` turns that into a :class:`~robodyn.model.model.Model`. robodyn's revolute
+joints rotate about an axis through their joint frame origin, so body i's frame is put on
+joint i's axis: it has the orientation of the CoM frame {i}, and its origin is the point
+of the axis nearest to the CoM. The body's inertia then has its CoM off the origin. The
+CoM frames are kept as operational frames ``link{i}_com``, the end-effector as ``ee``.
+:func:`to_mr` recovers ``(M, Slist, Mlist, Glist)`` from any serial revolute/prismatic
+model (CoM frames aligned with the body frames).
+
+The MR-style kinematics functions :func:`fk_space`, :func:`fk_body`,
+:func:`jacobian_space` and :func:`jacobian_body` work directly on (M, Slist/Blist).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._checks import as_array
+from ..errors import ModelError
+from ..spatial import adjoint, exp6, inv_transform
+from .model import JOINT_PRISMATIC, JOINT_REVOLUTE, Model
+
+__all__ = [
+    "from_mr",
+    "to_mr",
+    "fk_space",
+    "fk_body",
+    "jacobian_space",
+    "jacobian_body",
+]
+
+_TOL = 1e-6  # unit-norm and zero-pitch tolerance on screw axes
+
+
+# ------------------------------------------------------------------- MR kinematics
+def _screws_and_angles(Slist, thetalist, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Slist as a (6, n) float array and thetalist as (..., n), or ValueError."""
+    try:
+        S = np.asarray(Slist, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric (6, n) array") from exc
+    if S.ndim != 2 or S.shape[0] != 6:
+        raise ValueError(
+            f"{name} must have shape (6, n) (one screw axis per column), got {S.shape}"
+        )
+    if not np.all(np.isfinite(S)):
+        raise ValueError(f"{name} contains NaN or inf")
+    theta = as_array(thetalist, "thetalist", (S.shape[1],))
+    return S, theta
+
+
+def fk_space(M, Slist, thetalist) -> np.ndarray:
+    """Forward kinematics in the space frame, ``T = e^[S1 th1] ... e^[Sn thn] M`` (MR eq. 4.14).
+
+    Parameters
+    ----------
+    M : array_like, shape (4, 4)
+        Home pose of the end-effector.
+    Slist : array_like, shape (6, n)
+        Space screw axes as columns.
+    thetalist : array_like, shape (n,) or (N, n)
+        Joint values.
+
+    Returns
+    -------
+    numpy.ndarray, shape (4, 4) or (N, 4, 4)
+    """
+    M = as_array(M, "M", (4, 4))
+    S, theta = _screws_and_angles(Slist, thetalist, "Slist")
+    T = np.broadcast_to(np.eye(4), (*theta.shape[:-1], 4, 4))
+    for i in range(S.shape[1]):
+        T = T @ exp6(S[:, i] * theta[..., i, None])
+    return T @ M
+
+
+def fk_body(M, Blist, thetalist) -> np.ndarray:
+    """Forward kinematics in the body frame, ``T = M e^[B1 th1] ... e^[Bn thn]`` (MR eq. 4.16).
+
+    Parameters
+    ----------
+    M : array_like, shape (4, 4)
+        Home pose of the end-effector.
+    Blist : array_like, shape (6, n)
+        Body screw axes (in the end-effector frame) as columns.
+    thetalist : array_like, shape (n,) or (N, n)
+
+    Returns
+    -------
+    numpy.ndarray, shape (4, 4) or (N, 4, 4)
+    """
+    M = as_array(M, "M", (4, 4))
+    B, theta = _screws_and_angles(Blist, thetalist, "Blist")
+    T = np.broadcast_to(M, (*theta.shape[:-1], 4, 4))
+    for i in range(B.shape[1]):
+        T = T @ exp6(B[:, i] * theta[..., i, None])
+    return T
+
+
+def jacobian_space(Slist, thetalist) -> np.ndarray:
+    """Space Jacobian, ``J_si = [Ad_{e^[S1 th1] ... e^[S(i-1) th(i-1)]}] S_i`` (MR eq. 5.11).
+
+    Parameters
+    ----------
+    Slist : array_like, shape (6, n)
+    thetalist : array_like, shape (n,) or (N, n)
+
+    Returns
+    -------
+    numpy.ndarray, shape (6, n) or (N, 6, n)
+        Rows ``[omega; v]``.
+    """
+    S, theta = _screws_and_angles(Slist, thetalist, "Slist")
+    n = S.shape[1]
+    J = np.zeros((*theta.shape[:-1], 6, n))
+    T = np.broadcast_to(np.eye(4), (*theta.shape[:-1], 4, 4))
+    for i in range(n):
+        J[..., :, i] = np.einsum("...ij,j->...i", adjoint(T), S[:, i])
+        T = T @ exp6(S[:, i] * theta[..., i, None])
+    return J
+
+
+def jacobian_body(Blist, thetalist) -> np.ndarray:
+    """Body Jacobian, ``J_bi = [Ad_{e^-[Bn thn] ... e^-[B(i+1) th(i+1)]}] B_i`` (MR eq. 5.18).
+
+    Parameters
+    ----------
+    Blist : array_like, shape (6, n)
+    thetalist : array_like, shape (n,) or (N, n)
+
+    Returns
+    -------
+    numpy.ndarray, shape (6, n) or (N, 6, n)
+        Rows ``[omega; v]``.
+    """
+    B, theta = _screws_and_angles(Blist, thetalist, "Blist")
+    n = B.shape[1]
+    J = np.zeros((*theta.shape[:-1], 6, n))
+    T = np.broadcast_to(np.eye(4), (*theta.shape[:-1], 4, 4))
+    for i in range(n - 1, -1, -1):
+        J[..., :, i] = np.einsum("...ij,j->...i", adjoint(T), B[:, i])
+        T = T @ exp6(-B[:, i] * theta[..., i, None])
+    return J
+
+
+# ------------------------------------------------------------------------ from_mr
+def _mr_transform(T, what: str) -> np.ndarray:
+    try:
+        a = np.asarray(T, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be a 4x4 transform") from None
+    if a.shape != (4, 4):
+        raise ModelError(f"{what} must be a 4x4 transform, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ModelError(f"{what} has a non-finite number")
+    R = a[:3, :3]
+    if (
+        np.abs(a[3] - [0, 0, 0, 1]).max() > _TOL
+        or np.abs(R.T @ R - np.eye(3)).max() > _TOL
+        or abs(np.linalg.det(R) - 1) > _TOL
+    ):
+        raise ModelError(f"{what} is not a rigid transform")
+    return a
+
+
+def _spatial_inertia_parts(G, what: str) -> tuple[float, np.ndarray]:
+    """(m, I) of a spatial inertia at the CoM, G = [[I, 0], [0, m 1]] (MR eq. 8.32)."""
+    try:
+        G = np.asarray(G, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError(f"{what} must be a 6x6 spatial inertia") from None
+    if G.shape != (6, 6):
+        raise ModelError(f"{what} must be a 6x6 spatial inertia, got shape {G.shape}")
+    if not np.all(np.isfinite(G)):
+        raise ModelError(f"{what} has a non-finite number")
+    scale = max(np.abs(G).max(), 1e-300)
+    m = G[3, 3]
+    off = max(np.abs(G[:3, 3:]).max(), np.abs(G[3:, :3]).max())
+    lin = np.abs(G[3:, 3:] - m * np.eye(3)).max()
+    if off > 1e-12 * scale or lin > 1e-12 * scale:
+        raise ModelError(
+            f"{what} is not a spatial inertia at the centre of mass [[I, 0], [0, m 1]] "
+            f"(off-diagonal blocks up to {off:.3g}, linear block differs from m 1 by {lin:.3g}); "
+            "Glist must be given in frames at the link CoMs (MR eq. 8.32)"
+        )
+    return float(m), G[:3, :3]
+
+
+def from_mr(
+    M,
+    Slist,
+    Mlist,
+    Glist,
+    *,
+    gravity=(0.0, 0.0, -9.81),
+    joint_types: Sequence[str] | None = None,
+    name: str = "mr_robot",
+) -> Model:
+    """Build a serial Model from a Modern Robotics product-of-exponentials description.
+
+    Parameters
+    ----------
+    M : array_like, shape (4, 4)
+        Home pose of the end-effector frame (becomes the frame ``"ee"``).
+    Slist : array_like, shape (6, n)
+        Space screw axes of the joints at home, one per column.
+    Mlist : sequence of n + 1 arrays, shape (4, 4)
+        ``M_{i-1,i}``: pose of link frame {i} (at link i's CoM) in {i-1}; the last one is
+        the end-effector in {n} (MR's InverseDynamics convention).
+    Glist : sequence of n arrays, shape (6, 6)
+        Spatial inertias ``[[I_i, 0], [0, m_i 1]]`` in the CoM frames {i}.
+    gravity : array_like, shape (3,)
+        Gravitational acceleration in the space frame (MR's ``g``).
+    joint_types : sequence of str, optional
+        "revolute" or "prismatic" per joint (default: revolute when ``omega_i != 0``).
+    name : str
+        Model name.
+
+    Returns
+    -------
+    Model
+        Bodies ``link1 .. linkn`` on joints ``joint1 .. jointn``; frames ``link{i}_com``
+        (the MR link frames) and ``ee``.
+
+    Raises
+    ------
+    ModelError
+        Inconsistent sizes, a screw axis that is not a unit revolute/prismatic axis, a
+        Glist entry not of the form ``[[I, 0], [0, m 1]]``, or M disagreeing with Mlist.
+    """
+    from ..inertia import RigidInertia
+    from .builder import ModelBuilder
+
+    M = _mr_transform(M, "M")
+    try:
+        S = np.asarray(Slist, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError("Slist must be a 6 x n array") from None
+    if S.ndim != 2 or S.shape[0] != 6:
+        raise ModelError(f"Slist must have shape (6, n) (one screw axis per column), got {S.shape}")
+    if not np.all(np.isfinite(S)):
+        raise ModelError("Slist has a non-finite number")
+    n = S.shape[1]
+    Mlist = list(Mlist)
+    Glist = list(Glist)
+    if len(Mlist) != n + 1:
+        raise ModelError(f"Mlist must hold n + 1 = {n + 1} transforms, got {len(Mlist)}")
+    if len(Glist) != n:
+        raise ModelError(f"Glist must hold n = {n} spatial inertias, got {len(Glist)}")
+    if joint_types is not None and len(joint_types) != n:
+        raise ModelError(f"joint_types must have n = {n} entries, got {len(joint_types)}")
+
+    b = ModelBuilder(name=name, gravity=gravity)
+    M_i = np.eye(4)  # home pose of CoM frame {i} in space
+    B_prev = np.eye(4)  # home pose of body frame i-1 in space
+    for i in range(n):
+        M_i = M_i @ _mr_transform(Mlist[i], f"Mlist[{i}]")
+        w, v = S[:3, i], S[3:, i]
+        kind = joint_types[i] if joint_types is not None else None
+        if kind is None:
+            kind = "revolute" if np.linalg.norm(w) > 1e-12 else "prismatic"
+        col = f"Slist[:, {i}] (joint{i + 1})"
+        # A_i = [Ad_{M_i^-1}] S_i: the screw axis in the CoM frame {i} (MR eq. 8.49).
+        A = adjoint(inv_transform(M_i)) @ S[:, i]
+        wb, vb = A[:3], A[3:]
+        if kind == "revolute":
+            nw = np.linalg.norm(w)
+            if abs(nw - 1) > _TOL:
+                raise ModelError(f"{col}: a revolute screw axis needs |omega| = 1, got {nw:.6g}")
+            pitch = float(w @ v)
+            if abs(pitch) > _TOL:
+                raise ModelError(
+                    f"{col} has pitch h = {pitch:.6g}: helical joints are not supported"
+                )
+            # point of the axis nearest to the CoM: c = omega x v (for |omega| = 1, v = -omega x c)
+            c = np.cross(wb, vb) / (wb @ wb)
+            axis = wb
+        elif kind == "prismatic":
+            if np.linalg.norm(w) > 1e-12:
+                raise ModelError(f"{col}: a prismatic screw axis needs omega = 0, got {w.tolist()}")
+            nv = np.linalg.norm(v)
+            if abs(nv - 1) > _TOL:
+                raise ModelError(f"{col}: a prismatic screw axis needs |v| = 1, got {nv:.6g}")
+            c = np.zeros(3)
+            axis = vb
+        else:
+            raise ModelError(
+                f"joint_types[{i}] = {kind!r}: from_mr supports 'revolute' and 'prismatic'"
+            )
+        # body frame B_i: orientation of {i}, origin on the joint axis
+        B_i = M_i.copy()
+        B_i[:3, 3] = M_i[:3, :3] @ c + M_i[:3, 3]
+        m, Ic = _spatial_inertia_parts(Glist[i], f"Glist[{i}]")
+        try:
+            inertia = RigidInertia(m, -c, Ic)
+        except ValueError as exc:
+            raise ModelError(f"Glist[{i}] is not a physical inertia: {exc}") from exc
+        b.add_body(
+            f"link{i + 1}",
+            f"link{i}" if i > 0 else "world",
+            joint_name=f"joint{i + 1}",
+            joint_type=kind,
+            axis=axis,
+            T=inv_transform(B_prev) @ B_i,
+            inertia=inertia,
+        )
+        T_com = np.eye(4)
+        T_com[:3, 3] = -c
+        b.add_frame(f"link{i + 1}_com", f"link{i + 1}", T_com)
+        B_prev = B_i
+    M_end = M_i @ _mr_transform(Mlist[n], f"Mlist[{n}]")
+    err = np.abs(M_end - M).max()
+    if err > _TOL:
+        raise ModelError(
+            f"M disagrees with the product of Mlist (max difference {err:.3g}): "
+            "the last Mlist entry must be the end-effector pose in the last link frame"
+        )
+    if n == 0:
+        b.add_frame("ee", "world", M)
+    else:
+        b.add_frame("ee", f"link{n}", inv_transform(B_prev) @ M)
+    return b.build()
+
+
+# -------------------------------------------------------------------------- to_mr
+def _home_poses(model: Model) -> np.ndarray:
+    """Pose of every body frame in the world at q = 0 (all joint motions identity)."""
+    T = np.zeros((model.nb, 4, 4))
+    T[0] = np.eye(4)
+    for i in range(1, model.nb):
+        X = np.eye(4)
+        X[:3, :3] = model.jnt_R[i]
+        X[:3, 3] = model.jnt_p[i]
+        T[i] = T[model.body_parent[i]] @ X
+    return T
+
+
+def to_mr(model: Model, frame: str | int = "ee") -> tuple[np.ndarray, np.ndarray, list, list]:
+    """The Modern Robotics description ``(M, Slist, Mlist, Glist)`` of a serial chain.
+
+    The link frames {i} are placed at the body CoMs with the body frames' orientation;
+    the end-effector is the operational frame ``frame``. Inverse of :func:`from_mr`.
+
+    Parameters
+    ----------
+    model : Model
+        A serial chain of revolute and prismatic joints (no floating base, no branches,
+        no mimic joints).
+    frame : str or int
+        The end-effector frame.
+
+    Returns
+    -------
+    M : numpy.ndarray, shape (4, 4)
+    Slist : numpy.ndarray, shape (6, n)
+    Mlist : list of n + 1 numpy.ndarray, shape (4, 4)
+    Glist : list of n numpy.ndarray, shape (6, 6)
+
+    Raises
+    ------
+    ModelError
+        If the model is not such a serial chain.
+    """
+    nb = model.nb
+    for i in range(1, nb):
+        jt = int(model.jnt_type[i])
+        if model.body_parent[i] != i - 1:
+            raise ModelError(
+                f"to_mr needs a serial chain: body {model.body_names[i]!r} hangs on "
+                f"{model.body_names[model.body_parent[i]]!r}, not on the previous body"
+            )
+        if jt not in (JOINT_REVOLUTE, JOINT_PRISMATIC):
+            raise ModelError(
+                f"to_mr supports revolute and prismatic joints only: joint "
+                f"{model.joint_names_all[i]!r} is not one"
+            )
+        if model.jnt_mimic[i] >= 0:
+            raise ModelError(f"to_mr does not support mimic joints ({model.joint_names_all[i]!r})")
+    fid = model.frame_id(frame)
+    T_home = _home_poses(model)
+    n = nb - 1
+    Slist = np.zeros((6, n))
+    Mlist: list[np.ndarray] = []
+    Glist: list[np.ndarray] = []
+    C_prev = np.eye(4)
+    for i in range(1, nb):
+        a = model.jnt_axis[i]
+        A = (
+            np.concatenate([a, np.zeros(3)])
+            if model.jnt_type[i] == JOINT_REVOLUTE
+            else (np.concatenate([np.zeros(3), a]))
+        )
+        Slist[:, i - 1] = adjoint(T_home[i]) @ A  # S_i = [Ad_{T_0i}] A_i (MR eq. 4.14 setup)
+        C_i = T_home[i].copy()
+        C_i[:3, 3] = T_home[i][:3, :3] @ model.body_com[i] + T_home[i][:3, 3]
+        Mlist.append(inv_transform(C_prev) @ C_i)
+        G = np.zeros((6, 6))
+        G[:3, :3] = model.body_inertia[i]
+        G[3:, 3:] = model.body_mass[i] * np.eye(3)
+        Glist.append(G)
+        C_prev = C_i
+    X = np.eye(4)
+    X[:3, :3] = model.frame_R[fid]
+    X[:3, 3] = model.frame_p[fid]
+    M = T_home[model.frame_body[fid]] @ X
+    Mlist.append(inv_transform(C_prev) @ M)
+    return M, Slist, Mlist, Glist

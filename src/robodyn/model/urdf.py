@@ -1,0 +1,843 @@
+"""URDF loader: a safe XML parse, a plain description of the URDF, then a :class:`Model`.
+
+The loading happens in three steps, each its own function:
+
+1. :func:`parse_xml` turns the bytes into an element tree *safely*: DOCTYPE and ENTITY
+   declarations are refused before and during parsing (no entity expansion, no external
+   entities, no network), and nothing but the given file is ever read (``package://`` and
+   mesh file names are only recorded).
+2. :func:`parse_urdf` reads the ``<robot>`` element into plain dataclasses
+   (:class:`UrdfRobot`, :class:`UrdfLink`, :class:`UrdfJoint`, ...), checking every number.
+   The model doctor (:mod:`robodyn.model.doctor`) works on this description, so it can report
+   on a URDF that does not load.
+3. :func:`load_urdf` checks the tree (:func:`kinematic_tree`) and feeds the links and joints
+   to :class:`~robodyn.model.builder.ModelBuilder` in the order urdfdom and Pinocchio use
+   (depth first, sibling joints sorted by name), so ``model.joint_names`` is in Pinocchio's
+   q order.
+
+Conventions (URDF specification): ``<origin xyz rpy>`` with fixed-axis roll-pitch-yaw
+``R = Rz(yaw) Ry(pitch) Rx(roll)``; ``<inertia ixx ixy ixz iyy iyz izz>`` are the entries of
+the inertia tensor about the CoM in the ``<inertial><origin>`` frame, so the tensor in the
+link frame is ``I_c = R I R^T``; ``<axis>`` defaults to ``(1, 0, 0)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.parsers import expat
+
+import numpy as np
+
+from ..errors import ModelError
+from ..inertia import check_inertia
+from ..spatial import rpy_to_rotation, transform
+from .model import Model
+
+__all__ = [
+    "MAX_URDF_BYTES",
+    "JOINT_TYPES",
+    "UrdfGeometry",
+    "UrdfInertial",
+    "UrdfLink",
+    "UrdfJoint",
+    "UrdfRobot",
+    "read_source",
+    "parse_xml",
+    "parse_urdf",
+    "kinematic_tree",
+    "inertial_problem",
+    "load_urdf",
+    "model_from_urdf",
+    "robot_from_element",
+]
+
+MAX_URDF_BYTES = 50 * 1024 * 1024  # refuse larger inputs (a real URDF is < 1 MB)
+JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")  # supported inside a URDF
+_UNSUPPORTED_TYPES = ("floating", "planar")  # valid URDF, not supported here
+
+# A decimal number as URDF writes it; float() alone would also take "nan", "inf", "1_0".
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# Markup that may declare entities, in the encodings expat detects by itself.
+_FORBIDDEN = tuple(
+    (s[2:], s.encode(enc))
+    for s in ("<!DOCTYPE", "<!ENTITY")
+    for enc in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
+)
+
+
+# ---------------------------------------------------------------------------- description
+@dataclass(frozen=True)
+class UrdfGeometry:
+    """One ``<collision>`` or ``<visual>`` geometry, in the link frame.
+
+    ``kind`` is "box" (``size`` = (x, y, z)), "cylinder" (``radius``, ``length`` along z),
+    "sphere" (``radius``), "capsule" (``radius``, ``length``), "mesh" (``filename``,
+    ``scale``; never opened) or "unknown".
+    """
+
+    kind: str
+    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    size: tuple[float, float, float] | None = None
+    radius: float | None = None
+    length: float | None = None
+    filename: str | None = None
+    scale: tuple[float, float, float] | None = None
+
+
+@dataclass(frozen=True)
+class UrdfInertial:
+    """A link's ``<inertial>``: mass, CoM frame (xyz, rpy) and the tensor in that frame."""
+
+    mass: float
+    xyz: tuple[float, float, float]
+    rpy: tuple[float, float, float]
+    inertia: np.ndarray  # (3, 3) tensor about the CoM, <inertial><origin> axes
+
+    @property
+    def com(self) -> np.ndarray:
+        """Centre of mass in the link frame, shape (3,)."""
+        return np.array(self.xyz, dtype=float)
+
+    @property
+    def inertia_link(self) -> np.ndarray:
+        """Rotational inertia about the CoM in link axes, ``R I R^T``, shape (3, 3)."""
+        R = rpy_to_rotation(self.rpy)
+        return R @ self.inertia @ R.T
+
+
+@dataclass(frozen=True)
+class UrdfLink:
+    """A ``<link>``: name, optional inertial, collision and visual geometries."""
+
+    name: str
+    inertial: UrdfInertial | None
+    collisions: tuple[UrdfGeometry, ...] = ()
+    visuals: tuple[UrdfGeometry, ...] = ()
+
+
+@dataclass(frozen=True)
+class UrdfJoint:
+    """A ``<joint>`` as written; ``None`` marks an absent ``<limit>`` or attribute."""
+
+    name: str
+    type: str
+    parent: str
+    child: str
+    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    axis: tuple[float, float, float] = (1.0, 0.0, 0.0)
+    has_limit: bool = False
+    lower: float | None = None
+    upper: float | None = None
+    velocity: float | None = None
+    effort: float | None = None
+    damping: float = 0.0
+    friction: float = 0.0
+    mimic: str | None = None
+    multiplier: float = 1.0
+    offset: float = 0.0
+
+    @property
+    def T(self) -> np.ndarray:
+        """Pose of the joint frame in the parent link frame at q = 0, shape (4, 4)."""
+        return transform(rpy_to_rotation(self.rpy), np.array(self.xyz))
+
+
+@dataclass(frozen=True)
+class UrdfRobot:
+    """A parsed ``<robot>``: links and joints in document order, keyed by name."""
+
+    name: str
+    links: dict[str, UrdfLink] = field(default_factory=dict)
+    joints: dict[str, UrdfJoint] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- safe XML
+def read_source(path_or_xml) -> tuple[bytes, str]:
+    """Return the raw bytes of a URDF given as a path, an XML string or bytes.
+
+    Parameters
+    ----------
+    path_or_xml : str, os.PathLike or bytes
+        A file path, or the XML itself (a string whose first non-blank character is
+        ``<``, or bytes).
+
+    Returns
+    -------
+    (bytes, str)
+        The document and a short description of where it came from (for messages).
+    """
+    if isinstance(path_or_xml, (bytes, bytearray, memoryview)):
+        data = bytes(path_or_xml)
+        origin = "<bytes>"
+    elif isinstance(path_or_xml, str) and path_or_xml.lstrip(" \t\r\n\ufeff").startswith("<"):
+        data = path_or_xml.encode("utf-8")
+        if len(data) > MAX_URDF_BYTES:
+            raise ModelError(f"URDF string is {len(data)} bytes, more than {MAX_URDF_BYTES}")
+        # the text is already decoded: drop an XML declaration naming another encoding
+        data = re.sub(rb"^\s*(\xef\xbb\xbf)?\s*<\?xml[^>]*\?>", b"", data, count=1)
+        origin = "<string>"
+    elif isinstance(path_or_xml, (str, os.PathLike)):
+        text = os.fspath(path_or_xml)
+        if isinstance(text, bytes):
+            text = os.fsdecode(text)
+        if "\n" in text or "\x00" in text or len(text) > 4096:
+            raise ModelError("path_or_xml is neither XML (it does not start with '<') nor a path")
+        path = Path(text)
+        if not path.is_file():
+            if isinstance(path_or_xml, os.PathLike) or "/" in text or os.sep in text or path.suffix:
+                raise FileNotFoundError(f"URDF file not found: {text}")
+            raise ModelError(
+                f"path_or_xml {text[:60]!r} is neither XML (no leading '<') nor an existing file"
+            )
+        size = path.stat().st_size
+        if size > MAX_URDF_BYTES:
+            raise ModelError(f"URDF file {text} is {size} bytes, more than {MAX_URDF_BYTES}")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_URDF_BYTES + 1)
+        origin = text
+    else:
+        raise TypeError(
+            f"path_or_xml must be a path, an XML string or bytes, got {type(path_or_xml).__name__}"
+        )
+    if len(data) > MAX_URDF_BYTES:
+        raise ModelError(f"URDF {origin} is {len(data)} bytes, more than {MAX_URDF_BYTES}")
+    return data, origin
+
+
+def _refuse(what: str):
+    def handler(*args):
+        raise ModelError(f"URDF contains a {what}; DTDs and entities are refused (unsafe XML)")
+
+    return handler
+
+
+def parse_xml(data: bytes, origin: str = "<bytes>", *, comments: bool = False) -> ET.Element:
+    """Parse XML bytes with expat, refusing DOCTYPE and ENTITY declarations.
+
+    The raw bytes are scanned for ``<!DOCTYPE`` / ``<!ENTITY`` first; the expat handlers for
+    doctype, entity and external-entity events raise as well (defence in depth, e.g. for
+    encodings the scan misses), so no entity is ever expanded and nothing is fetched.
+
+    Parameters
+    ----------
+    data : bytes
+        The document.
+    origin : str
+        Where it came from, for messages.
+    comments : bool
+        Keep comments in the tree (``fix_urdf`` writes them back).
+
+    Returns
+    -------
+    xml.etree.ElementTree.Element
+        The root element.
+    """
+    for kind, bad in _FORBIDDEN:
+        if bad in data:
+            raise ModelError(
+                f"URDF {origin} contains a <!{kind}> declaration; DTDs and entities are "
+                "refused (no entity expansion, no external entities)"
+            )
+    builder = ET.TreeBuilder(insert_comments=comments)
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.StartDoctypeDeclHandler = _refuse("DOCTYPE declaration")
+    parser.EntityDeclHandler = _refuse("ENTITY declaration")
+    parser.UnparsedEntityDeclHandler = _refuse("unparsed ENTITY declaration")
+    parser.ExternalEntityRefHandler = _refuse("external entity reference")
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    if comments:
+        parser.CommentHandler = builder.comment
+    try:
+        parser.Parse(data, True)
+        root = builder.close()
+    except expat.ExpatError as exc:
+        where = f"line {exc.lineno}, column {exc.offset}"
+        raise ModelError(
+            f"URDF {origin} is not well-formed XML ({where}): {expat.ErrorString(exc.code)}"
+        ) from None
+    except (AssertionError, IndexError, ValueError) as exc:  # TreeBuilder on a broken stream
+        if isinstance(exc, ModelError):
+            raise
+        raise ModelError(f"URDF {origin} is not well-formed XML: {exc}") from None
+    if not isinstance(root.tag, str):
+        raise ModelError(f"URDF {origin} has no root element")
+    return root
+
+
+# ---------------------------------------------------------------------------- numbers
+def _number(raw: str, where: str) -> float:
+    """One finite decimal number; ``where`` names the element and attribute."""
+    s = raw.strip()
+    if not _NUMBER.fullmatch(s):
+        low = s.lower().lstrip("+-")
+        if low in ("nan", "inf", "infinity"):
+            raise ModelError(f"{where}: {s!r} is not finite")
+        raise ModelError(f"{where}: not a number")
+    x = float(s)
+    if not math.isfinite(x):
+        raise ModelError(f"{where}: {s!r} is not finite (overflow)")
+    return x
+
+
+def _where(ctx: str, tag: str, attr: str, raw: str) -> str:
+    return f"{ctx}<{tag} {attr}={raw!r}>"
+
+
+def _scalar(el: ET.Element, attr: str, ctx: str, default: float | None) -> float | None:
+    raw = el.get(attr)
+    if raw is None:
+        return default
+    return _number(raw, _where(ctx, el.tag, attr, raw))
+
+
+def _required(el: ET.Element, attr: str, ctx: str) -> float:
+    raw = el.get(attr)
+    if raw is None:
+        raise ModelError(f"{ctx}<{el.tag}>: missing attribute {attr!r}")
+    return _number(raw, _where(ctx, el.tag, attr, raw))
+
+
+def _triple(el: ET.Element | None, attr: str, ctx: str, default) -> tuple[float, float, float]:
+    if el is None:
+        return default
+    raw = el.get(attr)
+    if raw is None:
+        return default
+    parts = raw.split()
+    where = _where(ctx, el.tag, attr, raw)
+    if len(parts) != 3:
+        raise ModelError(f"{where}: expected 3 numbers, got {len(parts)}")
+    return tuple(_number(p, where) for p in parts)  # type: ignore[return-value]
+
+
+def _origin(el: ET.Element, ctx: str):
+    o = el.find("origin")
+    xyz = _triple(o, "xyz", ctx, (0.0, 0.0, 0.0))
+    rpy = _triple(o, "rpy", ctx, (0.0, 0.0, 0.0))
+    return xyz, rpy
+
+
+def _name(el: ET.Element, what: str, index: int) -> str:
+    name = el.get("name")
+    if name is None or not name.strip():
+        raise ModelError(f"{what} number {index + 1} (<{what}>) has no name attribute")
+    return name
+
+
+# ---------------------------------------------------------------------------- elements
+def _parse_inertial(el: ET.Element, link: str) -> UrdfInertial:
+    ctx = f"link {link!r} <inertial>"
+    xyz, rpy = _origin(el, ctx)
+    m_el = el.find("mass")
+    if m_el is None:
+        raise ModelError(f"{ctx}: missing <mass value=...>")
+    mass = _required(m_el, "value", ctx)
+    if mass < 0:
+        raise ModelError(f"{ctx}<mass value='{m_el.get('value')}'>: negative mass {mass:g} kg")
+    i_el = el.find("inertia")
+    if i_el is None:
+        I = np.zeros((3, 3))
+    else:
+        e = {k: _scalar(i_el, k, ctx, 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+        I = np.array(
+            [
+                [e["ixx"], e["ixy"], e["ixz"]],
+                [e["ixy"], e["iyy"], e["iyz"]],
+                [e["ixz"], e["iyz"], e["izz"]],
+            ]
+        )
+    I.flags.writeable = False
+    return UrdfInertial(mass=mass, xyz=xyz, rpy=rpy, inertia=I)
+
+
+def _parse_geometry(el: ET.Element, ctx: str) -> UrdfGeometry:
+    xyz, rpy = _origin(el, ctx)
+    g = el.find("geometry")
+    shape = None if g is None else next((c for c in g if isinstance(c.tag, str)), None)
+    if shape is None:
+        return UrdfGeometry("unknown", xyz, rpy)
+    gctx = f"{ctx}<geometry>"
+    if shape.tag == "box":
+        return UrdfGeometry("box", xyz, rpy, size=_triple(shape, "size", gctx, (0.0, 0.0, 0.0)))
+    if shape.tag in ("cylinder", "capsule"):
+        r = _scalar(shape, "radius", gctx, 0.0)
+        h = _scalar(shape, "length", gctx, 0.0)
+        return UrdfGeometry(shape.tag, xyz, rpy, radius=r, length=h)
+    if shape.tag == "sphere":
+        return UrdfGeometry("sphere", xyz, rpy, radius=_scalar(shape, "radius", gctx, 0.0))
+    if shape.tag == "mesh":
+        scale = _triple(shape, "scale", gctx, (1.0, 1.0, 1.0))
+        return UrdfGeometry("mesh", xyz, rpy, filename=shape.get("filename"), scale=scale)
+    return UrdfGeometry("unknown", xyz, rpy)
+
+
+def _parse_link(el: ET.Element, name: str) -> UrdfLink:
+    inertials = el.findall("inertial")
+    if len(inertials) > 1:
+        raise ModelError(f"link {name!r} has {len(inertials)} <inertial> elements (at most 1)")
+    inertial = _parse_inertial(inertials[0], name) if inertials else None
+    cols = tuple(_parse_geometry(c, f"link {name!r} <collision>") for c in el.findall("collision"))
+    vis = tuple(_parse_geometry(v, f"link {name!r} <visual>") for v in el.findall("visual"))
+    return UrdfLink(name=name, inertial=inertial, collisions=cols, visuals=vis)
+
+
+def _parse_joint(el: ET.Element, name: str) -> UrdfJoint:
+    ctx = f"joint {name!r} "
+    jtype = el.get("type")
+    if jtype is None:
+        raise ModelError(f"joint {name!r}: missing attribute 'type'")
+    if jtype in _UNSUPPORTED_TYPES:
+        raise ModelError(
+            f"joint {name!r}: unsupported joint type {jtype!r} (supported in a URDF: "
+            f"{', '.join(JOINT_TYPES)}; a floating base comes from load_urdf(..., "
+            "floating_base=True))"
+        )
+    if jtype not in JOINT_TYPES:
+        raise ModelError(
+            f"joint {name!r}: unknown joint type {jtype!r} (expected one of "
+            f"{', '.join(JOINT_TYPES)})"
+        )
+    ends = {}
+    for tag in ("parent", "child"):
+        found = el.findall(tag)
+        if len(found) != 1 or not found[0].get("link"):
+            what = "missing" if not found else ("repeated" if len(found) > 1 else "empty")
+            raise ModelError(f"joint {name!r}: {what} <{tag} link=...>")
+        ends[tag] = found[0].get("link")
+    xyz, rpy = _origin(el, ctx)
+    axis = _triple(el.find("axis"), "xyz", ctx, (1.0, 0.0, 0.0))
+    lim = el.find("limit")
+    lims: dict[str, float | None] = {"lower": None, "upper": None, "velocity": None, "effort": None}
+    if lim is not None:
+        lims = {k: _scalar(lim, k, ctx, None) for k in lims}
+    dyn = el.find("dynamics")
+    damping = 0.0 if dyn is None else _scalar(dyn, "damping", ctx, 0.0)
+    friction = 0.0 if dyn is None else _scalar(dyn, "friction", ctx, 0.0)
+    mim = el.find("mimic")
+    mimic, mult, off = None, 1.0, 0.0
+    if mim is not None:
+        mimic = mim.get("joint")
+        if not mimic:
+            raise ModelError(f"joint {name!r} <mimic>: missing attribute 'joint'")
+        mult = _scalar(mim, "multiplier", ctx, 1.0)
+        off = _scalar(mim, "offset", ctx, 0.0)
+    return UrdfJoint(
+        name=name,
+        type=jtype,
+        parent=ends["parent"],
+        child=ends["child"],
+        xyz=xyz,
+        rpy=rpy,
+        axis=axis,
+        has_limit=lim is not None,
+        damping=damping,
+        friction=friction,
+        mimic=mimic,
+        multiplier=mult,
+        offset=off,
+        **lims,
+    )
+
+
+def parse_urdf(path_or_xml) -> UrdfRobot:
+    """Read a URDF into a plain :class:`UrdfRobot` (no tree checks, no inertia checks).
+
+    Parameters
+    ----------
+    path_or_xml : str, os.PathLike or bytes
+        A file path, an XML string or bytes (see :func:`read_source`).
+
+    Returns
+    -------
+    UrdfRobot
+
+    Raises
+    ------
+    ModelError
+        Not XML, unsafe XML, root element not ``<robot>``, no links, duplicate names,
+        unknown joint types, numbers that are not finite decimals, wrong component counts,
+        negative mass.
+    """
+    data, origin = read_source(path_or_xml)
+    return robot_from_element(parse_xml(data, origin), origin)
+
+
+def robot_from_element(root: ET.Element, origin: str = "<urdf>") -> UrdfRobot:
+    """Read a ``<robot>`` element (from :func:`parse_xml`) into a :class:`UrdfRobot`."""
+    if root.tag != "robot":
+        raise ModelError(f"URDF {origin}: root element is <{root.tag}>, expected <robot>")
+    robot = UrdfRobot(name=root.get("name") or "robot")
+    for i, el in enumerate(root.findall("link")):
+        name = _name(el, "link", i)
+        if name in robot.links:
+            raise ModelError(f"duplicate link name {name!r}")
+        robot.links[name] = _parse_link(el, name)
+    if not robot.links:
+        raise ModelError(f"URDF {origin}: robot {robot.name!r} has no <link>")
+    for i, el in enumerate(root.findall("joint")):
+        name = _name(el, "joint", i)
+        if name in robot.joints:
+            raise ModelError(f"duplicate joint name {name!r}")
+        robot.joints[name] = _parse_joint(el, name)
+    return robot
+
+
+# ---------------------------------------------------------------------------- tree
+def kinematic_tree(robot: UrdfRobot) -> tuple[str, dict[str, list[UrdfJoint]]]:
+    """Check that the links and joints form one tree; return its root and child joints.
+
+    Parameters
+    ----------
+    robot : UrdfRobot
+
+    Returns
+    -------
+    (str, dict)
+        The root link and, for each link, its child joints sorted by joint name (the
+        order of urdfdom and Pinocchio).
+
+    Raises
+    ------
+    ModelError
+        A joint names a missing link, a link has two parent joints, there is no root
+        (a cycle), two roots, or links unreachable from the root (a cycle).
+    """
+    parent_joint: dict[str, UrdfJoint] = {}
+    children: dict[str, list[UrdfJoint]] = {name: [] for name in robot.links}
+    for j in robot.joints.values():
+        for role, link in (("parent", j.parent), ("child", j.child)):
+            if link not in robot.links:
+                raise ModelError(f"joint {j.name!r}: <{role} link={link!r}> names no link")
+        if j.child in parent_joint:
+            raise ModelError(
+                f"link {j.child!r} has two parent joints: {parent_joint[j.child].name!r} and "
+                f"{j.name!r}"
+            )
+        parent_joint[j.child] = j
+        children[j.parent].append(j)
+    roots = [name for name in robot.links if name not in parent_joint]
+    if not roots:
+        raise ModelError(
+            f"the joints form a cycle: every link has a parent joint, no root link "
+            f"(e.g. {_cycle_text(next(iter(robot.links)), parent_joint)})"
+        )
+    if len(roots) > 1:
+        shown = ", ".join(repr(r) for r in roots[:10]) + (" ..." if len(roots) > 10 else "")
+        raise ModelError(
+            f"the URDF has {len(roots)} root links (links with no parent joint): {shown}; "
+            "a URDF must be one tree"
+        )
+    for kids in children.values():
+        kids.sort(key=lambda j: j.name.encode("utf-8"))
+    seen = {roots[0]}
+    stack = [roots[0]]
+    while stack:
+        for j in children[stack.pop()]:
+            seen.add(j.child)
+            stack.append(j.child)
+    lost = [name for name in robot.links if name not in seen]
+    if lost:
+        raise ModelError(f"the joints form a cycle: {_cycle_text(lost[0], parent_joint)}")
+    return roots[0], children
+
+
+def _cycle_text(start: str, parent_joint: dict[str, UrdfJoint]) -> str:
+    path, link = [start], start
+    while link in parent_joint:
+        link = parent_joint[link].parent
+        if link in path:
+            path.append(link)
+            path = path[path.index(link) :]
+            break
+        path.append(link)
+    joints = [parent_joint[c].name for c in path[:-1]]
+    return (
+        "links "
+        + " <- ".join(repr(p) for p in path)
+        + " (joints "
+        + ", ".join(repr(n) for n in joints)
+        + ")"
+    )
+
+
+# ---------------------------------------------------------------------------- inertia
+def inertial_problem(inertial: UrdfInertial) -> str | None:
+    """Why a URDF ``<inertial>`` is not physical (None if it is), by
+    :func:`robodyn.inertia.check_inertia`'s rules.
+
+    The tolerance scale is ``|trace| + 1e-6 m`` so that round-off in a printed point-mass
+    tensor (entries ~1e-35) is not taken for a real defect. A zero mass needs a zero tensor.
+
+    Parameters
+    ----------
+    inertial : UrdfInertial
+
+    Returns
+    -------
+    str or None
+    """
+    m, I = inertial.mass, inertial.inertia
+    if m < 0:
+        return f"negative mass {m:g} kg"
+    if m == 0:
+        if np.any(I != 0):
+            return "zero mass with a non-zero inertia tensor (a massless link has no inertia)"
+        return None
+    try:
+        check_inertia(I, "inertia", scale=abs(float(np.trace(I))) + 1e-6 * m)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+@dataclass(frozen=True)
+class _RawInertia:
+    """(mass, com, inertia) handed to the builder as written (``strict=False``)."""
+
+    mass: float
+    com: np.ndarray  # (3,)
+    inertia: np.ndarray  # (3, 3) about the CoM
+
+
+def _compound(parts: list[tuple[float, np.ndarray, np.ndarray]]):
+    """Mass, CoM and inertia about the CoM of rigidly joined parts (one frame, MR eq. 8.26).
+
+    ``m = sum m_k``, ``c = sum m_k c_k / m``, ``I_c = sum I_k + m_k (d^T d 1 - d d^T)``
+    with ``d = c_k - c`` (parallel-axis theorem).
+    """
+    m = sum(p[0] for p in parts)
+    if m == 0:
+        return 0.0, np.zeros(3), sum((p[2] for p in parts), np.zeros((3, 3)))
+    c = sum(p[0] * p[1] for p in parts) / m
+    I = np.zeros((3, 3))
+    for mk, ck, Ik in parts:
+        d = ck - c
+        I += Ik + mk * (float(d @ d) * np.eye(3) - np.outer(d, d))
+    return m, c, 0.5 * (I + I.T)
+
+
+def _link_inertia(link: UrdfLink, strict: bool, notes: list[str]):
+    """(m, c, I_c) of a link in its own frame, checked (ModelError) when ``strict``."""
+    if link.inertial is None:
+        return 0.0, np.zeros(3), np.zeros((3, 3))
+    problem = inertial_problem(link.inertial)
+    if problem is not None:
+        if strict:
+            raise ModelError(
+                f"link {link.name!r} <inertial>: {problem}; fix it (robodyn.check_model / "
+                "fix_urdf) or load with strict=False to keep it as written"
+            )
+        notes.append(f"link {link.name!r}: non-physical inertia kept as written ({problem})")
+    return link.inertial.mass, link.inertial.com, link.inertial.inertia_link
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    return name
+
+
+def load_urdf(
+    path_or_xml,
+    floating_base: bool = False,
+    *,
+    root_name: str | None = None,
+    gravity=(0.0, 0.0, -9.81),
+    mimic: bool = True,
+    strict: bool = True,
+) -> Model:
+    """Load a URDF robot description into a :class:`Model`.
+
+    Parameters
+    ----------
+    path_or_xml : str, os.PathLike or bytes
+        A file path, or the XML as a string (first non-blank character ``<``) or bytes.
+        Only this file is read: ``package://`` and mesh file names are recorded, never
+        opened. DOCTYPE/ENTITY declarations are refused (safe parsing).
+    floating_base : bool
+        True: the root link hangs from the world by a free joint named ``"root_joint"``
+        (q[:7] = [x, y, z, qw, qx, qy, qz], v[:6] = body twist), like Pinocchio's
+        ``JointModelFreeFlyer``. False: the root link is fixed to the world (merged into
+        body 0; its name stays a frame).
+    root_name : str, optional
+        Name of the world body 0. Default ``"world"``, or ``"universe"`` when a link that
+        does not become body 0 is already called ``"world"``. With a fixed base, a root
+        link called like body 0 *is* body 0.
+    gravity : array_like, shape (3,)
+        Gravity in the world frame (m/s^2).
+    mimic : bool
+        True: ``<mimic>`` joints follow their leader (no coordinate of their own).
+        False: they become independent joints (as Pinocchio loads them by default);
+        a note records it.
+    strict : bool
+        True: a non-physical ``<inertial>`` (negative mass, tensor not positive
+        semi-definite, triangle inequality violated) raises ModelError. False: it is kept
+        as written (as Pinocchio does) and a note records it.
+
+    Returns
+    -------
+    Model
+        Bodies numbered depth first, sibling joints sorted by name (urdfdom's and
+        Pinocchio's order, so ``joint_names`` match Pinocchio's q order); fixed joints
+        merged (their child links stay frames); ``model.notes`` lists what was merged or
+        adapted.
+
+    Raises
+    ------
+    ModelError
+        Naming the element and attribute: not XML, unsafe XML, no ``<robot>``, no links,
+        missing links, cycles, two roots, duplicate names, unknown or unsupported joint
+        types, zero axes, bad numbers, non-physical inertias (when ``strict``).
+    FileNotFoundError
+        A path that does not exist.
+    """
+    robot = parse_urdf(path_or_xml)
+    return model_from_urdf(
+        robot,
+        floating_base,
+        root_name=root_name,
+        gravity=gravity,
+        mimic=mimic,
+        strict=strict,
+    )
+
+
+def model_from_urdf(
+    robot: UrdfRobot,
+    floating_base: bool = False,
+    *,
+    root_name: str | None = None,
+    gravity=(0.0, 0.0, -9.81),
+    mimic: bool = True,
+    strict: bool = True,
+) -> Model:
+    """Build the :class:`Model` of a parsed :class:`UrdfRobot` (see :func:`load_urdf`).
+
+    Fixed joints are merged here (not in the builder), with the parallel-axis theorem on
+    plain arrays, so that ``strict=False`` can keep non-physical inertias as written.
+    """
+    from .builder import ModelBuilder
+
+    root, children = kinematic_tree(robot)
+    notes: list[str] = []
+    for j in robot.joints.values():
+        if j.type in ("revolute", "prismatic") and not j.has_limit:
+            notes.append(f"joint {j.name!r}: {j.type} joint without <limit>: unlimited")
+        if j.mimic is not None and not mimic:
+            notes.append(f"joint {j.name!r}: <mimic joint={j.mimic!r}> ignored (mimic=False)")
+        if mimic and j.mimic is not None and j.mimic not in robot.joints:
+            raise ModelError(f"joint {j.name!r} <mimic joint={j.mimic!r}>: no such joint")
+    if root_name is None:
+        root_is_world = not floating_base and root == "world"
+        root_name = "universe" if "world" in robot.links and not root_is_world else "world"
+    root_is_body0 = not floating_base and root == root_name
+    if root_name in robot.links and not root_is_body0:
+        raise ModelError(
+            f"root_name {root_name!r} is also the name of link {root_name!r}; pass another "
+            "root_name"
+        )
+    b = ModelBuilder(name=robot.name, gravity=gravity, root=root_name)
+
+    # host[link] = (body the link ends up in, T_host_link): fixed joints are merged.
+    host: dict[str, tuple[str, np.ndarray]] = {root: (root, np.eye(4))}
+    parts: dict[str, list] = {root: []}
+    added: list[tuple[str, dict]] = []  # moving bodies, in depth-first, by-name order
+    frames: list[tuple[str, str, np.ndarray]] = []
+
+    def add_parts(link: UrdfLink, body: str, T_bl: np.ndarray) -> None:
+        m, c, I = _link_inertia(link, strict, notes)
+        if m > 0 or np.any(I != 0):
+            R = T_bl[:3, :3]
+            parts[body].append((m, R @ c + T_bl[:3, 3], R @ I @ R.T))
+
+    add_parts(robot.links[root], root, np.eye(4))
+    stack = list(reversed(children[root]))
+    while stack:
+        j = stack.pop()
+        ph, T_hp = host[j.parent]
+        T_hj = T_hp @ j.T  # joint frame in the parent's host body (MR: T_{h,j} = T_{h,p} T_{p,j})
+        child = robot.links[j.child]
+        if j.type == "fixed":
+            host[child.name] = (ph, T_hj)
+            frames.append((child.name, ph, T_hj))
+            add_parts(child, ph, T_hj)
+            notes.append(f"fixed joint {j.name!r} merged link {child.name!r} into {ph!r}")
+        else:
+            host[child.name] = (child.name, np.eye(4))
+            parts[child.name] = []
+            add_parts(child, child.name, np.eye(4))
+            axis = np.array(j.axis, dtype=float)
+            if not np.linalg.norm(axis) > 1e-12:
+                raise ModelError(
+                    f"joint {j.name!r} <axis xyz={' '.join(map(str, j.axis))!r}>: zero axis"
+                )
+            lower, upper = j.lower, j.upper
+            if j.has_limit:  # URDF: absent lower/upper default to 0
+                lower = 0.0 if lower is None else lower
+                upper = 0.0 if upper is None else upper
+            kw = dict(
+                joint_name=j.name,
+                joint_type=j.type,
+                axis=axis,
+                T=T_hj,
+                lower=-math.inf if lower is None else lower,
+                upper=math.inf if upper is None else upper,
+                velocity=math.inf if j.velocity is None else j.velocity,
+                effort=math.inf if j.effort is None else j.effort,
+                damping=j.damping,
+                friction=j.friction,
+            )
+            if mimic and j.mimic is not None:
+                kw.update(mimic=j.mimic, multiplier=j.multiplier, offset=j.offset)
+            added.append((child.name, ph, kw))
+        stack.extend(reversed(children[child.name]))
+
+    joint_names = set(robot.joints)
+    if root_is_body0:
+        if parts[root]:
+            m = sum(p[0] for p in parts[root])
+            notes.append(f"root link {root!r} is the fixed world; its mass {m:g} kg is not moved")
+    elif floating_base:
+        if "root_joint" in joint_names:
+            raise ModelError("joint 'root_joint' clashes with the floating base's free joint")
+        b.add_body(
+            root,
+            root_name,
+            joint_name="root_joint",
+            joint_type="free",
+            inertia=_inertia_arg(parts[root]),
+        )
+    else:
+        b.add_body(
+            root,
+            root_name,
+            joint_name=_free_name(f"{root_name}_{root}_fixed", joint_names),
+            joint_type="fixed",
+            inertia=_inertia_arg(parts[root]),
+        )
+    for name, parent, kw in added:
+        b.add_body(name, parent, inertia=_inertia_arg(parts[name]), **kw)
+    for name, body, T in frames:
+        b.add_frame(name, body, T)
+    model = b.build()
+    return dataclasses.replace(model, notes=tuple(model.notes) + tuple(notes))
+
+
+def _inertia_arg(parts: list) -> _RawInertia | None:
+    if not parts:
+        return None
+    m, c, I = _compound(parts)
+    return _RawInertia(m, c, I)  # each part was checked by inertial_problem when strict

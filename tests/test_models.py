@@ -1,0 +1,182 @@
+"""Bundled robots: names(), load(), the numbers of the course notes and the sources."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robodyn import models
+from robodyn.errors import ModelError
+from robodyn.model.configuration import neutral, random_configuration
+
+
+def _frame_poses(model, q) -> np.ndarray:
+    """World pose of every frame from the Model's arrays (test FK; 1-dof joints only)."""
+    from robodyn.spatial import exp3
+
+    T = np.zeros((model.nb, 4, 4))
+    T[0] = np.eye(4)
+    for i in range(1, model.nb):
+        X = np.eye(4)
+        X[:3, :3], X[:3, 3] = model.jnt_R[i], model.jnt_p[i]
+        J = np.eye(4)
+        x = q[model.jnt_qadr[i]]
+        if model.jnt_type[i] == 1:
+            J[:3, :3] = exp3(model.jnt_axis[i] * x)
+        else:
+            J[:3, 3] = model.jnt_axis[i] * x
+        T[i] = T[model.body_parent[i]] @ X @ J
+    return np.array(
+        [
+            T[b] @ np.block([[R, p[:, None]], [np.zeros((1, 3)), np.ones((1, 1))]])
+            for b, R, p in zip(model.frame_body, model.frame_R, model.frame_p)
+        ]
+    )
+
+
+def _com_world(model, q) -> np.ndarray:
+    F = _frame_poses(model, q)
+    out = []
+    for i in range(1, model.nb):
+        Tb = F[model.frame_id(model.body_names[i])]
+        out.append(Tb[:3, :3] @ model.body_com[i] + Tb[:3, 3])
+    return np.array(out)
+
+
+def test_names_and_every_model_loads():
+    assert set(models.names()) == {"pendulum", "planar_2r", "rp_arm", "ur5", "panda"}
+    sizes = {"pendulum": 1, "planar_2r": 2, "rp_arm": 2, "ur5": 6, "panda": 7}
+    for name in models.names():
+        m = models.load(name)
+        assert m.name == name
+        assert (m.nq, m.nv) == (sizes[name], sizes[name])
+        assert "ee" in m.frame_names or "bob" in m.frame_names
+        meta = models.info(name)
+        assert meta["source"] and meta["description"]
+    assert models.load("ur5") is models.load("ur5")  # immutable, loaded once
+
+
+def test_total_masses():
+    assert models.load("pendulum").total_mass == pytest.approx(1.0, rel=1e-15)
+    assert models.load("planar_2r").total_mass == pytest.approx(8.0, rel=1e-15)
+    assert models.load("rp_arm").total_mass == pytest.approx(3.0, rel=1e-15)
+    ur5 = 3.7 + 8.393 + 2.275 + 1.219 + 1.219 + 0.1879
+    assert models.load("ur5").total_mass == pytest.approx(ur5, rel=1e-15)
+    # Gaz et al. (2019) link masses, links 1..7
+    panda = 4.970684 + 0.646926 + 3.228604 + 3.587895 + 1.225946 + 1.666555 + 0.735522
+    assert models.load("panda").total_mass == pytest.approx(panda, rel=1e-15)
+
+
+def test_planar_2r_is_the_course_arm():
+    # course notes 003: m1=5, m2=3, l1=0.5, l2=0.4, lc1=0.25, lc2=0.2, I1=0.1, I2=0.05
+    m = models.load("planar_2r")
+    np.testing.assert_array_equal(m.body_mass, [0, 5.0, 3.0])
+    np.testing.assert_array_equal(m.body_com[1:], [[0.25, 0, 0], [0.2, 0, 0]])
+    assert m.body_inertia[1][2, 2] == 0.1 and m.body_inertia[2][2, 2] == 0.05
+    np.testing.assert_array_equal(m.jnt_p[2], [0.5, 0, 0])
+    np.testing.assert_array_equal(m.jnt_axis[1:], [[0, 0, 1], [0, 0, 1]])
+    np.testing.assert_array_equal(m.gravity, [0, -9.81, 0])
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        q1, q2 = rng.uniform(-math.pi, math.pi, 2)
+        ee = _frame_poses(m, [q1, q2])[m.frame_id("ee")][:3, 3]
+        np.testing.assert_allclose(
+            ee, [0.5 * math.cos(q1) + 0.4 * math.cos(q1 + q2),
+                 0.5 * math.sin(q1) + 0.4 * math.sin(q1 + q2), 0], atol=1e-15
+        )  # fmt: skip
+        c = _com_world(m, [q1, q2])
+        np.testing.assert_allclose(c[0], [0.25 * math.cos(q1), 0.25 * math.sin(q1), 0], atol=1e-15)
+        np.testing.assert_allclose(
+            c[1], [0.5 * math.cos(q1) + 0.2 * math.cos(q1 + q2),
+                   0.5 * math.sin(q1) + 0.2 * math.sin(q1 + q2), 0], atol=1e-15
+        )  # fmt: skip
+
+
+def test_rp_arm_matches_the_lagrangian_of_the_text():
+    # notes 001 Example 10.1.2: link-1 CoM at r1 (c1, s1), link-2 CoM at q2 (c1, s1);
+    # V = a_g sin q1 (m1 r1 + m2 q2) with gravity along -x2
+    m = models.load("rp_arm")
+    p = models.info("rp_arm")["parameters"]
+    m1, r1, m2, a_g = p["m1"], p["r1"], p["m2"], p["a_g"]
+    assert m.body_mass[1:].tolist() == [m1, m2]
+    assert m.body_inertia[1][2, 2] == p["I1"] and m.body_inertia[2][2, 2] == p["I2"]
+    np.testing.assert_array_equal(m.gravity, [0, -a_g, 0])
+    for q in random_configuration(m, 1, size=5):
+        c = _com_world(m, q)
+        u = np.array([math.cos(q[0]), math.sin(q[0]), 0])
+        np.testing.assert_allclose(c, [r1 * u, q[1] * u], atol=1e-15)
+        V = -(m.body_mass[1:] @ (c @ m.gravity))
+        assert V == pytest.approx(a_g * math.sin(q[0]) * (m1 * r1 + m2 * q[1]), abs=1e-13)
+        assert 0.0 <= q[1] <= 1.0
+    assert m.jnt_type[2] == 2  # prismatic
+
+
+def test_pendulum_numbers():
+    m = models.load("pendulum")
+    p = models.info("pendulum")["parameters"]
+    assert (p["m"], p["l"], p["g"]) == (1.0, 1.0, 9.81)
+    np.testing.assert_array_equal(m.body_inertia[1], np.zeros((3, 3)))  # point bob
+    np.testing.assert_array_equal(neutral(m), [0.0])
+    for q in (0.0, 0.4, -2.0):
+        bob = _frame_poses(m, [q])[m.frame_id("bob")][:3, 3]
+        np.testing.assert_allclose(bob, [math.sin(q), -math.cos(q), 0], atol=1e-15)
+    # m l^2: the inertia about the pivot axis
+    c = m.body_com[1]
+    assert m.body_mass[1] * (c[0] ** 2 + c[1] ** 2) + m.body_inertia[1][2, 2] == 1.0
+
+
+def test_ur5_and_panda_sources_are_cited():
+    assert "Modern Robotics" in models.info("ur5")["source"]
+    src = models.info("panda")["source"]
+    assert "Gaz" in src["inertias"] and "panda.urdf" in src["inertias"]
+    m = models.load("panda")
+    assert m.q_lower[3] == -3.0718 and m.q_upper[5] == 3.7525  # Franka's joint 4 and 6 limits
+
+
+def test_load_paths_and_errors(tmp_path):
+    with pytest.raises(ModelError, match="unknown robot 'nope'.*pendulum, planar_2r, rp_arm"):
+        models.load("nope")
+    with pytest.raises(ModelError, match="unknown robot"):
+        models.info("nope")
+    with pytest.raises(ModelError, match="expects a robot name or a file path"):
+        models.load(3)
+    with pytest.raises(ModelError, match="no such URDF file"):
+        models.load(str(tmp_path / "missing.urdf"))
+    # a JSON description in the bundled format
+    spec = {
+        "format": "builder",
+        "name": "slider",
+        "gravity": [0, 0, -9.81],
+        "bodies": [{"name": "cart", "parent": "world", "type": "prismatic", "axis": [1, 0, 0],
+                    "xyz": [0, 0, 0.5], "rpy": [0, 0, math.pi / 2], "mass": 2.0}],
+    }  # fmt: skip
+    path = tmp_path / "slider.json"
+    path.write_text(json.dumps(spec))
+    m = models.load(path)
+    assert m.name == "slider" and m.nq == 1 and m.total_mass == 2.0
+    np.testing.assert_allclose(m.jnt_R[1], [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-15)
+    bad = dict(spec, format="sdf")
+    path.write_text(json.dumps(bad))
+    with pytest.raises(ModelError, match="unknown robot description format 'sdf'"):
+        models.load(path)
+    del spec["bodies"][0]["parent"]
+    path.write_text(json.dumps(spec))
+    with pytest.raises(ModelError, match="missing the key 'parent'"):
+        models.load(path)
+
+
+def test_load_urdf_path_dispatches_to_the_urdf_loader():
+    from robodyn.model.urdf import load_urdf
+
+    rel = "cmeel.prefix/share/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf"
+    path = next(str(Path(b) / rel) for b in sys.path if (Path(b) / rel).is_file())
+    m = models.load(path)
+    ref = load_urdf(path)
+    assert m.nq == ref.nq == 6
+    assert m.body_names == ref.body_names
+    np.testing.assert_array_equal(m.body_mass, ref.body_mass)

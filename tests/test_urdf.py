@@ -1,0 +1,562 @@
+"""URDF loader: Pinocchio parity on example-robot-data, URDF semantics, bad and unsafe input."""
+
+from __future__ import annotations
+
+import glob
+import math
+import site
+import time
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from robodyn.errors import ModelError
+from robodyn.model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
+from robodyn.model.urdf import load_urdf, parse_urdf
+from robodyn.spatial import exp3, quat_to_rotation, rpy_to_rotation, transform
+
+
+def _erd_urdfs() -> list[str]:
+    for sp in site.getsitepackages():
+        found = glob.glob(
+            sp + "/cmeel.prefix/share/example-robot-data/robots/**/*.urdf", recursive=True
+        )
+        if found:
+            return sorted(found)
+    return []
+
+
+ERD_URDFS = _erd_urdfs()
+_IDS = [Path(p).parent.parent.name + "/" + Path(p).name for p in ERD_URDFS]
+
+
+@pytest.fixture(scope="module")
+def pin_models() -> dict[str, tuple[pin.Model, pin.Model] | None]:
+    """Pinocchio's fixed- and floating-base models of every example-robot-data URDF
+    (None where Pinocchio refuses the file)."""
+    out: dict[str, tuple[pin.Model, pin.Model] | None] = {}
+    for path in ERD_URDFS:
+        try:
+            out[path] = (
+                pin.buildModelFromUrdf(path),
+                pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()),
+            )
+        except Exception:  # noqa: BLE001 - Pinocchio raises RuntimeError/ValueError
+            out[path] = None
+    return out
+
+
+def test_example_robot_data_is_there(pin_models):
+    assert len(ERD_URDFS) >= 60
+    assert sum(v is not None for v in pin_models.values()) >= 60
+
+
+# ------------------------------------------------------------------ independent helpers
+def _inertia_is_physical(mass: float, I: np.ndarray) -> bool:
+    """Independent check: eigenvalues >= 0 and I1 + I2 >= I3, zero mass => zero tensor."""
+    if mass < 0:
+        return False
+    if mass == 0:
+        return not np.any(I)
+    w = np.linalg.eigvalsh(I)
+    tol = 1e-9 * (abs(np.trace(I)) + 1e-6 * mass)
+    return w[0] >= -tol and w[0] + w[1] >= w[2] - tol
+
+
+def _raw_inertias_physical(path: str) -> bool:
+    import xml.etree.ElementTree as ET
+
+    for link in ET.parse(path).getroot().findall("link"):
+        el = link.find("inertial")
+        if el is None:
+            continue
+        m = float(el.find("mass").get("value"))
+        i = el.find("inertia")
+        g = {k: float(i.get(k, 0)) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+        I = np.array(
+            [
+                [g["ixx"], g["ixy"], g["ixz"]],
+                [g["ixy"], g["iyy"], g["iyz"]],
+                [g["ixz"], g["iyz"], g["izz"]],
+            ]
+        )
+        if not _inertia_is_physical(m, I):
+            return False
+    return True
+
+
+def _load_like_pinocchio(path: str, floating: bool):
+    """Load with mimic=False (Pinocchio's default); strict only where the file's
+    inertias are physical by the independent check above."""
+    if _raw_inertias_physical(path):
+        return load_urdf(path, floating, mimic=False)
+    with pytest.raises(ModelError, match="inertia|mass"):
+        load_urdf(path, floating, mimic=False)
+    return load_urdf(path, floating, mimic=False, strict=False)
+
+
+def _body_poses(model, q: np.ndarray) -> np.ndarray:
+    """T_0i of every body from the model arrays: T_parent_i = T(jnt_R, jnt_p) X_J(q)."""
+    T = np.zeros((model.nb, 4, 4))
+    T[0] = np.eye(4)
+    for i in range(1, model.nb):
+        jt = int(model.jnt_type[i])
+        a = model.jnt_qadr[i]
+        if model.jnt_mimic[i] >= 0:
+            lead = model.jnt_qadr[model.jnt_mimic[i]]
+            qi = model.jnt_mimic_mult[i] * q[lead] + model.jnt_mimic_offset[i]
+        else:
+            qi = q[a] if model.jnt_nq[i] == 1 else 0.0
+        if jt == JOINT_REVOLUTE:
+            X = transform(exp3(model.jnt_axis[i] * qi), np.zeros(3))
+        elif jt == JOINT_PRISMATIC:
+            X = transform(np.eye(3), model.jnt_axis[i] * qi)
+        elif jt == JOINT_FREE:
+            X = transform(quat_to_rotation(q[a + 3 : a + 7]), q[a : a + 3])
+        else:
+            X = np.eye(4)
+        T[i] = T[model.body_parent[i]] @ transform(model.jnt_R[i], model.jnt_p[i]) @ X
+    return T
+
+
+def _frame_pose(model, T_bodies: np.ndarray, name: str) -> np.ndarray:
+    f = model.frame_id(name)
+    return T_bodies[model.frame_body[f]] @ transform(model.frame_R[f], model.frame_p[f])
+
+
+def _random_q(model, rng) -> np.ndarray:
+    q = np.zeros(model.nq)
+    for i in range(1, model.nb):
+        if model.jnt_nq[i] == 0:
+            continue
+        a = model.jnt_qadr[i]
+        if model.jnt_type[i] == JOINT_FREE:
+            q[a : a + 3] = rng.uniform(-1, 1, 3)
+            quat = rng.normal(size=4)
+            q[a + 3 : a + 7] = quat / np.linalg.norm(quat)
+            continue
+        lo, hi = model.q_lower[a], model.q_upper[a]
+        lo = lo if np.isfinite(lo) else -math.pi
+        hi = hi if np.isfinite(hi) else math.pi
+        q[a] = rng.uniform(lo, hi)
+    return q
+
+
+def _to_pinocchio_q(model, pm: pin.Model, q: np.ndarray) -> np.ndarray:
+    """Map robodyn q to Pinocchio's by joint name: free joint quaternion (w,x,y,z) ->
+    (x,y,z,w); continuous joints -> (cos, sin)."""
+    qp = pin.neutral(pm)
+    for i in range(1, model.nb):
+        if model.jnt_nq[i] == 0:
+            continue
+        a = model.jnt_qadr[i]
+        jp = pm.joints[pm.getJointId(model.joint_names_all[i])]
+        b = jp.idx_q
+        if model.jnt_type[i] == JOINT_FREE:
+            qp[b : b + 3] = q[a : a + 3]
+            qp[b + 3 : b + 6] = q[a + 4 : a + 7]
+            qp[b + 6] = q[a + 3]
+        elif jp.nq == 2:
+            qp[b], qp[b + 1] = math.cos(q[a]), math.sin(q[a])
+        else:
+            assert jp.nq == 1
+            qp[b] = q[a]
+    return qp
+
+
+# ------------------------------------------------------------------ Pinocchio parity
+@pytest.mark.parametrize("floating", [False, True], ids=["fixed", "floating"])
+@pytest.mark.parametrize("path", ERD_URDFS, ids=_IDS)
+def test_example_robot_data_matches_pinocchio(path, floating, pin_models):
+    pms = pin_models[path]
+    if pms is None:  # Pinocchio refuses it (ur3.urdf has no link): so must robodyn
+        with pytest.raises(ModelError):
+            load_urdf(path, floating, mimic=False, strict=False)
+        return
+    pm = pms[1] if floating else pms[0]
+    model = _load_like_pinocchio(path, floating)
+
+    n_cont = sum(1 for j in pm.joints[1:] if j.nq == 2 and j.nv == 1)
+    assert model.nv == pm.nv
+    assert model.nq == pm.nq - n_cont
+    names = [n for n, j in zip(pm.names[1:], pm.joints[1:]) if j.nq > 0]
+    assert list(model.joint_names) == names
+    first = 0 if floating else 1  # fixed base: Pinocchio keeps world-fixed links in inertias[0]
+    pin_mass = sum(inertia.mass for inertia in pm.inertias[first:])
+    assert model.total_mass == pytest.approx(pin_mass, rel=1e-12, abs=1e-12)
+    links = list(parse_urdf(path).links)
+
+    data = pm.createData()
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        q = _random_q(model, rng)
+        T = _body_poses(model, q)
+        pin.forwardKinematics(pm, data, _to_pinocchio_q(model, pm, q))
+        pin.updateFramePlacements(pm, data)
+        for link in links:
+            T_pin = data.oMf[pm.getFrameId(link, pin.BODY)].homogeneous
+            np.testing.assert_allclose(_frame_pose(model, T, link), T_pin, atol=1e-10, rtol=0)
+
+
+@pytest.mark.parametrize(
+    "name", ["panda_description/urdf/panda.urdf", "pr2_description/urdf/pr2.urdf"]
+)
+def test_mimic_joints_follow_leader_like_pinocchio(name):
+    path = next(p for p in ERD_URDFS if p.endswith(name))
+    pm = pin.buildModelFromUrdf(path, mimic=True)
+    model = load_urdf(path, mimic=True, strict=False)
+    free = load_urdf(path, mimic=False, strict=False)
+    n_mimic = sum(1 for i in range(1, model.nb) if model.jnt_mimic[i] >= 0)
+    assert n_mimic >= 1
+    assert model.nv == free.nv - n_mimic
+    assert any("mimic" in n for n in free.notes)
+    data = pm.createData()
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        q = _random_q(model, rng)
+        T = _body_poses(model, q)
+        qp = pin.neutral(pm)
+        for jname in model.joint_names:
+            i = model.joint_id(jname)
+            jp = pm.joints[pm.getJointId(jname)]
+            a, b = model.jnt_qadr[i], jp.idx_q
+            if jp.nq == 2:
+                qp[b], qp[b + 1] = math.cos(q[a]), math.sin(q[a])
+            else:
+                qp[b] = q[a]
+        pin.forwardKinematics(pm, data, qp)
+        pin.updateFramePlacements(pm, data)
+        for link in parse_urdf(path).links:
+            T_pin = data.oMf[pm.getFrameId(link, pin.BODY)].homogeneous
+            np.testing.assert_allclose(_frame_pose(model, T, link), T_pin, atol=1e-10, rtol=0)
+
+
+# ------------------------------------------------------------------ URDF semantics
+TWO_LINK = """<?xml version="1.0"?>
+<robot name="two">
+  <link name="base"/>
+  <link name="l1">
+    <inertial>
+      <origin xyz="0.1 0.2 0.3" rpy="0.3 -0.2 0.5"/>
+      <mass value="2.0"/>
+      <inertia ixx="0.3" ixy="0.01" ixz="-0.02" iyy="0.4" iyz="0.03" izz="0.5"/>
+    </inertial>
+    <collision><geometry><mesh filename="package://nowhere/l1.stl"/></geometry></collision>
+  </link>
+  <link name="l2"><inertial><mass value="1.5"/>
+    <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+  <link name="tool"><inertial><origin xyz="0 0 0.1"/><mass value="0.5"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <joint name="j1" type="revolute">
+    <parent link="base"/><child link="l1"/>
+    <origin xyz="0 0 1" rpy="0 0 1.5707963267948966"/>
+    <axis xyz="0 0 2"/>
+    <limit lower="-1" upper="2" velocity="3" effort="40"/>
+    <dynamics damping="0.5" friction="0.25"/>
+  </joint>
+  <joint name="j2" type="prismatic">
+    <parent link="l1"/><child link="l2"/>
+    <origin xyz="0.5 0 0"/>
+    <limit lower="0" upper="0.3" velocity="1" effort="100"/>
+  </joint>
+  <joint name="j3" type="continuous">
+    <parent link="l2"/><child link="tool"/><axis xyz="0 1 0"/>
+  </joint>
+  <joint name="j4" type="revolute">
+    <parent link="l2"/><child link="finger"/><axis xyz="0 1 0"/>
+    <limit lower="-0.5" upper="0.5" velocity="1" effort="1"/>
+    <mimic joint="j3" multiplier="-2" offset="0.1"/>
+  </joint>
+  <link name="finger"/>
+  <joint name="tip_joint" type="fixed">
+    <parent link="tool"/><child link="tip"/><origin xyz="0 0 0.2" rpy="1 0 0"/>
+  </joint>
+  <link name="tip"><inertial><mass value="0.25"/>
+    <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial></link>
+</robot>
+"""
+
+
+def test_urdf_semantics_against_typed_numbers(tmp_path):
+    model = load_urdf(TWO_LINK)
+    assert model.joint_names == ("j1", "j2", "j3")
+    assert (model.nq, model.nv) == (3, 3)
+    i1 = model.body_id("l1")
+    np.testing.assert_allclose(model.jnt_axis[i1], [0, 0, 1])  # normalised
+    np.testing.assert_allclose(model.jnt_p[i1], [0, 0, 1])
+    np.testing.assert_allclose(model.jnt_R[i1], [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-15)
+    # inertia at the <inertial> origin: I_c = R I R^T with R = Rz(y) Ry(p) Rx(r)
+    r, p, y = 0.3, -0.2, 0.5
+    cr, sr, cp, sp, cy, sy = map(
+        float, (np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y))
+    )
+    R = (
+        np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+        @ np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
+        @ np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+    )
+    I = np.array([[0.3, 0.01, -0.02], [0.01, 0.4, 0.03], [-0.02, 0.03, 0.5]])
+    np.testing.assert_allclose(model.body_inertia[i1], R @ I @ R.T, atol=1e-15)
+    np.testing.assert_allclose(model.body_com[i1], [0.1, 0.2, 0.3])
+    assert model.body_mass[i1] == 2.0
+    a = model.jnt_qadr[i1]
+    assert (model.q_lower[a], model.q_upper[a]) == (-1.0, 2.0)
+    assert (model.v_limit[a], model.effort_limit[a]) == (3.0, 40.0)
+    assert (model.dof_damping[a], model.dof_friction[a]) == (0.5, 0.25)
+    # continuous: unlimited; fixed tip merged into tool: m = 0.75, c = (0.5*0.1 + 0.25*0.2)/0.75
+    it = model.body_id("tool")
+    assert model.q_lower[model.jnt_qadr[it]] == -np.inf
+    assert model.body_mass[it] == pytest.approx(0.75)
+    np.testing.assert_allclose(model.body_com[it], [0, 0, 0.1 / 0.75], atol=1e-15)
+    d1, d2 = 0.1 - 0.1 / 0.75, 0.2 - 0.1 / 0.75
+    Ixx = 0.011 + 0.5 * d1**2 + 0.25 * d2**2  # 0.01 + 0.001 about each CoM, then Steiner
+    np.testing.assert_allclose(np.diag(model.body_inertia[it]), [Ixx, Ixx, 0.011], atol=1e-15)
+    T = _body_poses(model, np.array([0.3, 0.1, -0.4]))
+    assert "tip" in model.frame_names and "base" in model.frame_names
+    T_tip = T[it] @ transform(rpy_to_rotation([1, 0, 0]), [0, 0, 0.2])
+    np.testing.assert_allclose(_frame_pose(model, T, "tip"), T_tip, atol=1e-15)
+    # mimic: finger follows j3 with q = -2 q_j3 + 0.1
+    i4 = model.body_id("finger")
+    assert model.jnt_mimic[i4] == model.body_id("tool")
+    assert (model.jnt_mimic_mult[i4], model.jnt_mimic_offset[i4]) == (-2.0, 0.1)
+    assert model.total_mass == pytest.approx(2.0 + 1.5 + 0.75)
+    # same from bytes, a str path and a Path; mimic=False adds the joint with a note
+    path = tmp_path / "two.urdf"
+    path.write_text(TWO_LINK)
+    for src in (TWO_LINK.encode(), str(path), path):
+        assert load_urdf(src).joint_names == ("j1", "j2", "j3")
+    free = load_urdf(path, mimic=False)
+    assert free.joint_names == ("j1", "j2", "j3", "j4") and free.nv == 4
+    assert any("j4" in n and "mimic" in n for n in free.notes)
+
+
+def test_floating_base_and_root_frame():
+    fixed = load_urdf(TWO_LINK)
+    assert fixed.body_names[0] == "world" and "base" in fixed.frame_names
+    assert fixed.frame_body[fixed.frame_id("base")] == 0
+    fl = load_urdf(TWO_LINK, floating_base=True)
+    assert fl.joint_names[0] == "root_joint" and fl.floating_base
+    assert (fl.nq, fl.nv) == (10, 9)
+    q = np.array([1.0, 2.0, 3.0, np.cos(0.4), 0, 0, np.sin(0.4), 0, 0, 0])
+    T = _body_poses(fl, q)
+    np.testing.assert_allclose(T[fl.body_id("base")][:3, 3], [1, 2, 3])
+    np.testing.assert_allclose(T[fl.body_id("base")][:3, :3], exp3([0, 0, 0.8]), atol=1e-15)
+
+
+def test_missing_limit_is_unlimited_with_note():
+    xml = TWO_LINK.replace('<limit lower="0" upper="0.3" velocity="1" effort="100"/>', "")
+    model = load_urdf(xml)
+    a = model.jnt_qadr[model.body_id("l2")]
+    assert (model.q_lower[a], model.q_upper[a], model.effort_limit[a]) == (-np.inf, np.inf, np.inf)
+    assert any("j2" in n and "<limit>" in n for n in model.notes)
+
+
+def test_non_physical_inertia_kept_when_not_strict():
+    xml = TWO_LINK.replace(
+        'ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"',
+        'ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.5"',
+    )
+    with pytest.raises(ModelError, match=r"link 'l2'.*triangle"):
+        load_urdf(xml)
+    model = load_urdf(xml, strict=False)
+    np.testing.assert_allclose(np.diag(model.body_inertia[model.body_id("l2")]), [0.1, 0.1, 0.5])
+    assert any("l2" in n and "non-physical" in n for n in model.notes)
+
+
+# ------------------------------------------------------------------ bad URDFs
+def _robot(body: str) -> str:
+    return f'<robot name="r">{body}</robot>'
+
+
+_L = '<link name="{}"/>'
+_J = '<joint name="{n}" type="{t}"><parent link="{p}"/><child link="{c}"/>{x}</joint>'
+
+
+def _j(n, p, c, t="revolute", x='<limit lower="-1" upper="1" effort="1" velocity="1"/>'):
+    return _J.format(n=n, t=t, p=p, c=c, x=x)
+
+
+BAD = {
+    "not xml": ("this is not xml at all <", r"not well-formed|neither XML"),
+    "truncated": (TWO_LINK[: len(TWO_LINK) // 2], r"not well-formed.*line"),
+    "not robot": ('<model name="x"><link name="a"/></model>', r"root element is <model>"),
+    "no links": ('<robot name="r"></robot>', r"no <link>"),
+    "missing child": (_robot(_L.format("a") + _j("j", "a", "ghost")), r"joint 'j'.*'ghost'"),
+    "missing parent": (_robot(_L.format("a") + _j("j", "ghost", "a")), r"joint 'j'.*'ghost'"),
+    "cycle": (
+        _robot(
+            _L.format("a")
+            + _L.format("b")
+            + _L.format("c")
+            + _j("j1", "a", "b")
+            + _j("j2", "b", "c")
+            + _j("j3", "c", "b")
+        ),
+        r"two parent joints|cycle",
+    ),
+    "pure cycle": (
+        _robot(_L.format("a") + _L.format("b") + _j("j1", "a", "b") + _j("j2", "b", "a")),
+        r"cycle.*'a'",
+    ),
+    "two roots": (_robot(_L.format("a") + _L.format("b")), r"2 root links.*'a', 'b'"),
+    "two parents": (
+        _robot("".join(_L.format(n) for n in "abc") + _j("j1", "a", "c") + _j("j2", "b", "c")),
+        r"link 'c' has two parent joints: 'j1' and 'j2'",
+    ),
+    "duplicate link": (_robot(_L.format("a") + _L.format("a")), r"duplicate link name 'a'"),
+    "duplicate joint": (
+        _robot("".join(_L.format(n) for n in "abc") + _j("j", "a", "b") + _j("j", "b", "c")),
+        r"duplicate joint name 'j'",
+    ),
+    "unknown type": (
+        _robot(_L.format("a") + _L.format("b") + _j("j", "a", "b", t="ball")),
+        r"joint 'j': unknown joint type 'ball'",
+    ),
+    "floating inside": (
+        _robot(_L.format("a") + _L.format("b") + _j("j", "a", "b", t="floating")),
+        r"joint 'j': unsupported joint type 'floating'",
+    ),
+    "planar inside": (
+        _robot(_L.format("a") + _L.format("b") + _j("j", "a", "b", t="planar")),
+        r"joint 'j': unsupported joint type 'planar'",
+    ),
+    "zero axis": (
+        _robot(
+            _L.format("a")
+            + _L.format("b")
+            + _j("j", "a", "b", t="continuous", x='<axis xyz="0 0 0"/>')
+        ),
+        r"joint 'j'.*zero axis",
+    ),
+    "negative mass": (
+        _robot('<link name="l2"><inertial><mass value="-1"/></inertial></link>'),
+        r"link 'l2' <inertial><mass value='-1'>: negative mass",
+    ),
+    "not pd": (
+        _robot(
+            '<link name="l2"><inertial><mass value="1"/>'
+            '<inertia ixx="1" ixy="2" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'
+        ),
+        r"link 'l2' <inertial>.*not positive semi-definite",
+    ),
+    "triangle": (
+        _robot(
+            '<link name="l2"><inertial><mass value="1"/>'
+            '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"/></inertial></link>'
+        ),
+        r"link 'l2' <inertial>.*triangle",
+    ),
+    "not a number": (
+        _robot('<link name="l2"><inertial><mass value="abc"/></inertial></link>'),
+        r"link 'l2' <inertial><mass value='abc'>: not a number",
+    ),
+    "nan": (
+        _robot(
+            '<link name="l2"><inertial><mass value="1"/>'
+            '<inertia ixx="nan" iyy="1" izz="1"/></inertial></link>'
+        ),
+        r"link 'l2' <inertial><inertia ixx='nan'>: 'nan' is not finite",
+    ),
+    "inf xyz": (
+        _robot(
+            _L.format("a")
+            + _L.format("b")
+            + _j("j", "a", "b", t="fixed", x='<origin xyz="0 inf 0"/>')
+        ),
+        r"joint 'j' <origin xyz='0 inf 0'>: 'inf' is not finite",
+    ),
+    "overflow": (
+        _robot(
+            _L.format("a")
+            + _L.format("b")
+            + _j("j", "a", "b", t="fixed", x='<origin xyz="0 1e999 0"/>')
+        ),
+        r"joint 'j' <origin xyz='0 1e999 0'>.*not finite",
+    ),
+    "two xyz": (
+        _robot(
+            _L.format("a") + _L.format("b") + _j("j", "a", "b", t="fixed", x='<origin xyz="0 1"/>')
+        ),
+        r"joint 'j' <origin xyz='0 1'>: expected 3 numbers, got 2",
+    ),
+    "four rpy": (
+        _robot(
+            _L.format("a")
+            + _L.format("b")
+            + _j("j", "a", "b", t="fixed", x='<origin rpy="0 1 2 3"/>')
+        ),
+        r"joint 'j' <origin rpy='0 1 2 3'>: expected 3 numbers, got 4",
+    ),
+    "mimic unknown": (
+        _robot(
+            _L.format("a")
+            + _L.format("b")
+            + _j("j", "a", "b", t="continuous", x='<mimic joint="nope"/>')
+        ),
+        r"joint 'j' <mimic joint='nope'>: no such joint",
+    ),
+    "root_joint clash": (
+        _robot(_L.format("a") + _L.format("b") + _j("root_joint", "a", "b")),
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("key", list(BAD))
+def test_bad_urdf_raises_model_error_naming_the_element(key):
+    xml, pattern = BAD[key]
+    if pattern is None:  # only a floating base clashes with the name root_joint
+        assert load_urdf(xml).joint_names == ("root_joint",)
+        with pytest.raises(ModelError, match="root_joint"):
+            load_urdf(xml, floating_base=True)
+        return
+    with pytest.raises(ModelError, match=pattern):
+        load_urdf(xml)
+
+
+def test_missing_file_and_wrong_type(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load_urdf(str(tmp_path / "none.urdf"))
+    with pytest.raises(TypeError, match="path_or_xml"):
+        load_urdf(3.5)
+
+
+BILLION_LAUGHS = (
+    """<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+"""
+    + "".join(
+        f' <!ENTITY lol{i} "' + f"&lol{i - 1};" * 10 + '">\n'
+        if i > 1
+        else ' <!ENTITY lol1 "' + "&lol;" * 10 + '">\n'
+        for i in range(1, 10)
+    )
+    + """]>
+<robot name="r"><link name="&lol9;"/></robot>
+"""
+)
+
+EXTERNAL = """<?xml version="1.0"?>
+<!DOCTYPE robot [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>
+<robot name="r"><link name="&xxe;"/></robot>
+"""
+
+
+@pytest.mark.parametrize("doc", [BILLION_LAUGHS, EXTERNAL], ids=["billion_laughs", "xxe"])
+def test_unsafe_xml_rejected_fast(doc):
+    for src in (doc, doc.encode("utf-8"), doc.encode("utf-16")):
+        t0 = time.perf_counter()
+        with pytest.raises(ModelError, match="DOCTYPE|ENTITY"):
+            load_urdf(src)
+        assert time.perf_counter() - t0 < 0.1
+
+
+def test_size_limit(monkeypatch):
+    import robodyn.model.urdf as urdf
+
+    monkeypatch.setattr(urdf, "MAX_URDF_BYTES", 1000)
+    with pytest.raises(ModelError, match="more than 1000"):
+        load_urdf(_robot(_L.format("a") + " " * 2000))
