@@ -16,6 +16,8 @@ about 1e-12 there and never divide by zero.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ._checks import as_array
@@ -68,6 +70,8 @@ def skew(omega) -> np.ndarray:
     numpy.ndarray, shape (..., 3, 3)
     """
     w = as_array(omega, "omega", (3,))
+    if w.ndim == 1:
+        return _skew1(w[0], w[1], w[2])
     x, y, z = w[..., 0], w[..., 1], w[..., 2]
     o = np.zeros_like(x)
     return np.stack(
@@ -92,6 +96,32 @@ def unskew(W) -> np.ndarray:
     return 0.5 * np.stack(
         [W[..., 2, 1] - W[..., 1, 2], W[..., 0, 2] - W[..., 2, 0], W[..., 1, 0] - W[..., 0, 1]],
         -1,
+    )
+
+
+# -------------------------------------------- single-input fast paths (plain floats)
+def _skew1(x: float, y: float, z: float) -> np.ndarray:
+    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+
+
+def _coeffs1(t: float) -> tuple[float, float, float]:
+    """A, B, C of :func:`_exp_coeffs` for one angle."""
+    if t < _SMALL:
+        t2 = t * t
+        return 1 - t2 / 6 + t2 * t2 / 120, 0.5 - t2 / 24 + t2 * t2 / 720, 1 / 6 - t2 / 120
+    s, c = math.sin(t), math.cos(t)
+    return s / t, (1 - c) / (t * t), (t - s) / (t * t * t)
+
+
+def _rodrigues1(x: float, y: float, z: float, A: float, B: float) -> np.ndarray:
+    """I + A [w] + B [w]^2 written out for w = (x, y, z)."""
+    xx, yy, zz, xy, xz, yz = x * x, y * y, z * z, x * y, x * z, y * z
+    return np.array(
+        [
+            [1 - B * (yy + zz), -A * z + B * xy, A * y + B * xz],
+            [A * z + B * xy, 1 - B * (xx + zz), -A * x + B * yz],
+            [-A * y + B * xz, A * x + B * yz, 1 - B * (xx + yy)],
+        ]
     )
 
 
@@ -123,6 +153,10 @@ def exp3(omega_theta) -> np.ndarray:
         Rotation matrix.
     """
     w = as_array(omega_theta, "omega_theta", (3,))
+    if w.ndim == 1:
+        x, y, z = float(w[0]), float(w[1]), float(w[2])
+        A, B, _ = _coeffs1(math.sqrt(x * x + y * y + z * z))
+        return _rodrigues1(x, y, z, A, B)
     t = np.linalg.norm(w, axis=-1)
     A, B, _ = _exp_coeffs(t)
     W = skew(w)
@@ -150,6 +184,17 @@ def log3(R, *, check: bool = True) -> np.ndarray:
     R = as_array(R, "R", (3, 3))
     if check:
         check_rotation(R, "R")
+    if R.ndim == 2:
+        sx, sy, sz = 0.5 * (R[2, 1] - R[1, 2]), 0.5 * (R[0, 2] - R[2, 0]), 0.5 * (R[1, 0] - R[0, 1])
+        s1 = math.sqrt(sx * sx + sy * sy + sz * sz)
+        t = math.atan2(s1, min(1.0, max(-1.0, 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - 1.0))))
+        if t < _SMALL:
+            f = 1 + t * t / 6 + 7 * t**4 / 360
+        elif t > 2.0 and s1 < 0.5:
+            return log3(R[None], check=False)[0]  # near pi: the symmetric-part branch below
+        else:
+            f = t / s1
+        return np.array([f * sx, f * sy, f * sz])
     s_w = unskew(R)  # = sin(t) w
     s = np.linalg.norm(s_w, axis=-1)
     c = 0.5 * (np.trace(R, axis1=-2, axis2=-1) - 1.0)
@@ -236,6 +281,13 @@ def exp6(V) -> np.ndarray:
     numpy.ndarray, shape (..., 4, 4)
     """
     V = as_array(V, "V", (6,))
+    if V.ndim == 1:
+        x, y, z = float(V[0]), float(V[1]), float(V[2])
+        A, B, C = _coeffs1(math.sqrt(x * x + y * y + z * z))
+        T = np.eye(4)
+        T[:3, :3] = _rodrigues1(x, y, z, A, B)
+        T[:3, 3] = _rodrigues1(x, y, z, B, C) @ V[3:]  # G = I + B [w] + C [w]^2
+        return T
     w, v = V[..., :3], V[..., 3:]
     t = np.linalg.norm(w, axis=-1)
     A, B, C = _exp_coeffs(t)
@@ -264,14 +316,23 @@ def log6(T, *, check: bool = True) -> np.ndarray:
     if check:
         check_transform(T, "T")
     w = log3(T[..., :3, :3], check=False)
+    if T.ndim == 2:
+        x, y, z = float(w[0]), float(w[1]), float(w[2])
+        t = math.sqrt(x * x + y * y + z * z)
+        if t < _SMALL:
+            D = 1 / 12 + t * t / 720 + t**4 / 30240
+        else:
+            D = (1 - (t / 2) / math.tan(t / 2)) / (t * t)  # half-angle: no 1 - cos t
+        return np.concatenate([w, _rodrigues1(x, y, z, -0.5, D) @ T[:3, 3]])
     t = np.linalg.norm(w, axis=-1)
-    # G^-1 = I - [w]/2 + D [w]^2 with D = (1 - (t sin t) / (2 (1 - cos t))) / t^2.
+    # G^-1 = I - [w]/2 + D [w]^2 with D = (1 - (t/2) cot(t/2)) / t^2, the half-angle form of
+    # (1 - t sin t / (2 (1 - cos t))) / t^2 without the cancelling 1 - cos t.
     small = t < _SMALL
     ts = np.where(small, 1.0, t)
     D = np.where(
         small,
         1 / 12 + t * t / 720 + t**4 / 30240,
-        (1 - ts * np.sin(ts) / (2 * (1 - np.cos(ts)))) / ts**2,
+        (1 - (ts / 2) / np.tan(ts / 2)) / ts**2,
     )
     W = skew(w)
     Ginv = np.eye(3) - 0.5 * W + D[..., None, None] * (W @ W)
@@ -294,6 +355,12 @@ def adjoint(T) -> np.ndarray:
     """
     T = as_array(T, "T", (4, 4))
     R, p = T[..., :3, :3], T[..., :3, 3]
+    if T.ndim == 2:
+        Ad = np.zeros((6, 6))
+        Ad[:3, :3] = R
+        Ad[3:, 3:] = R
+        Ad[3:, :3] = _skew1(p[0], p[1], p[2]) @ R
+        return Ad
     Ad = np.zeros((*T.shape[:-2], 6, 6))
     Ad[..., :3, :3] = R
     Ad[..., 3:, 3:] = R
@@ -316,6 +383,11 @@ def ad(V) -> np.ndarray:
     numpy.ndarray, shape (..., 6, 6)
     """
     V = as_array(V, "V", (6,))
+    if V.ndim == 1:
+        out = np.zeros((6, 6))
+        out[:3, :3] = out[3:, 3:] = _skew1(V[0], V[1], V[2])
+        out[3:, :3] = _skew1(V[3], V[4], V[5])
+        return out
     W, Vv = skew(V[..., :3]), skew(V[..., 3:])
     out = np.zeros((*V.shape[:-1], 6, 6))
     out[..., :3, :3] = W
@@ -519,29 +591,53 @@ def quat_conjugate(q) -> np.ndarray:
 def is_rotation(R, tol: float = 1e-6) -> np.ndarray:
     """True where ``R^T R = I`` and ``det R = +1`` to ``tol``; shape (...)."""
     R = as_array(R, "R", (3, 3), finite=False)
+    if R.ndim == 2:
+        err, det = _rotation_defect(R)
+        return np.bool_(err <= tol and abs(det - 1) <= tol)
     err = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-2, -1))
     return (err <= tol) & (np.abs(np.linalg.det(R) - 1) <= tol) & np.all(np.isfinite(R), (-2, -1))
+
+
+def _rotation_defect(R: np.ndarray) -> tuple[float, float]:
+    """(max |R^T R - I|, det R) of one 3x3 matrix."""
+    err = float(np.abs(R.T @ R - np.eye(3)).max())
+    det = (
+        R[0, 0] * (R[1, 1] * R[2, 2] - R[1, 2] * R[2, 1])
+        - R[0, 1] * (R[1, 0] * R[2, 2] - R[1, 2] * R[2, 0])
+        + R[0, 2] * (R[1, 0] * R[2, 1] - R[1, 1] * R[2, 0])
+    )
+    return err, float(det)
 
 
 def check_rotation(R, name: str = "R", tol: float = 1e-6) -> None:
     """Raise ValueError naming ``name`` unless every matrix in ``R`` is a rotation."""
     R = np.asarray(R, dtype=float)
-    ok = is_rotation(R, tol)
-    if not np.all(ok):
-        bad = R[~ok][0] if R.ndim > 2 else R
-        err = np.abs(bad.T @ bad - np.eye(3)).max()
-        det = np.linalg.det(bad)
-        raise ValueError(
-            f"{name} is not a rotation matrix: |R^T R - I|max = {err:.3g}, det = {det:.6g} "
-            f"(tolerance {tol:g}); use project_to_so3 to repair a near-rotation"
-        )
+    if R.ndim == 2:
+        err, det = _rotation_defect(R)
+        if err <= tol and abs(det - 1) <= tol:  # False for NaN too
+            return
+        bad = R
+    else:
+        ok = is_rotation(R, tol)
+        if np.all(ok):
+            return
+        bad = R[~ok][0]
+        err, det = _rotation_defect(bad)
+    raise ValueError(
+        f"{name} is not a rotation matrix: |R^T R - I|max = {err:.3g}, det = {det:.6g} "
+        f"(tolerance {tol:g}); use project_to_so3 to repair a near-rotation"
+    )
 
 
 def check_transform(T, name: str = "T", tol: float = 1e-6) -> None:
     """Raise ValueError naming ``name`` unless ``T`` is a rigid transform (rotation block,
     bottom row ``[0, 0, 0, 1]``)."""
     T = as_array(T, name, (4, 4))
-    if np.abs(T[..., 3, :] - np.array([0, 0, 0, 1.0])).max() > tol:
+    bottom = T[..., 3, :]
+    if (
+        np.abs(bottom[..., :3]).max(initial=0.0) > tol
+        or np.abs(bottom[..., 3] - 1.0).max(initial=0.0) > tol
+    ):
         raise ValueError(f"{name} is not a homogeneous transform: bottom row must be [0, 0, 0, 1]")
     check_rotation(T[..., :3, :3], f"the rotation block of {name}", tol)
 
