@@ -1,0 +1,147 @@
+"""Pack a :class:`~robodyn.model.model.Model` into two flat arrays for the kernels.
+
+numba unboxes every array argument on each call (a few hundred ns each), so the ~25 arrays
+of ``model.arrays()`` would cost more than the dynamics of a 7-dof arm. The kernels take
+one int64 array ``I`` and one float64 array ``F`` instead, built once per model and cached
+on it (the Model is immutable).
+
+``I`` (int64): header ``[nb, nq, nv, has_mimic, ...]`` (``HI`` entries), then one record
+of ``WI`` entries per body ``i``::
+
+    [parent, subtree_end, joint type, q index, v index, joint nv, is_mimic, own nv]
+
+where q/v index are the leader's for a mimic joint and "joint nv" is 1 for a mimic.
+
+``F`` (float64): header ``[gx, gy, gz, singular_tol, ...]`` (``HF`` entries), then one
+record of ``WF`` entries per body::
+
+    [m, h = m c (3), I_o (9, about the body origin), axis (3), jnt_R (9), jnt_p (3),
+     mimic multiplier, mimic offset, R0 [axis] (9), R0 [axis]^2 (9), R0 axis (3), ...]
+
+(R0 = jnt_R; the last three make a revolute joint's rotation R0 Rot(axis, t) =
+R0 + sin t R0 [axis] + (1 - cos t) R0 [axis]^2 cost 18 multiplications, MR eq. 3.51).
+
+then ``damping (nv)``, ``friction (nv)``, ``armature (nv)``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+# header sizes and record widths
+HI = 8
+WI = 8
+HF = 8
+WF = 52
+
+# I record fields
+BI_PARENT = 0
+BI_END = 1
+BI_TYPE = 2
+BI_QIDX = 3
+BI_VIDX = 4
+BI_NV = 5
+BI_MIMIC = 6
+
+# F record fields
+BF_MASS = 0
+BF_H = 1
+BF_IO = 4
+BF_AXIS = 13
+BF_R0 = 16
+BF_P0 = 25
+BF_MULT = 28
+BF_OFF = 29
+BF_A1 = 30  # R0 [axis] (9): R0 Rot(axis, t) = R0 + sin t A1 + (1 - cos t) A2
+BF_A2 = 39  # R0 [axis]^2 (9)
+BF_RA = 48  # R0 axis (3): the prismatic direction in the parent frame
+
+# joint types (same codes as robodyn.model.model)
+J_FIXED = 0
+J_REVOLUTE = 1
+J_PRISMATIC = 2
+J_FREE = 3
+
+# kernel flags
+FL_FRICTION = 1  # viscous damping and Coulomb friction
+FL_ARMATURE = 2  # rotor inertia on M's diagonal
+FL_CHECK = 4  # reject NaN / inf inputs
+FL_GRAVITY = 8  # base acceleration -g
+FL_VEL = 16  # use v (else v = 0)
+FL_ACC = 32  # use a (else a = 0)
+FL_FEXT = 64  # use f_ext
+
+
+class Packed(NamedTuple):
+    """The packed model and the sizes the wrappers need."""
+
+    I: np.ndarray  # (HI + WI nb,) int64
+    F: np.ndarray  # (HF + WF nb + 3 nv,) float64
+    nb: int
+    nq: int
+    nv: int
+    has_mimic: bool
+    fext0: np.ndarray  # (0, 6) placeholder when there is no f_ext
+    fext0_batch: np.ndarray  # (0, 0, 6)
+
+
+def pack_model(model) -> Packed:
+    """Build the packed arrays of ``model`` (use :func:`packed` for the cached copy)."""
+    nb, nq, nv = model.nb, model.nq, model.nv
+    has_mimic = bool(np.any(model.jnt_mimic >= 0))
+    I = np.zeros(HI + WI * nb, dtype=np.int64)
+    I[0], I[1], I[2], I[3] = nb, nq, nv, int(has_mimic)
+    F = np.zeros(HF + WF * nb + 3 * nv)
+    F[0:3] = model.gravity
+    ref = 0.0
+    for i in range(nb):
+        b = HI + WI * i
+        lead = int(model.jnt_mimic[i])
+        src = lead if lead >= 0 else i
+        I[b + BI_PARENT] = model.body_parent[i]
+        I[b + BI_END] = model.body_subtree_end[i]
+        I[b + BI_TYPE] = model.jnt_type[i]
+        I[b + BI_QIDX] = model.jnt_qadr[src]
+        I[b + BI_VIDX] = model.jnt_vadr[src]
+        I[b + BI_NV] = 1 if lead >= 0 else model.jnt_nv[i]
+        I[b + BI_MIMIC] = int(lead >= 0)
+        I[b + 7] = model.jnt_nv[i]
+        f = HF + WF * i
+        m = float(model.body_mass[i])
+        c = np.asarray(model.body_com[i], dtype=float)
+        Ic = np.asarray(model.body_inertia[i], dtype=float)
+        # I_o = I_c + m [c]^T [c] (parallel axes, MR eq. 8.26)
+        Io = Ic + m * (float(c @ c) * np.eye(3) - np.outer(c, c))
+        F[f + BF_MASS] = m
+        F[f + BF_H : f + BF_H + 3] = m * c
+        F[f + BF_IO : f + BF_IO + 9] = Io.ravel()
+        F[f + BF_AXIS : f + BF_AXIS + 3] = model.jnt_axis[i]
+        F[f + BF_R0 : f + BF_R0 + 9] = np.asarray(model.jnt_R[i]).ravel()
+        F[f + BF_P0 : f + BF_P0 + 3] = model.jnt_p[i]
+        F[f + BF_MULT] = model.jnt_mimic_mult[i] if lead >= 0 else 1.0
+        F[f + BF_OFF] = model.jnt_mimic_offset[i] if lead >= 0 else 0.0
+        R0 = np.asarray(model.jnt_R[i], dtype=float)
+        ax = np.asarray(model.jnt_axis[i], dtype=float)
+        K = np.array([[0.0, -ax[2], ax[1]], [ax[2], 0.0, -ax[0]], [-ax[1], ax[0], 0.0]])
+        F[f + BF_A1 : f + BF_A1 + 9] = (R0 @ K).ravel()
+        F[f + BF_A2 : f + BF_A2 + 9] = (R0 @ K @ K).ravel()
+        F[f + BF_RA : f + BF_RA + 3] = R0 @ ax
+        ref = max(ref, m + float(np.trace(Ic)))
+    # a pivot of the articulated inertia below this is "zero" (massless subtree)
+    F[3] = 1e-12 * ref if ref > 0 else 1e-300
+    d = HF + WF * nb
+    F[d : d + nv] = model.dof_damping
+    F[d + nv : d + 2 * nv] = model.dof_friction
+    F[d + 2 * nv : d + 3 * nv] = model.dof_armature
+    return Packed(I, F, nb, nq, nv, has_mimic, np.zeros((0, 6)), np.zeros((0, 0, 6)))
+
+
+def packed(model) -> Packed:
+    """The packed arrays of ``model``, built on first use and cached on the Model."""
+    p = model.__dict__.get("_rd_packed")
+    if p is None:
+        p = pack_model(model)
+        object.__setattr__(model, "_rd_packed", p)
+    return p

@@ -1,0 +1,779 @@
+"""Kinematics of a :class:`~robodyn.model.model.Model` (Modern Robotics ch. 4-6).
+
+Forward kinematics, Jacobians and their time derivative, frame velocities and
+accelerations, centre of mass, manipulability and the velocity/force ellipsoids, and
+numerical inverse kinematics.
+
+Conventions (the book's):
+
+* a pose is the 4x4 transform ``T_sf`` of a frame {f} in the world {s} (MR eq. 3.62);
+* twists and Jacobian rows are ``[omega; v]``. Three kinds of Jacobian ``J`` (6, nv):
+
+  ``"space"``
+      MR's space Jacobian ``J_s``: ``V_s = J_s v`` is the twist of the frame in world
+      coordinates (``v_s`` is the velocity of the body point at the world origin).
+      Pinocchio's ``WORLD``.
+  ``"body"``
+      MR's body Jacobian ``J_b = [Ad_{T_sf^-1}] J_s``: ``V_b = J_b v`` in frame
+      coordinates. Pinocchio's ``LOCAL``.
+  ``"world_aligned"``
+      ``[omega_world; pdot]``: angular velocity in world axes and the velocity of the
+      frame origin in world axes. Pinocchio's ``LOCAL_WORLD_ALIGNED``.
+
+* a floating base's six velocity coordinates are its body twist ``[omega_b, v_b]``, so
+  its Jacobian columns are ``[Ad_{T_s,base}]`` in the space kind;
+* a mimic joint owns no coordinate: its screw axis, times its multiplier, adds to its
+  leader's column.
+
+The work is done by compiled kernels (:mod:`robodyn.kernels.kinematics`) on arrays
+packed once per model; the functions here check shapes and pick the kernel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import as_array, as_vector
+from .errors import ModelError
+from .kernels import kinematics as _k
+from .model.model import JOINT_FREE, Model
+from .spatial import check_transform
+
+__all__ = [
+    "fk",
+    "forward_kinematics",
+    "body_poses",
+    "jacobian",
+    "jacobian_dot",
+    "frame_velocity",
+    "frame_acceleration",
+    "com",
+    "com_jacobian",
+    "com_velocity",
+    "manipulability",
+    "velocity_ellipsoid",
+    "force_ellipsoid",
+    "Ellipsoid",
+    "ik",
+    "IKResult",
+    "JACOBIAN_KINDS",
+]
+
+#: Accepted ``kind`` names and their aliases (Pinocchio's reference-frame names).
+JACOBIAN_KINDS: dict[str, int] = {
+    "space": _k.KIND_SPACE,
+    "world": _k.KIND_SPACE,
+    "spatial": _k.KIND_SPACE,
+    "body": _k.KIND_BODY,
+    "local": _k.KIND_BODY,
+    "world_aligned": _k.KIND_WORLD_ALIGNED,
+    "local_world_aligned": _k.KIND_WORLD_ALIGNED,
+}
+
+_F64 = np.dtype(np.float64)
+
+
+class _Pack(NamedTuple):
+    I: np.ndarray
+    F: np.ndarray
+    frames: dict
+    nq: int
+    nv: int
+    nb: int
+    nf: int
+    q_shape: tuple
+    has_mass: bool
+
+
+def _packed(model: Model) -> _Pack:
+    """The kernel arrays of ``model`` (the shared packing of :mod:`robodyn.kernels._pack`
+    plus the frames), built once and cached on the immutable model."""
+    try:
+        return model._kinematics_pack
+    except AttributeError:
+        pass
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
+    I, F = _k.pack_kinematics(model)
+    frames = {name: k for k, name in reversed(list(enumerate(model.frame_names)))}
+    pack = _Pack(
+        I, F, frames, model.nq, model.nv, model.nb, model.nf, (model.nq,), model.total_mass > 0
+    )
+    object.__setattr__(model, "_kinematics_pack", pack)
+    return pack
+
+
+def _state(x, name: str, n: int) -> tuple[np.ndarray, bool]:
+    """``x`` as a float64 (n,) or (N, n) array and whether it is a batch.
+
+    The fast path (already a float64 vector) skips the conversion and the finiteness scan:
+    the kernels reject non-finite entries themselves.
+    """
+    if type(x) is np.ndarray and x.dtype is _F64 and x.shape == (n,):
+        return x, False
+    a = as_array(x, name, (n,))
+    if a.ndim > 2:
+        raise ValueError(f"{name} must have shape ({n},) or (N, {n}), got {a.shape}")
+    return np.ascontiguousarray(a), a.ndim == 2
+
+
+def _vector(x, name: str, n: int) -> np.ndarray:
+    a, batch = _state(x, name, n)
+    if batch:
+        raise ValueError(f"{name} must have shape ({n},), got {a.shape}")
+    return a
+
+
+def _frame_index(model: Model, pack: _Pack, frame) -> int:
+    """Index of ``frame`` given by name or index (ModelError listing the names)."""
+    if type(frame) is str:
+        k = pack.frames.get(frame)
+        if k is None:
+            raise ModelError(
+                f"no frame named {frame!r} in model {model.name!r}; frames: "
+                + ", ".join(model.frame_names)
+            )
+        return k
+    if isinstance(frame, (int, np.integer)) and not isinstance(frame, bool):
+        k = int(frame)
+        if not 0 <= k < model.nf:
+            raise ModelError(
+                f"frame index {k} out of range 0..{model.nf - 1}; frames: "
+                + ", ".join(model.frame_names)
+            )
+        return k
+    raise ValueError(f"frame must be a frame name (str) or index (int), got {frame!r}")
+
+
+def _kind(kind) -> int:
+    try:
+        return JACOBIAN_KINDS[kind]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"kind must be one of {', '.join(repr(k) for k in JACOBIAN_KINDS)}, got {kind!r}"
+        ) from None
+
+
+# ------------------------------------------------------------------------- poses
+def fk(model: Model, q, frame=None) -> np.ndarray:
+    """Forward kinematics: the pose ``T_sf`` of an operational frame in the world.
+
+    Each joint composes ``T_{parent,i}(q) = T(jnt_R, jnt_p) X_J(q_i)`` from the world out
+    (MR sec. 4.1); a frame adds its fixed placement in its body.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,) or (N, nq)
+        Configuration(s).
+    frame : str or int, optional
+        Frame name or index (``model.frame_names``). None: every frame.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(4, 4)`` for one frame, ``(nf, 4, 4)`` for all frames; a leading ``N`` for a
+        batch of configurations.
+
+    Raises
+    ------
+    ValueError
+        q of the wrong shape, or not finite, or a zero floating-base quaternion.
+    ModelError
+        Unknown frame (the message lists the frame names).
+    """
+    pack = _packed(model)
+    if type(q) is np.ndarray and q.dtype is _F64 and q.shape == pack.q_shape:
+        batch = False  # fast path: the kernel checks finiteness
+    else:
+        q, batch = _state(q, "q", pack.nq)
+    if frame is None:
+        if batch:
+            out = np.empty((q.shape[0], pack.nf, 4, 4))
+            _k.frame_poses_batch_kernel(pack.I, pack.F, q, out)
+        else:
+            out = np.empty((pack.nf, 4, 4))
+            _k.frame_poses_kernel(pack.I, pack.F, q, out)
+        return out
+    k = pack.frames.get(frame) if type(frame) is str else None
+    if k is None:
+        k = _frame_index(model, pack, frame)
+    if batch:
+        out = np.empty((q.shape[0], 4, 4))
+        _k.frame_pose_batch_kernel(pack.I, pack.F, q, k, out)
+    else:
+        out = np.empty((4, 4))
+        _k.frame_pose_kernel(pack.I, pack.F, q, k, out)
+    return out
+
+
+forward_kinematics = fk
+
+
+def body_poses(model: Model, q) -> np.ndarray:
+    """Poses ``T_s,i`` of every body (the world, body 0, is the identity).
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,) or (N, nq)
+
+    Returns
+    -------
+    numpy.ndarray, shape (nb, 4, 4) or (N, nb, 4, 4)
+    """
+    pack = _packed(model)
+    q, batch = _state(q, "q", pack.nq)
+    if batch:
+        out = np.empty((q.shape[0], pack.nb, 4, 4))
+        _k.body_poses_batch_kernel(pack.I, pack.F, q, out)
+    else:
+        out = np.empty((pack.nb, 4, 4))
+        _k.body_poses_kernel(pack.I, pack.F, q, out)
+    return out
+
+
+# --------------------------------------------------------------------- Jacobians
+def jacobian(model: Model, q, frame, kind: str = "space") -> np.ndarray:
+    """Jacobian of an operational frame, rows ``[omega; v]``.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,) or (N, nq)
+    frame : str or int
+        Frame name or index.
+    kind : {"space", "body", "world_aligned"}
+        ``"space"``: MR's ``J_s`` (MR eq. 5.11), ``V_s = J_s v``. ``"body"``: MR's ``J_b``
+        (MR eq. 5.18), ``V_b = J_b v`` in the frame's coordinates. ``"world_aligned"``:
+        ``[omega; pdot]`` in world axes, ``pdot`` the velocity of the frame origin.
+        Pinocchio's names ``"world"``, ``"local"``, ``"local_world_aligned"`` are accepted.
+
+    Returns
+    -------
+    numpy.ndarray, shape (6, nv) or (N, 6, nv)
+        Columns of a floating base map its body twist ``[omega_b, v_b]``.
+    """
+    pack = _packed(model)
+    if type(q) is np.ndarray and q.dtype is _F64 and q.shape == pack.q_shape:
+        batch = False  # fast path: the kernel checks finiteness
+    else:
+        q, batch = _state(q, "q", pack.nq)
+    k = pack.frames.get(frame) if type(frame) is str else None
+    if k is None:
+        k = _frame_index(model, pack, frame)
+    kd = _kind(kind)
+    if batch:
+        out = np.empty((q.shape[0], 6, pack.nv))
+        _k.jacobian_batch_kernel(pack.I, pack.F, q, k, kd, out)
+    else:
+        out = np.empty((6, pack.nv))
+        _k.jacobian_kernel(pack.I, pack.F, q, k, kd, out)
+    return out
+
+
+def _jdot(model, q, v, frame, kind):
+    pack = _packed(model)
+    q = _vector(q, "q", pack.nq)
+    v = _vector(v, "v", pack.nv)
+    k = _frame_index(model, pack, frame)
+    J = np.empty((6, pack.nv))
+    dJ = np.empty((6, pack.nv))
+    V = np.empty(6)
+    _k.jacobian_dot_kernel(pack.I, pack.F, q, v, k, _kind(kind), J, dJ, V)
+    return J, dJ, V
+
+
+def jacobian_dot(model: Model, q, v, frame, kind: str = "space") -> np.ndarray:
+    """Time derivative ``dJ/dt`` of :func:`jacobian` along the motion with velocity v.
+
+    Space: ``d S_i/dt = [ad_{V_i}] S_i`` for each screw axis, ``V_i`` the space twist of
+    the body the joint moves (MR eq. 8.2's bracket). Body: ``dJ_b/dt = -[ad_{V_b}] J_b +
+    [Ad_{T_sf^-1}] dJ_s/dt``. World aligned: the linear rows are the derivative of
+    ``v + omega x p``.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,)
+    v : array_like, shape (nv,)
+    frame : str or int
+    kind : {"space", "body", "world_aligned"}
+
+    Returns
+    -------
+    numpy.ndarray, shape (6, nv)
+    """
+    return _jdot(model, q, v, frame, kind)[1]
+
+
+def frame_velocity(model: Model, q, v, frame, kind: str = "space") -> np.ndarray:
+    """Twist ``J v`` of a frame, ``[omega; v]`` in the coordinates of ``kind``.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,)
+    v : array_like, shape (nv,)
+    frame : str or int
+    kind : {"space", "body", "world_aligned"}
+        ``"space"``: ``V_s``; ``"body"``: ``V_b``; ``"world_aligned"``: angular velocity
+        and velocity of the frame origin, world axes.
+
+    Returns
+    -------
+    numpy.ndarray, shape (6,)
+    """
+    return _jdot(model, q, v, frame, kind)[2]
+
+
+def frame_acceleration(model: Model, q, v, a, frame, kind: str = "space") -> np.ndarray:
+    """``J a + (dJ/dt) v``: the time derivative of :func:`frame_velocity`.
+
+    It is the derivative of the twist's coordinates in the chosen kind: for ``"space"``
+    ``dV_s/dt``, for ``"body"`` ``dV_b/dt``, and for ``"world_aligned"``
+    ``[d omega/dt; pddot]`` whose linear part is the classical (second time derivative)
+    acceleration of the frame origin. (The classical acceleration is not the linear part
+    of ``dV_s/dt`` or ``dV_b/dt``: those miss the ``omega x v`` term.)
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,)
+    v, a : array_like, shape (nv,)
+    frame : str or int
+    kind : {"space", "body", "world_aligned"}
+
+    Returns
+    -------
+    numpy.ndarray, shape (6,)
+    """
+    a = _vector(a, "a", model.nv)
+    J, dJ, _ = _jdot(model, q, v, frame, kind)
+    return J @ a + dJ @ np.asarray(v, dtype=float)
+
+
+# --------------------------------------------------------------- centre of mass
+def _mass_check(model: Model, pack: _Pack) -> None:
+    if not pack.has_mass:
+        raise ModelError(f"model {model.name!r} has no mass: the centre of mass is undefined")
+
+
+def com(model: Model, q) -> np.ndarray:
+    """Centre of mass of the whole model in the world, ``sum_i m_i c_i / sum_i m_i``.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,) or (N, nq)
+
+    Returns
+    -------
+    numpy.ndarray, shape (3,) or (N, 3)
+    """
+    pack = _packed(model)
+    q, batch = _state(q, "q", pack.nq)
+    _mass_check(model, pack)
+    if batch:
+        out = np.empty((q.shape[0], 3))
+        _k.com_batch_kernel(pack.I, pack.F, q, out)
+    else:
+        out = np.empty(3)
+        _k.com_kernel(pack.I, pack.F, q, out)
+    return out
+
+
+def com_jacobian(model: Model, q) -> np.ndarray:
+    """Jacobian of the centre of mass: ``cdot = J_c v``, world axes.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,)
+
+    Returns
+    -------
+    numpy.ndarray, shape (3, nv)
+    """
+    pack = _packed(model)
+    q = _vector(q, "q", pack.nq)
+    _mass_check(model, pack)
+    c = np.empty(3)
+    Jc = np.empty((3, pack.nv))
+    _k.com_jacobian_kernel(pack.I, pack.F, q, c, Jc)
+    return Jc
+
+
+def com_velocity(model: Model, q, v) -> np.ndarray:
+    """Velocity of the centre of mass in the world, ``J_c v``.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,)
+    v : array_like, shape (nv,)
+
+    Returns
+    -------
+    numpy.ndarray, shape (3,)
+    """
+    v = _vector(v, "v", model.nv)
+    return com_jacobian(model, q) @ v
+
+
+# ------------------------------------------------------------------ manipulability
+_PARTS = {"full": slice(0, 6), "angular": slice(0, 3), "linear": slice(3, 6)}
+
+
+def _rows(J: np.ndarray, part) -> np.ndarray:
+    if isinstance(part, str):
+        if part not in _PARTS:
+            raise ValueError(
+                f"part must be 'full', 'linear', 'angular' or a sequence of row indices, "
+                f"got {part!r}"
+            )
+        return J[_PARTS[part]]
+    idx = np.asarray(part)
+    if (
+        idx.ndim != 1
+        or idx.size == 0
+        or idx.dtype.kind not in "iu"
+        or np.any(idx < 0)
+        or np.any(idx > 5)
+    ):
+        raise ValueError(f"part as rows must be a sequence of indices in 0..5, got {part!r}")
+    return J[idx]
+
+
+def manipulability(model: Model, q, frame, kind: str = "body", part="full") -> float:
+    """Yoshikawa's manipulability ``w = sqrt(det(J J^T))`` (MR sec. 5.4).
+
+    ``w`` is the volume factor of the velocity ellipsoid, the product of the singular
+    values of J (computed so, which is accurate near singularities); it is zero at
+    singularities and whenever the kept rows outnumber the joints.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,)
+    frame : str or int
+    kind : {"body", "space", "world_aligned"}
+    part : {"full", "linear", "angular"} or sequence of int
+        Rows of J kept: all six, ``v`` (rows 3-5), ``omega`` (rows 0-2), or explicit row
+        indices of ``[wx, wy, wz, vx, vy, vz]`` (e.g. ``(3, 4)`` for a planar arm in the
+        xy plane).
+
+    Returns
+    -------
+    float
+    """
+    Jp = _rows(jacobian(model, _vector(q, "q", model.nq), frame, kind), part)
+    if Jp.shape[0] > Jp.shape[1]:
+        return 0.0  # J J^T (m x m) has rank <= n < m
+    # sqrt(det(J J^T)) = product of the singular values, computed without squaring J
+    return float(np.prod(np.linalg.svd(Jp, compute_uv=False)))
+
+
+class Ellipsoid(NamedTuple):
+    """Principal semi-axes of a manipulability ellipsoid (MR sec. 5.4).
+
+    Attributes
+    ----------
+    lengths : numpy.ndarray, shape (k,)
+        Semi-axis lengths, largest first.
+    axes : numpy.ndarray, shape (k, k)
+        Unit directions of the semi-axes, as columns (``axes[:, i]`` goes with
+        ``lengths[i]``), in the coordinates of the Jacobian kind.
+    """
+
+    lengths: np.ndarray
+    axes: np.ndarray
+
+    @property
+    def isotropy(self) -> float:
+        """``mu_1 = longest / shortest`` semi-axis (MR eq. 5.34 with sqrt(lambda)); inf when
+        singular."""
+        return float(self.lengths[0] / self.lengths[-1]) if self.lengths[-1] > 0 else np.inf
+
+    @property
+    def volume(self) -> float:
+        """``mu_3``: the product of the semi-axis lengths (proportional to the volume)."""
+        return float(np.prod(self.lengths))
+
+
+def _ellipsoid_svd(model, q, frame, kind, part) -> tuple[np.ndarray, np.ndarray]:
+    """Square roots of the eigenvalues of ``A = J J^T`` (MR eq. 5.30), largest first, and
+    the eigenvectors as columns, from the SVD ``J = U S V^T`` (accurate near
+    singularities: ``A = U S^2 U^T``)."""
+    Jp = _rows(jacobian(model, _vector(q, "q", model.nq), frame, kind), part)
+    U, S, _ = np.linalg.svd(Jp)
+    sigma = np.zeros(Jp.shape[0])
+    sigma[: S.size] = S
+    return sigma, U
+
+
+def velocity_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear") -> Ellipsoid:
+    """Velocity (manipulability) ellipsoid ``{J qdot : |qdot| = 1}`` (MR sec. 5.4).
+
+    With ``A = J J^T`` and eigenpairs ``(lambda_i, v_i)``, the principal semi-axes are
+    ``sqrt(lambda_i) v_i``.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,)
+    frame : str or int
+    kind : {"body", "space", "world_aligned"}
+    part : {"linear", "angular", "full"} or sequence of int
+        Rows of J kept (see :func:`manipulability`). The default separates the linear
+        part, as MR recommends (angular and linear rates have different units).
+
+    Returns
+    -------
+    Ellipsoid
+        ``lengths`` (k,) largest first and ``axes`` (k, k) as columns.
+    """
+    sigma, U = _ellipsoid_svd(model, q, frame, kind, part)
+    return Ellipsoid(sigma, U)
+
+
+def force_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear") -> Ellipsoid:
+    """Force ellipsoid ``{F : |J^T F| = 1}``: semi-axes ``v_i / sqrt(lambda_i)`` with
+    ``(lambda_i, v_i)`` the eigenpairs of ``A = J J^T`` (MR sec. 5.4, ``B = A^-1``).
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,)
+    frame : str or int
+    kind : {"body", "space", "world_aligned"}
+    part : {"linear", "angular", "full"} or sequence of int
+
+    Returns
+    -------
+    Ellipsoid
+        ``lengths`` (k,) largest first (``inf`` along a singular direction) and ``axes``.
+    """
+    sigma, U = _ellipsoid_svd(model, q, frame, kind, part)
+    lengths = np.full(sigma.shape, np.inf)
+    np.divide(1.0, sigma, out=lengths, where=sigma > 0)
+    return Ellipsoid(lengths[::-1].copy(), U[:, ::-1].copy())
+
+
+# --------------------------------------------------------------- inverse kinematics
+@dataclass(frozen=True)
+class IKResult:
+    """Outcome of :func:`ik`.
+
+    Attributes
+    ----------
+    q : numpy.ndarray, shape (nq,)
+        The last iterate (the solution when ``success``).
+    success : bool
+        Both error norms are within their tolerances.
+    iterations : int
+        Number of updates of q (summed over restarts).
+    error : float
+        Norm of the final body-twist error ``|log6(T_sf^-1 T_target)|``.
+    message : str
+    """
+
+    q: np.ndarray
+    success: bool
+    iterations: int
+    error: float
+    message: str
+
+
+class _Limits(NamedTuple):
+    lo: np.ndarray  # (nq,) lower limits, -inf for the free joint
+    hi: np.ndarray  # (nq,) upper limits
+    dof_q: np.ndarray  # (m,) q index of each limited one-coordinate dof
+    dof_v: np.ndarray  # (m,) its v index
+    any: bool
+
+
+def _limits(model: Model) -> _Limits:
+    lo = np.array(model.q_lower)
+    hi = np.array(model.q_upper)
+    dof_q, dof_v = [], []
+    for i in range(1, model.nb):
+        if model.jnt_nq[i] == 0:
+            continue
+        qa = int(model.jnt_qadr[i])
+        if int(model.jnt_type[i]) == JOINT_FREE:  # the quaternion is kept unit, not clipped
+            lo[qa : qa + 7] = -np.inf
+            hi[qa : qa + 7] = np.inf
+        elif np.isfinite(lo[qa]) or np.isfinite(hi[qa]):
+            dof_q.append(qa)
+            dof_v.append(int(model.jnt_vadr[i]))
+    return _Limits(lo, hi, np.array(dof_q, dtype=np.int64), np.array(dof_v, dtype=np.int64),
+                   bool(dof_q))  # fmt: skip
+
+
+def _blocked(lim: _Limits, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+    """v indices of the dofs sitting on a limit that dq would push through."""
+    x, d = q[lim.dof_q], dq[lim.dof_v]
+    out = ((x >= lim.hi[lim.dof_q]) & (d > 0)) | ((x <= lim.lo[lim.dof_q]) & (d < 0))
+    return lim.dof_v[out]
+
+
+def _step(J: np.ndarray, Vb: np.ndarray, method: str, lam2: float) -> np.ndarray:
+    if method == "newton":
+        return np.linalg.pinv(J, rcond=1e-12) @ Vb  # MR eq. 6.7 with J^+
+    # Levenberg-Marquardt with lambda_k = damping^2 + |V_b|^2 (Fan-Yuan): strong damping
+    # far from the target, nearly the Newton step (fast convergence) close to it
+    lam = lam2 + float(Vb @ Vb)
+    return J.T @ np.linalg.solve(J @ J.T + lam * np.eye(6), Vb)
+
+
+def ik(
+    model: Model,
+    frame,
+    T_target,
+    q0=None,
+    *,
+    method: str = "newton",
+    tol_omega: float = 1e-8,
+    tol_v: float = 1e-8,
+    max_iterations: int = 100,
+    damping: float = 1e-3,
+    respect_limits: bool = True,
+    max_step: float | None = 1.0,
+    restarts: int = 0,
+    rng=None,
+) -> IKResult:
+    """Inverse kinematics of one frame: find q with ``fk(model, q, frame) = T_target``.
+
+    Each iteration computes the body-twist error ``V_b = log6(T_sf(q)^-1 T_target)``
+    and the body Jacobian ``J_b(q)``, stops when ``|omega_b| <= tol_omega`` and
+    ``|v_b| <= tol_v``, and otherwise updates q by
+
+    * ``"newton"``: Newton-Raphson, ``dq = pinv(J_b) V_b`` (MR alg. IKinBody, sec. 6.2.2);
+    * ``"dls"``: damped least squares (Levenberg-Marquardt),
+      ``dq = J_b^T (J_b J_b^T + lambda_k I)^-1 V_b`` with ``lambda_k = damping^2 +
+      |V_b|^2``: the step stays bounded near singularities and far from the target, and
+      tends to the Newton step (fast convergence) as the error vanishes;
+
+    then ``q <- q (+) dq`` (:func:`robodyn.integrate`, exact for a floating base) and, if
+    ``respect_limits``, clips q into the joint limits. It never loops forever: it stops
+    after ``max_iterations`` updates per start.
+
+    Parameters
+    ----------
+    model : Model
+    frame : str or int
+        The frame to place.
+    T_target : array_like, shape (4, 4)
+        Desired pose ``T_sd`` in the world.
+    q0 : array_like, shape (nq,), optional
+        Initial guess (default: the neutral configuration).
+    method : {"newton", "dls"}
+    tol_omega, tol_v : float
+        Tolerances on the norms of the angular and linear parts of ``V_b``.
+    max_iterations : int
+        Update cap per start.
+    damping : float
+        Floor of the damped least squares damping (``lambda_k >= damping^2``).
+    respect_limits : bool
+        Clip q into ``[model.q_lower, model.q_upper]`` after each update; a joint on a
+        limit that the step would push through is frozen for that step and the step
+        recomputed with the other joints.
+    max_step : float or None
+        Largest entry of ``|dq|`` per update (rad or m); a longer step is scaled down.
+        It only acts far from the solution and makes Newton much more robust; None gives
+        MR's plain IKinBody step.
+    restarts : int
+        After a failure, retry up to this many times from
+        :func:`robodyn.random_configuration` draws.
+    rng : numpy.random.Generator or int, optional
+        Random source of the restarts.
+
+    Returns
+    -------
+    IKResult
+        ``q``, ``success``, ``iterations``, ``error`` (norm of the final ``V_b``) and a
+        ``message``. The best iterate over all starts is returned on failure.
+    """
+    from .model.configuration import integrate, neutral, random_configuration
+
+    pack = _packed(model)
+    k = _frame_index(model, pack, frame)
+    T_target = as_array(T_target, "T_target", (4, 4))
+    if T_target.ndim != 2:
+        raise ValueError(f"T_target must have shape (4, 4), got {T_target.shape}")
+    check_transform(T_target, "T_target")
+    T_target = np.ascontiguousarray(T_target)
+    q = neutral(model) if q0 is None else as_vector(q0, "q0", pack.nq).copy()
+    if method not in ("newton", "dls"):
+        raise ValueError(f"method must be 'newton' or 'dls', got {method!r}")
+    for name, val in (("tol_omega", tol_omega), ("tol_v", tol_v), ("damping", damping)):
+        if not (np.isfinite(val) and val >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {val!r}")
+    if max_step is None:
+        max_step = np.inf
+    elif not max_step > 0:
+        raise ValueError(f"max_step must be > 0 or None, got {max_step!r}")
+    if int(max_iterations) != max_iterations or max_iterations < 0:
+        raise ValueError(f"max_iterations must be an integer >= 0, got {max_iterations!r}")
+    if int(restarts) != restarts or restarts < 0:
+        raise ValueError(f"restarts must be an integer >= 0, got {restarts!r}")
+    lim = _limits(model)
+    clip = respect_limits and lim.any
+    floating = bool(np.any(model.jnt_type == JOINT_FREE))
+    gen = np.random.default_rng(rng)
+    lam2 = float(damping) ** 2
+    total = 0
+    best = (np.inf, q, False)
+    T_sf = np.empty((4, 4))
+    J = np.empty((6, pack.nv))
+    Vb = np.empty(6)
+    for attempt in range(int(restarts) + 1):
+        if attempt > 0:
+            q = random_configuration(model, gen)
+        if clip:
+            q = np.clip(q, lim.lo, lim.hi)
+        it = 0
+        while True:
+            _k.ik_residual_kernel(pack.I, pack.F, q, k, T_target, T_sf, J, Vb)
+            ew, ev = np.linalg.norm(Vb[:3]), np.linalg.norm(Vb[3:])
+            err = float(np.hypot(ew, ev))
+            if err < best[0]:
+                best = (err, q.copy(), False)
+            if ew <= tol_omega and ev <= tol_v:
+                msg = f"converged in {it} iterations" + (f" (restart {attempt})" if attempt else "")
+                return IKResult(q, True, total + it, err, msg)
+            if it >= max_iterations:
+                break
+            dq = _step(J, Vb, method, lam2)
+            if clip:
+                # joints on a limit that the step pushes outward are frozen and the step
+                # recomputed with the others (active set), so a redundant arm keeps
+                # converging along its limits instead of stalling against them
+                blocked = _blocked(lim, q, dq)
+                if blocked.size:
+                    J[:, blocked] = 0.0
+                    dq = _step(J, Vb, method, lam2)
+                    dq[blocked] = 0.0
+            big = float(np.abs(dq).max()) if dq.size else 0.0
+            if big > max_step:
+                dq *= max_step / big  # step cap: keeps Newton out of wild jumps
+            q = integrate(model, q, dq) if floating else q + dq
+            if clip:
+                q = np.clip(q, lim.lo, lim.hi)
+            if not np.all(np.isfinite(q)):
+                break
+            it += 1
+        total += it
+    err, q, _ = best
+    return IKResult(
+        q,
+        False,
+        total,
+        err,
+        f"did not converge in {max_iterations} iterations x {int(restarts) + 1} start(s); "
+        f"best twist error {err:.3g}",
+    )

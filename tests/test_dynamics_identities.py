@@ -1,0 +1,211 @@
+"""Dynamics identities on random trees: RNEA columns = CRBA, ABA after RNEA, M symmetric
+positive definite, kinetic and potential energy by finite differences, batches, F_tip vs
+the Modern Robotics library."""
+
+from __future__ import annotations
+
+import modern_robotics as mr
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dynamics_models import random_state, random_tree
+from robodyn import dynamics as dyn
+from robodyn.inertia import RigidInertia
+from robodyn.model.configuration import integrate
+from robodyn.model.poe import from_mr
+from robodyn.reference import joint_placement
+from robodyn.spatial import inv_transform, unskew
+
+trees = st.tuples(st.integers(0, 2**31 - 1), st.integers(1, 8), st.booleans(), st.booleans())
+
+
+def close(x, y, tol):
+    x, y = np.asarray(x), np.asarray(y)
+    assert x.shape == y.shape
+    err = np.abs(x - y).max(initial=0.0)
+    assert err <= tol * max(1.0, np.abs(y).max(initial=0.0)), err
+
+
+def body_poses(model, q):
+    """T_{0,i} for every body by chaining the joint placements (no dynamics involved)."""
+    T = [np.eye(4)]
+    for i in range(1, model.nb):
+        T.append(T[model.body_parent[i]] @ joint_placement(model, i, q)[0])
+    return T
+
+
+@settings(max_examples=40, deadline=None)
+@given(trees)
+def test_rnea_columns_equal_crba(t):
+    seed, n, floating, mimic = t
+    model, _ = random_tree(seed, n, floating=floating, mimic=mimic)
+    q, _, _ = random_state(model, np.random.default_rng(seed))
+    z = np.zeros(model.nv)
+    tau0 = dyn.rnea(model, q, z, z)
+    cols = np.array([dyn.rnea(model, q, z, e) - tau0 for e in np.eye(model.nv)]).T
+    close(cols, dyn.crba(model, q), 1e-10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(trees)
+def test_aba_after_rnea_and_rnea_after_aba(t):
+    seed, n, floating, mimic = t
+    model, _ = random_tree(seed, n, floating=floating, mimic=mimic, damping=True)
+    rng = np.random.default_rng(seed)
+    q, v, a = random_state(model, rng)
+    f_ext = rng.normal(size=(model.nb, 6))
+    tau = dyn.rnea(model, q, v, a, f_ext)
+    close(dyn.aba(model, q, v, tau, f_ext), a, 1e-8)
+    close(dyn.rnea(model, q, v, dyn.aba(model, q, v, a, f_ext), f_ext), a, 1e-8)
+    close(dyn.aba(model, q, v, tau, f_ext, method="crba"), a, 1e-8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(trees)
+def test_mass_matrix_symmetric_positive_definite_and_inverse(t):
+    seed, n, floating, mimic = t
+    model, _ = random_tree(seed, n, floating=floating, mimic=mimic)
+    q, _, _ = random_state(model, np.random.default_rng(seed))
+    M = dyn.mass_matrix(model, q)
+    assert np.array_equal(M, M.T) or np.abs(M - M.T).max() <= 1e-12 * np.abs(M).max()
+    assert np.linalg.eigvalsh(M).min() > 0
+    close(dyn.mass_matrix_inverse(model, q) @ M, np.eye(model.nv), 1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(trees)
+def test_kinetic_energy_from_finite_difference_twists(t):
+    """1/2 v^T M v = sum_i 1/2 V_i^T G_i V_i, V_i = (T_i^-1 dT_i/dt)^vee by central differences."""
+    seed, n, floating, mimic = t
+    model, _ = random_tree(seed, n, floating=floating, mimic=mimic)
+    rng = np.random.default_rng(seed)
+    q, v, _ = random_state(model, rng)
+    h = 1e-6
+    Tp, Tm, T0 = (body_poses(model, integrate(model, q, v, s)) for s in (h, -h, 0.0))
+    ke = 0.0
+    for i in range(1, model.nb):
+        Vb = inv_transform(T0[i]) @ (Tp[i] - Tm[i]) / (2 * h)
+        V = np.concatenate([unskew(Vb[:3, :3]), Vb[:3, 3]])
+        G = RigidInertia(model.body_mass[i], model.body_com[i], model.body_inertia[i])
+        ke += 0.5 * V @ G.spatial_at_origin() @ V
+    close(0.5 * v @ dyn.mass_matrix(model, q, armature=False) @ v, ke, 1e-7)
+
+
+@settings(max_examples=25, deadline=None)
+@given(trees)
+def test_gravity_is_gradient_of_potential_energy(t):
+    """g(q)_k = dU/dq_k with U = -sum_i m_i g . p_ci (central differences on the manifold)."""
+    seed, n, floating, mimic = t
+    model, _ = random_tree(seed, n, floating=floating, mimic=mimic)
+    q, _, _ = random_state(model, np.random.default_rng(seed))
+
+    def U(qq):
+        T = body_poses(model, qq)
+        return -sum(
+            model.body_mass[i] * model.gravity @ (T[i][:3, :3] @ model.body_com[i] + T[i][:3, 3])
+            for i in range(1, model.nb)
+        )
+
+    h = 1e-6
+    grad = [(U(integrate(model, q, e, h)) - U(integrate(model, q, e, -h))) / (2 * h)
+            for e in np.eye(model.nv)]  # fmt: skip
+    close(dyn.gravity_forces(model, q), np.array(grad), 1e-7)
+
+
+@settings(max_examples=25, deadline=None)
+@given(trees)
+def test_force_terms_add_up(t):
+    seed, n, floating, mimic = t
+    model, _ = random_tree(seed, n, floating=floating, mimic=mimic, damping=True)
+    q, v, a = random_state(model, np.random.default_rng(seed))
+    z = np.zeros(model.nv)
+    g = dyn.gravity_forces(model, q)
+    c = dyn.velocity_forces(model, q, v)
+    close(dyn.bias_forces(model, q, v), c + g, 1e-12)
+    close(dyn.rnea(model, q, v, z, friction=False), c + g, 1e-12)
+    close(dyn.rnea(model, q, z, z), g, 1e-12)  # friction and armature vanish at rest
+    M = dyn.mass_matrix(model, q, armature=False)
+    close(dyn.rnea(model, q, v, a, friction=False, armature=False), M @ a + c + g, 1e-10)
+
+
+def test_batches_equal_single_states():
+    model, _ = random_tree(123, 7, floating=True, mimic=True, damping=True)
+    rng = np.random.default_rng(0)
+    N = 13
+    Q, V, A = random_state(model, rng, N)
+    FE = rng.normal(size=(N, model.nb, 6))
+    FT = rng.normal(size=(N, 6))
+    tau = dyn.rnea(model, Q, V, A, FE, FT)
+    M = dyn.crba(model, Q)
+    assert tau.shape == (N, model.nv) and M.shape == (N, model.nv, model.nv)
+    for s in range(N):
+        np.testing.assert_array_equal(tau[s], dyn.rnea(model, Q[s], V[s], A[s], FE[s], FT[s]))
+        np.testing.assert_array_equal(M[s], dyn.crba(model, Q[s]))
+        np.testing.assert_array_equal(
+            dyn.gravity_forces(model, Q)[s], dyn.gravity_forces(model, Q[s])
+        )
+        np.testing.assert_array_equal(
+            dyn.bias_forces(model, Q, V)[s], dyn.bias_forces(model, Q[s], V[s])
+        )
+        np.testing.assert_array_equal(
+            dyn.velocity_forces(model, Q, V)[s], dyn.velocity_forces(model, Q[s], V[s])
+        )
+        np.testing.assert_array_equal(
+            dyn.mass_matrix_inverse(model, Q)[s], dyn.mass_matrix_inverse(model, Q[s])
+        )
+    for method in ("aba", "crba"):
+        qdd = dyn.aba(model, Q, V, tau, FE, FT, method=method)
+        for s in range(N):
+            np.testing.assert_array_equal(
+                qdd[s], dyn.aba(model, Q[s], V[s], tau[s], FE[s], FT[s], method=method)
+            )
+        close(qdd, A, 1e-8)
+    # a single v, a or f_ext broadcasts over a batch of q
+    tau_b = dyn.rnea(model, Q, V[0], A[0], FE[0])
+    for s in range(N):
+        np.testing.assert_array_equal(tau_b[s], dyn.rnea(model, Q[s], V[0], A[0], FE[0]))
+    # plain lists and non-contiguous views are accepted
+    np.testing.assert_array_equal(
+        dyn.rnea(model, list(Q[2]), list(V[2]), list(A[2])), dyn.rnea(model, Q[2], V[2], A[2])
+    )
+    Qf = np.asfortranarray(Q)
+    np.testing.assert_array_equal(dyn.crba(model, Qf), M)
+
+
+def test_aba_free_base_without_armature_equals_with_tiny_armature_limit():
+    """The free-joint path of ABA with and without armature (the general 6x6 pivot)."""
+    model, _ = random_tree(77, 6, floating=True, damping=True)
+    q, v, a = random_state(model, np.random.default_rng(1))
+    tau = dyn.rnea(model, q, v, a)
+    close(dyn.aba(model, q, v, tau), a, 1e-9)
+
+
+def test_f_tip_matches_modern_robotics_inverse_dynamics():
+    """MR's InverseDynamics example (UR5's first three links) with F_tip.
+
+    The docstring's Slist has a non-unit first axis, which from_mr rightly rejects; the
+    axes here are the UR5's (z, then y twice), with the example's links and inertias."""
+    M01 = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0.089159], [0, 0, 0, 1]])
+    M12 = np.array([[0, 0, 1, 0.28], [0, 1, 0, 0.13585], [-1, 0, 0, 0], [0, 0, 0, 1]])
+    M23 = np.array([[1, 0, 0, 0], [0, 1, 0, -0.1197], [0, 0, 1, 0.395], [0, 0, 0, 1]])
+    M34 = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0.14225], [0, 0, 0, 1]])
+    Mlist = [M01, M12, M23, M34]
+    Glist = [
+        np.diag([0.010267, 0.010267, 0.00666, 3.7, 3.7, 3.7]),
+        np.diag([0.22689, 0.22689, 0.0151074, 8.393, 8.393, 8.393]),
+        np.diag([0.0494433, 0.0494433, 0.004095, 2.275, 2.275, 2.275]),
+    ]
+    Slist = np.array(
+        [[0, 0, 1, 0, 0, 0], [0, 1, 0, -0.089159, 0, 0], [0, 1, 0, -0.089159, 0, 0.425]]
+    ).T
+    g = np.array([0, 0, -9.8])
+    model = from_mr(M01 @ M12 @ M23 @ M34, Slist, Mlist, Glist, gravity=g)
+    rng = np.random.default_rng(4)
+    cases = [(np.array([0.1, 0.1, 0.1]), np.array([0.1, 0.2, 0.3]), np.array([2, 1.5, 1.0]),
+              np.ones(6))]  # fmt: skip
+    cases += [tuple(rng.normal(size=k) for k in (3, 3, 3, 6)) for _ in range(5)]
+    for th, dth, ddth, Ftip in cases:
+        expect = mr.InverseDynamics(th, dth, ddth, g, Ftip, Mlist, Glist, Slist)
+        close(dyn.rnea(model, th, dth, ddth, f_tip=Ftip, frame="ee"), expect, 1e-10)
+        close(dyn.aba(model, th, dth, expect, f_tip=Ftip, frame="ee"), ddth, 1e-9)
