@@ -1,0 +1,349 @@
+"""Constrained dynamics: Pfaffian constraints ``A(q) v = 0`` and holonomic ``c(q) = 0``.
+
+Course notes 001, sec. 10.3 (eqs. 10.15-10.20). With k independent constraints the
+equations of motion and the differentiated constraint are (eqs. 10.16-10.17)::
+
+    M ddq + h(q, v) = tau + A^T lambda          h = C v + g (+ friction)
+    A ddq + dA/dt v = 0
+
+solved here as one KKT system through the Schur complement (:func:`kkt_solve`)::
+
+    lambda = (A M^-1 A^T)^-1 (-dA/dt v - A M^-1 (tau - h))
+    ddq    = M^-1 (tau - h + A^T lambda)
+
+The projections of eqs. 10.18-10.19 are ``P_u = 1 - A^T (A M^-1 A^T)^-1 A M^-1`` (forces
+that do work) and ``P = M^-1 P_u M = 1 - M^-1 A^T (A M^-1 A^T)^-1 A`` (motions that
+satisfy the constraints); P and ``1 - P`` are orthogonal in the metric M:
+``(P dq)^T M (1 - P) dq = 0`` (:func:`projection_orthogonality`), and ``P = P_u^T``.
+
+Holonomic constraints ``c(q) = 0`` use the same path with ``A = dc/dq`` (its columns
+are along the velocity coordinates v, i.e. right-trivialised for a floating base) and
+Baumgarte stabilisation: the acceleration-level constraint is replaced by
+``ddc + 2 alpha dc + beta^2 c = 0`` so that drift decays instead of growing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import dynamics as _dyn
+from ._checks import as_array, as_square, as_vector
+from .model.configuration import integrate
+from .model.model import Model
+
+__all__ = [
+    "kkt_solve",
+    "constrained_forward_dynamics",
+    "constraint_projections",
+    "projection_orthogonality",
+    "HolonomicConstraint",
+    "baumgarte_bias",
+    "holonomic_forward_dynamics",
+]
+
+
+def _spd_factor(M: np.ndarray, what: str) -> np.ndarray:
+    scale = float(np.max(np.abs(np.diag(M)))) if M.size else 0.0
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError:
+        L = None
+    if L is None or not scale > 0 or np.min(np.diag(L)) ** 2 <= 1e-12 * scale:
+        raise ValueError(f"{what} is singular or not positive definite")
+    return L
+
+
+def _solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
+    # (L L^T)^-1 B; numpy's LU solve on the small triangular factors is cheaper than
+    # scipy's checked triangular solve at these sizes
+    return np.linalg.solve(L.T, np.linalg.solve(L, B))
+
+
+def _square(x, name: str) -> np.ndarray:
+    a = as_array(x, name, ())
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
+        raise ValueError(f"{name} must be a square matrix of shape (n, n), got {a.shape}")
+    return a
+
+
+def _constraint_matrix(A, n: int) -> np.ndarray:
+    A = as_array(A, "A", (n,))
+    if A.ndim == 1:
+        A = A[None, :]
+    if A.ndim != 2:
+        raise ValueError(f"A must have shape (k, {n}), got {A.shape}")
+    return A
+
+
+def _schur(L: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(M^-1 A^T, Cholesky factor of A M^-1 A^T) with a clear error for dependent rows."""
+    X = _solve(L, A.T)
+    S = A @ X
+    S = 0.5 * (S + S.T)
+    Ls = _spd_factor(
+        S, f"A M^-1 A^T ({A.shape[0]} constraints: the rows of A are linearly dependent)"
+    )
+    return X, Ls
+
+
+# ====================================================================== matrices only
+def kkt_solve(M, h, tau, A, dA_v) -> tuple[np.ndarray, np.ndarray]:
+    """Solve ``M ddq + h = tau + A^T lambda``, ``A ddq + dA_v = 0`` (eqs. 10.16-10.17).
+
+    Parameters
+    ----------
+    M : array_like, shape (n, n)
+        Symmetric positive definite mass matrix.
+    h : array_like, shape (n,)
+        Bias forces ``C v + g`` (plus friction if wanted).
+    tau : array_like, shape (n,)
+        Applied generalized forces (the notes' u).
+    A : array_like, shape (k, n) or (n,)
+        Constraint matrix (k independent rows; k = 0 allowed).
+    dA_v : array_like, shape (k,)
+        ``dA/dt v``; add Baumgarte terms here (:func:`baumgarte_bias`).
+
+    Returns
+    -------
+    ddq : numpy.ndarray, shape (n,)
+    lam : numpy.ndarray, shape (k,)
+        Lagrange multipliers; ``A^T lambda`` is the constraint force.
+
+    Raises
+    ------
+    ValueError
+        Bad shapes or non-finite input, M not positive definite, dependent rows of A.
+    """
+    M = _square(M, "M")
+    n = M.shape[0]
+    h = as_vector(h, "h", n)
+    tau = as_vector(tau, "tau", n)
+    A = _constraint_matrix(A, n)
+    k = A.shape[0]
+    dA_v = as_vector(dA_v, "dA_v", k)
+    L = _spd_factor(0.5 * (M + M.T), "the mass matrix M")
+    # one pass through the factor: [M^-1 (tau - h), M^-1 A^T]
+    Y = _solve(L, np.concatenate([(tau - h)[:, None], A.T], axis=1))
+    ddq0, X = Y[:, 0], Y[:, 1:]  # unconstrained acceleration, M^-1 A^T
+    if k == 0:
+        return ddq0, np.zeros(0)
+    S = A @ X
+    Ls = _spd_factor(
+        0.5 * (S + S.T),
+        f"A M^-1 A^T ({k} constraints: the rows of A are linearly dependent)",
+    )
+    # lambda = (A M^-1 A^T)^-1 (-dA v - A M^-1 (tau - h))
+    lam = _solve(Ls, -dA_v - A @ ddq0)
+    return ddq0 + X @ lam, lam
+
+
+def constraint_projections(M, A) -> tuple[np.ndarray, np.ndarray]:
+    """The projections ``P_u`` (eq. 10.18) and ``P = M^-1 P_u M`` (eq. 10.19).
+
+    Parameters
+    ----------
+    M : array_like, shape (n, n)
+    A : array_like, shape (k, n) or (n,)
+
+    Returns
+    -------
+    P_u : numpy.ndarray, shape (n, n)
+        ``1 - A^T (A M^-1 A^T)^-1 A M^-1``: generalized forces that do work.
+    P : numpy.ndarray, shape (n, n)
+        ``1 - M^-1 A^T (A M^-1 A^T)^-1 A``: motions satisfying the constraints;
+        ``P = P_u^T``, rank n - k.
+    """
+    M = _square(M, "M")
+    n = M.shape[0]
+    A = _constraint_matrix(A, n)
+    L = _spd_factor(0.5 * (M + M.T), "the mass matrix M")
+    X, Ls = _schur(L, A)  # X = M^-1 A^T
+    K = _solve(Ls, A)  # (A M^-1 A^T)^-1 A
+    P = np.eye(n) - X @ K
+    P_u = np.eye(n) - K.T @ X.T
+    return P_u, P
+
+
+def projection_orthogonality(M, P, dq) -> float:
+    """``(P dq)^T M (1 - P) dq``: zero when P and 1 - P are M-orthogonal (notes 001).
+
+    Parameters
+    ----------
+    M, P : array_like, shape (n, n)
+    dq : array_like, shape (n,)
+
+    Returns
+    -------
+    float
+    """
+    M = _square(M, "M")
+    n = M.shape[0]
+    P = as_square(P, "P", n)
+    dq = as_vector(dq, "dq", n)
+    return float((P @ dq) @ M @ (dq - P @ dq))
+
+
+# ============================================================================= models
+def _bias(model: Model, q, v, friction: bool) -> np.ndarray:
+    return _dyn.inverse_dynamics(model, q, v, np.zeros(model.nv), friction=friction)
+
+
+def _one(model, q, v, tau, A, dA_v, friction):
+    M = _dyn.mass_matrix(model, q)
+    h = _bias(model, q, v, friction)
+    return kkt_solve(M, h, tau, A, dA_v)
+
+
+def constrained_forward_dynamics(
+    model: Model, q, v, tau, A, dA_dq_v, *, friction: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Forward dynamics under Pfaffian constraints ``A(q) v = 0`` (eqs. 10.15-10.17).
+
+    ``M ddq + h = tau + A^T lambda`` with M from CRBA and ``h = rnea(q, v, 0)`` (gravity,
+    velocity products and, unless ``friction=False``, joint friction); KKT solve by
+    :func:`kkt_solve`.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,) or (N, nq)
+    v, tau : array_like, shape (nv,) or (N, nv)
+    A : array_like, shape (k, nv) or (N, k, nv)
+        Constraint matrix at q (columns along the velocity coordinates).
+    dA_dq_v : array_like, shape (k,) or (N, k)
+        ``dA/dt v``.
+    friction : bool
+        Include the model's joint friction in h.
+
+    Returns
+    -------
+    ddq : numpy.ndarray, shape (nv,) or (N, nv)
+    lam : numpy.ndarray, shape (k,) or (N, k)
+        A batch runs a Python loop over single states.
+    """
+    nq, nv = model.nq, model.nv
+    q = as_array(q, "q", (nq,))
+    v = as_array(v, "v", (nv,))
+    tau = as_array(tau, "tau", (nv,))
+    A = as_array(A, "A", (nv,))
+    dA = as_array(dA_dq_v, "dA_dq_v", (A.shape[-2],) if A.ndim >= 2 else (1,))
+    if q.ndim == 1 and v.ndim == 1 and tau.ndim == 1 and A.ndim <= 2 and dA.ndim == 1:
+        return _one(model, q, v, tau, A, dA, friction)
+    N = max(x.shape[0] for x, d in ((q, 1), (v, 1), (tau, 1), (A, 2), (dA, 1)) if x.ndim > d)
+    q = np.broadcast_to(q, (N, nq))
+    v = np.broadcast_to(v, (N, nv))
+    tau = np.broadcast_to(tau, (N, nv))
+    A = np.broadcast_to(A if A.ndim >= 2 else A[None], (N, *A.shape[-2:]))
+    dA = np.broadcast_to(dA, (N, dA.shape[-1]))
+    out = [_one(model, q[n], v[n], tau[n], A[n], dA[n], friction) for n in range(N)]
+    return np.stack([o[0] for o in out]), np.stack([o[1] for o in out])
+
+
+# ========================================================================= holonomic
+@dataclass(frozen=True)
+class HolonomicConstraint:
+    """Holonomic constraints ``c(q) = 0`` for :func:`holonomic_forward_dynamics`.
+
+    Attributes
+    ----------
+    c : callable
+        ``c(q) -> (k,)``.
+    jacobian : callable
+        ``jacobian(q) -> (k, nv)``, ``dc/dt = jacobian(q) v`` (columns along the
+        velocity coordinates: right-trivialised for a floating base).
+    dJ_v : callable, optional
+        ``dJ_v(q, v) -> (k,)``, the term ``(dJ/dt) v``. If None it is a central finite
+        difference of the Jacobian along v (step 1e-6 / |v|).
+    """
+
+    c: Callable[[np.ndarray], np.ndarray]
+    jacobian: Callable[[np.ndarray], np.ndarray]
+    dJ_v: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+
+
+def baumgarte_bias(c_val, A, dA_v, v, alpha: float = 0.0, beta: float = 0.0) -> np.ndarray:
+    """``dA/dt v + 2 alpha A v + beta^2 c``: the ``dA_v`` argument of :func:`kkt_solve`.
+
+    With it the constraint acceleration obeys ``ddc + 2 alpha dc + beta^2 c = 0``
+    (Baumgarte stabilisation; alpha = beta = 0 is the exact index-1 form).
+
+    Parameters
+    ----------
+    c_val : array_like, shape (k,)
+    A : array_like, shape (k, n)
+    dA_v : array_like, shape (k,)
+    v : array_like, shape (n,)
+    alpha, beta : float
+        Damping and stiffness rates (1/s), >= 0.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,)
+    """
+    if not (np.isfinite(alpha) and np.isfinite(beta) and alpha >= 0 and beta >= 0):
+        raise ValueError(f"alpha and beta must be finite and >= 0, got {alpha}, {beta}")
+    A = np.atleast_2d(as_array(A, "A", (np.shape(A)[-1],)))
+    k, n = A.shape
+    c_val = as_vector(np.atleast_1d(c_val), "c(q)", k)
+    dA_v = as_vector(np.atleast_1d(dA_v), "dJ_v", k)
+    v = as_vector(v, "v", n)
+    return dA_v + 2.0 * alpha * (A @ v) + beta**2 * c_val
+
+
+def _fd_dJ_v(model: Model, jac, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    nv_ = float(np.linalg.norm(v))
+    if nv_ == 0.0:
+        return np.zeros(np.atleast_2d(jac(q)).shape[0])
+    eps = 1e-6 / nv_
+    Jp = np.atleast_2d(jac(integrate(model, q, v, eps)))
+    Jm = np.atleast_2d(jac(integrate(model, q, v, -eps)))
+    return (Jp - Jm) @ v / (2.0 * eps)
+
+
+def holonomic_forward_dynamics(
+    model: Model,
+    q,
+    v,
+    tau,
+    constraint: HolonomicConstraint,
+    *,
+    alpha: float = 0.0,
+    beta: float = 0.0,
+    friction: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Forward dynamics under ``c(q) = 0`` with Baumgarte stabilisation.
+
+    ``A = jacobian(q)``, and the acceleration constraint ``A ddq + dJ v + 2 alpha A v +
+    beta^2 c(q) = 0`` (see :func:`baumgarte_bias`) closes the KKT system of
+    :func:`constrained_forward_dynamics`.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,)
+    v, tau : array_like, shape (nv,)
+    constraint : HolonomicConstraint
+    alpha, beta : float
+        Baumgarte damping and stiffness rates (1/s).
+    friction : bool
+        Include joint friction in h.
+
+    Returns
+    -------
+    ddq : numpy.ndarray, shape (nv,)
+    lam : numpy.ndarray, shape (k,)
+    """
+    q = as_vector(q, "q", model.nq)
+    v = as_vector(v, "v", model.nv)
+    tau = as_vector(tau, "tau", model.nv)
+    A = np.atleast_2d(as_array(constraint.jacobian(q), "jacobian(q)", (model.nv,)))
+    c_val = np.atleast_1d(np.asarray(constraint.c(q), dtype=float))
+    if constraint.dJ_v is not None:
+        dA_v = np.atleast_1d(np.asarray(constraint.dJ_v(q, v), dtype=float))
+    else:
+        dA_v = _fd_dJ_v(model, constraint.jacobian, q, v)
+    gamma = baumgarte_bias(c_val, A, dA_v, v, alpha, beta)
+    return _one(model, q, v, tau, A, gamma, friction)

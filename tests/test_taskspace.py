@@ -1,0 +1,134 @@
+"""Task-space inertia, its ellipsoid and the dynamically consistent inverse (robodyn.taskspace).
+
+Sources: the apparent end-effector mass of course notes 000, Lambda = J^-T M J^-1 for the
+2R arm with point masses, with M and J typed in closed form here; properties of
+Khatib's inverse (J Jbar = 1, M-orthogonality to the null space of J).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robodyn import models
+from robodyn.dynamics import mass_matrix
+from robodyn.kinematics import jacobian
+from robodyn.model.configuration import random_configuration
+from robodyn.taskspace import (
+    dynamically_consistent_pinv,
+    task_space_ellipsoid,
+    task_space_inertia,
+)
+from test_energy import point_mass_2r
+
+M1, M2, L1, L2 = 1.3, 0.7, 0.9, 0.6
+
+
+def closed_form_2r(th):
+    """M(theta) and the planar linear Jacobian of the tip of the 2R arm (course notes 000)."""
+    c2 = np.cos(th[1])
+    M = np.array(
+        [
+            [M1 * L1**2 + M2 * (L1**2 + L2**2 + 2 * L1 * L2 * c2), M2 * (L2**2 + L1 * L2 * c2)],
+            [M2 * (L2**2 + L1 * L2 * c2), M2 * L2**2],
+        ]
+    )
+    s1, c1 = np.sin(th[0]), np.cos(th[0])
+    s12, c12 = np.sin(th[0] + th[1]), np.cos(th[0] + th[1])
+    J = np.array([[-L1 * s1 - L2 * s12, -L2 * s12], [L1 * c1 + L2 * c12, L2 * c12]])
+    return M, J
+
+
+def test_apparent_mass_2r_course_000():
+    model = point_mass_2r(M1, M2, L1, L2)
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        th = np.array([rng.uniform(-3, 3), rng.uniform(0.3, 2.8) * rng.choice([-1, 1])])
+        M, J = closed_form_2r(th)
+        Jinv = np.linalg.inv(J)
+        Lam_ref = Jinv.T @ M @ Jinv  # Lambda = J^-T M J^-1
+        # x, y rows of the world-aligned Jacobian: the tip's linear velocity in the plane
+        Lam = task_space_inertia(model, th, "ee", kind="world_aligned", part=(3, 4))
+        np.testing.assert_allclose(Lam, Lam_ref, rtol=1e-11)
+        # force ellipsoid: principal masses and directions of Lambda
+        ell = task_space_ellipsoid(model, th, "ee", kind="world_aligned", part=(3, 4))
+        w, U = np.linalg.eigh(Lam_ref)
+        np.testing.assert_allclose(ell.masses, w[::-1], rtol=1e-10)
+        for k in range(2):
+            assert abs(abs(ell.axes[:, k] @ U[:, 1 - k]) - 1.0) < 1e-9
+            # a unit acceleration along an axis needs the force masses[k] along it
+            np.testing.assert_allclose(
+                Lam_ref @ ell.axes[:, k], ell.masses[k] * ell.axes[:, k], atol=1e-10
+            )
+        # kinetic energy seen from the tip: 1/2 V^T Lambda V = 1/2 dth^T M dth
+        dth = rng.normal(size=2)
+        V = J @ dth
+        assert V @ Lam @ V == pytest.approx(dth @ M @ dth, rel=1e-11)
+
+
+def test_fully_stretched_arm_is_singular():
+    model = point_mass_2r(M1, M2, L1, L2)
+    with pytest.raises(ValueError, match="singular"):
+        task_space_inertia(model, np.array([0.4, 0.0]), "ee", kind="world_aligned", part=(3, 4))
+    # six task rows on a 2-dof arm cannot be independent
+    with pytest.raises(ValueError, match="singular"):
+        task_space_inertia(model, np.array([0.4, 1.0]), "ee", part="full")
+
+
+@pytest.mark.parametrize("name,frame", [("ur5", "ee"), ("panda", "ee")])
+def test_dynamically_consistent_inverse(name, frame):
+    model = models.load(name)
+    rng = np.random.default_rng(1)
+    q = random_configuration(model, rng)
+    M = mass_matrix(model, q)
+    J = jacobian(model, q, frame, "body")
+    Jbar = dynamically_consistent_pinv(model, q, frame)
+    np.testing.assert_allclose(J @ Jbar, np.eye(6), atol=1e-9)
+    # Jbar is M-orthogonal to the null space of J: n^T M Jbar = 0 for J n = 0
+    _, s, Vt = np.linalg.svd(J)
+    for n in Vt[6:]:
+        np.testing.assert_allclose(n @ M @ Jbar, 0.0, atol=1e-9)
+    # Lambda (body) is symmetric positive definite and inverts J M^-1 J^T
+    Lam = task_space_inertia(model, q, frame)
+    np.testing.assert_allclose(Lam, Lam.T, atol=1e-12 * np.abs(Lam).max())
+    np.testing.assert_allclose(Lam @ (J @ np.linalg.solve(M, J.T)), np.eye(6), atol=1e-8)
+    assert np.all(np.linalg.eigvalsh(Lam) > 0)
+    # linear part = inverse of the linear block of J M^-1 J^T (not a block of Lambda)
+    Lv = task_space_inertia(model, q, frame, part="linear")
+    np.testing.assert_allclose(Lv, np.linalg.inv((J @ np.linalg.solve(M, J.T))[3:, 3:]), rtol=1e-9)
+
+
+def test_batches_and_errors():
+    model = models.load("ur5")
+    rng = np.random.default_rng(2)
+    Q = random_configuration(model, rng, size=3)
+    L = task_space_inertia(model, Q, "ee", part="linear")
+    Jb = dynamically_consistent_pinv(model, Q, "ee")
+    assert L.shape == (3, 3, 3) and Jb.shape == (3, 6, 6)
+    for k in range(3):
+        np.testing.assert_array_equal(L[k], task_space_inertia(model, Q[k], "ee", part="linear"))
+        np.testing.assert_array_equal(Jb[k], dynamically_consistent_pinv(model, Q[k], "ee"))
+    with pytest.raises(ValueError, match="part"):
+        task_space_inertia(model, Q[0], "ee", part="upper")
+    with pytest.raises(ValueError, match="part"):
+        task_space_inertia(model, Q[0], "ee", part=(3, 3))
+    with pytest.raises(ValueError, match="q must have shape"):
+        task_space_inertia(model, np.zeros(5), "ee")
+    with pytest.raises(ValueError, match="NaN"):
+        task_space_inertia(model, np.full(6, np.nan), "ee")
+
+
+def test_massless_chain_is_a_clear_error():
+    from robodyn.model.builder import ModelBuilder
+
+    T = np.eye(4)
+    T[0, 3] = 1.0
+    model = (
+        ModelBuilder(name="massless")
+        .add_body("a", "world", axis=(0, 0, 1))
+        .add_body("b", "a", axis=(0, 0, 1), T=T)
+        .add_frame("tip", "b", T=T)
+        .build()
+    )
+    with pytest.raises(ValueError, match="singular"):
+        task_space_inertia(model, np.array([0.1, 0.7]), "tip", kind="world_aligned", part=(3, 4))
