@@ -1,0 +1,65 @@
+"""``robodyn derive ROBOT [--symbolic-parameters] [--latex FILE] [--python FILE]``."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import sympy as sp
+
+__all__ = ["derive_command"]
+
+# Above this many dofs, derive keeps the expanded (reduced) form instead of trigsimp.
+_SIMPLIFY_MAX_DOF = 4
+
+
+def derive_command(args: argparse.Namespace) -> int:
+    """Derive and print M, C, g of a robot; optionally write LaTeX and a Python module.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        ``robot`` (bundled name or URDF path), ``symbolic_parameters`` (bool), ``latex``
+        and ``python`` (output paths or None).
+
+    Returns
+    -------
+    int
+        Exit status (0).
+    """
+    from ..models import load
+    from .codegen import write_module
+    from .derive import derive
+
+    model = load(args.robot)
+    parameters = "symbolic" if getattr(args, "symbolic_parameters", False) else "numeric"
+    t0 = time.perf_counter()
+    eom = derive(model, parameters, simplify=model.nv <= _SIMPLIFY_MAX_DOF)
+    C = eom.C
+    elapsed = time.perf_counter() - t0
+    q = ", ".join(str(s) for s in eom.q)
+    print(f"{model.name}: n = {eom.n}, q = [{q}] (derived in {elapsed:.2f} s)")
+    print("tau = M(q) qddot + C(q, qdot) qdot + g(q)")
+    if eom.parameters:
+        vals = ", ".join(f"{k} = {v:.6g}" for k, v in eom.parameters.items())
+        print(f"parameters: {vals}")
+    for name, A in (("M", eom.M), ("C", C), ("g", eom.g)):
+        print(f"\n{name} =")
+        for i in range(A.shape[0]):
+            for j in range(A.shape[1]):
+                if A[i, j] != 0:
+                    idx = f"[{i + 1},{j + 1}]" if A.shape[1] > 1 else f"[{i + 1}]"
+                    print(f"  {name}{idx} = {sp.sstr(A[i, j])}")
+    if getattr(args, "latex", None):
+        path = Path(args.latex)
+        path.write_text(
+            "% equations of motion of " + model.name + " (robodyn derive)\n"
+            "\\[\n" + eom.latex() + "\n\\]\n",
+            encoding="utf-8",
+        )
+        print(f"\nLaTeX written to {path}")
+    if getattr(args, "python", None):
+        out = write_module(eom, args.python)
+        print(f"Python module written to {out}")
+    return 0

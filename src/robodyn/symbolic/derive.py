@@ -1,0 +1,336 @@
+"""Symbolic equations of motion of a robodyn Model (course notes 001, 10.13-10.14; MR 8.1).
+
+:func:`derive` builds, for any fixed-base tree of revolute and prismatic joints (mimic
+joints included), the kinetic energy from the link Jacobians
+
+    K = 1/2 sum_i (m_i v_ci^T v_ci + w_i^T I_i w_i),
+    M = sum_i (m_i J_ci^T J_ci + J_wi^T I_i J_wi),
+
+and the potential energy ``V = -sum_i m_i g^T p_ci`` from the CoM positions along the
+model's gravity, then hands M and V to the standard form of :mod:`.lagrange`.
+
+The link Jacobians are propagated in each body's own frame (``w_i = R_{p,i}^T w_p + a_i
+qd_i``, ``v_i = R_{p,i}^T (v_p + w_p x p_{p,i}) + ...``), so each body's velocity depends
+only on the joints between it and its ancestors through relative rotations, and the mass
+matrix of a serial arm contains only the cosines of the inner joints, as in the textbook
+(``cos q2`` for the 2R arm). Every entry is reduced with :func:`.trig_reduce`.
+
+Parameters are either the model's numbers (exact rationals where a number is one, e.g.
+0.25 -> 1/4, floats otherwise) or named symbols that read like the textbook:
+
+=========== ===================================================================
+``m3``      mass of body 3
+``r3``      CoM offset of body 3 in its frame (one non-zero component; else
+            ``r3x``, ``r3y``, ``r3z``)
+``L2``      offset of the joint that follows body 2 (the text's link length; body 0
+            is the world, so ``L0`` is the base offset; ``L2x``.. when several
+            components, ``L2_5``.. when body 2 has several children)
+``I3zz``    inertia entries about the CoM (``I3xx``, ``I3xy``, ...); renamed ``I3``
+            when it is the only one of body 3 that reaches the equations
+``g``       magnitude of gravity (its direction stays the model's)
+=========== ===================================================================
+
+Joint axes and joint-frame rotations are structural and stay numeric. ``eom.parameters``
+maps each symbol to the model's value.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+
+from ..errors import ModelError
+from ..model.model import JOINT_FIXED, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, Model
+from .lagrange import EquationsOfMotion, fast_simplify, trig_reduce
+
+__all__ = ["derive", "exact_number"]
+
+_AXES = "xyz"
+
+
+def exact_number(x: float, tol: float = 1e-12, max_denominator: int = 1000) -> sp.Expr:
+    """A sympy number for ``x``: a Rational when ``x`` is one (to ``tol``), else a Float.
+
+    Parameters
+    ----------
+    x : float
+    tol : float
+        Relative tolerance for snapping (1e-12 keeps every result within the 1e-10 checks).
+    max_denominator : int
+
+    Returns
+    -------
+    sympy.Rational or sympy.Float
+    """
+    x = float(x)
+    if not np.isfinite(x):
+        raise ValueError(f"model number must be finite, got {x}")
+    fr = Fraction(x).limit_denominator(max_denominator)
+    if abs(float(fr) - x) <= tol * max(1.0, abs(x)):
+        return sp.Rational(fr.numerator, fr.denominator)
+    return sp.Float(x)
+
+
+def _vec(a) -> sp.Matrix:
+    return sp.Matrix([exact_number(v) for v in np.asarray(a).ravel()])
+
+
+def _mat(a) -> sp.Matrix:
+    a = np.asarray(a)
+    return sp.Matrix(a.shape[0], a.shape[1], [exact_number(v) for v in a.ravel()])
+
+
+def _skew(w: sp.Matrix) -> sp.Matrix:
+    return sp.Matrix([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+
+
+def _rotation(axis: sp.Matrix, angle) -> sp.Matrix:
+    """Rodrigues: R = I + sin(t) [a] + (1 - cos(t)) [a]^2 (MR eq. 3.51)."""
+    A = _skew(axis)
+    return sp.eye(3) + sp.sin(angle) * A + (1 - sp.cos(angle)) * (A * A)
+
+
+def _reduce(A: sp.Matrix) -> sp.Matrix:
+    return A.applyfunc(trig_reduce)
+
+
+class _Parameters:
+    """Numbers or named symbols for the model's parameters, and their values."""
+
+    def __init__(self, model: Model, symbolic: bool):
+        self.symbolic = symbolic
+        self.values: dict[sp.Symbol, float] = {}
+        self.model = model
+        children: dict[int, list[int]] = {}
+        for i in range(1, model.nb):
+            if np.any(model.jnt_p[i] != 0):
+                children.setdefault(int(model.body_parent[i]), []).append(i)
+        self._offset_children = children
+
+    def _sym(self, name: str, value: float, positive: bool = False) -> sp.Symbol:
+        s = sp.Symbol(name, positive=True) if positive else sp.Symbol(name, real=True)
+        self.values[s] = float(value)
+        return s
+
+    def mass(self, i: int) -> sp.Expr:
+        m = float(self.model.body_mass[i])
+        if not self.symbolic or m == 0.0:
+            return exact_number(m)
+        return self._sym(f"m{i}", m, positive=True)
+
+    def _vector(self, v: np.ndarray, name: str) -> sp.Matrix:
+        if not self.symbolic:
+            return _vec(v)
+        nz = [k for k in range(3) if v[k] != 0.0]
+        if len(nz) == 1:
+            k = nz[0]
+            s = self._sym(name, abs(v[k]), positive=True)
+            out = sp.zeros(3, 1)
+            out[k] = s if v[k] > 0 else -s
+            return out
+        out = sp.zeros(3, 1)
+        for k in nz:
+            out[k] = self._sym(f"{name}{_AXES[k]}", v[k])
+        return out
+
+    def com(self, i: int) -> sp.Matrix:
+        return self._vector(np.asarray(self.model.body_com[i], dtype=float), f"r{i}")
+
+    def offset(self, i: int) -> sp.Matrix:
+        p = int(self.model.body_parent[i])
+        sibs = self._offset_children.get(p, [])
+        name = f"L{p}" if len(sibs) <= 1 else f"L{p}_{i}"
+        return self._vector(np.asarray(self.model.jnt_p[i], dtype=float), name)
+
+    def inertia(self, i: int) -> sp.Matrix:
+        I = np.asarray(self.model.body_inertia[i], dtype=float)
+        if not self.symbolic:
+            return _mat(I)
+        out = sp.zeros(3, 3)
+        for a in range(3):
+            for b in range(a, 3):
+                if I[a, b] != 0.0:
+                    s = self._sym(f"I{i}{_AXES[a]}{_AXES[b]}", I[a, b], positive=(a == b))
+                    out[a, b] = out[b, a] = s
+        return out
+
+    def gravity(self) -> sp.Matrix:
+        g = np.asarray(self.model.gravity, dtype=float)
+        mag = float(np.linalg.norm(g))
+        if not self.symbolic or mag == 0.0:
+            return _vec(g)
+        s = self._sym("g", mag, positive=True)
+        return s * _vec(g / mag)
+
+
+def _check_model(model: Model) -> None:
+    if not isinstance(model, Model):
+        raise ValueError(f"model must be a robodyn Model, got {type(model).__name__}")
+    for i in range(1, model.nb):
+        t = int(model.jnt_type[i])
+        if t == JOINT_FREE:
+            raise ModelError(
+                f"joint {model.joint_names_all[i]!r} of body {model.body_names[i]!r} is a free "
+                "joint: symbolic derive supports fixed-base trees of revolute and prismatic "
+                "joints only"
+            )
+        if t not in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_FIXED):
+            raise ModelError(f"joint {model.joint_names_all[i]!r} has unknown type {t}")
+    if model.nq != model.nv:
+        raise ModelError(f"derive needs nq == nv, got nq={model.nq}, nv={model.nv}")
+
+
+def _rename_single_inertias(eom_parts: list, values: dict, nb: int) -> dict:
+    """``I3zz -> I3`` when it is the only inertia symbol of body 3 in the equations."""
+    present = set()
+    for x in eom_parts:
+        present |= x.free_symbols
+    ren = {}
+    for i in range(1, nb):
+        mine = [
+            s
+            for s in present
+            if s.name.startswith(f"I{i}") and s.name[len(f"I{i}") :] in _INERTIA_SUFFIXES
+        ]
+        if len(mine) == 1 and mine[0].name.endswith(("xx", "yy", "zz")):
+            ren[mine[0]] = sp.Symbol(f"I{i}", positive=True)
+    return ren
+
+
+_INERTIA_SUFFIXES = {a + b for a in _AXES for b in _AXES}
+
+
+def derive(
+    model: Model,
+    parameters: str = "numeric",
+    simplify: bool = True,
+    *,
+    friction: bool = False,
+) -> EquationsOfMotion:
+    """Symbolic equations of motion ``M qdd + C qd + g = tau`` of a robodyn Model.
+
+    Parameters
+    ----------
+    model : Model
+        Fixed-base tree of revolute/prismatic (and mimic) joints.
+    parameters : {"numeric", "symbolic"}
+        The model's numbers, or named symbols ``m1, L1, r1, I1, g, ...`` (module docstring);
+        ``eom.parameters`` maps the symbols to the model's values.
+    simplify : bool
+        Fold small expressions with trigsimp (``cos(q1 + q2)``) and simplify the derived
+        Christoffel symbols; False keeps the expanded, reduced form (faster for 6-DoF arms).
+    friction : bool
+        Add the joint damping and Coulomb friction ``b = d qd + f sign(qd)``.
+
+    Returns
+    -------
+    EquationsOfMotion
+        In plain symbols ``q1..qn``, ``qdot1..``, ``qddot1..``, torques ``tau1..``.
+
+    Raises
+    ------
+    ModelError
+        Free (floating-base) joints.
+    """
+    if parameters not in ("numeric", "symbolic"):
+        raise ValueError(f"parameters must be 'numeric' or 'symbolic', got {parameters!r}")
+    _check_model(model)
+    n = model.nv
+    P = _Parameters(model, parameters == "symbolic")
+    q = [sp.Symbol(f"q{k + 1}", real=True) for k in range(n)]
+    qd = [sp.Symbol(f"qdot{k + 1}", real=True) for k in range(n)]
+    qdd = [sp.Symbol(f"qddot{k + 1}", real=True) for k in range(n)]
+    tau = [sp.Symbol(f"tau{k + 1}", real=True) for k in range(n)]
+
+    nb = model.nb
+    g_w = P.gravity()
+    Jw: list = [sp.zeros(3, n)] * nb  # angular velocity Jacobian of body i, in frame i
+    Jv: list = [sp.zeros(3, n)] * nb  # velocity of the origin of body i, in frame i
+    g_b: list = [g_w] * nb  # gravity in frame i
+    height: list = [sp.S.Zero] * nb  # g^T p_i (p_i: origin of body i in the world)
+    M = sp.zeros(n, n)
+    V = sp.S.Zero
+    for i in range(1, nb):
+        p = int(model.body_parent[i])
+        t = int(model.jnt_type[i])
+        row = sp.zeros(1, n)  # joint rate = row * qd
+        angle = sp.S.Zero
+        if int(model.jnt_mimic[i]) >= 0:
+            lead = int(model.jnt_mimic[i])
+            k = int(model.jnt_vadr[lead])
+            mult = exact_number(model.jnt_mimic_mult[i])
+            angle = mult * q[k] + exact_number(model.jnt_mimic_offset[i])
+            row[k] = mult
+        elif int(model.jnt_nv[i]) == 1:
+            k = int(model.jnt_vadr[i])
+            angle = q[k]
+            row[k] = 1
+        a = _vec(model.jnt_axis[i])
+        R_j = _mat(model.jnt_R[i])
+        p_pi = P.offset(i)
+        if t == JOINT_REVOLUTE:
+            R_pi = R_j * _rotation(a, angle)
+        else:
+            R_pi = R_j
+            if t == JOINT_PRISMATIC:
+                p_pi = p_pi + R_j * a * angle
+        R_ip = R_pi.T
+        # w_i = R^T w_p (+ a qd_i);  v_i = R^T (v_p + w_p x p_{p,i}) (+ a qd_i)
+        Jw_i = R_ip * Jw[p]
+        Jv_i = R_ip * (Jv[p] - _skew(p_pi) * Jw[p])
+        if t == JOINT_REVOLUTE:
+            Jw_i = Jw_i + a * row
+        elif t == JOINT_PRISMATIC:
+            Jv_i = Jv_i + a * row
+        Jw[i], Jv[i] = _reduce(Jw_i), _reduce(Jv_i)
+        g_b[i] = _reduce(R_ip * g_b[p])
+        height[i] = trig_reduce(height[p] + (g_b[p].T * p_pi)[0, 0])
+        m = P.mass(i)
+        c = P.com(i)
+        I_c = P.inertia(i)
+        if m != 0:
+            Jc = Jv[i] - _skew(c) * Jw[i]  # v_c = v + w x c
+            M += m * (Jc.T * Jc)
+            V -= m * (height[i] + (g_b[i].T * c)[0, 0])  # V = -m g^T p_c
+        if any(x != 0 for x in I_c):
+            M += Jw[i].T * I_c * Jw[i]
+    for k in range(n):
+        M[k, k] += exact_number(model.dof_armature[k])
+    for i in range(n):
+        for j in range(i, n):
+            M[i, j] = M[j, i] = fast_simplify(M[i, j]) if simplify else trig_reduce(M[i, j])
+    V = trig_reduce(V)
+    g = sp.Matrix([trig_reduce(sp.diff(V, x)) for x in q])
+    if simplify:
+        g = g.applyfunc(fast_simplify)
+    b = sp.zeros(n, 1)
+    if friction:
+        for k in range(n):
+            b[k] = exact_number(model.dof_damping[k]) * qd[k] + exact_number(
+                model.dof_friction[k]
+            ) * sp.sign(qd[k])
+    values = P.values
+    if P.symbolic:
+        ren = _rename_single_inertias(list(M), values, nb)
+        if ren:
+            M = M.xreplace(ren)
+            g = g.xreplace(ren)
+            V = V.xreplace(ren)
+            values = {ren.get(s, s): v for s, v in values.items()}
+        present = set().union(*(x.free_symbols for x in list(M) + list(g)))
+        values = {s: v for s, v in values.items() if s in present}
+    return EquationsOfMotion(
+        q,
+        qd,
+        qdd,
+        tau,
+        M,
+        g,
+        b,
+        V=V,
+        simplify=simplify,
+        parameters=values,
+        name=model.name,
+    )
