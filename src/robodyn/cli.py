@@ -68,7 +68,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.fix:
         out = fix_urdf(args.robot, args.fix, density=args.density)
         print(f"corrected URDF written to {out}")
-    return 1 if any(f.severity == "error" for f in report.findings) and not args.fix else 0
+    return 1 if report.errors and not args.fix else 0
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
