@@ -15,6 +15,7 @@ import math
 
 from numba import njit
 
+from ._cache import drop_stale_cache
 from ._pack import (
     BF_A1,
     BF_A2,
@@ -271,3 +272,8 @@ def nonfinite(x):
         if not math.isfinite(x[k]):
             return True
     return False
+
+
+# Every kernel module imports this one first: drop cached kernels compiled from other
+# sources before any of them is loaded (see _cache.py).
+drop_stale_cache(globals())
