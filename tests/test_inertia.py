@@ -482,3 +482,17 @@ def test_operations_reject():
         RigidInertia.from_vector([1.0, 0, 0, 0, 0.1, 0.1, 1.0, 0, 0, 0])
     with pytest.raises(ValueError, match=r"V must have shape"):
         b.kinetic_energy(np.ones(3))
+
+
+def test_compound_of_plain_parts_equals_validated_sum():
+    from robodyn.inertia import compound
+
+    a = ri.box(mass=2.0, size=(0.3, 0.1, 0.2)).moved(np.eye(3), [0.1, -0.2, 0.3])
+    b = ri.cylinder(mass=1.5, radius=0.05, length=0.4, axis="x").moved(np.eye(3), [-0.3, 0, 0])
+    m, c, I = compound([(a.mass, a.com, a.inertia), (b.mass, b.com, b.inertia)])
+    s = a + b
+    assert m == pytest.approx(3.5)
+    np.testing.assert_allclose(c, s.com, atol=1e-15)
+    np.testing.assert_allclose(I, s.inertia, atol=1e-14)
+    # by hand: c = (2 * (0.1, -0.2, 0.3) + 1.5 * (-0.3, 0, 0)) / 3.5
+    np.testing.assert_allclose(c, [(0.2 - 0.45) / 3.5, -0.4 / 3.5, 0.6 / 3.5], atol=1e-15)

@@ -88,6 +88,38 @@ def steiner(inertia_c, mass: float, d) -> np.ndarray:
     return inertia_c + mass * (float(d @ d) * np.eye(3) - np.outer(d, d))
 
 
+def compound(parts) -> tuple[float, np.ndarray, np.ndarray]:
+    """Mass, centre of mass and inertia about it of rigidly joined parts in one frame.
+
+    ``m = sum m_k``, ``c = sum m_k c_k / m``, ``I_c = sum I_k + m_k (d^T d 1 - d d^T)`` with
+    ``d = c_k - c`` (course notes 001 eq. 10.46). Plain arrays, no physical validation:
+    loaders that keep non-physical data as written (``load_urdf(strict=False)``) use it;
+    ``RigidInertia.__add__`` is the validated form.
+
+    Parameters
+    ----------
+    parts : iterable of (float, array_like (3,), array_like (3, 3))
+        ``(m_k, c_k, I_k)``: mass, centre of mass and inertia about it, common axes.
+
+    Returns
+    -------
+    m : float
+    c : numpy.ndarray, shape (3,)
+    I_c : numpy.ndarray, shape (3, 3)
+        Symmetrised.
+    """
+    parts = [(float(m), np.asarray(c, float), np.asarray(I, float)) for m, c, I in parts]
+    m = sum(p[0] for p in parts)
+    if m == 0:
+        return 0.0, np.zeros(3), sum((p[2] for p in parts), np.zeros((3, 3)))
+    c = sum(p[0] * p[1] for p in parts) / m
+    I = np.zeros((3, 3))
+    for mk, ck, Ik in parts:
+        d = ck - c
+        I += Ik + mk * (float(d @ d) * np.eye(3) - np.outer(d, d))
+    return m, c, 0.5 * (I + I.T)
+
+
 def rotate_inertia(R, inertia) -> np.ndarray:
     """Re-express an inertia tensor in rotated axes: ``I_a = R_ab I_b R_ab^T``.
 

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
+from ..inertia import compound
 from .model import (
     JOINT_FIXED,
     JOINT_FREE,
@@ -509,13 +510,13 @@ def _dfs_order(bodies: list[_Checked], root: str) -> list[_Checked]:
 # ============================================================================ assembly
 def _moved_sum(host: tuple, child: tuple, T_hc: np.ndarray) -> tuple:
     """Compound inertia of host and child, the child's inertia (body frame {c}) moved into
-    the host frame {h} with T_hc = pose of {c} in {h}."""
-    from ..inertia import RigidInertia
+    the host frame {h} with T_hc = pose of {c} in {h}: c_h = R c_c + p, I_h = R I_c R^T.
 
-    a = RigidInertia(host[0], host[1], host[2])
-    b = RigidInertia(child[0], child[1], child[2]).moved(T_hc[:3, :3], T_hc[:3, 3])
-    s = a + b
-    return float(s.mass), np.asarray(s.com, float), np.asarray(s.inertia, float)
+    Plain arithmetic: add_body validated each part, and a loader may keep non-physical
+    inertias on purpose (load_urdf(strict=False))."""
+    R, p = T_hc[:3, :3], T_hc[:3, 3]
+    moved = (child[0], R @ child[1] + p, R @ child[2] @ R.T)
+    return compound([host, moved])
 
 
 def _assemble(name, root, gravity, order, by_name, frames) -> Model:

@@ -22,14 +22,13 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
-from ..inertia import box, cylinder, sphere
+from ..inertia import box, compound, cylinder, sphere
 from ..spatial import rpy_to_rotation
 from .model import JOINT_PRISMATIC, JOINT_REVOLUTE, Model
 from .urdf import (
     UrdfInertial,
     UrdfLink,
     UrdfRobot,
-    _compound,
     inertial_problem,
     kinematic_tree,
     model_from_urdf,
@@ -217,7 +216,7 @@ def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0)
             return None
         R = rpy_to_rotation(g.rpy)
         parts.append((ri.mass, np.array(g.xyz, float), R @ ri.inertia @ R.T))
-    return _compound(parts)
+    return compound(parts)
 
 
 def _geometry_finding(link: UrdfLink) -> Finding | None:

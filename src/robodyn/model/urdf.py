@@ -35,7 +35,7 @@ from xml.parsers import expat
 import numpy as np
 
 from ..errors import ModelError
-from ..inertia import check_inertia
+from ..inertia import check_inertia, compound
 from ..spatial import rpy_to_rotation, transform
 from .model import Model
 
@@ -610,23 +610,6 @@ class _RawInertia:
     inertia: np.ndarray  # (3, 3) about the CoM
 
 
-def _compound(parts: list[tuple[float, np.ndarray, np.ndarray]]):
-    """Mass, CoM and inertia about the CoM of rigidly joined parts (one frame, MR eq. 8.26).
-
-    ``m = sum m_k``, ``c = sum m_k c_k / m``, ``I_c = sum I_k + m_k (d^T d 1 - d d^T)``
-    with ``d = c_k - c`` (parallel-axis theorem).
-    """
-    m = sum(p[0] for p in parts)
-    if m == 0:
-        return 0.0, np.zeros(3), sum((p[2] for p in parts), np.zeros((3, 3)))
-    c = sum(p[0] * p[1] for p in parts) / m
-    I = np.zeros((3, 3))
-    for mk, ck, Ik in parts:
-        d = ck - c
-        I += Ik + mk * (float(d @ d) * np.eye(3) - np.outer(d, d))
-    return m, c, 0.5 * (I + I.T)
-
-
 def _link_inertia(link: UrdfLink, strict: bool, notes: list[str]):
     """(m, c, I_c) of a link in its own frame, checked (ModelError) when ``strict``."""
     if link.inertial is None:
@@ -839,5 +822,5 @@ def model_from_urdf(
 def _inertia_arg(parts: list) -> _RawInertia | None:
     if not parts:
         return None
-    m, c, I = _compound(parts)
+    m, c, I = compound(parts)
     return _RawInertia(m, c, I)  # each part was checked by inertial_problem when strict
