@@ -67,3 +67,11 @@ def test_demo_runs_and_writes_figures(tmp_path, robot, capsys):
     assert "forward dynamics recovers a to" in out
     assert (tmp_path / "gravity_torques.png").stat().st_size > 1000
     assert (tmp_path / "dzhanibekov.png").stat().st_size > 1000
+
+
+def test_bench_options_reach_the_benchmark(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert "--models" in out and "--quick" in out

@@ -1,0 +1,129 @@
+"""The benchmark runs end to end in its short mode; its equality checks run and pass.
+
+Timings are never asserted (the machines are shared and noisy); the structure of the
+JSON, the presence of every requested row and the equality checks are. The FLOP count
+is compared with a count typed here from the kernels' per-body table.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from robodyn.bench import FUNCTIONS, LIBRARIES, flop_count, main, mjcf_from
+from robodyn.models import load
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    js, png = out / "bench.json", out / "bench.png"
+    code = main(
+        ["--quick", "--models", "ur5", "--json", str(js), "--plot", str(png), "--no-progress"]
+    )
+    return code, json.loads(js.read_text()), png
+
+
+def test_exit_code_and_files(quick_run):
+    code, result, png = quick_run
+    assert code == 0
+    assert png.stat().st_size > 1000
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for key in ("machine", "versions", "config", "models", "latency", "batch", "cold", "memory"):
+        assert key in result
+    assert result["config"]["quick"] is True
+    assert result["config"]["models"] == ["ur5"]
+    assert result["machine"]["peak_note"].startswith("estimated")
+
+
+def test_every_latency_row_present_and_checked(quick_run):
+    _, result, _ = quick_run
+    rows = {(r["model"], r["function"], r["library"]): r for r in result["latency"]}
+    assert set(rows) == {("ur5", f, lib) for f in FUNCTIONS for lib in LIBRARIES}
+    for f in FUNCTIONS:
+        assert rows[("ur5", f, "pinocchio")]["status"] == "reference"
+        rd = rows[("ur5", f, "robodyn")]
+        assert rd["status"] == "ok", rd
+        assert rd["check_err"] is not None and rd["check_err"] <= 1e-8
+        assert rd["median_s"] > 0 and rd["ratio_to_pinocchio"] > 0
+    # peers: checked equal, or explicitly n/a (MuJoCo and the MR library have no C matrix)
+    for lib in ("mujoco", "modern_robotics"):
+        for f in FUNCTIONS:
+            r = rows[("ur5", f, lib)]
+            if f == "coriolis":
+                assert r["status"].startswith("n/a"), r
+            else:
+                assert r["status"] == "ok" and r["check_err"] <= 1e-8, r
+    assert not any(r["status"].startswith("FAIL") for r in result["latency"])
+
+
+def test_batch_rows(quick_run):
+    _, result, _ = quick_run
+    threads = result["config"]["threads"]
+    rd = [r for r in result["batch"] if r["library"] == "robodyn"]
+    assert {(r["function"], r["threads"]) for r in rd} == {
+        (f, t) for f in FUNCTIONS for t in threads
+    }
+    for r in rd:
+        assert r["status"] == "ok" and r["check_err"] <= 1e-8, r
+        assert r["n_states"] >= 1
+    pin = {r["function"]: r for r in result["batch"] if r["library"] == "pinocchio"}
+    # the parallel Pinocchio calls are checked against robodyn's whole batch
+    for f in ("rnea", "aba"):
+        assert pin[f]["status"] == "reference" and pin[f]["check_err"] <= 1e-8
+    libs = {r["library"] for r in result["batch"]}
+    assert libs == set(LIBRARIES)
+
+
+def test_cold_and_memory_rows(quick_run):
+    _, result, _ = quick_run
+    cold = {(r["function"], r["library"]) for r in result["cold"]}
+    for key in (
+        ("import", "robodyn"),
+        ("import", "pinocchio"),
+        ("first rnea call", "robodyn"),
+        ("first rnea call, empty cache", "robodyn"),
+    ):
+        assert key in cold
+    rows = {(r["function"], r["library"]): r for r in result["cold"]}
+    assert rows[("import", "robodyn")]["median_s"] > 0
+    assert rows[("first rnea call", "robodyn")]["status"] == "ok"
+    assert rows[("first rnea call, empty cache", "robodyn")]["status"].startswith("skipped")
+    mem = {r["library"]: r for r in result["memory"]}
+    assert set(mem) == {"robodyn", "pinocchio"}
+    n = result["config"]["n_memory"]
+    nv = 6
+    # inputs q, v, a and output tau of an n-state batch: 4 n nv doubles
+    assert mem["robodyn"]["data_mb"] == pytest.approx(4 * n * nv * 8 / 2**20)
+    assert mem["robodyn"]["peak_rss_mb"] >= mem["robodyn"]["baseline_rss_mb"] > 0
+
+
+def test_flop_count_ur5():
+    # UR5: 6 revolute joints in a chain, the first a child of the world.
+    # rnea: 348 (child of the world) + 5 * 396; aba: 344 + 5 * 981;
+    # crba: 6 poses (81) + 5 moved composites (179) + 6 columns (42 + 8)
+    #       + 9 + 42 per ancestor pair (15 pairs in a 6-chain).
+    c = flop_count(load("ur5"))
+    assert c["rnea"] == 348 + 5 * 396
+    assert c["aba"] == 344 + 5 * 981
+    assert c["crba"] == 6 * 81 + 5 * 179 + 6 * 50 + 15 * 51
+
+
+def test_bad_options_exit_2(capsys):
+    assert main(["--models", "nosuchrobot"]) == 2
+    assert "nosuchrobot" in capsys.readouterr().err
+    assert main(["--only", "speed"]) == 2
+
+
+def test_mjcf_has_every_body_joint_and_frame():
+    import xml.etree.ElementTree as ET
+
+    m = load("ur5")
+    root = ET.fromstring(mjcf_from(m))
+    assert len(root.findall(".//body")) == m.nb - 1
+    assert len(root.findall(".//joint")) == m.nv
+    assert len(root.findall(".//site")) == len(m.frame_names)
+    masses = sorted(float(e.get("mass")) for e in root.findall(".//inertial"))
+    np.testing.assert_allclose(masses, sorted(m.body_mass[1:]), rtol=0, atol=0)
