@@ -1584,6 +1584,80 @@ def format_table(result: dict) -> str:
     return "\n".join(out)
 
 
+def format_markdown(result: dict) -> str:
+    """The README's summary: single-state latency and batch throughput of robodyn beside
+    Pinocchio (time, ratio), cold start and memory, and the machine they ran on."""
+    m = result["machine"]
+    lines = [
+        f"Machine: {m.get('model_name', '?')}, {m.get('cores', '?')} cores, "
+        f"{m.get('mhz', '?')} MHz; robodyn {result['versions'].get('robodyn')}, "
+        f"Pinocchio {result['versions'].get('pinocchio')}, numba "
+        f"{result['versions'].get('numba')}.",
+        "",
+    ]
+    lat = [r for r in result["latency"] if r.get("median_s")]
+    models = list(dict.fromkeys(r["model"] for r in lat))
+    if lat:
+        fns = list(dict.fromkeys(r["function"] for r in lat))
+        lines += [
+            "One state, called from Python: robodyn's median time (ratio to Pinocchio)",
+            "",
+            "| model | " + " | ".join(fns) + " |",
+            "|---" * (len(fns) + 1) + "|",
+        ]
+        for mod in models:
+            cells = []
+            for fn in fns:
+                r = [
+                    x
+                    for x in lat
+                    if (x["model"], x["function"], x["library"]) == (mod, fn, "robodyn")
+                ]
+                cells.append(
+                    f"{_fmt_time(r[0]['median_s'])} ({_fmt_ratio(r[0]['ratio_to_pinocchio'])})"
+                    if r
+                    else "-"
+                )
+            lines.append(f"| {mod} | " + " | ".join(cells) + " |")
+        lines.append("")
+    bat = [r for r in result["batch"] if r.get("median_s") and r["library"] == "robodyn"]
+    if bat:
+        threads = sorted({r["threads"] for r in bat})
+        fns = [f for f in ("rnea", "aba", "crba") if any(r["function"] == f for r in bat)]
+        head = [f"{f}, {t} thr." for f in fns for t in threads]
+        lines += [
+            "Batch of states, time per state (ratio to Pinocchio's rneaInParallel / "
+            "abaInParallel, or to a Python loop over crba, at the same thread count)",
+            "",
+            "| model | " + " | ".join(head) + " |",
+            "|---" * (len(head) + 1) + "|",
+        ]
+        for mod in models:
+            cells = []
+            for f in fns:
+                for t in threads:
+                    r = [x for x in bat if (x["model"], x["function"], x["threads"]) == (mod, f, t)]
+                    cells.append(
+                        f"{_fmt_time(r[0]['median_s'])} ({_fmt_ratio(r[0]['ratio_to_pinocchio'])})"
+                        if r
+                        else "-"
+                    )
+            lines.append(f"| {mod} | " + " | ".join(cells) + " |")
+        lines.append("")
+    cold = [r for r in result["cold"] if r.get("median_s") and r["library"] == "robodyn"]
+    if cold:
+        lines.append(
+            "Cold start: " + "; ".join(f"{r['call']} {r['median_s']:.3g} s" for r in cold) + "."
+        )
+    for r in result["memory"]:
+        if r["library"] == "robodyn" and r.get("over_data"):
+            lines.append(
+                f"Memory: a {r['n_states']:,}-state inverse-dynamics batch ({r['model']}) "
+                f"peaks at {r['over_data']:.2f}x its inputs plus outputs."
+            )
+    return "\n".join(lines) + "\n"
+
+
 def write_plot(result: dict, path: str) -> None:
     """A bar chart of the ratios to Pinocchio (log scale) written to ``path``."""
     import matplotlib
@@ -1636,6 +1710,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="tiny repeats and N (for CI)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--plot", metavar="FILE", help="write a bar chart of the ratios")
+    p.add_argument("--markdown", metavar="FILE", help="write the summary tables as Markdown")
     p.add_argument("--repeat", type=int, help="timing repeats (default 7, quick 3)")
     p.add_argument("--n", type=int, help="batch states (default 100000, quick 64)")
     p.add_argument("--memory-n", type=int, help="states of the memory batch (default 1e6)")
@@ -1794,6 +1869,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     result = run(cfg)
     print(format_table(result))
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as fh:
+            fh.write(format_markdown(result))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=1, default=str)
