@@ -19,11 +19,14 @@ from robodyn.models import load
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
-    js, png = out / "bench.json", out / "bench.png"
+    js, png, md = out / "bench.json", out / "bench.png", out / "bench.md"
     code = main(
-        ["--quick", "--models", "ur5", "--json", str(js), "--plot", str(png), "--no-progress"]
-    )
-    return code, json.loads(js.read_text()), png
+        ["--quick", "--models", "ur5", "--json", str(js), "--plot", str(png), "--no-progress",
+         "--markdown", str(md)]
+    )  # fmt: skip
+    result = json.loads(js.read_text())
+    result["_markdown"] = md.read_text()
+    return code, result, png
 
 
 def test_exit_code_and_files(quick_run):
@@ -36,6 +39,14 @@ def test_exit_code_and_files(quick_run):
     assert result["config"]["quick"] is True
     assert result["config"]["models"] == ["ur5"]
     assert result["machine"]["peak_note"].startswith("estimated")
+
+
+def test_markdown_summary_has_every_function(quick_run):
+    md = quick_run[1]["_markdown"]
+    header = next(line for line in md.splitlines() if line.startswith("| model |"))
+    for f in FUNCTIONS:
+        assert f in header
+    assert "| ur5 |" in md and "Machine:" in md
 
 
 def test_every_latency_row_present_and_checked(quick_run):
