@@ -28,7 +28,7 @@ from robodyn.model.configuration import random_configuration
 from robodyn.taskspace import dynamically_consistent_pinv, task_space_inertia
 
 RTOL = 1e-9
-N_STATES = 10
+N_STATES = 20  # issue 4: 20 random states per robot
 
 
 def _rel(a, b, scale=0.0):
