@@ -54,21 +54,54 @@ __all__ = [
 _ND = np.ndarray
 _F8 = np.dtype(np.float64)
 _K = None  # robodyn.kernels, imported on the first call (numba is not loaded at import)
-_FAST = None  # robodyn.kernels.single once loaded: few-argument single-state kernels
 _empty = np.empty
 _ID = FL_GRAVITY | FL_VEL | FL_ACC
 
 
+# ----------------------------------------------------------------------------- fast path
+# Single-state calls go straight to the few-argument kernels of robodyn.kernels.single
+# (see its docstring for why they look the way they do), with no test in Python: numba's
+# dispatcher types the arguments in C faster than Python can test them, and raises
+# TypeError for anything but C-contiguous float64 vectors (a list, a batch, ints, a
+# strided view). Sizes, finiteness and singularity are checked in the kernel. A TypeError
+# or a nonzero return code falls through to the general path, which converts the input
+# or raises the error naming the argument.
+def _lazy(name: str):
+    """A stand-in for the entry point ``name``: loads it on first use, then replaces itself."""
+
+    def first_call(*args):
+        from .kernels.single import entry
+
+        ep = entry(name)
+        globals()["_" + name.upper()] = ep
+        return ep(*args)
+
+    return first_call
+
+
+_RNEA1 = _lazy("rnea1")
+_ABA1 = _lazy("aba1")
+_CRBA1 = _lazy("crba1")
+
+
+def _fast_retry(kernel, P, *args) -> int:
+    """Run a fast kernel on converted input from a general path: its return code, or 1 when
+    the arrays still do not fit its signature (e.g. a strided float64 view), in which case
+    the caller uses its general kernel (which reports sizes precisely)."""
+    try:
+        return kernel(P, *(np.ascontiguousarray(x) if x.__class__ is _ND else x for x in args))
+    except TypeError:
+        return 1
+
+
 def _kernels():
-    """The kernel entry points, imported (and numba loaded) on the first call."""
+    """The general kernel entry points, imported (and numba loaded) on first use."""
     global _K
     if _K is None:
         from types import SimpleNamespace
 
-        from .kernels import aba, crba, forward, rnea, single
+        from .kernels import aba, crba, forward, rnea
 
-        global _FAST
-        _FAST = single
         _K = SimpleNamespace(
             rnea=rnea.rnea, rnea_batch=rnea.rnea_batch, crba=crba.crba,
             crba_batch=crba.crba_batch, aba=aba.aba, aba_batch=aba.aba_batch,
@@ -211,8 +244,15 @@ def _rnea_call(model, q, v, a, f_ext, f_tip, frame, flags, eps, names, use):
             fe = _external(model, f_ext, f_tip, frame, None)
             flags |= FL_FEXT
         tau = np.empty(pk.nv)
-        err = K.rnea(pk.I, pk.F, q, v if use & FL_VEL else q, a if use & FL_ACC else q,
-                     fe, flags, eps, tau)  # fmt: skip
+        vv, aa = (v if use & FL_VEL else q), (a if use & FL_ACC else q)
+        if fe is pk.fext0 and not eps:
+            # converted input, no wrench: the fast kernel (no second compile of rnea)
+            err = _fast_retry(_RNEA1, pk.P, q, vv, aa, tau, flags)
+            if err == 0:
+                return tau
+            if err > 1:
+                _raise(model, err, names + ("f_ext",), (q, v, a, f_ext), (pk.nq, pk.nv, pk.nv))
+        err = K.rnea(pk.I, pk.F, q, vv, aa, fe, flags, eps, tau)
         if err:
             _raise(model, err, names + ("f_ext",), (q, v, a, f_ext), (pk.nq, pk.nv, pk.nv))
         return tau
@@ -284,17 +324,16 @@ def inverse_dynamics(
     -------
     tau : numpy.ndarray, shape (nv,) or (N, nv)
     """
-    if _FAST is not None and f_ext is None and f_tip is None and not coulomb_eps:
-        # fast path: contiguous float64 vectors straight into the compiled kernel
-        pk = model.__dict__.get("_rd_packed")
-        if pk is not None:
-            tau = _empty(pk.nv)
-            try:
-                if not _FAST.rnea1(pk.I, pk.F, q, v, a, tau, _ID + (1 if friction else 0)
-                                   + (2 if armature else 0) + (4 if check else 0)):  # fmt: skip
-                    return tau
-            except TypeError:  # other types / shapes: the general path converts or explains
-                pass
+    if f_ext is None and f_tip is None and not coulomb_eps:
+        # fast path (see "fast path" above): float64 vectors straight into the kernel
+        pk = model.__dict__.get("_rd_packed") or packed(model)
+        tau = _empty(pk.nv)
+        try:
+            if not _RNEA1(pk.P, q, v, a, tau, _ID + (1 if friction else 0)
+                          + (2 if armature else 0) + (4 if check else 0)):  # fmt: skip
+                return tau
+        except TypeError:  # not float64 C vectors: the general path converts or explains
+            pass
     return _rnea_call(
         model, q, v, a, f_ext, f_tip, frame,
         _flags(friction, armature, check) | FL_GRAVITY, float(coulomb_eps), ("q", "v", "a"),
@@ -319,15 +358,13 @@ def gravity_forces(model, q, *, check: bool = True) -> np.ndarray:
     -------
     g : numpy.ndarray, shape (nv,) or (N, nv)
     """
-    if _FAST is not None:
-        pk = model.__dict__.get("_rd_packed")
-        if pk is not None:
-            tau = _empty(pk.nv)
-            try:
-                if not _FAST.rnea1(pk.I, pk.F, q, q, q, tau, FL_GRAVITY + (4 if check else 0)):
-                    return tau
-            except TypeError:
-                pass
+    pk = model.__dict__.get("_rd_packed") or packed(model)
+    tau = _empty(pk.nv)
+    try:
+        if not _RNEA1(pk.P, q, q, q, tau, FL_GRAVITY + (4 if check else 0)):
+            return tau
+    except TypeError:
+        pass
     return _rnea_call(
         model, q, None, None, None, None, None,
         (FL_CHECK if check else 0) | FL_GRAVITY, 0.0, ("q", "v", "a"), 0,
@@ -349,15 +386,13 @@ def velocity_forces(model, q, v, *, check: bool = True) -> np.ndarray:
     -------
     c : numpy.ndarray, shape (nv,) or (N, nv)
     """
-    if _FAST is not None:
-        pk = model.__dict__.get("_rd_packed")
-        if pk is not None:
-            tau = _empty(pk.nv)
-            try:
-                if not _FAST.rnea1(pk.I, pk.F, q, v, v, tau, FL_VEL + (4 if check else 0)):
-                    return tau
-            except TypeError:
-                pass
+    pk = model.__dict__.get("_rd_packed") or packed(model)
+    tau = _empty(pk.nv)
+    try:
+        if not _RNEA1(pk.P, q, v, v, tau, FL_VEL + (4 if check else 0)):
+            return tau
+    except TypeError:
+        pass
     return _rnea_call(
         model, q, v, None, None, None, None,
         FL_CHECK if check else 0, 0.0, ("q", "v", "a"), FL_VEL,
@@ -379,16 +414,13 @@ def bias_forces(model, q, v, *, check: bool = True) -> np.ndarray:
     -------
     h : numpy.ndarray, shape (nv,) or (N, nv)
     """
-    if _FAST is not None:
-        pk = model.__dict__.get("_rd_packed")
-        if pk is not None:
-            tau = _empty(pk.nv)
-            try:
-                flags = FL_GRAVITY + FL_VEL + (4 if check else 0)
-                if not _FAST.rnea1(pk.I, pk.F, q, v, v, tau, flags):
-                    return tau
-            except TypeError:
-                pass
+    pk = model.__dict__.get("_rd_packed") or packed(model)
+    tau = _empty(pk.nv)
+    try:
+        if not _RNEA1(pk.P, q, v, v, tau, FL_GRAVITY + FL_VEL + (4 if check else 0)):
+            return tau
+    except TypeError:
+        pass
     return _rnea_call(
         model, q, v, None, None, None, None,
         (FL_CHECK if check else 0) | FL_GRAVITY, 0.0, ("q", "v", "a"), FL_VEL,
@@ -415,22 +447,24 @@ def mass_matrix(model, q, *, armature: bool = True, check: bool = True) -> np.nd
     -------
     M : numpy.ndarray, shape (nv, nv) or (N, nv, nv)
     """
-    pk = model.__dict__.get("_rd_packed")
-    if _FAST is not None and pk is not None:
-        M = _empty((pk.nv, pk.nv))
-        try:
-            if not _FAST.crba1(pk.I, pk.F, q, M, (2 if armature else 0) + (4 if check else 0)):
-                return M
-        except TypeError:
-            pass
-    if pk is None:
-        pk = packed(model)
+    pk = model.__dict__.get("_rd_packed") or packed(model)
+    M = _empty(pk.smm)
+    try:
+        if not _CRBA1(pk.P, q, M, (2 if armature else 0) + (4 if check else 0)):
+            return M
+    except TypeError:
+        pass
     K = _K if _K is not None else _kernels()
     if q.__class__ is not _ND or q.dtype is not _F8:
         q = _conv(q, "q")
     flags = (FL_ARMATURE if armature else 0) | (FL_CHECK if check else 0)
     if q.ndim == 1:
         M = np.empty((pk.nv, pk.nv))
+        err = _fast_retry(_CRBA1, pk.P, q, M, flags)
+        if err == 0:
+            return M
+        if err > 1:
+            _raise(model, err, ("q",), (q,), (pk.nq,))
         err = K.crba(pk.I, pk.F, q, flags, M)
         if err:
             _raise(model, err, ("q",), (q,), (pk.nq,))
@@ -528,20 +562,16 @@ def forward_dynamics(
     ValueError
         Bad shapes, NaN/inf, or a singular mass matrix (a joint drives a massless subtree).
     """
-    pk = model.__dict__.get("_rd_packed")
-    if (
-        _FAST is not None and pk is not None and f_ext is None and f_tip is None
-        and not coulomb_eps and method == "aba" and not pk.has_mimic
-    ):  # fmt: skip
-        qdd = _empty(pk.nv)
-        try:
-            if not _FAST.aba1(pk.I, pk.F, q, v, tau, qdd, FL_GRAVITY + (1 if friction else 0)
-                              + (2 if armature else 0) + (4 if check else 0)):  # fmt: skip
-                return qdd
-        except TypeError:
-            pass
-    if pk is None:
-        pk = packed(model)
+    pk = model.__dict__.get("_rd_packed") or packed(model)
+    if f_ext is None and f_tip is None and not coulomb_eps and method == "aba":
+        if not pk.has_mimic:
+            qdd = _empty(pk.nv)
+            try:
+                if not _ABA1(pk.P, q, v, tau, qdd, FL_GRAVITY + (1 if friction else 0)
+                             + (2 if armature else 0) + (4 if check else 0)):  # fmt: skip
+                    return qdd
+            except TypeError:
+                pass
     K = _K if _K is not None else _kernels()
     if method == "aba" and not pk.has_mimic:
         single, batch = K.aba, K.aba_batch
@@ -565,6 +595,12 @@ def forward_dynamics(
             fe = _external(model, f_ext, f_tip, frame, None)
             flags |= FL_FEXT
         qdd = np.empty(pk.nv)
+        if single is K.aba and fe is pk.fext0 and not eps:
+            err = _fast_retry(_ABA1, pk.P, q, v, tau, qdd, flags)
+            if err == 0:
+                return qdd
+            if err > 1:
+                _raise(model, err, names, (q, v, tau, f_ext), (pk.nq, pk.nv, pk.nv))
         err = single(pk.I, pk.F, q, v, tau, fe, flags, eps, qdd)
         if err:
             _raise(model, err, names, (q, v, tau, f_ext), (pk.nq, pk.nv, pk.nv))

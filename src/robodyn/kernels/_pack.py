@@ -22,6 +22,10 @@ record of ``WF`` entries per body::
 R0 + sin t R0 [axis] + (1 - cos t) R0 [axis]^2 cost 18 multiplications, MR eq. 3.51).
 
 then ``damping (nv)``, ``friction (nv)``, ``armature (nv)``.
+
+``P`` (int64) is ``I`` followed by the bytes of ``F`` (``P[len(I):].view(float64) == F``):
+the single-state entry points of :mod:`robodyn.kernels.single` take the whole model as
+this one array, which saves unboxing a second array on every call (~80 ns).
 """
 
 from __future__ import annotations
@@ -85,6 +89,10 @@ class Packed(NamedTuple):
     has_mimic: bool
     fext0: np.ndarray  # (0, 6) placeholder when there is no f_ext
     fext0_batch: np.ndarray  # (0, 0, 6)
+    P: np.ndarray  # (len(I) + len(F),) int64: I, then F's bytes (one argument for both)
+    sq: tuple  # (nq,): the shape a single-state q must have (checked before the fast call)
+    sv: tuple  # (nv,)
+    smm: tuple  # (nv, nv)
 
 
 def pack_model(model) -> Packed:
@@ -135,7 +143,11 @@ def pack_model(model) -> Packed:
     F[d : d + nv] = model.dof_damping
     F[d + nv : d + 2 * nv] = model.dof_friction
     F[d + 2 * nv : d + 3 * nv] = model.dof_armature
-    return Packed(I, F, nb, nq, nv, has_mimic, np.zeros((0, 6)), np.zeros((0, 0, 6)))
+    P = np.concatenate([I, F.view(np.int64)])
+    return Packed(
+        I, F, nb, nq, nv, has_mimic, np.zeros((0, 6)), np.zeros((0, 0, 6)), P,
+        (nq,), (nv,), (nv, nv),
+    )  # fmt: skip
 
 
 def packed(model) -> Packed:

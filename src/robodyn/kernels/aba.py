@@ -11,7 +11,7 @@ cannot express; the wrappers use the CRBA path for models with mimic joints.
 
 Workspace row of body i (``WA`` floats): R, p (0:12); V (12:18); c (18:24); pA (24:30);
 IA (30:66, 6x6 row-major); U = IA S (66:72); 1/D (72); u (73); dV (74:80); for a free
-joint the Cholesky factor of D (80:116) and u (116:122). After the rows: 108 floats of
+joint the Cholesky factor of D (80:116) and u (116:122). After the rows: 114 floats of
 scratch for the free joint.
 """
 
@@ -55,7 +55,7 @@ from ._small import (
 )
 
 WA = 122
-_SCRATCH = 108
+_SCRATCH = 114  # free joint: D/L (36), Z (36), Ia (36), pa (6)
 
 
 @njit(cache=True, nogil=True)
@@ -335,61 +335,14 @@ def aba_core(I, F, q, v, tau, fext, flags, eps, qdd, W):
             else:
                 continue
         elif jt == J_FREE:
-            # S = 1_6: U = IA, D = IA + diag(armature), u = tau - pA - friction
-            L = S
-            for r in range(6):
-                for c in range(6):
-                    W[L + 6 * r + c] = W[o + 6 * r + c]
-            for k in range(6):
-                W[wo + 116 + k] = tau[va + k] - W[wo + 24 + k]
-                if flags & FL_ARMATURE:
-                    W[L + 7 * k] += F[d0 + 2 * nv + va + k]
-                if fr:
-                    W[wo + 116 + k] -= F[d0 + va + k] * v[va + k] + coulomb(
-                        F[d0 + nv + va + k], v[va + k], eps
-                    )
-            if not _chol6(W, L, tol):
+            # out of line (compile time): Ia in W[S + 72:], pa in W[S + 108:]
+            if not _free_pass2(F, W, wo, S, va, nv, tau, v, flags, eps, d0, tol, lam > 0):
                 return 1000 + i
-            for k in range(36):
-                W[wo + 80 + k] = W[L + k]
-            if lam > 0:
-                # Z = D^-1 IA; Ia = IA - IA Z; pa = pA + Ia c + IA D^-1 u
-                Z = S + 36
-                for c in range(6):
-                    for r in range(6):
-                        W[Z + 6 * r + c] = W[o + 6 * r + c]
-                    _chol6_solve_col(W, wo + 80, Z, c)
-                Ia = S + 72
-                for r in range(6):
-                    for c in range(6):
-                        acc = W[o + 6 * r + c]
-                        for k in range(6):
-                            acc -= W[o + 6 * r + k] * W[Z + 6 * k + c]
-                        W[Ia + 6 * r + c] = acc
-                y0 = S  # reuse the first scratch block for y = D^-1 u
-                for k in range(6):
-                    W[y0 + 6 * k] = W[wo + 116 + k]
-                _chol6_solve_col(W, wo + 80, y0, 0)
-                pmx = pmy = pmz = pfx = pfy = pfz = 0.0
-                for r in range(6):
-                    acc = W[wo + 24 + r]
-                    for k in range(6):
-                        acc += W[Ia + 6 * r + k] * W[wo + 18 + k] + W[o + 6 * r + k] * W[y0 + 6 * k]
-                    if r == 0:
-                        pmx = acc
-                    elif r == 1:
-                        pmy = acc
-                    elif r == 2:
-                        pmz = acc
-                    elif r == 3:
-                        pfx = acc
-                    elif r == 4:
-                        pfy = acc
-                    else:
-                        pfz = acc
-                A, B, C = _blocks(W, Ia)
-            else:
+            if lam <= 0:
                 continue
+            pmx, pmy, pmz = W[S + 108], W[S + 109], W[S + 110]
+            pfx, pfy, pfz = W[S + 111], W[S + 112], W[S + 113]
+            A, B, C = _blocks(W, S + 72)
         else:
             continue
         # IA_lambda += Ad^T Ia Ad;  pA_lambda += Ad^T pa  (Featherstone table 7.1)
@@ -446,23 +399,9 @@ def aba_core(I, F, q, v, tau, fext, flags, eps, qdd, W):
                 av1 += ay
                 av2 += az
         elif jt == J_FREE:
-            # qdd_i = D^-1 (u_i - IA_i a');  dV_i = a' + qdd_i
-            y0 = S
-            ap = (aw0, aw1, aw2, av0, av1, av2)
-            for r in range(6):
-                acc = W[wo + 116 + r]
-                for k in range(6):
-                    acc -= W[wo + 30 + 6 * r + k] * ap[k]
-                W[y0 + 6 * r] = acc
-            _chol6_solve_col(W, wo + 80, y0, 0)
-            for k in range(6):
-                qdd[va + k] = W[y0 + 6 * k]
-            aw0 += W[y0]
-            aw1 += W[y0 + 6]
-            aw2 += W[y0 + 12]
-            av0 += W[y0 + 18]
-            av1 += W[y0 + 24]
-            av2 += W[y0 + 30]
+            aw0, aw1, aw2, av0, av1, av2 = _free_pass3(
+                W, wo, S, va, qdd, aw0, aw1, aw2, av0, av1, av2
+            )
         W[wo + 74], W[wo + 75], W[wo + 76] = aw0, aw1, aw2
         W[wo + 77], W[wo + 78], W[wo + 79] = av0, av1, av2
     return 0
@@ -500,6 +439,79 @@ def _chol6_solve_col(W, L, X, c):
         for k in range(r + 1, 6):
             s -= W[L + 6 * k + r] * W[X + 6 * k + c]
         W[X + 6 * r + c] = s / W[L + 7 * r]
+
+
+@njit(cache=True, nogil=True)
+def _free_pass2(F, W, wo, S, va, nv, tau, v, flags, eps, d0, tol, has_parent):
+    """Pass 2 of :func:`aba_core` for a free joint (S = 1_6), out of line.
+
+    U = IA, D = IA + diag(armature) (its Cholesky factor into W[wo + 80:]), u = tau - pA -
+    friction (into W[wo + 116:]); with a parent: Ia = IA - IA D^-1 IA into W[S + 72:] and
+    pa = pA + Ia c + IA D^-1 u into W[S + 108:]. False if D is not positive definite.
+    """
+    o = wo + 30
+    fr = (flags & FL_FRICTION) != 0
+    L = S
+    for r in range(6):
+        for c in range(6):
+            W[L + 6 * r + c] = W[o + 6 * r + c]
+    for k in range(6):
+        W[wo + 116 + k] = tau[va + k] - W[wo + 24 + k]
+        if flags & FL_ARMATURE:
+            W[L + 7 * k] += F[d0 + 2 * nv + va + k]
+        if fr:
+            W[wo + 116 + k] -= F[d0 + va + k] * v[va + k] + coulomb(
+                F[d0 + nv + va + k], v[va + k], eps
+            )
+    if not _chol6(W, L, tol):
+        return False
+    for k in range(36):
+        W[wo + 80 + k] = W[L + k]
+    if not has_parent:
+        return True
+    # Z = D^-1 IA; Ia = IA - IA Z; pa = pA + Ia c + IA D^-1 u
+    Z = S + 36
+    for c in range(6):
+        for r in range(6):
+            W[Z + 6 * r + c] = W[o + 6 * r + c]
+        _chol6_solve_col(W, wo + 80, Z, c)
+    Ia = S + 72
+    for r in range(6):
+        for c in range(6):
+            acc = W[o + 6 * r + c]
+            for k in range(6):
+                acc -= W[o + 6 * r + k] * W[Z + 6 * k + c]
+            W[Ia + 6 * r + c] = acc
+    y0 = S  # reuse the first scratch block for y = D^-1 u
+    for k in range(6):
+        W[y0 + 6 * k] = W[wo + 116 + k]
+    _chol6_solve_col(W, wo + 80, y0, 0)
+    for r in range(6):
+        acc = W[wo + 24 + r]
+        for k in range(6):
+            acc += W[Ia + 6 * r + k] * W[wo + 18 + k] + W[o + 6 * r + k] * W[y0 + 6 * k]
+        W[S + 108 + r] = acc
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _free_pass3(W, wo, S, va, qdd, aw0, aw1, aw2, av0, av1, av2):
+    """Pass 3 of :func:`aba_core` for a free joint: qdd_i = D^-1 (u_i - IA_i a'), dV_i =
+    a' + qdd_i. Returns dV_i."""
+    y0 = S
+    ap = (aw0, aw1, aw2, av0, av1, av2)
+    for r in range(6):
+        acc = W[wo + 116 + r]
+        for k in range(6):
+            acc -= W[wo + 30 + 6 * r + k] * ap[k]
+        W[y0 + 6 * r] = acc
+    _chol6_solve_col(W, wo + 80, y0, 0)
+    for k in range(6):
+        qdd[va + k] = W[y0 + 6 * k]
+    return (
+        aw0 + W[y0], aw1 + W[y0 + 6], aw2 + W[y0 + 12],
+        av0 + W[y0 + 18], av1 + W[y0 + 24], av2 + W[y0 + 30],
+    )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
