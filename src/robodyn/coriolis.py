@@ -54,8 +54,12 @@ Mimic joints (``q_i = mult q_leader + offset``) are handled in the expanded coor
 every joint, ``v_full = E v`` with a constant ``E``, then ``M = E^T M_full E`` and the same
 contraction of dM/dq, Gamma and C.
 
-Batches ``(N, nq)`` run a Python loop over the single-state numpy path (these are secondary
-functions; the O(n) dynamics live in :mod:`robodyn.dynamics`).
+:func:`coriolis_matrix` (and :func:`mass_matrix_dot`) run the compiled kernel of
+:mod:`robodyn.kernels.coriolis` (numba, O(n d) for n dofs and tree depth d, mimic and free
+joints included; batches ``(N, nq)`` run in parallel over states);
+:func:`coriolis_matrix_reference` is the numpy version written above, kept for teaching
+and parity tests. :func:`christoffel` and :func:`mass_matrix_derivative` (n^3 outputs) stay
+in numpy, and their batches run a Python loop over single states.
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ import numpy as np
 
 from ._checks import as_array
 from .errors import ModelError
+from .kernels._pack import FL_CHECK, packed
 from .kinematics import body_poses
 from .model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, Model
 
@@ -73,6 +78,7 @@ __all__ = [
     "mass_matrix_derivative",
     "christoffel",
     "coriolis_matrix",
+    "coriolis_matrix_reference",
     "mass_matrix_dot",
 ]
 
@@ -423,8 +429,93 @@ def christoffel(model: Model, q) -> np.ndarray:
     return _christoffel_one(model, tree, q)
 
 
+def _lazy_coriolis1(*args):
+    """Stand-in for the compiled single-state entry point: loads it, then replaces itself."""
+    from .kernels.coriolis import entry
+
+    ep = entry()
+    globals()["_COR1"] = ep
+    return ep(*args)
+
+
+_COR1 = _lazy_coriolis1
+_ND = np.ndarray
+_empty = np.empty
+
+
+def _contiguous(a: np.ndarray) -> np.ndarray:
+    """C-contiguous and writeable (one compiled signature; numba types read-only apart)."""
+    a = np.ascontiguousarray(a)
+    return a if a.flags.writeable else a.copy()
+
+
+def _kernel_error(code: int, state=None) -> None:
+    """Turn an error code of the Coriolis kernel into a ValueError naming the argument."""
+    at = "" if state is None else f"[{state}]"
+    if code == 11:
+        raise ValueError(f"q{at} contains NaN or inf")
+    if code == 12:
+        raise ValueError(f"v{at} contains NaN or inf")
+    if code == 15:
+        raise ValueError(f"q{at}: the quaternion of a free joint is zero")
+    raise RuntimeError(f"coriolis kernel error {code}")  # pragma: no cover
+
+
 def coriolis_matrix(model: Model, q, v) -> np.ndarray:
     """The Christoffel-consistent Coriolis matrix ``C(q, v)`` (MR eq. 8.1's ``c = C v``).
+
+    ``C = sum_b J_b^T (G_b dJ_b/dt + B_b(V_b) J_b)`` in world coordinates with Echeandia
+    and Wensing's body factor ``B(V) = 1/2 (-ad_V^T G - G ad_V + bar(G V))``, summed with
+    composite inertias in O(n d) (n dofs, tree depth d) by the compiled kernel
+    :func:`robodyn.kernels.coriolis.coriolis_core` (every model, mimic joints and free
+    joints included; :func:`coriolis_matrix_reference` is the numpy version it is tested
+    against). It satisfies ``C_ij = sum_k Gamma[i, j, k] v_k`` (:func:`christoffel`),
+    ``C v = `` the velocity-product forces of RNEA, and ``dM/dt - 2 C`` skew-symmetric.
+    Armature and friction are not part of C.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (nq,) or (N, nq)
+    v : array_like, shape (nv,) or (N, nv)
+        A batch (either argument) runs the compiled batch kernel in parallel over states.
+
+    Returns
+    -------
+    numpy.ndarray, shape (nv, nv) or (N, nv, nv)
+    """
+    # fast path: C-contiguous float64 vectors go straight to the compiled entry point (its
+    # dispatcher raises TypeError for anything else; sizes and NaN are checked inside)
+    if isinstance(model, Model):
+        pk = model.__dict__.get("_rd_packed") or packed(model)
+        C = _empty(pk.smm)
+        try:
+            if not _COR1(pk.P, q, v, C, FL_CHECK):
+                return C
+        except TypeError:
+            pass
+    else:
+        raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
+    # general path: convert and check (errors name the argument), then the kernels
+    q, v, batch = _pair(model, q, v)
+    from .kernels.coriolis import coriolis, coriolis_batch
+
+    q, v = _contiguous(q), _contiguous(v)
+    if batch:
+        out = np.empty((q.shape[0], model.nv, model.nv))
+        s, err = coriolis_batch(pk.I, pk.F, q, v, FL_CHECK, out)
+        if err:
+            _kernel_error(int(err), int(s))
+        return out
+    C = np.empty((model.nv, model.nv))
+    err = coriolis(pk.I, pk.F, q, v, FL_CHECK, C)
+    if err:
+        _kernel_error(int(err))
+    return C
+
+
+def coriolis_matrix_reference(model: Model, q, v) -> np.ndarray:
+    """Numpy reference of :func:`coriolis_matrix` (6x6 matrices, einsum; for parity tests).
 
     ``C = sum_b J_b^T (G_b dJ_b/dt + B_b(V_b) J_b)`` in world coordinates with Echeandia
     and Wensing's body factor ``B(V) = 1/2 (-ad_V^T G - G ad_V + bar(G V))``, summed with

@@ -7,10 +7,11 @@ Submodules (import them explicitly; this package itself imports nothing heavy, s
   array, cached on the Model, and the layout constants;
 * ``_small``: unrolled 3-vector / 3x3 helpers and the joint model (``joint_pose``);
 * ``rnea``, ``crba``, ``aba``, ``forward``: the dynamics kernels (single state and batch);
-* ``kinematics``: poses, Jacobians, centre of mass.
+* ``kinematics``: poses, Jacobians, centre of mass;
+* ``coriolis``: the Christoffel-consistent Coriolis matrix.
 
 Every kernel is cached on disk (``cache=True``), releases the GIL (``nogil=True``) and
 has a batch version that runs ``prange`` over states.
 """
 
-__all__ = ["aba", "crba", "forward", "kinematics", "rnea"]
+__all__ = ["aba", "coriolis", "crba", "forward", "kinematics", "rnea"]
