@@ -100,15 +100,22 @@ def _kernels():
     if _K is None:
         from types import SimpleNamespace
 
-        from .kernels import aba, crba, forward, rnea
+        from .kernels import aba, batch, crba, forward, rnea
 
         _K = SimpleNamespace(
             rnea=rnea.rnea, rnea_batch=rnea.rnea_batch, crba=crba.crba,
+            rnea_lanes=batch.rnea_lanes, aba_lanes=batch.aba_lanes, lanes_ok=batch.supported,
             crba_batch=crba.crba_batch, aba=aba.aba, aba_batch=aba.aba_batch,
             forward_crba=forward.forward_crba, forward_crba_batch=forward.forward_crba_batch,
             mass_inverse=forward.mass_inverse, mass_inverse_batch=forward.mass_inverse_batch,
         )  # fmt: skip
     return _K
+
+
+def _lanes_ok(K, pk, aba: bool) -> bool:
+    """True if the lane (state-major) batch kernels handle this packed model: no mimic
+    joint; for ABA, free joints only on children of the world (a ~1 us compiled scan)."""
+    return bool(K.lanes_ok(pk.I, aba))
 
 
 def _conv(x, name: str) -> np.ndarray:
@@ -272,6 +279,11 @@ def _rnea_call(model, q, v, a, f_ext, f_tip, frame, flags, eps, names, use):
     else:
         flags |= FL_FEXT
     TAU = np.empty((N, pk.nv))
+    if not flags & FL_FEXT and _lanes_ok(K, pk, False):
+        # state-major kernel vectorised across states; on any failure the per-state kernel
+        # below reruns the batch and names the failing state
+        if K.rnea_lanes(pk.I, pk.F, Q, V, A, flags, eps, TAU) == 0:
+            return TAU
     s, err = K.rnea_batch(pk.I, pk.F, Q, V, A, fe, flags, eps, TAU)
     if err:
         _raise(model, err, names + ("f_ext",), (), (), state=s)
@@ -612,6 +624,9 @@ def forward_dynamics(
     else:
         flags |= FL_FEXT
     QDD = np.empty((N, pk.nv))
+    if batch is K.aba_batch and not flags & FL_FEXT and _lanes_ok(K, pk, True):
+        if K.aba_lanes(pk.I, pk.F, Q, V, T, flags, eps, QDD) == 0:
+            return QDD
     s, err = batch(pk.I, pk.F, Q, V, T, fe, flags, eps, QDD)
     if err:
         _raise(model, err, names, (), (), state=s)
