@@ -341,8 +341,13 @@ def inverse_dynamics(
         pk = model.__dict__.get("_rd_packed") or packed(model)
         tau = _empty(pk.nv)
         try:
-            if not _RNEA1(pk.P, q, v, a, tau, _ID + (1 if friction else 0)
-                          + (2 if armature else 0) + (4 if check else 0)):  # fmt: skip
+            flags = (
+                _ID
+                + (FL_FRICTION if friction else 0)
+                + (FL_ARMATURE if armature else 0)
+                + (FL_CHECK if check else 0)
+            )
+            if not _RNEA1(pk.P, q, v, a, tau, flags):
                 return tau
         except TypeError:  # not float64 C vectors: the general path converts or explains
             pass
@@ -373,7 +378,7 @@ def gravity_forces(model, q, *, check: bool = True) -> np.ndarray:
     pk = model.__dict__.get("_rd_packed") or packed(model)
     tau = _empty(pk.nv)
     try:
-        if not _RNEA1(pk.P, q, q, q, tau, FL_GRAVITY + (4 if check else 0)):
+        if not _RNEA1(pk.P, q, q, q, tau, FL_GRAVITY + (FL_CHECK if check else 0)):
             return tau
     except TypeError:
         pass
@@ -401,7 +406,7 @@ def velocity_forces(model, q, v, *, check: bool = True) -> np.ndarray:
     pk = model.__dict__.get("_rd_packed") or packed(model)
     tau = _empty(pk.nv)
     try:
-        if not _RNEA1(pk.P, q, v, v, tau, FL_VEL + (4 if check else 0)):
+        if not _RNEA1(pk.P, q, v, v, tau, FL_VEL + (FL_CHECK if check else 0)):
             return tau
     except TypeError:
         pass
@@ -429,7 +434,7 @@ def bias_forces(model, q, v, *, check: bool = True) -> np.ndarray:
     pk = model.__dict__.get("_rd_packed") or packed(model)
     tau = _empty(pk.nv)
     try:
-        if not _RNEA1(pk.P, q, v, v, tau, FL_GRAVITY + FL_VEL + (4 if check else 0)):
+        if not _RNEA1(pk.P, q, v, v, tau, FL_GRAVITY + FL_VEL + (FL_CHECK if check else 0)):
             return tau
     except TypeError:
         pass
@@ -462,7 +467,7 @@ def mass_matrix(model, q, *, armature: bool = True, check: bool = True) -> np.nd
     pk = model.__dict__.get("_rd_packed") or packed(model)
     M = _empty(pk.smm)
     try:
-        if not _CRBA1(pk.P, q, M, (2 if armature else 0) + (4 if check else 0)):
+        if not _CRBA1(pk.P, q, M, (FL_ARMATURE if armature else 0) + (FL_CHECK if check else 0)):
             return M
     except TypeError:
         pass
@@ -579,8 +584,13 @@ def forward_dynamics(
         if not pk.has_mimic:
             qdd = _empty(pk.nv)
             try:
-                if not _ABA1(pk.P, q, v, tau, qdd, FL_GRAVITY + (1 if friction else 0)
-                             + (2 if armature else 0) + (4 if check else 0)):  # fmt: skip
+                flags = (
+                    FL_GRAVITY
+                    + (FL_FRICTION if friction else 0)
+                    + (FL_ARMATURE if armature else 0)
+                    + (FL_CHECK if check else 0)
+                )
+                if not _ABA1(pk.P, q, v, tau, qdd, flags):
                     return qdd
             except TypeError:
                 pass
