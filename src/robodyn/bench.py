@@ -1518,6 +1518,7 @@ def format_table(result: dict) -> str:
     out.append(f"robodyn bench: {peers}")
     out.append(f"machine: {mach['model_name']}, {mach['cores']} cores, {mach['mhz']} MHz; "
                f"peak {mach['peak_gflops']:.1f} GFLOP/s ({mach['peak_note']})")  # fmt: skip
+    out.append(f"single-state rnea/crba/aba: {mach.get('single_state_path', '?')}")
     cfg = result["config"]
     out.append(
         f"every time is the median of {cfg['repeat']} runs (autorange loops); ratio = "
@@ -1592,7 +1593,8 @@ def format_markdown(result: dict) -> str:
         f"Machine: {m.get('model_name', '?')}, {m.get('cores', '?')} cores, "
         f"{m.get('mhz', '?')} MHz; robodyn {result['versions'].get('robodyn')}, "
         f"Pinocchio {result['versions'].get('pinocchio')}, numba "
-        f"{result['versions'].get('numba')}.",
+        f"{result['versions'].get('numba')}; single-state rnea/crba/aba on the "
+        f"{m.get('single_state_path', '?')}.",
         "",
     ]
     lat = [r for r in result["latency"] if r.get("median_s")]
@@ -1761,6 +1763,9 @@ def run(cfg: Config) -> dict:
     mods = {name: _import_peer(name) for name in LIBRARIES[1:]}
     versions = {"robodyn": _robodyn_version(), "numba": numba.__version__}
     mach["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY", "")
+    from .kernels import single
+
+    mach["single_state_path"] = "C extension" if single.NATIVE else f"numba ({single.WHY})"
     versions.update({k: v[1] for k, v in mods.items()})
     pin = mods["pinocchio"][0]
     result: dict[str, Any] = {

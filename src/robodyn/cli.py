@@ -41,6 +41,10 @@ def _cmd_info(args: argparse.Namespace) -> int:
             )
     for note in model.notes:
         print(f"  note: {note}")
+    from .kernels import single
+
+    path = "the C extension" if single.NATIVE else f"the numba kernels ({single.WHY})"
+    print(f"  single-state dynamics run on {path}")
     return 0
 
 

@@ -487,7 +487,7 @@ def coriolis_matrix(model: Model, q, v) -> np.ndarray:
     # fast path: C-contiguous float64 vectors go straight to the compiled entry point (its
     # dispatcher raises TypeError for anything else; sizes and NaN are checked inside)
     if isinstance(model, Model):
-        pk = model.__dict__.get("_rd_packed") or packed(model)
+        pk = model._rd_packed or packed(model)
         C = _empty(pk.smm)
         try:
             if not _COR1(pk.P, q, v, C, FL_CHECK):

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ModelError
+from .kernels import single as _single
 from .kernels._pack import (
     FL_ACC,
     FL_ARMATURE,
@@ -54,44 +55,16 @@ __all__ = [
 _ND = np.ndarray
 _F8 = np.dtype(np.float64)
 _K = None  # robodyn.kernels, imported on the first call (numba is not loaded at import)
-_empty = np.empty
 _ID = FL_GRAVITY | FL_VEL | FL_ACC
 
 
 # ----------------------------------------------------------------------------- fast path
-# Single-state calls go straight to the few-argument kernels of robodyn.kernels.single
-# (see its docstring for why they look the way they do), with no test in Python: numba's
-# dispatcher types the arguments in C faster than Python can test them, and raises
-# TypeError for anything but C-contiguous float64 vectors (a list, a batch, ints, a
-# strided view). Sizes, finiteness and singularity are checked in the kernel. A TypeError
-# or a nonzero return code falls through to the general path, which converts the input
-# or raises the error naming the argument.
-def _lazy(name: str):
-    """A stand-in for the entry point ``name``: loads it on first use, then replaces itself."""
-
-    def first_call(*args):
-        from .kernels.single import entry
-
-        ep = entry(name)
-        globals()["_" + name.upper()] = ep
-        return ep(*args)
-
-    return first_call
-
-
-_RNEA1 = _lazy("rnea1")
-_ABA1 = _lazy("aba1")
-_CRBA1 = _lazy("crba1")
-
-
-def _fast_retry(kernel, P, *args) -> int:
-    """Run a fast kernel on converted input from a general path: its return code, or 1 when
-    the arrays still do not fit its signature (e.g. a strided float64 view), in which case
-    the caller uses its general kernel (which reports sizes precisely)."""
-    try:
-        return kernel(P, *(np.ascontiguousarray(x) if x.__class__ is _ND else x for x in args))
-    except TypeError:
-        return 1
+# Single states go to the entry points of robodyn.kernels.single (the C extension, or the
+# numba kernels where it was not built) with no test in Python: they check types, sizes
+# and finiteness themselves and return either the result array or an int code. A code
+# sends the call to the general path below, which converts the input (code -1: a list, a
+# batch, ints, a strided view) or raises the error naming the argument.
+_RNEA1, _ABA1, _CRBA1 = _single.rnea1, _single.aba1, _single.crba1
 
 
 def _kernels():
@@ -127,6 +100,13 @@ def _conv(x, name: str) -> np.ndarray:
     if not a.flags.writeable:
         a = a.copy()
     return a
+
+
+def _fit(x, name: str) -> np.ndarray:
+    """x if it is a C-contiguous float64 array, else :func:`_conv` (general path)."""
+    if x.__class__ is _ND and x.dtype is _F8 and x.flags.c_contiguous:
+        return x
+    return _conv(x, name)
 
 
 def _flags(friction: bool, armature: bool, check: bool) -> int:
@@ -233,35 +213,21 @@ def _rnea_call(model, q, v, a, f_ext, f_tip, frame, flags, eps, names, use):
     """Shared driver of inverse_dynamics / gravity / velocity / bias forces.
 
     ``use`` marks which of v, a the kernel reads (FL_VEL, FL_ACC)."""
-    pk = model.__dict__.get("_rd_packed")
-    if pk is None:
-        pk = packed(model)
-    K = _K if _K is not None else _kernels()
-    if q.__class__ is not _ND or q.dtype is not _F8:
-        q = _conv(q, "q")
-    if use & FL_VEL and (v.__class__ is not _ND or v.dtype is not _F8):
-        v = _conv(v, "v")
-    if use & FL_ACC and (a.__class__ is not _ND or a.dtype is not _F8):
-        a = _conv(a, "a")
+    pk = model._rd_packed or packed(model)
+    q = _fit(q, "q")
+    if use & FL_VEL:
+        v = _fit(v, "v")
+    if use & FL_ACC:
+        a = _fit(a, "a")
     flags |= use
     if q.ndim == 1 and (not use & FL_VEL or v.ndim == 1) and (not use & FL_ACC or a.ndim == 1):
-        if f_ext is None and f_tip is None:
-            fe = pk.fext0
-        else:
+        fe = None
+        if f_ext is not None or f_tip is not None:
             fe = _external(model, f_ext, f_tip, frame, None)
             flags |= FL_FEXT
-        tau = np.empty(pk.nv)
-        vv, aa = (v if use & FL_VEL else q), (a if use & FL_ACC else q)
-        if fe is pk.fext0 and not eps:
-            # converted input, no wrench: the fast kernel (no second compile of rnea)
-            err = _fast_retry(_RNEA1, pk.P, q, vv, aa, tau, flags)
-            if err == 0:
-                return tau
-            if err > 1:
-                _raise(model, err, names + ("f_ext",), (q, v, a, f_ext), (pk.nq, pk.nv, pk.nv))
-        err = K.rnea(pk.I, pk.F, q, vv, aa, fe, flags, eps, tau)
-        if err:
-            _raise(model, err, names + ("f_ext",), (q, v, a, f_ext), (pk.nq, pk.nv, pk.nv))
+        tau = _RNEA1(pk.P, q, v, a, fe, flags, eps)
+        if tau.__class__ is not _ND:
+            _raise(model, tau, names + ("f_ext",), (q, v, a, f_ext), (pk.nq, pk.nv, pk.nv))
         return tau
     # batch
     args, nm, sz = [q], [names[0]], [pk.nq]
@@ -279,6 +245,7 @@ def _rnea_call(model, q, v, a, f_ext, f_tip, frame, flags, eps, names, use):
     else:
         flags |= FL_FEXT
     TAU = np.empty((N, pk.nv))
+    K = _K if _K is not None else _kernels()
     if not flags & FL_FEXT and _lanes_ok(K, pk, False):
         # state-major kernel vectorised across states; on any failure the per-state kernel
         # below reruns the batch and names the failing state
@@ -336,21 +303,20 @@ def inverse_dynamics(
     -------
     tau : numpy.ndarray, shape (nv,) or (N, nv)
     """
-    if f_ext is None and f_tip is None and not coulomb_eps:
+    if f_tip is None:
         # fast path (see "fast path" above): float64 vectors straight into the kernel
-        pk = model.__dict__.get("_rd_packed") or packed(model)
-        tau = _empty(pk.nv)
-        try:
-            flags = (
-                _ID
-                + (FL_FRICTION if friction else 0)
-                + (FL_ARMATURE if armature else 0)
-                + (FL_CHECK if check else 0)
-            )
-            if not _RNEA1(pk.P, q, v, a, tau, flags):
-                return tau
-        except TypeError:  # not float64 C vectors: the general path converts or explains
-            pass
+        pk = model._rd_packed or packed(model)
+        tau = _RNEA1(
+            pk.P, q, v, a, f_ext,
+            _ID
+            + (FL_FRICTION if friction else 0)
+            + (FL_ARMATURE if armature else 0)
+            + (FL_CHECK if check else 0)
+            + (0 if f_ext is None else FL_FEXT),
+            coulomb_eps,
+        )  # fmt: skip
+        if tau.__class__ is _ND:
+            return tau
     return _rnea_call(
         model, q, v, a, f_ext, f_tip, frame,
         _flags(friction, armature, check) | FL_GRAVITY, float(coulomb_eps), ("q", "v", "a"),
@@ -375,13 +341,10 @@ def gravity_forces(model, q, *, check: bool = True) -> np.ndarray:
     -------
     g : numpy.ndarray, shape (nv,) or (N, nv)
     """
-    pk = model.__dict__.get("_rd_packed") or packed(model)
-    tau = _empty(pk.nv)
-    try:
-        if not _RNEA1(pk.P, q, q, q, tau, FL_GRAVITY + (FL_CHECK if check else 0)):
-            return tau
-    except TypeError:
-        pass
+    pk = model._rd_packed or packed(model)
+    tau = _RNEA1(pk.P, q, None, None, None, FL_GRAVITY + (FL_CHECK if check else 0), 0.0)
+    if tau.__class__ is _ND:
+        return tau
     return _rnea_call(
         model, q, None, None, None, None, None,
         (FL_CHECK if check else 0) | FL_GRAVITY, 0.0, ("q", "v", "a"), 0,
@@ -403,13 +366,10 @@ def velocity_forces(model, q, v, *, check: bool = True) -> np.ndarray:
     -------
     c : numpy.ndarray, shape (nv,) or (N, nv)
     """
-    pk = model.__dict__.get("_rd_packed") or packed(model)
-    tau = _empty(pk.nv)
-    try:
-        if not _RNEA1(pk.P, q, v, v, tau, FL_VEL + (FL_CHECK if check else 0)):
-            return tau
-    except TypeError:
-        pass
+    pk = model._rd_packed or packed(model)
+    tau = _RNEA1(pk.P, q, v, None, None, FL_VEL + (FL_CHECK if check else 0), 0.0)
+    if tau.__class__ is _ND:
+        return tau
     return _rnea_call(
         model, q, v, None, None, None, None,
         FL_CHECK if check else 0, 0.0, ("q", "v", "a"), FL_VEL,
@@ -431,13 +391,10 @@ def bias_forces(model, q, v, *, check: bool = True) -> np.ndarray:
     -------
     h : numpy.ndarray, shape (nv,) or (N, nv)
     """
-    pk = model.__dict__.get("_rd_packed") or packed(model)
-    tau = _empty(pk.nv)
-    try:
-        if not _RNEA1(pk.P, q, v, v, tau, FL_GRAVITY + FL_VEL + (FL_CHECK if check else 0)):
-            return tau
-    except TypeError:
-        pass
+    pk = model._rd_packed or packed(model)
+    tau = _RNEA1(pk.P, q, v, None, None, FL_GRAVITY + FL_VEL + (FL_CHECK if check else 0), 0.0)
+    if tau.__class__ is _ND:
+        return tau
     return _rnea_call(
         model, q, v, None, None, None, None,
         (FL_CHECK if check else 0) | FL_GRAVITY, 0.0, ("q", "v", "a"), FL_VEL,
@@ -464,28 +421,18 @@ def mass_matrix(model, q, *, armature: bool = True, check: bool = True) -> np.nd
     -------
     M : numpy.ndarray, shape (nv, nv) or (N, nv, nv)
     """
-    pk = model.__dict__.get("_rd_packed") or packed(model)
-    M = _empty(pk.smm)
-    try:
-        if not _CRBA1(pk.P, q, M, (FL_ARMATURE if armature else 0) + (FL_CHECK if check else 0)):
-            return M
-    except TypeError:
-        pass
-    K = _K if _K is not None else _kernels()
-    if q.__class__ is not _ND or q.dtype is not _F8:
-        q = _conv(q, "q")
-    flags = (FL_ARMATURE if armature else 0) | (FL_CHECK if check else 0)
-    if q.ndim == 1:
-        M = np.empty((pk.nv, pk.nv))
-        err = _fast_retry(_CRBA1, pk.P, q, M, flags)
-        if err == 0:
-            return M
-        if err > 1:
-            _raise(model, err, ("q",), (q,), (pk.nq,))
-        err = K.crba(pk.I, pk.F, q, flags, M)
-        if err:
-            _raise(model, err, ("q",), (q,), (pk.nq,))
+    pk = model._rd_packed or packed(model)
+    flags = (FL_ARMATURE if armature else 0) + (FL_CHECK if check else 0)
+    M = _CRBA1(pk.P, q, flags)
+    if M.__class__ is _ND:
         return M
+    q = _fit(q, "q")
+    if q.ndim == 1:
+        M = _CRBA1(pk.P, q, flags)
+        if M.__class__ is not _ND:
+            _raise(model, M, ("q",), (q,), (pk.nq,))
+        return M
+    K = _K if _K is not None else _kernels()
     N, (Q,) = _batch(pk, (q,), ("q",), (pk.nq,))
     MM = np.empty((N, pk.nv, pk.nv))
     s, err = K.crba_batch(pk.I, pk.F, Q, flags, MM)
@@ -579,54 +526,45 @@ def forward_dynamics(
     ValueError
         Bad shapes, NaN/inf, or a singular mass matrix (a joint drives a massless subtree).
     """
-    pk = model.__dict__.get("_rd_packed") or packed(model)
-    if f_ext is None and f_tip is None and not coulomb_eps and method == "aba":
-        if not pk.has_mimic:
-            qdd = _empty(pk.nv)
-            try:
-                flags = (
-                    FL_GRAVITY
-                    + (FL_FRICTION if friction else 0)
-                    + (FL_ARMATURE if armature else 0)
-                    + (FL_CHECK if check else 0)
-                )
-                if not _ABA1(pk.P, q, v, tau, qdd, flags):
-                    return qdd
-            except TypeError:
-                pass
-    K = _K if _K is not None else _kernels()
-    if method == "aba" and not pk.has_mimic:
-        single, batch = K.aba, K.aba_batch
-    elif method in ("aba", "crba"):
-        single, batch = K.forward_crba, K.forward_crba_batch
-    else:
+    pk = model._rd_packed or packed(model)
+    if f_tip is None and method == "aba" and not pk.has_mimic:
+        # fast path (see "fast path" above)
+        qdd = _ABA1(
+            pk.P, q, v, tau, f_ext,
+            FL_GRAVITY
+            + (FL_FRICTION if friction else 0)
+            + (FL_ARMATURE if armature else 0)
+            + (FL_CHECK if check else 0)
+            + (0 if f_ext is None else FL_FEXT),
+            coulomb_eps,
+        )  # fmt: skip
+        if qdd.__class__ is _ND:
+            return qdd
+    if method not in ("aba", "crba"):
         raise ValueError(f"method must be 'aba' or 'crba', got {method!r}")
-    if q.__class__ is not _ND or q.dtype is not _F8:
-        q = _conv(q, "q")
-    if v.__class__ is not _ND or v.dtype is not _F8:
-        v = _conv(v, "v")
-    if tau.__class__ is not _ND or tau.dtype is not _F8:
-        tau = _conv(tau, "tau")
+    use_aba = method == "aba" and not pk.has_mimic
+    q, v, tau = _fit(q, "q"), _fit(v, "v"), _fit(tau, "tau")
     flags = _flags(friction, armature, check) | FL_GRAVITY
     eps = float(coulomb_eps)
     names = ("q", "v", "tau", "f_ext")
     if q.ndim == 1 and v.ndim == 1 and tau.ndim == 1:
-        if f_ext is None and f_tip is None:
-            fe = pk.fext0
-        else:
+        fe = None
+        if f_ext is not None or f_tip is not None:
             fe = _external(model, f_ext, f_tip, frame, None)
             flags |= FL_FEXT
-        qdd = np.empty(pk.nv)
-        if single is K.aba and fe is pk.fext0 and not eps:
-            err = _fast_retry(_ABA1, pk.P, q, v, tau, qdd, flags)
-            if err == 0:
-                return qdd
-            if err > 1:
-                _raise(model, err, names, (q, v, tau, f_ext), (pk.nq, pk.nv, pk.nv))
-        err = single(pk.I, pk.F, q, v, tau, fe, flags, eps, qdd)
-        if err:
-            _raise(model, err, names, (q, v, tau, f_ext), (pk.nq, pk.nv, pk.nv))
+        if use_aba:
+            qdd = _ABA1(pk.P, q, v, tau, fe, flags, eps)
+        else:  # Cholesky of M (numba)
+            qdd = np.empty(pk.nv)
+            err = _kernels().forward_crba(
+                pk.I, pk.F, q, v, tau, pk.fext0 if fe is None else fe, flags, eps, qdd
+            )
+            qdd = qdd if err == 0 else err
+        if qdd.__class__ is not _ND:
+            _raise(model, qdd, names, (q, v, tau, f_ext), (pk.nq, pk.nv, pk.nv))
         return qdd
+    K = _K if _K is not None else _kernels()
+    batch = K.aba_batch if use_aba else K.forward_crba_batch
     N, (Q, V, T) = _batch(pk, (q, v, tau), names[:3], (pk.nq, pk.nv, pk.nv))
     fe = _external(model, f_ext, f_tip, frame, N)
     if fe is None:
@@ -634,7 +572,7 @@ def forward_dynamics(
     else:
         flags |= FL_FEXT
     QDD = np.empty((N, pk.nv))
-    if batch is K.aba_batch and not flags & FL_FEXT and _lanes_ok(K, pk, True):
+    if use_aba and not flags & FL_FEXT and _lanes_ok(K, pk, True):
         if K.aba_lanes(pk.I, pk.F, Q, V, T, flags, eps, QDD) == 0:
             return QDD
     s, err = batch(pk.I, pk.F, Q, V, T, fe, flags, eps, QDD)

@@ -1,111 +1,122 @@
-"""Single-state entry points with few arguments (the fast path of :mod:`robodyn.dynamics`).
+"""Single-state inverse dynamics, mass matrix and forward dynamics: the fast path.
 
-Why they look the way they do (measured on a 7-dof arm, 2 GHz Zen 1, where the whole
-inverse dynamics is ~1.0-1.3 us of arithmetic and a call costs ~3.5 us from Python):
+Three entry points with one contract, whichever implementation is behind them::
 
-* numba's dispatcher costs ~0.45 us per call before any work (type the arguments, pick
-  the overload) and ~80 ns per array argument to unbox. The model therefore travels as
-  one int64 array ``P`` (``I`` followed by the bytes of ``F``, see
-  :mod:`robodyn.kernels._pack`), not two.
-* The dispatcher is kept (rather than calling the overload's C entry point directly,
-  ~0.4 us cheaper): the entry point does not check types, and the Python tests it would
-  need for memory safety (dtype, ndim, contiguity of three arrays) cost ~0.8 us, more
-  than the dispatcher's own typing in C. After its one signature is compiled the
-  dispatcher compiles nothing else and raises TypeError for any other argument types,
-  which the wrappers catch to take their general path (conversion, batches, errors).
-* Sizes and finiteness are checked inside the kernel (flag ``FL_CHECK``); a nonzero
-  return code sends the wrapper to its general path, which raises the proper error.
-* Nothing is compiled or loaded at import: each entry point is loaded from numba's
-  on-disk cache (or compiled) the first time it is asked for (:func:`entry`), so a script
-  that only calls inverse dynamics loads only ``rnea1`` (each costs ~0.1-0.2 s to load).
-* The workspace is allocated inside the kernel (~50 ns): a workspace cached on the model
-  would cost an argument to unbox and would not be safe for threads calling concurrently
-  (the kernels release the GIL). The output is allocated by the wrapper (np.empty,
-  ~0.35 us): returning an array allocated in numba costs ~1 us to box.
+    rnea1(P, q, v, a, fext, flags, eps) -> tau (nv,)     (v / a read if FL_VEL / FL_ACC)
+    aba1(P, q, v, tau, fext, flags, eps) -> qdd (nv,)
+    crba1(P, q, flags) -> M (nv, nv)
+
+``P`` is the packed model (:attr:`~robodyn.kernels._pack.Packed.P`), ``fext`` None or an
+(nb, 6) array (read if FL_FEXT). Instead of an array they return an int code: -1 when an
+argument is not a C-contiguous float64 vector or (nb, 6) array (the caller converts it
+and calls again), 1-4 when the size of the 1st-4th state argument is wrong, 11-14 when it
+holds NaN or inf, 15 for a zero quaternion, 1000 + i when the articulated inertia of body
+i is singular. :func:`robodyn.dynamics._raise` turns a code into the error message.
+
+Implementations:
+
+* the C extension ``robodyn.kernels._native`` (``native.c``), compiled when robodyn is
+  installed: one C call checks the arguments, allocates the output and runs the
+  algorithm, ~0.2 us of overhead where a numba dispatcher call costs ~2 us, and nothing
+  to load or compile on the first call;
+* when it was not built (no C compiler), the numba kernels :func:`~.rnea.rnea`,
+  :func:`~.aba.aba`, :func:`~.crba.crba` behind the same contract (same algorithms, same
+  results; slower per call, and numba loads on the first call).
+
+``NATIVE`` says which one is in use and ``WHY`` why not the C one.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ._pack import FL_ACC, FL_VEL, HI, WI
-from .aba import _SCRATCH, WA, aba_core
-from .crba import WC, crba_core
-from .rnea import WW, rnea_core
+from . import _pack
+from ._pack import FL_FEXT, HI, WI
 
-__all__ = ["entry", "rnea1", "aba1", "crba1"]
+__all__ = ["NATIVE", "WHY", "rnea1", "aba1", "crba1", "numba_rnea1", "numba_aba1", "numba_crba1"]
 
-_jit = njit(cache=True, nogil=True)
+_ND = np.ndarray
+_F8 = np.dtype(np.float64)
 
 
-@_jit
+def _load_native():
+    """The C module if it was built and agrees with _pack's layout, else (None, reason)."""
+    try:
+        from . import _native
+    except ImportError as exc:
+        return None, f"the C extension robodyn.kernels._native was not built ({exc})"
+    bad = [k for k, v in _native.LAYOUT.items() if getattr(_pack, k, None) != v]
+    if bad:  # a stale build of native.c: never run it on a model packed differently
+        return None, f"the C extension is stale (layout differs in {', '.join(sorted(bad))})"
+    return _native, ""
+
+
+# ----------------------------------------------------------------------------- numba
 def _split(P):
-    """(I, F) from the packed model P: I is P[:HI + WI nb], F the float64 view of the rest."""
-    n = HI + WI * P[0]
+    """(I, F) of the packed model P."""
+    n = HI + WI * int(P[0])
     return P[:n], P[n:].view(np.float64)
 
 
-@_jit
-def rnea1(P, q, v, a, tau, flags):
-    """tau = rnea(q, v, a) (v, a read only when FL_VEL / FL_ACC are set).
+def _vec(x) -> bool:
+    return x.__class__ is _ND and x.dtype == _F8 and x.ndim == 1 and x.flags.c_contiguous
 
-    Returns 0, 1 for a wrong size, or the error code of :func:`~.rnea.rnea_core`.
-    """
+
+def _state(P, x, need, fext, flags):
+    """-1 if a state argument is not a float64 C vector, else 0 (sizes: the kernels)."""
+    if not all(_vec(a) for a, n in zip(x, need) if n):
+        return -1
+    if flags & FL_FEXT and not (
+        fext.__class__ is _ND and fext.dtype == _F8 and fext.ndim == 2 and fext.flags.c_contiguous
+    ):
+        return -1
+    return 0
+
+
+def numba_rnea1(P, q, v, a, fext, flags, eps):
+    """:func:`rnea1` on the numba kernel (the contract of the module docstring)."""
+    from . import rnea
+
+    if _state(P, (q, v, a), (1, flags & _pack.FL_VEL, flags & _pack.FL_ACC), fext, flags):
+        return -1
     I, F = _split(P)
-    nb, nq, nv = I[0], I[1], I[2]
-    if q.shape[0] != nq or tau.shape[0] != nv:
-        return 1
-    if ((flags & FL_VEL) and v.shape[0] != nv) or ((flags & FL_ACC) and a.shape[0] != nv):
-        return 1
-    W = np.empty(WW * nb)
-    return rnea_core(I, F, q, v, a, np.empty((0, 6)), flags, 0.0, tau, W)
+    fe = fext if flags & FL_FEXT else np.zeros((0, 6))
+    tau = np.empty(int(P[2]))
+    v = v if flags & _pack.FL_VEL else q
+    a = a if flags & _pack.FL_ACC else q
+    err = rnea.rnea(I, F, q, v, a, fe, flags, float(eps), tau)
+    return tau if err == 0 else int(err)
 
 
-@_jit
-def aba1(P, q, v, tau, qdd, flags):
-    """qdd = aba(q, v, tau). Returns 0, 1 for a wrong size, or aba_core's error code."""
+def numba_aba1(P, q, v, tau, fext, flags, eps):
+    """:func:`aba1` on the numba kernel."""
+    from . import aba
+
+    if _state(P, (q, v, tau), (1, 1, 1), fext, flags):
+        return -1
     I, F = _split(P)
-    nb, nq, nv = I[0], I[1], I[2]
-    if q.shape[0] != nq or v.shape[0] != nv or tau.shape[0] != nv or qdd.shape[0] != nv:
-        return 1
-    W = np.empty(WA * nb + _SCRATCH)
-    return aba_core(I, F, q, v, tau, np.empty((0, 6)), flags, 0.0, qdd, W)
+    fe = fext if flags & FL_FEXT else np.zeros((0, 6))
+    qdd = np.empty(int(P[2]))
+    err = aba.aba(I, F, q, v, tau, fe, flags, float(eps), qdd)
+    return qdd if err == 0 else int(err)
 
 
-@_jit
-def crba1(P, q, M, flags):
-    """M = crba(q). Returns 0, 1 for a wrong size, or crba_core's error code."""
+def numba_crba1(P, q, flags):
+    """:func:`crba1` on the numba kernel."""
+    from . import crba
+
+    if not _vec(q):
+        return -1
     I, F = _split(P)
-    nb, nq, nv = I[0], I[1], I[2]
-    if q.shape[0] != nq or M.shape[0] != nv or M.shape[1] != nv:
-        return 1
-    W = np.empty(WC * nb)
-    return crba_core(I, F, q, flags, M, W)
+    nv = int(P[2])
+    M = np.empty((nv, nv))
+    err = crba.crba(I, F, q, flags, M)
+    return M if err == 0 else int(err)
 
 
-_P = "int64[::1]"
-_IN = "float64[::1]"
-_OUT = "float64[::1]"
-_SIGS = {
-    "rnea1": (rnea1, f"int64({_P}, {_IN}, {_IN}, {_IN}, {_OUT}, int64)"),
-    "aba1": (aba1, f"int64({_P}, {_IN}, {_IN}, {_IN}, {_OUT}, int64)"),
-    "crba1": (crba1, f"int64({_P}, {_IN}, float64[:, ::1], int64)"),
-}
-_ENTRIES: dict = {}
-
-
-def entry(name: str):
-    """The kernel ``name`` ("rnea1", "aba1", "crba1") compiled for its one signature.
-
-    Loaded from numba's on-disk cache, or compiled, on the first request; after that the
-    dispatcher compiles nothing else and raises TypeError for any other argument types
-    (which the wrappers catch to take their general path).
-    """
-    disp = _ENTRIES.get(name)
-    if disp is None:
-        disp, sig = _SIGS[name]
-        disp.compile(sig)
-        disp.disable_compile()
-        _ENTRIES[name] = disp
-    return disp
+_native, WHY = _load_native()
+NATIVE = _native is not None
+if NATIVE:
+    rnea1, aba1, crba1 = _native.rnea, _native.aba, _native.crba
+else:
+    rnea1, aba1, crba1 = numba_rnea1, numba_aba1, numba_crba1

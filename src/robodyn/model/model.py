@@ -130,6 +130,11 @@ class Model:
     frame_p: np.ndarray  # (nf, 3)
     notes: tuple[str, ...] = field(default=())  # what the builder merged or adapted
 
+    # Not a field: the kernels' packed arrays, set on the instance on first use by
+    # robodyn.kernels._pack.packed (a class attribute, so the hot path reads
+    # ``model._rd_packed`` without a dict lookup or a try).
+    _rd_packed = None
+
     _INT = (
         "body_parent",
         "body_subtree_end",
