@@ -240,3 +240,60 @@ def test_free_joint_quaternion_is_normalised_like_numba():
         single.rnea1(pk.P, q, v, a, None, ALL, 0.0),
         "q",
     )
+
+
+@pytest.mark.parametrize("k", range(5))
+def test_c_kinematics_equal_the_numba_kernels(k):
+    from robodyn.kernels import kinematics as kk
+
+    model = _models()[k]
+    I, F = _pack.pack_kinematics(model)
+    N = single.native
+    rng = np.random.default_rng(20 + k)
+    for _ in range(4):
+        q = random_configuration(model, rng)
+        want = np.empty((model.nf, 4, 4))
+        kk.frame_poses_kernel(I, F, q, want)
+        _close(N.frame_poses(I, F, q), want, "frame_poses")
+        for f in range(model.nf):
+            want = np.empty((4, 4))
+            kk.frame_pose_kernel(I, F, q, f, want)
+            _close(N.frame_pose(I, F, q, f), want, f"frame_pose {f}")
+            for kind in (_pack.KIND_SPACE, _pack.KIND_BODY, _pack.KIND_WORLD_ALIGNED):
+                want = np.empty((6, model.nv))
+                kk.jacobian_kernel(I, F, q, f, kind, want)
+                _close(N.jacobian(I, F, q, f, kind), want, f"jacobian {f} {kind}")
+
+
+def test_c_kinematics_errors():
+    from robodyn import kinematics as kin
+
+    model, _ = random_tree(3, 5, floating=True)
+    I, F = _pack.pack_kinematics(model)
+    N = single.native
+    q = random_configuration(model, np.random.default_rng(0))
+    bad = q.copy()
+    bad[-1] = np.inf
+    zero = q.copy()
+    zero[3:7] = 0.0
+    for call in (
+        lambda x: N.frame_pose(I, F, x, 0),
+        lambda x: N.frame_poses(I, F, x),
+        lambda x: N.jacobian(I, F, x, 0, 1),
+    ):
+        assert call(list(q)) == -1 and call(q[None]) == -1 and call(q[:-1]) == 1
+        assert call(bad) == 11 and call(zero) == 15
+    with pytest.raises(IndexError, match="frame index 99 out of range"):
+        N.frame_pose(I, F, q, 99)
+    with pytest.raises(ValueError, match="kind must be 0, 1 or 2"):
+        N.jacobian(I, F, q, 0, 3)
+    with pytest.raises(ValueError, match="not a kinematic packing"):
+        N.frame_poses(I[:-1], F, q)
+    # the public functions word them as the numba kernels do, and convert lists
+    with pytest.raises(ValueError, match="q contains NaN or inf"):
+        kin.fk(model, bad, "tool")
+    with pytest.raises(ValueError, match="quaternion of the free joint is zero"):
+        kin.jacobian(model, zero, "tool")
+    with pytest.raises(ValueError, match=r"q must have shape"):
+        kin.fk(model, q[:-1])
+    np.testing.assert_array_equal(kin.fk(model, list(q), "tool"), kin.fk(model, q, "tool"))

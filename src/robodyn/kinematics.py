@@ -38,7 +38,8 @@ import numpy as np
 
 from ._checks import as_array, as_vector
 from .errors import ModelError
-from .kernels import kinematics as _k
+from .kernels._pack import KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, pack_kinematics
+from .kernels.single import native as _native
 from .model.model import JOINT_FREE, Model
 from .spatial import check_transform
 
@@ -64,16 +65,38 @@ __all__ = [
 
 #: Accepted ``kind`` names and their aliases (Pinocchio's reference-frame names).
 JACOBIAN_KINDS: dict[str, int] = {
-    "space": _k.KIND_SPACE,
-    "world": _k.KIND_SPACE,
-    "spatial": _k.KIND_SPACE,
-    "body": _k.KIND_BODY,
-    "local": _k.KIND_BODY,
-    "world_aligned": _k.KIND_WORLD_ALIGNED,
-    "local_world_aligned": _k.KIND_WORLD_ALIGNED,
+    "space": KIND_SPACE,
+    "world": KIND_SPACE,
+    "spatial": KIND_SPACE,
+    "body": KIND_BODY,
+    "local": KIND_BODY,
+    "world_aligned": KIND_WORLD_ALIGNED,
+    "local_world_aligned": KIND_WORLD_ALIGNED,
 }
 
 _F64 = np.dtype(np.float64)
+_ND = np.ndarray
+
+
+class _Kernels:
+    """Stand-in for robodyn.kernels.kinematics until first used: importing it loads numba
+    (~0.4 s), which single-state poses and Jacobians on the C path never need."""
+
+    def __getattr__(self, name):
+        from .kernels import kinematics
+
+        globals()["_k"] = kinematics
+        return getattr(kinematics, name)
+
+
+_k = _Kernels()
+
+
+def _q_error(code: int):
+    """The ValueError of a C kinematics error code (as the numba kernels word it)."""
+    if code == 15:
+        raise ValueError("q: the quaternion of the free joint is zero")
+    raise ValueError("q contains NaN or inf")
 
 
 class _Pack(NamedTuple):
@@ -97,7 +120,7 @@ def _packed(model: Model) -> _Pack:
         pass
     if not isinstance(model, Model):
         raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
-    I, F = _k.pack_kinematics(model)
+    I, F = pack_kinematics(model)
     frames = {name: k for k, name in reversed(list(enumerate(model.frame_names)))}
     pack = _Pack(
         I, F, frames, model.nq, model.nv, model.nb, model.nf, (model.nq,), model.total_mass > 0
@@ -186,11 +209,30 @@ def fk(model: Model, q, frame=None) -> np.ndarray:
         Unknown frame (the message lists the frame names).
     """
     pack = _packed(model)
-    if type(q) is np.ndarray and q.dtype is _F64 and q.shape == pack.q_shape:
-        batch = False  # fast path: the kernel checks finiteness
+    k = None
+    if frame is not None:
+        k = pack.frames.get(frame) if type(frame) is str else None
+        if k is None:
+            k = _frame_index(model, pack, frame)
+    if _native is not None:
+        # one state on the C path: the call checks q (anything else returns -1 or a size
+        # code and is converted or explained by _state below)
+        for _ in range(2):
+            out = (
+                _native.frame_poses(pack.I, pack.F, q)
+                if k is None
+                else _native.frame_pose(pack.I, pack.F, q, k)
+            )
+            if out.__class__ is _ND:
+                return out
+            if out > 1:
+                _q_error(out)
+            q, batch = _state(q, "q", pack.nq)
+            if batch:
+                break
     else:
         q, batch = _state(q, "q", pack.nq)
-    if frame is None:
+    if k is None:
         if batch:
             out = np.empty((q.shape[0], pack.nf, 4, 4))
             _k.frame_poses_batch_kernel(pack.I, pack.F, q, out)
@@ -198,9 +240,6 @@ def fk(model: Model, q, frame=None) -> np.ndarray:
             out = np.empty((pack.nf, 4, 4))
             _k.frame_poses_kernel(pack.I, pack.F, q, out)
         return out
-    k = pack.frames.get(frame) if type(frame) is str else None
-    if k is None:
-        k = _frame_index(model, pack, frame)
     if batch:
         out = np.empty((q.shape[0], 4, 4))
         _k.frame_pose_batch_kernel(pack.I, pack.F, q, k, out)
@@ -258,14 +297,22 @@ def jacobian(model: Model, q, frame, kind: str = "space") -> np.ndarray:
         Columns of a floating base map its body twist ``[omega_b, v_b]``.
     """
     pack = _packed(model)
-    if type(q) is np.ndarray and q.dtype is _F64 and q.shape == pack.q_shape:
-        batch = False  # fast path: the kernel checks finiteness
-    else:
-        q, batch = _state(q, "q", pack.nq)
     k = pack.frames.get(frame) if type(frame) is str else None
     if k is None:
         k = _frame_index(model, pack, frame)
     kd = _kind(kind)
+    if _native is not None:
+        for _ in range(2):  # one state on the C path, as in fk
+            out = _native.jacobian(pack.I, pack.F, q, k, kd)
+            if out.__class__ is _ND:
+                return out
+            if out > 1:
+                _q_error(out)
+            q, batch = _state(q, "q", pack.nq)
+            if batch:
+                break
+    else:
+        q, batch = _state(q, "q", pack.nq)
     if batch:
         out = np.empty((q.shape[0], 6, pack.nv))
         _k.jacobian_batch_kernel(pack.I, pack.F, q, k, kd, out)

@@ -77,6 +77,11 @@ FL_VEL = 16  # use v (else v = 0)
 FL_ACC = 32  # use a (else a = 0)
 FL_FEXT = 64  # use f_ext
 
+# Jacobian kinds of the kinematics kernels
+KIND_SPACE = 0
+KIND_BODY = 1
+KIND_WORLD_ALIGNED = 2
+
 
 class Packed(NamedTuple):
     """The packed model and the sizes the wrappers need."""
@@ -157,3 +162,36 @@ def packed(model) -> Packed:
         p = pack_model(model)
         object.__setattr__(model, "_rd_packed", p)
     return p
+
+
+def pack_kinematics(model) -> tuple[np.ndarray, np.ndarray]:
+    """The shared packed arrays of ``model`` with its operational frames appended::
+
+        I += [ff0, nf, body of frame 0, ..., body of frame nf-1, fi0]
+        F += [R (9, row major), p (3)] per frame, starting at ff0
+
+    where ``fi0`` (the last entry of ``I``) is the index of ``ff0`` in ``I``.
+
+    Parameters
+    ----------
+    model : robodyn.model.model.Model
+
+    Returns
+    -------
+    I : numpy.ndarray, int64
+        ``packed(model).I`` followed by ``[ff0, nf, frame bodies (nf), fi0]``.
+    F : numpy.ndarray, float64
+        ``packed(model).F`` followed by ``[R (9), p (3)]`` per frame.
+    """
+    p = packed(model)
+    nf = model.nf
+    fi0 = p.I.shape[0]
+    ff0 = p.F.shape[0]
+    tail = np.empty(nf + 3, dtype=np.int64)
+    tail[0], tail[1] = ff0, nf
+    tail[2 : 2 + nf] = model.frame_body
+    tail[-1] = fi0
+    I = np.concatenate([p.I, tail])
+    G = np.concatenate([np.asarray(model.frame_R).reshape(nf, 9), np.asarray(model.frame_p)], 1)
+    F = np.concatenate([p.F, G.ravel()])
+    return I, F

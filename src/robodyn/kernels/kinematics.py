@@ -1,13 +1,8 @@
 """Compiled kinematics kernels: body and frame poses, Jacobians, dJ/dt and centre of mass.
 
 The kernels take the packed model of :mod:`robodyn.kernels._pack` (one int64 array ``I``,
-one float64 array ``F``) extended by :func:`pack_kinematics` with the operational frames,
-so a call unboxes few arguments. Appended to the shared layout::
-
-    I += [ff0, nf, body of frame 0, ..., body of frame nf-1, fi0]
-    F += [R (9, row major), p (3)] per frame, starting at ff0
-
-where ``fi0`` (the last entry of ``I``) is the index of ``ff0`` in ``I``. The joint model
+one float64 array ``F``) extended by :func:`~robodyn.kernels._pack.pack_kinematics` with
+the operational frames, so a call unboxes few arguments. The joint model
 (``joint_pose``) and the small 3x3 helpers come from :mod:`robodyn.kernels._small`.
 
 Workspace ``W`` (``WK`` floats per body): ``T_s,i`` as R (9, row major) and p (3), then the
@@ -23,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ._pack import (
+from ._pack import (  # noqa: F401 - KIND_* and pack_kinematics are re-exported
     BF_AXIS,
     BF_H,
     BF_MASS,
@@ -37,9 +32,12 @@ from ._pack import (
     J_FREE,
     J_PRISMATIC,
     J_REVOLUTE,
+    KIND_BODY,
+    KIND_SPACE,
+    KIND_WORLD_ALIGNED,
     WF,
     WI,
-    packed,
+    pack_kinematics,
 )
 from ._small import joint_pose, mm, nonfinite, rmul
 
@@ -64,42 +62,10 @@ __all__ = [
     "log6_kernel",
 ]
 
-KIND_SPACE = 0
-KIND_BODY = 1
-KIND_WORLD_ALIGNED = 2
-
 WK = 18  # workspace floats per body: R (9), p (3), V_s (6)
 
 _jit = njit(cache=True, nogil=True)
 _pjit = njit(cache=True, nogil=True, parallel=True)
-
-
-def pack_kinematics(model) -> tuple[np.ndarray, np.ndarray]:
-    """The shared packed arrays of ``model`` with its operational frames appended.
-
-    Parameters
-    ----------
-    model : robodyn.model.model.Model
-
-    Returns
-    -------
-    I : numpy.ndarray, int64
-        ``packed(model).I`` followed by ``[ff0, nf, frame bodies (nf), fi0]``.
-    F : numpy.ndarray, float64
-        ``packed(model).F`` followed by ``[R (9), p (3)]`` per frame.
-    """
-    p = packed(model)
-    nf = model.nf
-    fi0 = p.I.shape[0]
-    ff0 = p.F.shape[0]
-    tail = np.empty(nf + 3, dtype=np.int64)
-    tail[0], tail[1] = ff0, nf
-    tail[2 : 2 + nf] = model.frame_body
-    tail[-1] = fi0
-    I = np.concatenate([p.I, tail])
-    G = np.concatenate([np.asarray(model.frame_R).reshape(nf, 9), np.asarray(model.frame_p)], 1)
-    F = np.concatenate([p.F, G.ravel()])
-    return I, F
 
 
 # --------------------------------------------------------------------------- checks

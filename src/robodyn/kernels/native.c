@@ -1,5 +1,6 @@
 /*
- * Single-state RNEA, CRBA and ABA in C: the fast path of robodyn.dynamics.
+ * Single-state RNEA, CRBA, ABA, frame poses and Jacobians in C: the fast path of
+ * robodyn.dynamics and robodyn.kinematics.
  *
  * Why C here, when every other kernel is numba: for one state of a 6-7 dof arm the
  * arithmetic of inverse dynamics is ~1 us, but a call into a numba kernel from Python
@@ -24,12 +25,17 @@
  *   rnea(P, q, v, a, fext, flags, eps) -> tau (nv,)
  *   aba(P, q, v, tau, fext, flags, eps) -> qdd (nv,)
  *   crba(P, q, flags) -> M (nv, nv)
+ *   frame_pose(I, F, q, frame) -> T (4, 4)          (kernels/kinematics.py: frame_pose)
+ *   frame_poses(I, F, q) -> T (nf, 4, 4)            (frame_poses)
+ *   jacobian(I, F, q, frame, kind) -> J (6, nv)     (jacobian, kind 0 space 1 body 2
+ *                                                    world aligned)
  * P is the packed model (Packed.P); v / a may be None when FL_VEL / FL_ACC are not set,
  * fext is None or an (nb, 6) array (read when FL_FEXT is set). Error codes: -1 an
  * argument is not a C-contiguous float64 vector / (nb, 6) array (the caller converts it
  * and calls again); 1-4 the size of the 1st-4th state argument is wrong; 11-14 it
  * contains NaN or inf; 15 zero quaternion; 1000 + i the articulated inertia pivot of
- * body i is not positive (singular mass matrix).
+ * body i is not positive (singular mass matrix). I, F of the kinematic functions are the
+ * kinematic packing (pack_kinematics: the model plus its operational frames).
  */
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -841,6 +847,148 @@ CLONES static int aba_core(const model_t *md, const double *restrict q, const do
     return 0;
 }
 
+/* ---------------------------------------------------------------- kinematics */
+/* The kinematic packing (kernels/_pack.py, pack_kinematics) appends the operational
+ * frames: I += [ff0, nf, body of frame 0..nf-1, fi0], F += [R (9), p (3)] per frame from
+ * F[ff0]. Workspace: T_s,i as R (9), p (3) per body (WK doubles). */
+enum { WK = 12 };
+enum { KIND_SPACE = 0, KIND_BODY = 1, KIND_WORLD_ALIGNED = 2 };
+
+typedef struct {
+    model_t md;
+    int64_t nf, fi0, ff0;
+} kin_t;
+
+static int kin_check(const model_t *md, const double *q)
+{
+    /* 11 if q is not finite, 15 if a free joint's quaternion is zero (on any body) */
+    if (nonfinite(q, md->nq))
+        return 11;
+    for (int64_t i = 1; i < md->nb; i++) {
+        const int64_t *Ii = md->I + HI + WI * i;
+        if (Ii[BI_TYPE] == J_FREE) {
+            const double *e = q + Ii[BI_QIDX] + 3;
+            if (e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] == 0.0)
+                return 15;
+        }
+    }
+    return 0;
+}
+
+static inline int kin_path(const kin_t *k, int64_t frame, int64_t *path)
+{
+    /* the bodies supporting frame's body, leaf first (world excluded); their number */
+    int n = 0;
+    for (int64_t b = k->md.I[k->fi0 + 2 + frame]; b > 0; b = k->md.I[HI + WI * b + BI_PARENT])
+        path[n++] = b;
+    return n;
+}
+
+CLONES static void kin_forward(const model_t *md, const double *restrict q, const int64_t *path,
+                               int n, double *restrict W)
+{
+    /* T_s,i = T_s,lambda(i) T_{lambda(i),i}(q) (MR eq. 4.13, one joint at a time) for the
+     * bodies of path, root first; the world's pose is the identity */
+    static const double eye[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    memcpy(W, eye, sizeof eye);
+    for (int j = n - 1; j >= 0; j--) {
+        const int64_t i = path[j];
+        const int64_t *Ii = md->I + HI + WI * i;
+        const double *Wl = W + WK * Ii[BI_PARENT];
+        double *Wi = W + WK * i, local[12], d[3];
+        if (joint_pose(Ii, md->F + HF + WF * i, q, local))
+            return; /* a zero quaternion: kin_check has rejected it before */
+        mm(Wl, local, Wi);
+        rmul(Wl, local + 9, d);
+        for (int r = 0; r < 3; r++)
+            Wi[9 + r] = Wl[9 + r] + d[r];
+    }
+}
+
+static void frame_pose4(const kin_t *k, const double *W, int64_t frame, double *out)
+{
+    /* out (4 x 4) = T_s,b T_b,f for operational frame f fixed to body b */
+    const double *G = k->md.F + k->ff0 + 12 * frame;
+    const double *Wb = W + WK * k->md.I[k->fi0 + 2 + frame];
+    for (int r = 0; r < 3; r++) {
+        const double a0 = Wb[3 * r], a1 = Wb[3 * r + 1], a2 = Wb[3 * r + 2];
+        for (int c = 0; c < 3; c++)
+            out[4 * r + c] = a0 * G[c] + a1 * G[3 + c] + a2 * G[6 + c];
+        out[4 * r + 3] = Wb[9 + r] + a0 * G[9] + a1 * G[10] + a2 * G[11];
+    }
+    out[12] = out[13] = out[14] = 0.0;
+    out[15] = 1.0;
+}
+
+CLONES static void space_jacobian(const kin_t *k, const double *restrict W,
+                                  const int64_t *path, int n, double *restrict J)
+{
+    /* J (6 x nv, row-major) = the space screw axes of the joints supporting the frame
+     * (MR eq. 5.11), zero elsewhere. Revolute S = [w; p x w], w = R_s,i a; prismatic
+     * [0; R_s,i a]; a mimic scales its axis by its multiplier and adds to its leader's
+     * column; a free joint's six columns are [Ad_T_s,i] (its velocity is the body twist). */
+    const int64_t nv = k->md.nv;
+    memset(J, 0, 6 * nv * sizeof(double));
+    for (int j = 0; j < n; j++) {
+        const int64_t i = path[j];
+        const int64_t *Ii = k->md.I + HI + WI * i;
+        const double *Fi = k->md.F + HF + WF * i, *R = W + WK * i, *p = R + 9;
+        const int64_t jt = Ii[BI_TYPE], va = Ii[BI_VIDX];
+        if (jt == J_REVOLUTE || jt == J_PRISMATIC) {
+            double w[3], pw[3];
+            rmul(R, Fi + BF_AXIS, w);
+            for (int r = 0; r < 3; r++)
+                w[r] *= Fi[BF_MULT];
+            if (jt == J_REVOLUTE) {
+                cross(p, w, pw);
+                for (int r = 0; r < 3; r++)
+                    J[r * nv + va] += w[r], J[(3 + r) * nv + va] += pw[r];
+            }
+            else
+                for (int r = 0; r < 3; r++)
+                    J[(3 + r) * nv + va] += w[r];
+        }
+        else if (jt == J_FREE) {
+            for (int c = 0; c < 3; c++) {
+                /* angular column c: [R e_c; p x R e_c]; linear column c: [0; R e_c] */
+                const double e[3] = {R[c], R[3 + c], R[6 + c]};
+                double pe[3];
+                cross(p, e, pe);
+                for (int r = 0; r < 3; r++) {
+                    J[r * nv + va + c] += e[r];
+                    J[(3 + r) * nv + va + c] += pe[r];
+                    J[(3 + r) * nv + va + 3 + c] += e[r];
+                }
+            }
+        }
+    }
+}
+
+static void change_kind(const double *T, int kind, int64_t nv, double *J)
+{
+    /* re-express the space columns of J for the frame pose T: body J_b = [Ad_{T^-1}] J_s
+     * (MR eq. 5.22); world aligned: angular rows kept, linear rows v + w x p */
+    if (kind == KIND_SPACE)
+        return;
+    const double px = T[3], py = T[7], pz = T[11];
+    for (int64_t c = 0; c < nv; c++) {
+        const double wx = J[c], wy = J[nv + c], wz = J[2 * nv + c];
+        const double vx = J[3 * nv + c] + wy * pz - wz * py;
+        const double vy = J[4 * nv + c] + wz * px - wx * pz;
+        const double vz = J[5 * nv + c] + wx * py - wy * px;
+        if (kind == KIND_BODY)
+            for (int r = 0; r < 3; r++) {
+                J[r * nv + c] = T[r] * wx + T[4 + r] * wy + T[8 + r] * wz;
+                J[(3 + r) * nv + c] = T[r] * vx + T[4 + r] * vy + T[8 + r] * vz;
+            }
+        else {
+            J[3 * nv + c] = vx;
+            J[4 * nv + c] = vy;
+            J[5 * nv + c] = vz;
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- Python glue */
 static int get_model(PyObject *P, model_t *md)
 {
@@ -1044,6 +1192,185 @@ static PyObject *py_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return result(out, err);
 }
 
+static int get_kin(PyObject *I, PyObject *F, kin_t *k)
+{
+    /* the kinematic packing (I int64, F float64); -1 with an exception */
+    PyArrayObject *a = (PyArrayObject *)I, *b = (PyArrayObject *)F;
+    if (!PyArray_Check(I) || PyArray_TYPE(a) != NPY_INT64 || PyArray_NDIM(a) != 1
+        || !PyArray_ISCARRAY_RO(a) || !PyArray_Check(F) || PyArray_TYPE(b) != NPY_DOUBLE
+        || PyArray_NDIM(b) != 1 || !PyArray_ISCARRAY_RO(b)) {
+        PyErr_SetString(PyExc_TypeError, "I, F must be a kinematic packing (pack_kinematics)");
+        return -1;
+    }
+    const int64_t *Id = (const int64_t *)PyArray_DATA(a);
+    const npy_intp ni = PyArray_DIM(a, 0), nf_ = PyArray_DIM(b, 0);
+    if (ni < HI + 3 || Id[0] < 1) {
+        PyErr_SetString(PyExc_ValueError, "I is not a kinematic packing");
+        return -1;
+    }
+    const int64_t nb = Id[0], nv = Id[2], fi0 = Id[ni - 1];
+    if (fi0 != HI + WI * nb || ni != fi0 + Id[fi0 + 1] + 3 || Id[fi0] != HF + WF * nb + 3 * nv
+        || nf_ != Id[fi0] + 12 * Id[fi0 + 1]) {
+        PyErr_SetString(PyExc_ValueError, "I, F are not a kinematic packing (sizes differ)");
+        return -1;
+    }
+    k->md.I = Id;
+    k->md.F = (const double *)PyArray_DATA(b);
+    k->md.nb = nb, k->md.nq = Id[1], k->md.nv = nv;
+    k->fi0 = fi0, k->ff0 = Id[fi0], k->nf = Id[fi0 + 1];
+    return 0;
+}
+
+static int get_frame(PyObject *o, const kin_t *k, int64_t *frame)
+{
+    long f = PyLong_AsLong(o);
+    if (f == -1 && PyErr_Occurred())
+        return -1;
+    if (f < 0 || f >= k->nf) {
+        PyErr_Format(PyExc_IndexError, "frame index %ld out of range (%ld frames)", f,
+                     (long)k->nf);
+        return -1;
+    }
+    *frame = f;
+    return 0;
+}
+
+static PyObject *py_frame_pose(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    kin_t k;
+    int64_t frame, stack_path[STACK_BODIES], *path = stack_path;
+    double stackW[WK * STACK_BODIES], *W = stackW;
+    const double *q = NULL;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "frame_pose takes 4 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (get_kin(args[0], args[1], &k) || get_frame(args[3], &k, &frame))
+        return NULL;
+    int err = vec(args[2], k.md.nq, 1, &q);
+    if (err == 0)
+        err = kin_check(&k.md, q);
+    if (err)
+        return PyLong_FromLong(err);
+    npy_intp dims[2] = {4, 4};
+    PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (out == NULL)
+        return NULL;
+    if (k.md.nb > STACK_BODIES) {
+        W = PyMem_RawMalloc(WK * k.md.nb * sizeof(double));
+        path = PyMem_RawMalloc(k.md.nb * sizeof(int64_t));
+        if (!W || !path) {
+            PyMem_RawFree(W);
+            PyMem_RawFree(path);
+            Py_DECREF(out);
+            return PyErr_NoMemory();
+        }
+    }
+    kin_forward(&k.md, q, path, kin_path(&k, frame, path), W);
+    frame_pose4(&k, W, frame, (double *)PyArray_DATA((PyArrayObject *)out));
+    if (W != stackW) {
+        PyMem_RawFree(W);
+        PyMem_RawFree(path);
+    }
+    return out;
+}
+
+static PyObject *py_frame_poses(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* every frame: the poses of every body, then each frame's */
+    kin_t k;
+    int64_t stack_path[STACK_BODIES], *path = stack_path;
+    double stackW[WK * STACK_BODIES], *W = stackW;
+    const double *q = NULL;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "frame_poses takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (get_kin(args[0], args[1], &k))
+        return NULL;
+    int err = vec(args[2], k.md.nq, 1, &q);
+    if (err == 0)
+        err = kin_check(&k.md, q);
+    if (err)
+        return PyLong_FromLong(err);
+    npy_intp dims[3] = {k.nf, 4, 4};
+    PyObject *out = PyArray_SimpleNew(3, dims, NPY_DOUBLE);
+    if (out == NULL)
+        return NULL;
+    if (k.md.nb > STACK_BODIES) {
+        W = PyMem_RawMalloc(WK * k.md.nb * sizeof(double));
+        path = PyMem_RawMalloc(k.md.nb * sizeof(int64_t));
+        if (!W || !path) {
+            PyMem_RawFree(W);
+            PyMem_RawFree(path);
+            Py_DECREF(out);
+            return PyErr_NoMemory();
+        }
+    }
+    for (int64_t i = 1; i < k.md.nb; i++) /* all bodies, leaf first: n - 1 .. 1 */
+        path[k.md.nb - 1 - i] = i;
+    kin_forward(&k.md, q, path, (int)(k.md.nb - 1), W);
+    double *T = (double *)PyArray_DATA((PyArrayObject *)out);
+    for (int64_t f = 0; f < k.nf; f++)
+        frame_pose4(&k, W, f, T + 16 * f);
+    if (W != stackW) {
+        PyMem_RawFree(W);
+        PyMem_RawFree(path);
+    }
+    return out;
+}
+
+static PyObject *py_jacobian(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    kin_t k;
+    int64_t frame, stack_path[STACK_BODIES], *path = stack_path;
+    double stackW[WK * STACK_BODIES], *W = stackW, T[16];
+    const double *q = NULL;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "jacobian takes 5 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (get_kin(args[0], args[1], &k) || get_frame(args[3], &k, &frame))
+        return NULL;
+    long kind = PyLong_AsLong(args[4]);
+    if (kind == -1 && PyErr_Occurred())
+        return NULL;
+    if (kind < KIND_SPACE || kind > KIND_WORLD_ALIGNED) {
+        PyErr_Format(PyExc_ValueError, "kind must be 0, 1 or 2, got %ld", kind);
+        return NULL;
+    }
+    int err = vec(args[2], k.md.nq, 1, &q);
+    if (err == 0)
+        err = kin_check(&k.md, q);
+    if (err)
+        return PyLong_FromLong(err);
+    npy_intp dims[2] = {6, k.md.nv};
+    PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (out == NULL)
+        return NULL;
+    if (k.md.nb > STACK_BODIES) {
+        W = PyMem_RawMalloc(WK * k.md.nb * sizeof(double));
+        path = PyMem_RawMalloc(k.md.nb * sizeof(int64_t));
+        if (!W || !path) {
+            PyMem_RawFree(W);
+            PyMem_RawFree(path);
+            Py_DECREF(out);
+            return PyErr_NoMemory();
+        }
+    }
+    double *J = (double *)PyArray_DATA((PyArrayObject *)out);
+    int n = kin_path(&k, frame, path);
+    kin_forward(&k.md, q, path, n, W);
+    frame_pose4(&k, W, frame, T);
+    space_jacobian(&k, W, path, n, J);
+    change_kind(T, (int)kind, k.md.nv, J);
+    if (W != stackW) {
+        PyMem_RawFree(W);
+        PyMem_RawFree(path);
+    }
+    return out;
+}
+
 typedef struct {
     const char *name;
     long value;
@@ -1056,7 +1383,8 @@ static const named_t LAYOUT[] = {
     NAMED(BF_IO), NAMED(BF_AXIS), NAMED(BF_R0), NAMED(BF_P0), NAMED(BF_MULT), NAMED(BF_OFF),
     NAMED(BF_A1), NAMED(BF_A2), NAMED(BF_RA), NAMED(J_FIXED), NAMED(J_REVOLUTE),
     NAMED(J_PRISMATIC), NAMED(J_FREE), NAMED(FL_FRICTION), NAMED(FL_ARMATURE), NAMED(FL_CHECK),
-    NAMED(FL_GRAVITY), NAMED(FL_VEL), NAMED(FL_ACC), NAMED(FL_FEXT), {NULL, 0},
+    NAMED(FL_GRAVITY), NAMED(FL_VEL), NAMED(FL_ACC), NAMED(FL_FEXT), NAMED(KIND_SPACE),
+    NAMED(KIND_BODY), NAMED(KIND_WORLD_ALIGNED), {NULL, 0},
 };
 
 static PyMethodDef methods[] = {
@@ -1066,12 +1394,19 @@ static PyMethodDef methods[] = {
      "aba(P, q, v, tau, fext, flags, eps) -> qdd or an int error code"},
     {"crba", (PyCFunction)(void (*)(void))py_crba, METH_FASTCALL,
      "crba(P, q, flags) -> M or an int error code"},
+    {"frame_pose", (PyCFunction)(void (*)(void))py_frame_pose, METH_FASTCALL,
+     "frame_pose(I, F, q, frame) -> T (4, 4) or an int error code"},
+    {"frame_poses", (PyCFunction)(void (*)(void))py_frame_poses, METH_FASTCALL,
+     "frame_poses(I, F, q) -> T (nf, 4, 4) or an int error code"},
+    {"jacobian", (PyCFunction)(void (*)(void))py_jacobian, METH_FASTCALL,
+     "jacobian(I, F, q, frame, kind) -> J (6, nv) or an int error code"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_native",
-    "Single-state RNEA, CRBA and ABA in C on the packed model (see native.c).", -1, methods,
+    "Single-state RNEA, CRBA, ABA, frame poses and Jacobians in C (see native.c).", -1,
+    methods,
 };
 
 PyMODINIT_FUNC PyInit__native(void)

@@ -33,7 +33,17 @@ import numpy as np
 from . import _pack
 from ._pack import FL_FEXT, HI, WI
 
-__all__ = ["NATIVE", "WHY", "rnea1", "aba1", "crba1", "numba_rnea1", "numba_aba1", "numba_crba1"]
+__all__ = [
+    "NATIVE",
+    "WHY",
+    "native",
+    "rnea1",
+    "aba1",
+    "crba1",
+    "numba_rnea1",
+    "numba_aba1",
+    "numba_crba1",
+]
 
 _ND = np.ndarray
 _F8 = np.dtype(np.float64)
@@ -116,6 +126,7 @@ def numba_crba1(P, q, flags):
 
 _native, WHY = _load_native()
 NATIVE = _native is not None
+native = _native  # the C module (also frame poses and Jacobians), or None
 if NATIVE:
     rnea1, aba1, crba1 = _native.rnea, _native.aba, _native.crba
 else:
