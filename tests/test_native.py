@@ -297,3 +297,42 @@ def test_c_kinematics_errors():
     with pytest.raises(ValueError, match=r"q must have shape"):
         kin.fk(model, q[:-1])
     np.testing.assert_array_equal(kin.fk(model, list(q), "tool"), kin.fk(model, q, "tool"))
+
+
+def test_the_public_functions_work_without_the_c_extension(monkeypatch):
+    # what a machine without a C compiler runs: the numba entry points behind the same
+    # contract, and the numba kinematics kernels
+    from robodyn import kinematics as kin
+
+    model, _ = random_tree(17, 6, floating=True, damping=True)
+    rng = np.random.default_rng(4)
+    q, v, a = random_state(model, rng)
+    fe = rng.normal(size=(model.nb, 6))
+    want = {
+        "rnea": dyn.rnea(model, q, v, a, fe, coulomb_eps=0.1),
+        "g": dyn.gravity_forces(model, q),
+        "M": dyn.mass_matrix(model, q),
+        "aba": dyn.forward_dynamics(model, q, v, a),
+        "fk": kin.fk(model, q),
+        "J": kin.jacobian(model, q, "tool", "body"),
+    }
+    monkeypatch.setattr(dyn, "_RNEA1", single.numba_rnea1)
+    monkeypatch.setattr(dyn, "_ABA1", single.numba_aba1)
+    monkeypatch.setattr(dyn, "_CRBA1", single.numba_crba1)
+    monkeypatch.setattr(kin, "_native", None)
+    got = {
+        "rnea": dyn.rnea(model, list(q), v, a, fe, coulomb_eps=0.1),
+        "g": dyn.gravity_forces(model, q),
+        "M": dyn.mass_matrix(model, q),
+        "aba": dyn.forward_dynamics(model, q, v, a),
+        "fk": kin.fk(model, q),
+        "J": kin.jacobian(model, q, "tool", "body"),
+    }
+    for key, value in want.items():
+        _close(got[key], value, key)
+    bad = v.copy()
+    bad[0] = np.nan
+    with pytest.raises(ValueError, match="v contains NaN or inf"):
+        dyn.forward_dynamics(model, q, bad, a)
+    with pytest.raises(ValueError, match=r"q must have shape"):
+        dyn.mass_matrix(model, q[:-1])
