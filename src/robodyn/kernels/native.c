@@ -1093,65 +1093,53 @@ static int parse_state(PyObject *const *args, Py_ssize_t nargs, const char *name
     return 0;
 }
 
+typedef int (*state_core_t)(const model_t *, const double *, const double *, const double *,
+                            const double *, long, double, double *, double *);
+
+static PyObject *run_state(call_t *c, state_core_t core, int64_t width)
+{
+    /* allocate the output (nv,) and a workspace of width doubles a body (+ SCRATCH), run
+     * core with the GIL released for big models; the output or the error code */
+    npy_intp dims[1] = {c->md.nv};
+    PyObject *out = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
+    if (out == NULL)
+        return NULL;
+    double stackW[WA * STACK_BODIES + SCRATCH], *W = stackW; /* ABA's is the widest */
+    if (c->md.nb > STACK_BODIES
+        && !(W = PyMem_RawMalloc((width * c->md.nb + SCRATCH) * sizeof(double)))) {
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    double *res = (double *)PyArray_DATA((PyArrayObject *)out);
+    int err;
+    if (c->md.nb >= NOGIL_BODIES) {
+        Py_BEGIN_ALLOW_THREADS
+        err = core(&c->md, c->x[0], c->x[1], c->x[2], c->fext, c->flags, c->eps, res, W);
+        Py_END_ALLOW_THREADS
+    }
+    else
+        err = core(&c->md, c->x[0], c->x[1], c->x[2], c->fext, c->flags, c->eps, res, W);
+    if (W != stackW)
+        PyMem_RawFree(W);
+    return result(out, err);
+}
+
 static PyObject *py_rnea(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     call_t c;
     int err = parse_state(args, nargs, "rnea", 1, &c);
-    if (err == -2)
-        return NULL;
     if (err)
-        return PyLong_FromLong(err);
-    npy_intp dims[1] = {c.md.nv};
-    PyObject *out = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
-    if (out == NULL)
-        return NULL;
-    double *tau = (double *)PyArray_DATA((PyArrayObject *)out);
-    double stackW[WW * STACK_BODIES], *W = stackW;
-    if (c.md.nb > STACK_BODIES && !(W = PyMem_RawMalloc(WW * c.md.nb * sizeof(double)))) {
-        Py_DECREF(out);
-        return PyErr_NoMemory();
-    }
-    if (c.md.nb >= NOGIL_BODIES) {
-        Py_BEGIN_ALLOW_THREADS
-        err = rnea_core(&c.md, c.x[0], c.x[1], c.x[2], c.fext, c.flags, c.eps, tau, W);
-        Py_END_ALLOW_THREADS
-    }
-    else
-        err = rnea_core(&c.md, c.x[0], c.x[1], c.x[2], c.fext, c.flags, c.eps, tau, W);
-    if (W != stackW)
-        PyMem_RawFree(W);
-    return result(out, err);
+        return err == -2 ? NULL : PyLong_FromLong(err);
+    return run_state(&c, rnea_core, WW);
 }
 
 static PyObject *py_aba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     call_t c;
     int err = parse_state(args, nargs, "aba", 0, &c);
-    if (err == -2)
-        return NULL;
     if (err)
-        return PyLong_FromLong(err);
-    npy_intp dims[1] = {c.md.nv};
-    PyObject *out = PyArray_SimpleNew(1, dims, NPY_DOUBLE);
-    if (out == NULL)
-        return NULL;
-    double *qdd = (double *)PyArray_DATA((PyArrayObject *)out);
-    double stackW[WA * STACK_BODIES + SCRATCH], *W = stackW;
-    if (c.md.nb > STACK_BODIES
-        && !(W = PyMem_RawMalloc((WA * c.md.nb + SCRATCH) * sizeof(double)))) {
-        Py_DECREF(out);
-        return PyErr_NoMemory();
-    }
-    if (c.md.nb >= NOGIL_BODIES) {
-        Py_BEGIN_ALLOW_THREADS
-        err = aba_core(&c.md, c.x[0], c.x[1], c.x[2], c.fext, c.flags, c.eps, qdd, W);
-        Py_END_ALLOW_THREADS
-    }
-    else
-        err = aba_core(&c.md, c.x[0], c.x[1], c.x[2], c.fext, c.flags, c.eps, qdd, W);
-    if (W != stackW)
-        PyMem_RawFree(W);
-    return result(out, err);
+        return err == -2 ? NULL : PyLong_FromLong(err);
+    return run_state(&c, aba_core, WA);
 }
 
 static PyObject *py_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -1235,140 +1223,117 @@ static int get_frame(PyObject *o, const kin_t *k, int64_t *frame)
     return 0;
 }
 
-static PyObject *py_frame_pose(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
+/* the arguments and workspace of the kinematics entry points */
+typedef struct {
     kin_t k;
-    int64_t frame, stack_path[STACK_BODIES], *path = stack_path;
-    double stackW[WK * STACK_BODIES], *W = stackW;
-    const double *q = NULL;
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "frame_pose takes 4 arguments (%zd given)", nargs);
-        return NULL;
+    const double *q;
+    double *W, stackW[WK * STACK_BODIES];
+    int64_t *path, stack_path[STACK_BODIES];
+} kin_call_t;
+
+static int kin_begin(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want,
+                     const char *name, kin_call_t *c)
+{
+    /* check (I, F, q, ...) and set up the workspace: 0, an error code for q (nothing to
+     * free), or -2 with a Python exception */
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s takes %zd arguments (%zd given)", name, want, nargs);
+        return -2;
     }
-    if (get_kin(args[0], args[1], &k) || get_frame(args[3], &k, &frame))
-        return NULL;
-    int err = vec(args[2], k.md.nq, 1, &q);
+    if (get_kin(args[0], args[1], &c->k))
+        return -2;
+    int err = vec(args[2], c->k.md.nq, 1, &c->q);
     if (err == 0)
-        err = kin_check(&k.md, q);
+        err = kin_check(&c->k.md, c->q);
     if (err)
-        return PyLong_FromLong(err);
-    npy_intp dims[2] = {4, 4};
-    PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
-    if (out == NULL)
-        return NULL;
-    if (k.md.nb > STACK_BODIES) {
-        W = PyMem_RawMalloc(WK * k.md.nb * sizeof(double));
-        path = PyMem_RawMalloc(k.md.nb * sizeof(int64_t));
-        if (!W || !path) {
-            PyMem_RawFree(W);
-            PyMem_RawFree(path);
-            Py_DECREF(out);
-            return PyErr_NoMemory();
+        return err;
+    c->W = c->stackW;
+    c->path = c->stack_path;
+    if (c->k.md.nb > STACK_BODIES) {
+        c->W = PyMem_RawMalloc(WK * c->k.md.nb * sizeof(double));
+        c->path = PyMem_RawMalloc(c->k.md.nb * sizeof(int64_t));
+        if (!c->W || !c->path) {
+            PyMem_RawFree(c->W);
+            PyMem_RawFree(c->path);
+            PyErr_NoMemory();
+            return -2;
         }
     }
-    kin_forward(&k.md, q, path, kin_path(&k, frame, path), W);
-    frame_pose4(&k, W, frame, (double *)PyArray_DATA((PyArrayObject *)out));
-    if (W != stackW) {
-        PyMem_RawFree(W);
-        PyMem_RawFree(path);
+    return 0;
+}
+
+static PyObject *kin_end(kin_call_t *c, PyObject *out)
+{
+    if (c->W != c->stackW) {
+        PyMem_RawFree(c->W);
+        PyMem_RawFree(c->path);
     }
     return out;
+}
+
+static PyObject *py_frame_pose(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    kin_call_t c;
+    int64_t frame;
+    int err = kin_begin(args, nargs, 4, "frame_pose", &c);
+    if (err)
+        return err == -2 ? NULL : PyLong_FromLong(err);
+    npy_intp dims[2] = {4, 4};
+    PyObject *out = NULL;
+    if (get_frame(args[3], &c.k, &frame) == 0 && (out = PyArray_SimpleNew(2, dims, NPY_DOUBLE))) {
+        kin_forward(&c.k.md, c.q, c.path, kin_path(&c.k, frame, c.path), c.W);
+        frame_pose4(&c.k, c.W, frame, (double *)PyArray_DATA((PyArrayObject *)out));
+    }
+    return kin_end(&c, out);
 }
 
 static PyObject *py_frame_poses(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     /* every frame: the poses of every body, then each frame's */
-    kin_t k;
-    int64_t stack_path[STACK_BODIES], *path = stack_path;
-    double stackW[WK * STACK_BODIES], *W = stackW;
-    const double *q = NULL;
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "frame_poses takes 3 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    if (get_kin(args[0], args[1], &k))
-        return NULL;
-    int err = vec(args[2], k.md.nq, 1, &q);
-    if (err == 0)
-        err = kin_check(&k.md, q);
+    kin_call_t c;
+    int err = kin_begin(args, nargs, 3, "frame_poses", &c);
     if (err)
-        return PyLong_FromLong(err);
-    npy_intp dims[3] = {k.nf, 4, 4};
+        return err == -2 ? NULL : PyLong_FromLong(err);
+    npy_intp dims[3] = {c.k.nf, 4, 4};
     PyObject *out = PyArray_SimpleNew(3, dims, NPY_DOUBLE);
-    if (out == NULL)
-        return NULL;
-    if (k.md.nb > STACK_BODIES) {
-        W = PyMem_RawMalloc(WK * k.md.nb * sizeof(double));
-        path = PyMem_RawMalloc(k.md.nb * sizeof(int64_t));
-        if (!W || !path) {
-            PyMem_RawFree(W);
-            PyMem_RawFree(path);
-            Py_DECREF(out);
-            return PyErr_NoMemory();
-        }
+    if (out) {
+        const int64_t nb = c.k.md.nb;
+        for (int64_t i = 1; i < nb; i++) /* all bodies, leaf first: nb - 1 .. 1 */
+            c.path[nb - 1 - i] = i;
+        kin_forward(&c.k.md, c.q, c.path, (int)(nb - 1), c.W);
+        double *T = (double *)PyArray_DATA((PyArrayObject *)out);
+        for (int64_t f = 0; f < c.k.nf; f++)
+            frame_pose4(&c.k, c.W, f, T + 16 * f);
     }
-    for (int64_t i = 1; i < k.md.nb; i++) /* all bodies, leaf first: n - 1 .. 1 */
-        path[k.md.nb - 1 - i] = i;
-    kin_forward(&k.md, q, path, (int)(k.md.nb - 1), W);
-    double *T = (double *)PyArray_DATA((PyArrayObject *)out);
-    for (int64_t f = 0; f < k.nf; f++)
-        frame_pose4(&k, W, f, T + 16 * f);
-    if (W != stackW) {
-        PyMem_RawFree(W);
-        PyMem_RawFree(path);
-    }
-    return out;
+    return kin_end(&c, out);
 }
 
 static PyObject *py_jacobian(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    kin_t k;
-    int64_t frame, stack_path[STACK_BODIES], *path = stack_path;
-    double stackW[WK * STACK_BODIES], *W = stackW, T[16];
-    const double *q = NULL;
-    if (nargs != 5) {
-        PyErr_Format(PyExc_TypeError, "jacobian takes 5 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    if (get_kin(args[0], args[1], &k) || get_frame(args[3], &k, &frame))
-        return NULL;
+    kin_call_t c;
+    int64_t frame;
+    double T[16];
+    int err = kin_begin(args, nargs, 5, "jacobian", &c);
+    if (err)
+        return err == -2 ? NULL : PyLong_FromLong(err);
+    PyObject *out = NULL;
     long kind = PyLong_AsLong(args[4]);
-    if (kind == -1 && PyErr_Occurred())
-        return NULL;
+    if (get_frame(args[3], &c.k, &frame) || (kind == -1 && PyErr_Occurred()))
+        return kin_end(&c, NULL);
     if (kind < KIND_SPACE || kind > KIND_WORLD_ALIGNED) {
         PyErr_Format(PyExc_ValueError, "kind must be 0, 1 or 2, got %ld", kind);
-        return NULL;
+        return kin_end(&c, NULL);
     }
-    int err = vec(args[2], k.md.nq, 1, &q);
-    if (err == 0)
-        err = kin_check(&k.md, q);
-    if (err)
-        return PyLong_FromLong(err);
-    npy_intp dims[2] = {6, k.md.nv};
-    PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
-    if (out == NULL)
-        return NULL;
-    if (k.md.nb > STACK_BODIES) {
-        W = PyMem_RawMalloc(WK * k.md.nb * sizeof(double));
-        path = PyMem_RawMalloc(k.md.nb * sizeof(int64_t));
-        if (!W || !path) {
-            PyMem_RawFree(W);
-            PyMem_RawFree(path);
-            Py_DECREF(out);
-            return PyErr_NoMemory();
-        }
+    npy_intp dims[2] = {6, c.k.md.nv};
+    if ((out = PyArray_SimpleNew(2, dims, NPY_DOUBLE))) {
+        double *J = (double *)PyArray_DATA((PyArrayObject *)out);
+        int n = kin_path(&c.k, frame, c.path);
+        kin_forward(&c.k.md, c.q, c.path, n, c.W);
+        frame_pose4(&c.k, c.W, frame, T);
+        space_jacobian(&c.k, c.W, c.path, n, J);
+        change_kind(T, (int)kind, c.k.md.nv, J);
     }
-    double *J = (double *)PyArray_DATA((PyArrayObject *)out);
-    int n = kin_path(&k, frame, path);
-    kin_forward(&k.md, q, path, n, W);
-    frame_pose4(&k, W, frame, T);
-    space_jacobian(&k, W, path, n, J);
-    change_kind(T, (int)kind, k.md.nv, J);
-    if (W != stackW) {
-        PyMem_RawFree(W);
-        PyMem_RawFree(path);
-    }
-    return out;
+    return kin_end(&c, out);
 }
 
 typedef struct {
