@@ -92,6 +92,22 @@ class _Kernels:
 _k = _Kernels()
 
 
+def _c_or_state(code, q, pack, again):
+    """After a C kinematics call returned ``code`` instead of an array: raise its error, or
+    convert q (:func:`_state`, which names a bad shape) and call ``again(q)`` for one
+    state. Returns (result or None, q, is_batch): None hands a batch to the numba kernels.
+    """
+    if code > 1:
+        _q_error(code)
+    q, batch = _state(q, "q", pack.nq)
+    if batch:
+        return None, q, True
+    out = again(q)
+    if out.__class__ is not _ND:
+        _q_error(out)
+    return out, q, False
+
+
 def _q_error(code: int):
     """The ValueError of a C kinematics error code (as the numba kernels word it)."""
     if code == 15:
@@ -216,20 +232,26 @@ def fk(model: Model, q, frame=None) -> np.ndarray:
             k = _frame_index(model, pack, frame)
     if _native is not None:
         # one state on the C path: the call checks q (anything else returns -1 or a size
-        # code and is converted or explained by _state below)
-        for _ in range(2):
-            out = (
-                _native.frame_poses(pack.I, pack.F, q)
+        # code, and _c_or_state converts it, explains it or hands a batch back)
+        out = (
+            _native.frame_poses(pack.I, pack.F, q)
+            if k is None
+            else _native.frame_pose(pack.I, pack.F, q, k)
+        )
+        if out.__class__ is _ND:
+            return out
+        out, q, batch = _c_or_state(
+            out,
+            q,
+            pack,
+            lambda x: (
+                _native.frame_poses(pack.I, pack.F, x)
                 if k is None
-                else _native.frame_pose(pack.I, pack.F, q, k)
-            )
-            if out.__class__ is _ND:
-                return out
-            if out > 1:
-                _q_error(out)
-            q, batch = _state(q, "q", pack.nq)
-            if batch:
-                break
+                else _native.frame_pose(pack.I, pack.F, x, k)
+            ),
+        )
+        if out is not None:
+            return out
     else:
         q, batch = _state(q, "q", pack.nq)
     if k is None:
@@ -301,16 +323,15 @@ def jacobian(model: Model, q, frame, kind: str = "space") -> np.ndarray:
     if k is None:
         k = _frame_index(model, pack, frame)
     kd = _kind(kind)
-    if _native is not None:
-        for _ in range(2):  # one state on the C path, as in fk
-            out = _native.jacobian(pack.I, pack.F, q, k, kd)
-            if out.__class__ is _ND:
-                return out
-            if out > 1:
-                _q_error(out)
-            q, batch = _state(q, "q", pack.nq)
-            if batch:
-                break
+    if _native is not None:  # one state on the C path, as in fk
+        out = _native.jacobian(pack.I, pack.F, q, k, kd)
+        if out.__class__ is _ND:
+            return out
+        out, q, batch = _c_or_state(
+            out, q, pack, lambda x: _native.jacobian(pack.I, pack.F, x, k, kd)
+        )
+        if out is not None:
+            return out
     else:
         q, batch = _state(q, "q", pack.nq)
     if batch:
