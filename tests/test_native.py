@@ -91,6 +91,8 @@ def test_c_kernels_equal_the_numba_kernels(k):
                     fl = flags | FL_VEL
                     args = (pk.P, q, v, a, fe, fl, eps)
                     _close(single.aba1(*args), single.numba_aba1(*args), f"aba {fl} {eps}")
+        C = single.coriolis1(pk.P, q, v, FL_CHECK)
+        _close(C, single.numba_coriolis1(pk.P, q, v, FL_CHECK), "coriolis")
         for flags in (0, FL_ARMATURE, FL_ARMATURE | FL_CHECK):
             M = single.crba1(pk.P, q, flags)
             _close(M, single.numba_crba1(pk.P, q, flags), f"crba {flags}")
@@ -159,6 +161,14 @@ def test_error_codes_are_those_of_the_numba_kernels():
     _close(g, g_numba, "gravity")
     # without FL_CHECK a NaN propagates instead of being reported
     assert np.isnan(single.rnea1(pk.P, with_nan(q), v, a, None, FL_GRAVITY, 0.0)).all()
+    for args, code in [
+        ((pk.P, list(q), v, FL_CHECK), -1),
+        ((pk.P, q, v[:-1], FL_CHECK), 2),
+        ((pk.P, with_nan(q), v, FL_CHECK), 11),
+        ((pk.P, q, with_nan(v), FL_CHECK), 12),
+        ((pk.P, np.r_[q[:3], 0, 0, 0, 0, q[7:]], v, 0), 15),
+    ]:
+        assert _both("coriolis1", *args) == (code, code)
     assert _both("crba1", pk.P, list(q), 0) == (-1, -1)
     assert _both("crba1", pk.P, q[:-1], 0) == (1, 1)
     assert _both("crba1", pk.P, with_nan(q), FL_CHECK) == (11, 11)
@@ -302,6 +312,7 @@ def test_c_kinematics_errors():
 def test_the_public_functions_work_without_the_c_extension(monkeypatch):
     # what a machine without a C compiler runs: the numba entry points behind the same
     # contract, and the numba kinematics kernels
+    from robodyn import coriolis as cor
     from robodyn import kinematics as kin
 
     model, _ = random_tree(17, 6, floating=True, damping=True)
@@ -315,11 +326,13 @@ def test_the_public_functions_work_without_the_c_extension(monkeypatch):
         "aba": dyn.forward_dynamics(model, q, v, a),
         "fk": kin.fk(model, q),
         "J": kin.jacobian(model, q, "tool", "body"),
+        "C": cor.coriolis_matrix(model, q, v),
     }
     monkeypatch.setattr(dyn, "_RNEA1", single.numba_rnea1)
     monkeypatch.setattr(dyn, "_ABA1", single.numba_aba1)
     monkeypatch.setattr(dyn, "_CRBA1", single.numba_crba1)
     monkeypatch.setattr(kin, "_native", None)
+    monkeypatch.setattr(cor, "_COR1", single.numba_coriolis1)
     got = {
         "rnea": dyn.rnea(model, list(q), v, a, fe, coulomb_eps=0.1),
         "g": dyn.gravity_forces(model, q),
@@ -327,6 +340,7 @@ def test_the_public_functions_work_without_the_c_extension(monkeypatch):
         "aba": dyn.forward_dynamics(model, q, v, a),
         "fk": kin.fk(model, q),
         "J": kin.jacobian(model, q, "tool", "body"),
+        "C": cor.coriolis_matrix(model, q, v),
     }
     for key, value in want.items():
         _close(got[key], value, key)

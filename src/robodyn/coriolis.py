@@ -70,6 +70,7 @@ import numpy as np
 
 from ._checks import as_array
 from .errors import ModelError
+from .kernels import single as _single
 from .kernels._pack import FL_CHECK, packed
 from .kinematics import body_poses
 from .model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, Model
@@ -429,18 +430,9 @@ def christoffel(model: Model, q) -> np.ndarray:
     return _christoffel_one(model, tree, q)
 
 
-def _lazy_coriolis1(*args):
-    """Stand-in for the compiled single-state entry point: loads it, then replaces itself."""
-    from .kernels.coriolis import entry
-
-    ep = entry()
-    globals()["_COR1"] = ep
-    return ep(*args)
-
-
-_COR1 = _lazy_coriolis1
+# one state: the C extension or the numba kernel behind one contract (kernels/single.py)
+_COR1 = _single.coriolis1
 _ND = np.ndarray
-_empty = np.empty
 
 
 def _contiguous(a: np.ndarray) -> np.ndarray:
@@ -484,34 +476,30 @@ def coriolis_matrix(model: Model, q, v) -> np.ndarray:
     -------
     numpy.ndarray, shape (nv, nv) or (N, nv, nv)
     """
-    # fast path: C-contiguous float64 vectors go straight to the compiled entry point (its
-    # dispatcher raises TypeError for anything else; sizes and NaN are checked inside)
+    # fast path: C-contiguous float64 vectors go straight to the compiled entry point,
+    # which checks sizes and NaN and returns an int code for anything else
     if isinstance(model, Model):
         pk = model._rd_packed or packed(model)
-        C = _empty(pk.smm)
-        try:
-            if not _COR1(pk.P, q, v, C, FL_CHECK):
-                return C
-        except TypeError:
-            pass
+        C = _COR1(pk.P, q, v, FL_CHECK)
+        if C.__class__ is _ND:
+            return C
     else:
         raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
     # general path: convert and check (errors name the argument), then the kernels
     q, v, batch = _pair(model, q, v)
-    from .kernels.coriolis import coriolis, coriolis_batch
-
     q, v = _contiguous(q), _contiguous(v)
-    if batch:
-        out = np.empty((q.shape[0], model.nv, model.nv))
-        s, err = coriolis_batch(pk.I, pk.F, q, v, FL_CHECK, out)
-        if err:
-            _kernel_error(int(err), int(s))
-        return out
-    C = np.empty((model.nv, model.nv))
-    err = coriolis(pk.I, pk.F, q, v, FL_CHECK, C)
+    if not batch:
+        C = _COR1(pk.P, q, v, FL_CHECK)
+        if C.__class__ is not _ND:
+            _kernel_error(int(C))
+        return C
+    from .kernels.coriolis import coriolis_batch
+
+    out = np.empty((q.shape[0], model.nv, model.nv))
+    s, err = coriolis_batch(pk.I, pk.F, q, v, FL_CHECK, out)
     if err:
-        _kernel_error(int(err))
-    return C
+        _kernel_error(int(err), int(s))
+    return out
 
 
 def coriolis_matrix_reference(model: Model, q, v) -> np.ndarray:

@@ -60,7 +60,7 @@ from ._small import (
     store9,
 )
 
-__all__ = ["coriolis_core", "coriolis", "coriolis_batch", "coriolis1", "entry"]
+__all__ = ["coriolis_core", "coriolis", "coriolis_batch"]
 
 # workspace row offsets
 _R = 0  # R (9) of T_{s,i}
@@ -350,39 +350,3 @@ def coriolis_batch(I, F, Q, V, flags, CC):
         if status[s] != 0:
             return s, status[s]
     return -1, 0
-
-
-# ------------------------------------------------------------------ single-state entry
-@_jit
-def _split(P):
-    """(I, F) from the packed model P: I is P[:HI + WI nb], F the float64 view of the rest."""
-    n = HI + WI * P[0]
-    return P[:n], P[n:].view(np.float64)
-
-
-@_jit
-def coriolis1(P, q, v, C, flags):
-    """C = coriolis(q, v) with the model as one packed array (see kernels.single).
-
-    Returns 0, 1 for a wrong size, or coriolis_core's error code.
-    """
-    I, F = _split(P)
-    if q.shape[0] != I[1] or v.shape[0] != I[2] or C.shape[0] != I[2] or C.shape[1] != I[2]:
-        return 1
-    W = np.empty(WK * I[0])
-    return coriolis_core(I, F, q, v, flags, C, W)
-
-
-_SIG1 = "int64(int64[::1], float64[::1], float64[::1], float64[:, ::1], int64)"
-_ENTRY: list = []
-
-
-def entry():
-    """:func:`coriolis1` compiled for its one signature (loaded from numba's cache or
-    compiled on the first request); afterwards any other argument types raise TypeError,
-    which the wrapper catches to take its general path."""
-    if not _ENTRY:
-        coriolis1.compile(_SIG1)
-        coriolis1.disable_compile()
-        _ENTRY.append(coriolis1)
-    return _ENTRY[0]

@@ -1,5 +1,5 @@
 /*
- * Single-state RNEA, CRBA, ABA, frame poses and Jacobians in C: the fast path of
+ * Single-state RNEA, CRBA, ABA, Coriolis matrix, frame poses and Jacobians in C: the fast path of
  * robodyn.dynamics and robodyn.kinematics.
  *
  * Why C here, when every other kernel is numba: for one state of a 6-7 dof arm the
@@ -25,6 +25,7 @@
  *   rnea(P, q, v, a, fext, flags, eps) -> tau (nv,)
  *   aba(P, q, v, tau, fext, flags, eps) -> qdd (nv,)
  *   crba(P, q, flags) -> M (nv, nv)
+ *   coriolis(P, q, v, flags) -> C (nv, nv)          (kernels/coriolis.py)
  *   frame_pose(I, F, q, frame) -> T (4, 4)          (kernels/kinematics.py: frame_pose)
  *   frame_poses(I, F, q) -> T (nf, 4, 4)            (frame_poses)
  *   jacobian(I, F, q, frame, kind) -> J (6, nv)     (jacobian, kind 0 space 1 body 2
@@ -847,6 +848,186 @@ CLONES static int aba_core(const model_t *md, const double *restrict q, const do
     return 0;
 }
 
+/* ---------------------------------------------------------------- Coriolis matrix */
+/* The Christoffel-consistent C(q, v) of kernels/coriolis.py (Echeandia & Wensing 2021),
+ * in world coordinates. Workspace row of body i (WCO doubles): R (9), p (3) of T_s,i;
+ * V_i (6); composite Ic: m, h (3), I_o (9); dIc/dt: dh (3), dI_o (9); k = sum G V (6);
+ * then up to 6 columns [S_a (6), dS_a/dt (6)]. */
+enum { CO_P = 9, CO_V = 12, CO_M = 18, CO_H = 19, CO_IO = 22, CO_DH = 31, CO_DIO = 34,
+       CO_K = 43, CO_S = 49, WCO = 49 + 72 };
+
+static inline void inertia_times(double m, const double *h, const double *Io, const double *w,
+                                 const double *u, double *out)
+{
+    /* G [w; u] = [I_o w + h x u; m u - h x w] for G = (m, h, I_o) */
+    double c1[3], c2[3];
+    cross(h, u, c1);
+    cross(h, w, c2);
+    for (int r = 0; r < 3; r++) {
+        out[r] = Io[3 * r] * w[0] + Io[3 * r + 1] * w[1] + Io[3 * r + 2] * w[2] + c1[r];
+        out[3 + r] = m * u[r] - c2[r];
+    }
+}
+
+static inline double dot6(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+CLONES static int coriolis_core(const model_t *md, const double *restrict q,
+                                const double *restrict v, long flags, double *restrict C,
+                                double *restrict W)
+{
+    /* C(q, v) into C (nv x nv, row-major); W: WCO nb doubles */
+    const int64_t *I = md->I;
+    const double *F = md->F;
+    const int64_t nb = md->nb, nv = md->nv;
+    if (flags & FL_CHECK) {
+        if (nonfinite(q, md->nq))
+            return 11;
+        if (nonfinite(v, nv))
+            return 12;
+    }
+    memset(C, 0, nv * nv * sizeof(double));
+    /* world body 0: T_s,0 = identity, V_0 = 0 */
+    memset(W, 0, 18 * sizeof(double));
+    W[0] = W[4] = W[8] = 1.0;
+    /* ---- forward sweep, i = 1..n: poses, screw axes, twists, inertias in world coordinates */
+    for (int64_t i = 1; i < nb; i++) {
+        const int64_t *Ii = I + HI + WI * i;
+        const double *Fi = F + HF + WF * i;
+        double *Wi = W + WCO * i, local[12], d[3];
+        const double *Wl = W + WCO * Ii[BI_PARENT];
+        int err = joint_pose(Ii, Fi, q, local); /* T_{lambda,i}(q) */
+        if (err)
+            return err;
+        /* T_s,i = T_s,lambda T_lambda,i: R = R_l R_li, p = p_l + R_l p_li */
+        double *R = Wi, *p = Wi + CO_P;
+        mm(Wl, local, R);
+        rmul(Wl, local + 9, d);
+        for (int r = 0; r < 3; r++)
+            p[r] = Wl[CO_P + r] + d[r];
+        /* V_i = V_lambda + sum_a S_a v_a (space twists add along the chain, MR eq. 5.6) */
+        double *V = Wi + CO_V;
+        memcpy(V, Wl + CO_V, 6 * sizeof(double));
+        const int64_t jt = Ii[BI_TYPE], ncol = Ii[BI_NV], va = Ii[BI_VIDX];
+        for (int k = 0; k < ncol; k++) {
+            /* S_a = [Ad_T_s,i] S^body = [R s_w; p x (R s_w) + R s_u] (MR def. 3.20) */
+            double s[6], c[3], *S = Wi + CO_S + 12 * k;
+            crba_column(jt, Fi, k, s);
+            rmul(R, s, S);
+            cross(p, S, c);
+            rmul(R, s + 3, S + 3);
+            for (int r = 0; r < 3; r++)
+                S[3 + r] += c[r];
+            /* V_i += S_a v_a, with v_a = mult v[leader] for a mimic joint */
+            const double rate = Fi[BF_MULT] * v[va + k];
+            for (int r = 0; r < 6; r++)
+                V[r] += rate * S[r];
+        }
+        for (int k = 0; k < ncol; k++) {
+            /* dS_a/dt = [ad_V_i] S_a = [w x s_w; w x s_u + v x s_w] (MR def. 8.2) */
+            double *S = Wi + CO_S + 12 * k, e[3], f[3], g[3];
+            cross(V, S, e);
+            cross(V, S + 3, f);
+            cross(V + 3, S, g);
+            for (int r = 0; r < 3; r++)
+                S[6 + r] = e[r], S[9 + r] = f[r] + g[r];
+        }
+        /* G^s_i = [Ad_T_i,s]^T G_i [Ad_T_i,s] (MR eq. 8.42) as (m, h, I_o):
+         * h = R h_b + m p, I_o = R I_b R^T + (2 (R h_b).p + m |p|^2) 1 - (a p^T + p a^T),
+         * a = R h_b + m p / 2 (parallel axes, MR eq. 8.26) */
+        const double m = Fi[BF_MASS];
+        double rh[3], Ir[9], a[3], *h = Wi + CO_H, *Io = Wi + CO_IO;
+        rmul(R, Fi + BF_H, rh);
+        rot_sandwich(R, Fi + BF_IO, Ir);
+        const double sp = 2.0 * (rh[0] * p[0] + rh[1] * p[1] + rh[2] * p[2])
+                          + m * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+        for (int r = 0; r < 3; r++)
+            a[r] = rh[r] + 0.5 * m * p[r];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++)
+                Io[3 * r + c] = Ir[3 * r + c]
+                                + (r == c ? sp - 2.0 * a[r] * p[r] : -(a[r] * p[c] + p[r] * a[c]));
+        for (int r = 0; r < 3; r++)
+            h[r] = rh[r] + m * p[r];
+        Wi[CO_M] = m;
+        /* momentum G V = [I_o w + h x v; m v - h x w] */
+        inertia_times(m, h, Io, V, V + 3, Wi + CO_K);
+        /* dG/dt = -([ad_V]^T G + G [ad_V]): dh = m v + w x h,
+         * dI_o = A + A^T + 2 (v.h) 1 - (h v^T + v h^T), A = [w] I_o */
+        double c[3], A[9];
+        cross(V, h, c);
+        for (int r = 0; r < 3; r++)
+            Wi[CO_DH + r] = m * V[3 + r] + c[r];
+        skew_left(V, Io, A);
+        const double t = 2.0 * (V[3] * h[0] + V[4] * h[1] + V[5] * h[2]);
+        for (int r = 0; r < 3; r++)
+            for (int cc = 0; cc < 3; cc++)
+                Wi[CO_DIO + 3 * r + cc] = A[3 * r + cc] + A[3 * cc + r]
+                                          + (r == cc ? t : 0.0)
+                                          - (h[r] * V[3 + cc] + V[3 + r] * h[cc]);
+    }
+    /* ---- backward sweep, i = n..1: composite sums over the subtree (world frame, no
+     * transforms): Ic_lambda += Ic_i, dIc_lambda += dIc_i, k_lambda += k_i */
+    for (int64_t i = nb - 1; i > 0; i--) {
+        const int64_t lam = I[HI + WI * i + BI_PARENT];
+        if (lam > 0)
+            for (int k = CO_M; k < CO_S; k++)
+                W[WCO * lam + k] += W[WCO * i + k];
+    }
+    /* ---- columns: for each dof c of body i, walk to the root over the dofs a of body j */
+    for (int64_t i = 1; i < nb; i++) {
+        const int64_t *Ii = I + HI + WI * i;
+        const int64_t ncol = Ii[BI_NV], vi = Ii[BI_VIDX];
+        const double *Wi = W + WCO * i, mi = F[HF + WF * i + BF_MULT];
+        const double m = Wi[CO_M], *h = Wi + CO_H, *Io = Wi + CO_IO, *D = Wi + CO_DIO;
+        /* Bc = 1/2 (dIc/dt + bar(k)) = 1/2 [[dI_o - [k_m], [dh] - [k_f]], [-[dh] - [k_f], 0]] */
+        double dh[3], km[3], kf[3];
+        for (int r = 0; r < 3; r++) {
+            dh[r] = 0.5 * Wi[CO_DH + r];
+            km[r] = 0.5 * Wi[CO_K + r];
+            kf[r] = 0.5 * Wi[CO_K + 3 + r];
+        }
+        for (int k = 0; k < ncol; k++) {
+            const double *S = Wi + CO_S + 12 * k; /* S_c, then dS_c/dt at S + 6 */
+            double g1[6], i1[6], ds[3], a1[3], a2[3], a3[3], a4[3], a5[3], f1[6], g2[6];
+            inertia_times(m, h, Io, S, S + 3, g1);     /* G1 = Ic S */
+            inertia_times(m, h, Io, S + 6, S + 9, i1); /* Ic S' */
+            /* Bc S   = 1/2 [dI_o s_w + dh x s_u - k_m x s_w - k_f x s_u; -dh x s_w - k_f x s_w]
+             * Bc^T S = 1/2 [dI_o s_w + dh x s_u + k_m x s_w + k_f x s_u; -dh x s_w + k_f x s_w] */
+            for (int r = 0; r < 3; r++)
+                ds[r] = 0.5 * (D[3 * r] * S[0] + D[3 * r + 1] * S[1] + D[3 * r + 2] * S[2]);
+            cross(dh, S + 3, a1);
+            cross(km, S, a2);
+            cross(kf, S + 3, a3);
+            cross(dh, S, a4);
+            cross(kf, S, a5);
+            for (int r = 0; r < 3; r++) {
+                f1[r] = i1[r] + ds[r] + a1[r] - a2[r] - a3[r]; /* F1 = Ic S' + Bc S */
+                f1[3 + r] = i1[3 + r] - a4[r] - a5[r];
+                g2[r] = ds[r] + a1[r] + a2[r] + a3[r]; /* G2 = Bc^T S */
+                g2[3 + r] = a5[r] - a4[r];
+            }
+            const int64_t ci = vi + k;
+            for (int64_t j = i; j > 0; j = I[HI + WI * j + BI_PARENT]) {
+                const int64_t *Ij = I + HI + WI * j;
+                const double *Wj = W + WCO * j;
+                const int64_t vj = Ij[BI_VIDX];
+                const double mm_ = mi * F[HF + WF * j + BF_MULT];
+                for (int k2 = 0; k2 < Ij[BI_NV]; k2++) {
+                    const double *Sa = Wj + CO_S + 12 * k2;
+                    /* C_ac = S_a^T (Ic S'_c + Bc S_c)   (b(a) ancestor of or equal to b(c)) */
+                    C[(vj + k2) * nv + ci] += mm_ * dot6(Sa, f1);
+                    if (j != i) /* C_ca = (Ic S_c)^T S'_a + (Bc^T S_c)^T S_a (b(a) above) */
+                        C[ci * nv + vj + k2] += mm_ * (dot6(g1, Sa + 6) + dot6(g2, Sa));
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- kinematics */
 /* The kinematic packing (kernels/_pack.py, pack_kinematics) appends the operational
  * frames: I += [ff0, nf, body of frame 0..nf-1, fi0], F += [R (9), p (3)] per frame from
@@ -1180,6 +1361,46 @@ static PyObject *py_crba(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     return result(out, err);
 }
 
+static PyObject *py_coriolis(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    model_t md;
+    const double *q = NULL, *v = NULL;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "coriolis takes 4 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (get_model(args[0], &md))
+        return NULL;
+    long flags = PyLong_AsLong(args[3]);
+    if (flags == -1 && PyErr_Occurred())
+        return NULL;
+    int err = vec(args[1], md.nq, 1, &q);
+    if (err == 0)
+        err = vec(args[2], md.nv, 2, &v);
+    if (err)
+        return PyLong_FromLong(err);
+    npy_intp dims[2] = {md.nv, md.nv};
+    PyObject *out = PyArray_SimpleNew(2, dims, NPY_DOUBLE);
+    if (out == NULL)
+        return NULL;
+    double *Cm = (double *)PyArray_DATA((PyArrayObject *)out);
+    double stackW[WCO * 16], *W = stackW;
+    if (md.nb > 16 && !(W = PyMem_RawMalloc(WCO * md.nb * sizeof(double)))) {
+        Py_DECREF(out);
+        return PyErr_NoMemory();
+    }
+    if (md.nb >= NOGIL_BODIES) {
+        Py_BEGIN_ALLOW_THREADS
+        err = coriolis_core(&md, q, v, flags, Cm, W);
+        Py_END_ALLOW_THREADS
+    }
+    else
+        err = coriolis_core(&md, q, v, flags, Cm, W);
+    if (W != stackW)
+        PyMem_RawFree(W);
+    return result(out, err);
+}
+
 static int get_kin(PyObject *I, PyObject *F, kin_t *k)
 {
     /* the kinematic packing (I int64, F float64); -1 with an exception */
@@ -1359,6 +1580,8 @@ static PyMethodDef methods[] = {
      "aba(P, q, v, tau, fext, flags, eps) -> qdd or an int error code"},
     {"crba", (PyCFunction)(void (*)(void))py_crba, METH_FASTCALL,
      "crba(P, q, flags) -> M or an int error code"},
+    {"coriolis", (PyCFunction)(void (*)(void))py_coriolis, METH_FASTCALL,
+     "coriolis(P, q, v, flags) -> C (nv, nv) or an int error code"},
     {"frame_pose", (PyCFunction)(void (*)(void))py_frame_pose, METH_FASTCALL,
      "frame_pose(I, F, q, frame) -> T (4, 4) or an int error code"},
     {"frame_poses", (PyCFunction)(void (*)(void))py_frame_poses, METH_FASTCALL,
@@ -1370,7 +1593,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_native",
-    "Single-state RNEA, CRBA, ABA, frame poses and Jacobians in C (see native.c).", -1,
+    "Single-state RNEA, CRBA, ABA, Coriolis matrix, poses and Jacobians in C (native.c).", -1,
     methods,
 };
 

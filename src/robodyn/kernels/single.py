@@ -5,6 +5,7 @@ Three entry points with one contract, whichever implementation is behind them::
     rnea1(P, q, v, a, fext, flags, eps) -> tau (nv,)     (v / a read if FL_VEL / FL_ACC)
     aba1(P, q, v, tau, fext, flags, eps) -> qdd (nv,)
     crba1(P, q, flags) -> M (nv, nv)
+    coriolis1(P, q, v, flags) -> C (nv, nv)             (robodyn.coriolis)
 
 ``P`` is the packed model (:attr:`~robodyn.kernels._pack.Packed.P`), ``fext`` None or an
 (nb, 6) array (read if FL_FEXT). Instead of an array they return an int code: -1 when an
@@ -43,6 +44,8 @@ __all__ = [
     "numba_rnea1",
     "numba_aba1",
     "numba_crba1",
+    "coriolis1",
+    "numba_coriolis1",
 ]
 
 _ND = np.ndarray
@@ -124,10 +127,23 @@ def numba_crba1(P, q, flags):
     return M if err == 0 else int(err)
 
 
+def numba_coriolis1(P, q, v, flags):
+    """:func:`coriolis1` on the numba kernel."""
+    from . import coriolis
+
+    if not (_vec(q) and _vec(v)):
+        return -1
+    I, F = _split(P)
+    nv = int(P[2])
+    C = np.empty((nv, nv))
+    err = coriolis.coriolis(I, F, q, v, flags, C)
+    return C if err == 0 else int(err)
+
+
 _native, WHY = _load_native()
 NATIVE = _native is not None
 native = _native  # the C module (also frame poses and Jacobians), or None
 if NATIVE:
-    rnea1, aba1, crba1 = _native.rnea, _native.aba, _native.crba
+    rnea1, aba1, crba1, coriolis1 = _native.rnea, _native.aba, _native.crba, _native.coriolis
 else:
-    rnea1, aba1, crba1 = numba_rnea1, numba_aba1, numba_crba1
+    rnea1, aba1, crba1, coriolis1 = numba_rnea1, numba_aba1, numba_crba1, numba_coriolis1
