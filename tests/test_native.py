@@ -350,3 +350,31 @@ def test_the_public_functions_work_without_the_c_extension(monkeypatch):
         dyn.forward_dynamics(model, q, bad, a)
     with pytest.raises(ValueError, match=r"q must have shape"):
         dyn.mass_matrix(model, q[:-1])
+
+
+def test_unaligned_big_endian_and_readonly_arrays_are_converted():
+    # the C kernels read aligned native doubles; anything else is copied first, never
+    # misread and never a crash
+    from robodyn import coriolis as cor
+    from robodyn import kinematics as kin
+
+    model = models.load("panda")
+    q, v, a = random_state(model, np.random.default_rng(8))
+    buf = bytearray(8 * model.nq + 1)
+    unaligned = np.frombuffer(buf, dtype=np.float64, offset=1, count=model.nq)
+    unaligned[:] = q
+    assert not unaligned.flags.aligned
+    big = q.astype(">f8")
+    readonly = q.copy()
+    readonly.flags.writeable = False
+    for x in (unaligned, big, readonly):
+        np.testing.assert_array_equal(dyn.rnea(model, x, v, a), dyn.rnea(model, q, v, a))
+        np.testing.assert_array_equal(dyn.gravity_forces(model, x), dyn.gravity_forces(model, q))
+        np.testing.assert_array_equal(dyn.mass_matrix(model, x), dyn.mass_matrix(model, q))
+        np.testing.assert_array_equal(dyn.aba(model, x, v, a), dyn.aba(model, q, v, a))
+        np.testing.assert_array_equal(
+            cor.coriolis_matrix(model, x, v), cor.coriolis_matrix(model, q, v)
+        )
+        np.testing.assert_array_equal(kin.fk(model, x, "ee"), kin.fk(model, q, "ee"))
+        np.testing.assert_array_equal(kin.fk(model, x), kin.fk(model, q))
+        np.testing.assert_array_equal(kin.jacobian(model, x, "ee"), kin.jacobian(model, q, "ee"))

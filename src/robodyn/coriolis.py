@@ -436,9 +436,10 @@ _ND = np.ndarray
 
 
 def _contiguous(a: np.ndarray) -> np.ndarray:
-    """C-contiguous and writeable (one compiled signature; numba types read-only apart)."""
+    """C-contiguous, aligned and writeable (one compiled signature; numba types read-only
+    arrays apart, and the kernels read aligned doubles)."""
     a = np.ascontiguousarray(a)
-    return a if a.flags.writeable else a.copy()
+    return a if a.flags.writeable and a.flags.aligned else a.copy()
 
 
 def _kernel_error(code: int, state=None) -> None:

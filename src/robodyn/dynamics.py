@@ -97,14 +97,14 @@ def _conv(x, name: str) -> np.ndarray:
         a = np.ascontiguousarray(x, dtype=float)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a numeric array, got {type(x).__name__}") from exc
-    if not a.flags.writeable:
+    if not (a.flags.writeable and a.flags.aligned):  # the kernels read aligned doubles
         a = a.copy()
     return a
 
 
 def _fit(x, name: str) -> np.ndarray:
     """x if it is a C-contiguous float64 array, else :func:`_conv` (general path)."""
-    if x.__class__ is _ND and x.dtype is _F8 and x.flags.c_contiguous:
+    if x.__class__ is _ND and x.dtype is _F8 and x.flags.c_contiguous and x.flags.aligned:
         return x
     return _conv(x, name)
 

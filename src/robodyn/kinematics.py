@@ -112,7 +112,9 @@ def _q_error(code: int):
     """The ValueError of a C kinematics error code (as the numba kernels word it)."""
     if code == 15:
         raise ValueError("q: the quaternion of the free joint is zero")
-    raise ValueError("q contains NaN or inf")
+    if code == 11:
+        raise ValueError("q contains NaN or inf")
+    raise RuntimeError(f"kinematics kernel error {code}")  # pragma: no cover
 
 
 class _Pack(NamedTuple):
@@ -151,12 +153,19 @@ def _state(x, name: str, n: int) -> tuple[np.ndarray, bool]:
     The fast path (already a float64 vector) skips the conversion and the finiteness scan:
     the kernels reject non-finite entries themselves.
     """
-    if type(x) is np.ndarray and x.dtype is _F64 and x.shape == (n,):
+    if (
+        type(x) is np.ndarray
+        and x.dtype is _F64
+        and x.shape == (n,)
+        and x.flags.c_contiguous
+        and x.flags.aligned
+    ):
         return x, False
     a = as_array(x, name, (n,))
     if a.ndim > 2:
         raise ValueError(f"{name} must have shape ({n},) or (N, {n}), got {a.shape}")
-    return np.ascontiguousarray(a), a.ndim == 2
+    a = np.ascontiguousarray(a)
+    return (a if a.flags.aligned else a.copy()), a.ndim == 2  # the kernels read aligned doubles
 
 
 def _vector(x, name: str, n: int) -> np.ndarray:
