@@ -301,6 +301,17 @@ def _acc27(X, i, l, RL, P, g):
 
 
 @_inl
+def _joint_rate(sw, sv, mu, x, k1, kf, l):
+    """S_i x_i in lane l: ``[sw; sv] mu x[k1] + x[kf]`` (a 1-dof joint's axis scaled by its
+    rate, plus the six rows kf of a free joint's; the unused parts are zero rows)."""
+    r = mu * x[k1, l]
+    return (
+        sw[0] * r + x[kf[0], l], sw[1] * r + x[kf[1], l], sw[2] * r + x[kf[2], l],
+        sv[0] * r + x[kf[3], l], sv[1] * r + x[kf[4], l], sv[2] * r + x[kf[5], l],
+    )  # fmt: skip
+
+
+@_inl
 def _motion_from_parent(R, px, py, pz, X):
     """Ad_{T_{i,lambda}} [w_l; v_l] = [R^T w_l; R^T (v_l + w_l x p)], (R, p) = T_{lambda,i},
     X = (w_l, v_l) a 6-tuple."""
@@ -517,28 +528,8 @@ def _rnea_chunk(I, F, flags, eps, q, v, a, tau, W, S, down):
         for l in range(L):
             R, px, py, pz = _load12(W, i, l, RL)
             # S_i qd_i and S_i qdd_i
-            rv = mu * v[k1, l]
-            jwx, jwy, jwz = (
-                sw[0] * rv + v[kf[0], l],
-                sw[1] * rv + v[kf[1], l],
-                sw[2] * rv + v[kf[2], l],
-            )
-            jvx, jvy, jvz = (
-                sv[0] * rv + v[kf[3], l],
-                sv[1] * rv + v[kf[4], l],
-                sv[2] * rv + v[kf[5], l],
-            )
-            ra = mu * a[k1, l]
-            awx, awy, awz = (
-                sw[0] * ra + a[kf[0], l],
-                sw[1] * ra + a[kf[1], l],
-                sw[2] * ra + a[kf[2], l],
-            )
-            avx, avy, avz = (
-                sv[0] * ra + a[kf[3], l],
-                sv[1] * ra + a[kf[4], l],
-                sv[2] * ra + a[kf[5], l],
-            )
+            jwx, jwy, jwz, jvx, jvy, jvz = _joint_rate(sw, sv, mu, v, k1, kf, l)
+            awx, awy, awz, avx, avy, avz = _joint_rate(sw, sv, mu, a, k1, kf, l)
             # 8.50: V_i = Ad_{T_{i,lambda}} V_lambda + S_i qd_i
             lw = _load6(S, 0, 0, l, 0)
             ew, ex, ey, vx0, vy0, vz0 = _motion_from_parent(R, px, py, pz, lw)
@@ -767,17 +758,7 @@ def _aba_chunk(I, F, flags, eps, q, v, tau, qdd, W, A, S, down):
         )  # fmt: skip
         for l in range(L):
             R, px, py, pz = _load12(W, i, l, RL)
-            rv = mu * v[k1, l]
-            jwx, jwy, jwz = (
-                sw[0] * rv + v[kf[0], l],
-                sw[1] * rv + v[kf[1], l],
-                sw[2] * rv + v[kf[2], l],
-            )
-            jvx, jvy, jvz = (
-                sv[0] * rv + v[kf[3], l],
-                sv[1] * rv + v[kf[4], l],
-                sv[2] * rv + v[kf[5], l],
-            )
+            jwx, jwy, jwz, jvx, jvy, jvz = _joint_rate(sw, sv, mu, v, k1, kf, l)
             # V_i = Ad_{T_{i,lambda}} V_lambda + S_i qd_i  (MR 8.50)
             lw = _load6(S, 0, 0, l, 0)
             ew, ex, ey, vx0, vy0, vz0 = _motion_from_parent(R, px, py, pz, lw)
