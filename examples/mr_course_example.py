@@ -90,14 +90,14 @@ def main() -> None:
     )  # fmt: skip
     print(f"free fall: {steps * intRes} Euler steps in {time.perf_counter() - t0:.3f} s")
     t = dt * np.arange(steps)
-    fig = Figure(figsize=(8, 4.5))
+    fig = Figure(figsize=(8, 4.5), layout="constrained")
     ax = fig.add_subplot()
     for i in range(6):
         ax.plot(t, thetamat[:, i], label=f"theta{i + 1}")
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("joint angle [rad]")
+    ax.set_xlabel("t (s)")
+    ax.set_ylabel("joint angle (rad)")
     ax.set_title("UR5 falling from theta = 0 without torques (Euler, dt = 1 ms)")
-    ax.legend(loc="lower left")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.savefig(OUT / "ur5_free_fall.png", dpi=120)
 
     # ------------------------------------------ computed torque along a quintic, 1 s

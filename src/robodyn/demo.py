@@ -67,7 +67,7 @@ def _plot_gravity(model, path: Path) -> None:
         ax.plot(angles, G[:, j], label=model.joint_names[j] if j < len(model.joint_names) else j)
     ax.set_xlabel(f"q[{k}] (rad), other joints at the neutral configuration")
     ax.set_ylabel("gravity torque g(q) (N m)")
-    ax.legend(fontsize="small", ncol=2)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     fig.suptitle(f"{model.name}: gravity torques along one joint")
     fig.savefig(path, dpi=100)
     print(f"figure: {path}")

@@ -1710,18 +1710,22 @@ def SimulateControl(
 
 
 def _plot_control(thetamat: np.ndarray, thetamatd: np.ndarray, dt: float, path) -> None:
-    """MR's figure of actual (lines) and desired (dots) joint angles, written to path."""
+    """MR's figure of actual (lines) and desired (dots) joint angles, written to path.
+
+    MR's code spaces its N samples over N dt with ``linspace(0, N dt, N)``; sample k is taken
+    at k dt, which is what is drawn here.
+    """
     from matplotlib.figure import Figure
 
     N = thetamat.shape[0]
-    t = np.linspace(0, N * dt, N)
-    fig = Figure(figsize=(7, 4.5))
+    t = np.arange(N) * dt
+    fig = Figure(figsize=(8, 4.5), layout="constrained")
     axes = fig.add_subplot()
     for i in range(thetamat.shape[1]):
-        (line,) = axes.plot(t, thetamat[:, i], "-", label=f"ActualTheta{i + 1}")
-        axes.plot(t, thetamatd[:, i], ".", color=line.get_color(), label=f"DesiredTheta{i + 1}")
-    axes.legend(loc="upper left")
-    axes.set_xlabel("Time")
-    axes.set_ylabel("Joint Angles")
-    axes.set_title("Plot of Actual and Desired Joint Angles")
+        (line,) = axes.plot(t, thetamat[:, i], "-", label=f"theta{i + 1}, actual")
+        axes.plot(t, thetamatd[:, i], ".", color=line.get_color(), label=f"theta{i + 1}, desired")
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    axes.set_xlabel("t (s)")
+    axes.set_ylabel("joint angle (rad)")
+    axes.set_title("Computed-torque control: actual (lines) and desired (dots) joint angles")
     fig.savefig(os.fspath(path))

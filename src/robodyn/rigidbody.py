@@ -769,7 +769,7 @@ def plot_tumbling(
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig = Figure(figsize=(8, 8), layout="constrained")
+    fig = Figure(figsize=(9, 8), layout="constrained")
     ax_w, ax_e, ax_l = fig.subplots(3, 1, sharex=True)
     colors = ("tab:red", "tab:green", "tab:blue")
 
@@ -779,16 +779,20 @@ def plot_tumbling(
         for i, c in enumerate(colors):
             ax_w.plot(t, res.omega[::step, i], style, color=c, lw=1, label=f"{label} w{'xyz'[i]}")
         ax_e.plot(t, res.energy[::step], style, color="k", lw=1, label=label)
-        ax_l.plot(t, np.linalg.norm(res.momentum[::step], axis=-1), style, color="k", lw=1)
+        ax_l.plot(
+            t, np.linalg.norm(res.momentum[::step], axis=-1), style, color="k", lw=1, label=label
+        )
 
     draw(result, "-", result.integrator)
     if compare is not None:
         draw(compare, "--", compare.integrator)
     ax_w.set_ylabel("body omega (rad/s)")
-    ax_w.legend(loc="upper right", fontsize="small", ncol=2 if compare is not None else 1)
+    outside = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+    ax_w.legend(**outside)
     ax_e.set_ylabel("energy 1/2 w^T I w (J)")
-    ax_e.legend(loc="upper left", fontsize="small")
+    ax_e.legend(**outside)
     ax_l.set_ylabel("|L_s| (kg m^2/s)")
+    ax_l.legend(**outside)
     ax_l.set_xlabel("t (s)")
     fig.suptitle(title or f"rigid body, {result.integrator}, dt = {result.dt:g} s")
     fig.savefig(path, dpi=100)
