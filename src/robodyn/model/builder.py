@@ -232,8 +232,16 @@ class ModelBuilder:
         return self
 
     # ------------------------------------------------------------------ build
-    def build(self) -> Model:
+    def build(self, *, merge_fixed: bool = True) -> Model:
         """Validate, renumber depth first, merge fixed joints and return the frozen Model.
+
+        Parameters
+        ----------
+        merge_fixed : bool
+            True (the default, as Pinocchio does): a fixed-joint child is merged into its
+            parent body (inertias added, its frame kept as an operational frame). False:
+            it stays a body of its own with a joint of no degree of freedom (MuJoCo's
+            welded bodies); every algorithm gives the same results either way.
 
         Returns
         -------
@@ -253,7 +261,9 @@ class ModelBuilder:
         _check_tree(bodies, by_name, self.root)
         _check_mimics(bodies)
         order = _dfs_order(bodies, self.root)
-        return _assemble(self.name, self.root, gravity, order, by_name, self._frames)
+        return _assemble(
+            self.name, self.root, gravity, order, by_name, self._frames, bool(merge_fixed)
+        )
 
 
 # ============================================================================= checks
@@ -519,7 +529,7 @@ def _moved_sum(host: tuple, child: tuple, T_hc: np.ndarray) -> tuple:
     return compound([host, moved])
 
 
-def _assemble(name, root, gravity, order, by_name, frames) -> Model:
+def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> Model:
     # host[name] = (new body index, T_host_body): the body a link ends up in after merging.
     host: dict[str, tuple[int, np.ndarray]] = {root: (0, np.eye(4))}
     new: list[dict] = [
@@ -542,7 +552,7 @@ def _assemble(name, root, gravity, order, by_name, frames) -> Model:
         ph, T_hp = host[b.parent]
         T_hb = T_hp @ b.T  # placement of b's joint frame in the host of its parent
         inertia = (b.mass, b.com, b.inertia)
-        if b.jtype == JOINT_FIXED:
+        if b.jtype == JOINT_FIXED and merge_fixed:
             host[b.name] = (ph, T_hb)
             target = new[ph]["name"]
             if ph == 0:

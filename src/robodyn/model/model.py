@@ -7,7 +7,8 @@ Layout (MuJoCo-style names ``object_attribute``, shapes in the comments):
   so the subtree of ``i`` is the contiguous range ``i .. body_subtree_end[i] - 1``.
 * Joint ``i`` places body ``i`` in its parent: ``T_{parent,i}(q) = T(jnt_R[i], jnt_p[i])
   @ X_J(q_i)`` where ``X_J`` is a rotation about ``jnt_axis[i]`` (revolute), a translation
-  along it (prismatic), the identity (``JOINT_FIXED``, only the world), or the full pose
+  along it (prismatic), the identity (``JOINT_FIXED``: the world, or a body kept welded
+  to its parent by ``ModelBuilder.build(merge_fixed=False)``), or the full pose
   (``JOINT_FREE``, q = [x, y, z, qw, qx, qy, qz], v = body twist [omega_b, v_b]).
 * Inertia is (m, c, I_c): ``body_mass``, ``body_com`` (in the body frame) and
   ``body_inertia`` (about the CoM, body axes). Fixed-joint children are merged into
@@ -16,7 +17,8 @@ Layout (MuJoCo-style names ``object_attribute``, shapes in the comments):
   jnt_mimic_offset[i]``; it owns no coordinate (``jnt_nq[i] = jnt_nv[i] = 0``) and
   ``jnt_mimic[i]`` is the leader's body index (-1 for ordinary joints).
 
-Kernels take ``model.arrays()`` (a NamedTuple, which numba accepts) and never the Model.
+The compiled core takes the model packed into one flat array
+(:func:`robodyn.kernels._pack.packed`), never the Model itself.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ __all__ = [
     "ModelArrays",
 ]
 
-JOINT_FIXED = 0  # the world body only (fixed joints are merged away)
+JOINT_FIXED = 0  # the world, or a welded body (ModelBuilder.build(merge_fixed=False))
 JOINT_REVOLUTE = 1  # revolute and continuous: one angle
 JOINT_PRISMATIC = 2
 JOINT_FREE = 3  # floating base: nq = 7, nv = 6
