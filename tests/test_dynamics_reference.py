@@ -237,13 +237,13 @@ def test_bad_shapes_name_the_argument():
     model, _ = random_tree(5, 4)
     q, v, a = random_state(model, np.random.default_rng(0))
     n, nv = model.nq, model.nv
-    with pytest.raises(ValueError, match=rf"q must have shape \({n},\), got \({n + 1},\)"):
+    with pytest.raises(ValueError, match=rf"q must have shape \(\.\.\., {n}\), got \({n + 1},\)"):
         dyn.rnea(model, np.zeros(n + 1), v, a)
-    with pytest.raises(ValueError, match=rf"v must have shape \({nv},\), got \(2,\)"):
+    with pytest.raises(ValueError, match=rf"v must have shape \(\.\.\., {nv}\), got \(2,\)"):
         dyn.rnea(model, q, np.zeros(2), a)
-    with pytest.raises(ValueError, match=rf"a must have shape \({nv},\)"):
+    with pytest.raises(ValueError, match=rf"a must have shape \(\.\.\., {nv}\)"):
         dyn.rnea(model, q, v, np.zeros(nv + 3))
-    with pytest.raises(ValueError, match=rf"tau must have shape \({nv},\)"):
+    with pytest.raises(ValueError, match=rf"tau must have shape \(\.\.\., {nv}\)"):
         dyn.aba(model, q, v, np.zeros(nv + 1))
     with pytest.raises(ValueError, match=r"q must have shape"):
         dyn.crba(model, np.zeros(n + 2))
@@ -253,7 +253,7 @@ def test_bad_shapes_name_the_argument():
         dyn.rnea(model, q, v, a, f_tip=np.zeros(3))
     with pytest.raises(ValueError, match=r"q must have shape"):
         dyn.rnea(model, np.zeros((3, n + 1)), v, a)
-    with pytest.raises(ValueError, match=r"batch sizes differ"):
+    with pytest.raises(ValueError, match=r"do not broadcast"):
         dyn.rnea(model, np.zeros((3, n)), np.zeros((4, nv)), a)
     with pytest.raises(ValueError, match=r"q must be a numeric array"):
         dyn.rnea(model, "abc", v, a)
@@ -306,7 +306,7 @@ def test_massless_chain_is_a_clear_error():
             dyn.forward_dynamics(model, q, v, tau, method=method)
     with pytest.raises(ValueError, match=r"mass matrix is singular: joint 'ghost"):
         dyn.mass_matrix_inverse(model, q)
-    with pytest.raises(ValueError, match=r"singular at state 0: joint 'ghost"):
+    with pytest.raises(ValueError, match=r"singular at state \[0\]: joint 'ghost"):
         dyn.forward_dynamics(model, np.zeros((2, 3)), v, tau)
     # armature makes it invertible: M = diag-dominated, forward dynamics now works
     b2 = ModelBuilder("m").add_body(

@@ -268,11 +268,11 @@ def test_lie_rk4_fourth_order_with_state_dependent_torque():
     assert ref.rotation_error < 1e-13
 
 
-def test_numba_kernel_matches_python_reference():
+def test_compiled_kernel_matches_python_reference():
     I = np.array([[3.0, 0.2, 0.1], [0.2, 2.0, -0.3], [0.1, -0.3, 1.0]])
     R0 = _expm([0.3, -0.2, 0.5])
     for integrator in ("lie_rk4", "lie_euler", "euler"):
-        a = simulate(I, R0, [0.5, 2, -0.3], 1.0, 1e-2, integrator, backend="numba")
+        a = simulate(I, R0, [0.5, 2, -0.3], 1.0, 1e-2, integrator, backend="compiled")
         b = simulate(I, R0, [0.5, 2, -0.3], 1.0, 1e-2, integrator, backend="python")
         np.testing.assert_allclose(a.R, b.R, atol=1e-12)
         np.testing.assert_allclose(a.omega, b.omega, atol=1e-12)
@@ -383,7 +383,7 @@ def test_dzhanibekov_demo(tmp_path):
         ({"duration": 1e3, "dt": 1e-5}, "MAX_STEPS"),
         ({"torque": 3.0}, "torque"),
         ({"torque": lambda t, R, w: np.zeros(2)}, "torque"),
-        ({"torque": lambda t, R, w: np.zeros(3), "backend": "numba"}, "numba"),
+        ({"torque": lambda t, R, w: np.zeros(3), "backend": "compiled"}, "compiled"),
     ],
 )
 def test_simulate_bad_input(kwargs, match):

@@ -1,9 +1,9 @@
 """robodyn: the mechanics of robots and rigid bodies, in the notation of Modern Robotics.
 
 ``import robodyn as rd`` re-exports the public API. Importing computes and compiles
-nothing: modules that pull in numba or sympy load on first use of one of their names
-(``rd.rigidbody``, ``rd.inverse_dynamics``, ...), and compiled kernels come from numba's
-on-disk cache when it is warm.
+nothing: modules load on first use of one of their names (``rd.rigidbody``,
+``rd.inverse_dynamics``, ...; sympy only with ``rd.symbolic``), and the numeric functions
+run in robodyn's compiled core, a C extension built when robodyn is installed.
 """
 
 from __future__ import annotations

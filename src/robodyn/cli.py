@@ -41,10 +41,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
             )
     for note in model.notes:
         print(f"  note: {note}")
-    from .kernels import single
+    from .kernels import core
 
-    path = "the C extension" if single.NATIVE else f"the numba kernels ({single.WHY})"
-    print(f"  single-state dynamics run on {path}")
+    print(f"  compiled core: robodyn.kernels._core, batches on {core.threads()} thread(s)")
     return 0
 
 

@@ -54,9 +54,9 @@ Mimic joints (``q_i = mult q_leader + offset``) are handled in the expanded coor
 every joint, ``v_full = E v`` with a constant ``E``, then ``M = E^T M_full E`` and the same
 contraction of dM/dq, Gamma and C.
 
-:func:`coriolis_matrix` (and :func:`mass_matrix_dot`) run the compiled kernel of
-:mod:`robodyn.kernels.coriolis` (numba, O(n d) for n dofs and tree depth d, mimic and free
-joints included; batches ``(N, nq)`` run in parallel over states);
+:func:`coriolis_matrix` (and :func:`mass_matrix_dot`) run the compiled core
+(``kernels/core/coriolis.c``, O(n d) for n dofs and tree depth d, mimic and free joints
+included; batches run vectorised across states on all cores);
 :func:`coriolis_matrix_reference` is the numpy version written above, kept for teaching
 and parity tests. :func:`christoffel` and :func:`mass_matrix_derivative` (n^3 outputs) stay
 in numpy, and their batches run a Python loop over single states.
@@ -68,10 +68,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_array
 from .errors import ModelError
-from .kernels import single as _single
+from .kernels import core as _core
 from .kernels._pack import FL_CHECK, packed
+from .kernels.call import finish, prepare
+from .kernels.call import threads as _threads
 from .kinematics import body_poses
 from .model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, Model
 
@@ -264,26 +265,18 @@ def _bar(f: np.ndarray) -> np.ndarray:
 
 
 # ====================================================================== input handling
-def _states(model: Model, x, name: str, n: int) -> tuple[np.ndarray, bool]:
-    a = as_array(x, name, (n,))
-    if a.ndim > 2:
-        raise ValueError(f"{name} must have shape ({n},) or (N, {n}), got {a.shape}")
-    return a, a.ndim == 2
-
-
-def _pair(model: Model, q, v) -> tuple[np.ndarray, np.ndarray, bool]:
-    q, bq = _states(model, q, "q", model.nq)
-    v, bv = _states(model, v, "v", model.nv)
-    if bq or bv:
-        Nq = q.shape[0] if bq else None
-        Nv = v.shape[0] if bv else None
-        if bq and bv and Nq != Nv:
-            raise ValueError(f"q and v batches differ: q {q.shape}, v {v.shape}")
-        N = Nq if bq else Nv
-        q = np.broadcast_to(q, (N, model.nq))
-        v = np.broadcast_to(v, (N, model.nv))
-        return q, v, True
-    return q, v, False
+def _each(model: Model, names, xs, fn, out_tail):
+    """``fn(*state)`` for one state or for each state of a batch with any leading
+    dimensions (a Python loop; the numpy reference functions)."""
+    tails = [(model.nq,) if n == "q" else (model.nv,) for n in names]
+    lead, arrs = prepare(names, xs, tails)
+    if lead == ():
+        return fn(*arrs)
+    N = arrs[0].shape[0]
+    out = np.empty((N, *out_tail))
+    for n in range(N):
+        out[n] = fn(*(a[n] for a in arrs))
+    return out.reshape((*lead, *out_tail))
 
 
 # ================================================================== single-state kernels
@@ -385,20 +378,16 @@ def mass_matrix_derivative(model: Model, q) -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
+    q : array_like, shape (..., nq)
         Configuration(s); a batch runs a Python loop over single states.
 
     Returns
     -------
-    numpy.ndarray, shape (nv, nv, nv) or (N, nv, nv, nv)
+    numpy.ndarray, shape (..., nv, nv, nv)
     """
     tree = _tree(model)
-    q, batch = _states(model, q, "q", model.nq)
-    if batch:
-        return np.stack([_dM_one(model, tree, qi) for qi in q]).reshape(
-            (q.shape[0], model.nv, model.nv, model.nv)
-        )
-    return _dM_one(model, tree, q)
+    nv = model.nv
+    return _each(model, ("q",), (q,), lambda x: _dM_one(model, tree, x), (nv, nv, nv))
 
 
 def christoffel(model: Model, q) -> np.ndarray:
@@ -414,93 +403,58 @@ def christoffel(model: Model, q) -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
+    q : array_like, shape (..., nq)
         A batch runs a Python loop over single states.
 
     Returns
     -------
-    numpy.ndarray, shape (nv, nv, nv) or (N, nv, nv, nv)
+    numpy.ndarray, shape (..., nv, nv, nv)
     """
     tree = _tree(model)
-    q, batch = _states(model, q, "q", model.nq)
-    if batch:
-        return np.stack([_christoffel_one(model, tree, qi) for qi in q]).reshape(
-            (q.shape[0], model.nv, model.nv, model.nv)
-        )
-    return _christoffel_one(model, tree, q)
+    nv = model.nv
+    return _each(model, ("q",), (q,), lambda x: _christoffel_one(model, tree, x), (nv, nv, nv))
 
 
-# one state: the C extension or the numba kernel behind one contract (kernels/single.py)
-_COR1 = _single.coriolis1
 _ND = np.ndarray
 
 
-def _contiguous(a: np.ndarray) -> np.ndarray:
-    """C-contiguous, aligned and writeable (one compiled signature; numba types read-only
-    arrays apart, and the kernels read aligned doubles)."""
-    a = np.ascontiguousarray(a)
-    return a if a.flags.writeable and a.flags.aligned else a.copy()
-
-
-def _kernel_error(code: int, state=None) -> None:
-    """Turn an error code of the Coriolis kernel into a ValueError naming the argument."""
-    at = "" if state is None else f"[{state}]"
-    if code == 11:
-        raise ValueError(f"q{at} contains NaN or inf")
-    if code == 12:
-        raise ValueError(f"v{at} contains NaN or inf")
-    if code == 15:
-        raise ValueError(f"q{at}: the quaternion of a free joint is zero")
-    raise RuntimeError(f"coriolis kernel error {code}")  # pragma: no cover
-
-
-def coriolis_matrix(model: Model, q, v) -> np.ndarray:
+def coriolis_matrix(model: Model, q, v, *, check: bool = True, threads: int | None = None):
     """The Christoffel-consistent Coriolis matrix ``C(q, v)`` (MR eq. 8.1's ``c = C v``).
 
     ``C = sum_b J_b^T (G_b dJ_b/dt + B_b(V_b) J_b)`` in world coordinates with Echeandia
     and Wensing's body factor ``B(V) = 1/2 (-ad_V^T G - G ad_V + bar(G V))``, summed with
-    composite inertias in O(n d) (n dofs, tree depth d) by the compiled kernel
-    :func:`robodyn.kernels.coriolis.coriolis_core` (every model, mimic joints and free
-    joints included; :func:`coriolis_matrix_reference` is the numpy version it is tested
-    against). It satisfies ``C_ij = sum_k Gamma[i, j, k] v_k`` (:func:`christoffel`),
-    ``C v = `` the velocity-product forces of RNEA, and ``dM/dt - 2 C`` skew-symmetric.
-    Armature and friction are not part of C.
+    composite inertias in O(n d) (n dofs, tree depth d) by robodyn's compiled core
+    (``kernels/core/coriolis.c``; every model, mimic joints and free joints included;
+    :func:`coriolis_matrix_reference` is the numpy version it is tested against). It
+    satisfies ``C_ij = sum_k Gamma[i, j, k] v_k`` (:func:`christoffel`), ``C v = `` the
+    velocity-product forces of RNEA, and ``dM/dt - 2 C`` skew-symmetric. Armature and
+    friction are not part of C.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
-    v : array_like, shape (nv,) or (N, nv)
-        A batch (either argument) runs the compiled batch kernel in parallel over states.
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+        Leading dimensions are a batch (they broadcast against each other).
+    check : bool
+        Reject NaN and inf.
+    threads : int, optional
+        Threads for a batch.
 
     Returns
     -------
-    numpy.ndarray, shape (nv, nv) or (N, nv, nv)
+    numpy.ndarray, shape (..., nv, nv)
     """
-    # fast path: C-contiguous float64 vectors go straight to the compiled entry point,
-    # which checks sizes and NaN and returns an int code for anything else
-    if isinstance(model, Model):
-        pk = model._rd_packed or packed(model)
-        C = _COR1(pk.P, q, v, FL_CHECK)
-        if C.__class__ is _ND:
-            return C
-    else:
+    if not isinstance(model, Model):
         raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
-    # general path: convert and check (errors name the argument), then the kernels
-    q, v, batch = _pair(model, q, v)
-    q, v = _contiguous(q), _contiguous(v)
-    if not batch:
-        C = _COR1(pk.P, q, v, FL_CHECK)
-        if C.__class__ is not _ND:
-            _kernel_error(int(C))
+    th = 0 if threads is None else _threads(threads)
+    P = (model._rd_packed or packed(model)).P
+    flags = FL_CHECK if check else 0
+    C = _core.coriolis(P, q, v, flags, th)
+    if C.__class__ is _ND:
         return C
-    from .kernels.coriolis import coriolis_batch
-
-    out = np.empty((q.shape[0], model.nv, model.nv))
-    s, err = coriolis_batch(pk.I, pk.F, q, v, FL_CHECK, out)
-    if err:
-        _kernel_error(int(err), int(s))
-    return out
+    lead, (Q, V) = prepare(("q", "v"), (q, v), ((model.nq,), (model.nv,)))
+    return finish(_core.coriolis(P, Q, V, flags, th), lead, ("q", "v"), model)
 
 
 def coriolis_matrix_reference(model: Model, q, v) -> np.ndarray:
@@ -515,22 +469,17 @@ def coriolis_matrix_reference(model: Model, q, v) -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
-    v : array_like, shape (nv,) or (N, nv)
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
         A batch (either argument) runs a Python loop over single states.
 
     Returns
     -------
-    numpy.ndarray, shape (nv, nv) or (N, nv, nv)
+    numpy.ndarray, shape (..., nv, nv)
     """
     tree = _tree(model)
-    q, v, batch = _pair(model, q, v)
-    if batch:
-        out = np.empty((q.shape[0], model.nv, model.nv))
-        for n in range(q.shape[0]):
-            out[n] = _coriolis_one(model, tree, q[n], v[n])
-        return out
-    return _coriolis_one(model, tree, q, v)
+    nv = model.nv
+    return _each(model, ("q", "v"), (q, v), lambda x, y: _coriolis_one(model, tree, x, y), (nv, nv))
 
 
 def mass_matrix_dot(model: Model, q, v) -> np.ndarray:
@@ -541,12 +490,12 @@ def mass_matrix_dot(model: Model, q, v) -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
-    v : array_like, shape (nv,) or (N, nv)
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
 
     Returns
     -------
-    numpy.ndarray, shape (nv, nv) or (N, nv, nv)
+    numpy.ndarray, shape (..., nv, nv)
     """
     C = coriolis_matrix(model, q, v)
     return C + np.swapaxes(C, -1, -2)

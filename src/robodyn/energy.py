@@ -12,14 +12,14 @@ coordinates (``V_i^T G_i V_i`` is frame invariant, so this equals the body-frame
 ``K = 1/2 v^T M v`` is a real check of the mass matrix. Momentum is a wrench-like
 6-vector ``[angular; linear]`` (robodyn's [m, f] order).
 
-Batches ``(N, nq)`` run a Python loop over the single-state numpy path.
+Batches (any leading dimensions) run a Python loop over the single-state numpy path.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .coriolis import _pair, _states, _tree, _twists, _world
+from .coriolis import _each, _tree, _twists, _world
 from .errors import ModelError
 from .model.model import Model
 
@@ -85,23 +85,13 @@ def _centroidal_one(model: Model, q, v) -> np.ndarray:
 
 
 def _loop_qv(model, q, v, fn, shape):
-    q, v, batch = _pair(model, q, v)
-    if not batch:
-        return fn(q, v)
-    out = np.empty((q.shape[0], *shape))
-    for n in range(q.shape[0]):
-        out[n] = fn(q[n], v[n])
-    return out
+    out = _each(model, ("q", "v"), (q, v), fn, shape)
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def _loop_q(model, q, fn, shape):
-    q, batch = _states(model, q, "q", model.nq)
-    if not batch:
-        return fn(q)
-    out = np.empty((q.shape[0], *shape))
-    for n in range(q.shape[0]):
-        out[n] = fn(q[n])
-    return out
+    out = _each(model, ("q",), (q,), fn, shape)
+    return float(out) if np.ndim(out) == 0 else out
 
 
 # ============================================================================ public API
@@ -114,15 +104,15 @@ def kinetic_energy(model: Model, q, v, *, armature: bool = True):
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
-    v : array_like, shape (nv,) or (N, nv)
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
     armature : bool
         Add the rotor energy ``1/2 sum_k armature_k v_k^2`` (consistent with
         ``mass_matrix(armature=True)``).
 
     Returns
     -------
-    float or numpy.ndarray of shape (N,)
+    float or numpy.ndarray of shape (...)
     """
     return _loop_qv(model, q, v, lambda a, b: _kinetic_one(model, a, b, armature), ())
 
@@ -136,11 +126,11 @@ def potential_energy(model: Model, q):
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
+    q : array_like, shape (..., nq)
 
     Returns
     -------
-    float or numpy.ndarray of shape (N,)
+    float or numpy.ndarray of shape (...)
     """
     return _loop_q(model, q, lambda a: _potential_one(model, a), ())
 
@@ -151,14 +141,14 @@ def mechanical_energy(model: Model, q, v, *, armature: bool = True):
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
-    v : array_like, shape (nv,) or (N, nv)
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
     armature : bool
         As in :func:`kinetic_energy`.
 
     Returns
     -------
-    float or numpy.ndarray of shape (N,)
+    float or numpy.ndarray of shape (...)
     """
     return kinetic_energy(model, q, v, armature=armature) + potential_energy(model, q)
 
@@ -173,12 +163,12 @@ def momentum(model: Model, q, v) -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
-    v : array_like, shape (nv,) or (N, nv)
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
 
     Returns
     -------
-    numpy.ndarray, shape (6,) or (N, 6)
+    numpy.ndarray, shape (..., 6)
     """
     return _loop_qv(model, q, v, lambda a, b: _momentum_one(model, a, b), (6,))
 
@@ -192,12 +182,12 @@ def centroidal_momentum(model: Model, q, v) -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
-    v : array_like, shape (nv,) or (N, nv)
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
 
     Returns
     -------
-    numpy.ndarray, shape (6,) or (N, 6)
+    numpy.ndarray, shape (..., 6)
     """
     return _loop_qv(model, q, v, lambda a, b: _centroidal_one(model, a, b), (6,))
 
@@ -210,12 +200,12 @@ def com_velocity(model: Model, q, v) -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
-    v : array_like, shape (nv,) or (N, nv)
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
 
     Returns
     -------
-    numpy.ndarray, shape (3,) or (N, 3)
+    numpy.ndarray, shape (..., 3)
     """
     m = _total_mass(model)
     return momentum(model, q, v)[..., 3:] / m
@@ -242,12 +232,12 @@ def momentum_matrix(model: Model, q, about: str = "origin") -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
+    q : array_like, shape (..., nq)
     about : {"origin", "com"}
 
     Returns
     -------
-    numpy.ndarray, shape (6, nv) or (N, 6, nv)
+    numpy.ndarray, shape (..., 6, nv)
     """
     if about not in ("origin", "com"):
         raise ValueError(f"about must be 'origin' or 'com', got {about!r}")

@@ -25,8 +25,9 @@ Conventions (the book's):
 * a mimic joint owns no coordinate: its screw axis, times its multiplier, adds to its
   leader's column.
 
-The work is done by compiled kernels (:mod:`robodyn.kernels.kinematics`) on arrays
-packed once per model; the functions here check shapes and pick the kernel.
+The work is done by robodyn's compiled core (``kernels/core/kinematics.c``) on the model
+packed once; the functions here take one state or any number of leading batch dimensions
+(``q`` of shape (..., nq)) and name the argument when a shape is wrong.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ import numpy as np
 
 from ._checks import as_array, as_vector
 from .errors import ModelError
-from .kernels._pack import KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, pack_kinematics
-from .kernels.single import native as _native
+from .kernels import core as _core
+from .kernels._pack import KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
+from .kernels.call import finish, prepare
+from .kernels.call import threads as _threads
 from .model.model import JOINT_FREE, Model
 from .spatial import check_transform
 
@@ -74,105 +77,49 @@ JACOBIAN_KINDS: dict[str, int] = {
     "local_world_aligned": KIND_WORLD_ALIGNED,
 }
 
-_F64 = np.dtype(np.float64)
 _ND = np.ndarray
-
-
-class _Kernels:
-    """Stand-in for robodyn.kernels.kinematics until first used: importing it loads numba
-    (~0.4 s), which single-state poses and Jacobians on the C path never need."""
-
-    def __getattr__(self, name):
-        from .kernels import kinematics
-
-        globals()["_k"] = kinematics
-        return getattr(kinematics, name)
-
-
-_k = _Kernels()
-
-
-def _c_or_state(code, q, pack, again):
-    """After a C kinematics call returned ``code`` instead of an array: raise its error, or
-    convert q (:func:`_state`, which names a bad shape) and call ``again(q)`` for one
-    state. Returns (result or None, q, is_batch): None hands a batch to the numba kernels.
-    """
-    if code > 1:
-        _q_error(code)
-    q, batch = _state(q, "q", pack.nq)
-    if batch:
-        return None, q, True
-    out = again(q)
-    if out.__class__ is not _ND:
-        _q_error(out)
-    return out, q, False
-
-
-def _q_error(code: int):
-    """The ValueError of a C kinematics error code (as the numba kernels word it)."""
-    if code == 15:
-        raise ValueError("q: the quaternion of the free joint is zero")
-    if code == 11:
-        raise ValueError("q contains NaN or inf")
-    raise RuntimeError(f"kinematics kernel error {code}")  # pragma: no cover
+_FRAME_POSE, _FRAME_POSES, _JACOBIAN = _core.frame_pose, _core.frame_poses, _core.jacobian
 
 
 class _Pack(NamedTuple):
-    I: np.ndarray
-    F: np.ndarray
-    frames: dict
+    P: np.ndarray  # the packed model (robodyn.kernels._pack)
+    frames: dict  # frame name -> index
     nq: int
     nv: int
     nb: int
     nf: int
-    q_shape: tuple
     has_mass: bool
 
 
 def _packed(model: Model) -> _Pack:
-    """The kernel arrays of ``model`` (the shared packing of :mod:`robodyn.kernels._pack`
-    plus the frames), built once and cached on the immutable model."""
+    """The packed model and the frame names, built once and cached on the immutable model."""
     try:
         return model._kinematics_pack
     except AttributeError:
         pass
     if not isinstance(model, Model):
         raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
-    I, F = pack_kinematics(model)
     frames = {name: k for k, name in reversed(list(enumerate(model.frame_names)))}
     pack = _Pack(
-        I, F, frames, model.nq, model.nv, model.nb, model.nf, (model.nq,), model.total_mass > 0
+        packed(model).P, frames, model.nq, model.nv, model.nb, model.nf, model.total_mass > 0
     )
     object.__setattr__(model, "_kinematics_pack", pack)
     return pack
 
 
-def _state(x, name: str, n: int) -> tuple[np.ndarray, bool]:
-    """``x`` as a float64 (n,) or (N, n) array and whether it is a batch.
-
-    The fast path (already a float64 vector) skips the conversion and the finiteness scan:
-    the kernels reject non-finite entries themselves.
-    """
-    if (
-        type(x) is np.ndarray
-        and x.dtype is _F64
-        and x.shape == (n,)
-        and x.flags.c_contiguous
-        and x.flags.aligned
-    ):
-        return x, False
-    a = as_array(x, name, (n,))
-    if a.ndim > 2:
-        raise ValueError(f"{name} must have shape ({n},) or (N, {n}), got {a.shape}")
-    a = np.ascontiguousarray(a)
-    return (a if a.flags.aligned else a.copy()), a.ndim == 2  # the kernels read aligned doubles
+def _call(model, entry, names, xs, tails, *rest):
+    """``entry(P, *xs, *rest)`` for one state or any leading batch dimensions: the fast
+    path with the user's arrays, else :func:`robodyn.kernels.call.prepare` and again."""
+    P = _packed(model).P
+    out = entry(P, *xs, *rest)
+    if out.__class__ is _ND:
+        return out
+    lead, arrs = prepare(names, xs, tails)
+    return finish(entry(P, *arrs, *rest), lead, names, model)
 
 
 def _vector(x, name: str, n: int) -> np.ndarray:
-    a, batch = _state(x, name, n)
-    if batch:
-        raise ValueError(f"{name} must have shape ({n},), got {a.shape}")
-    return a
+    return as_vector(x, name, n)
 
 
 def _frame_index(model: Model, pack: _Pack, frame) -> int:
@@ -206,7 +153,7 @@ def _kind(kind) -> int:
 
 
 # ------------------------------------------------------------------------- poses
-def fk(model: Model, q, frame=None) -> np.ndarray:
+def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray:
     """Forward kinematics: the pose ``T_sf`` of an operational frame in the world.
 
     Each joint composes ``T_{parent,i}(q) = T(jnt_R, jnt_p) X_J(q_i)`` from the world out
@@ -215,16 +162,17 @@ def fk(model: Model, q, frame=None) -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
-        Configuration(s).
+    q : array_like, shape (..., nq)
+        Configuration(s); any leading dimensions are a batch.
     frame : str or int, optional
         Frame name or index (``model.frame_names``). None: every frame.
+    threads : int, optional
+        Threads for a batch (default: ``ROBODYN_NUM_THREADS``, else every core).
 
     Returns
     -------
     numpy.ndarray
-        ``(4, 4)`` for one frame, ``(nf, 4, 4)`` for all frames; a leading ``N`` for a
-        batch of configurations.
+        ``(..., 4, 4)`` for one frame, ``(..., nf, 4, 4)`` for all frames.
 
     Raises
     ------
@@ -233,87 +181,53 @@ def fk(model: Model, q, frame=None) -> np.ndarray:
     ModelError
         Unknown frame (the message lists the frame names).
     """
-    pack = _packed(model)
-    k = None
-    if frame is not None:
-        k = pack.frames.get(frame) if type(frame) is str else None
-        if k is None:
-            k = _frame_index(model, pack, frame)
-    if _native is not None:
-        # one state on the C path: the call checks q (anything else returns -1 or a size
-        # code, and _c_or_state converts it, explains it or hands a batch back)
-        out = (
-            _native.frame_poses(pack.I, pack.F, q)
-            if k is None
-            else _native.frame_pose(pack.I, pack.F, q, k)
-        )
-        if out.__class__ is _ND:
-            return out
-        out, q, batch = _c_or_state(
-            out,
-            q,
-            pack,
-            lambda x: (
-                _native.frame_poses(pack.I, pack.F, x)
-                if k is None
-                else _native.frame_pose(pack.I, pack.F, x, k)
-            ),
-        )
-        if out is not None:
-            return out
-    else:
-        q, batch = _state(q, "q", pack.nq)
+    pack = model.__dict__.get("_kinematics_pack") or _packed(model)
+    th = 0 if threads is None else _threads(threads)
+    if frame is None:
+        T = _FRAME_POSES(pack.P, q, th)
+        if T.__class__ is _ND:
+            return T
+        return _call(model, _FRAME_POSES, ("q",), (q,), ((pack.nq,),), th)
+    k = pack.frames.get(frame) if type(frame) is str else None
     if k is None:
-        if batch:
-            out = np.empty((q.shape[0], pack.nf, 4, 4))
-            _k.frame_poses_batch_kernel(pack.I, pack.F, q, out)
-        else:
-            out = np.empty((pack.nf, 4, 4))
-            _k.frame_poses_kernel(pack.I, pack.F, q, out)
-        return out
-    if batch:
-        out = np.empty((q.shape[0], 4, 4))
-        _k.frame_pose_batch_kernel(pack.I, pack.F, q, k, out)
-    else:
-        out = np.empty((4, 4))
-        _k.frame_pose_kernel(pack.I, pack.F, q, k, out)
-    return out
+        k = _frame_index(model, pack, frame)
+    T = _FRAME_POSE(pack.P, q, k, th)
+    if T.__class__ is _ND:
+        return T
+    return _call(model, _FRAME_POSE, ("q",), (q,), ((pack.nq,),), k, th)
 
 
 forward_kinematics = fk
 
 
-def body_poses(model: Model, q) -> np.ndarray:
+def body_poses(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Poses ``T_s,i`` of every body (the world, body 0, is the identity).
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
+    q : array_like, shape (..., nq)
+    threads : int, optional
+        Threads for a batch.
 
     Returns
     -------
-    numpy.ndarray, shape (nb, 4, 4) or (N, nb, 4, 4)
+    numpy.ndarray, shape (..., nb, 4, 4)
     """
-    pack = _packed(model)
-    q, batch = _state(q, "q", pack.nq)
-    if batch:
-        out = np.empty((q.shape[0], pack.nb, 4, 4))
-        _k.body_poses_batch_kernel(pack.I, pack.F, q, out)
-    else:
-        out = np.empty((pack.nb, 4, 4))
-        _k.body_poses_kernel(pack.I, pack.F, q, out)
-    return out
+    th = 0 if threads is None else _threads(threads)
+    return _call(model, _core.body_poses, ("q",), (q,), ((model.nq,),), th)
 
 
 # --------------------------------------------------------------------- Jacobians
-def jacobian(model: Model, q, frame, kind: str = "space") -> np.ndarray:
+def jacobian(
+    model: Model, q, frame, kind: str = "space", *, threads: int | None = None
+) -> np.ndarray:
     """Jacobian of an operational frame, rows ``[omega; v]``.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
+    q : array_like, shape (..., nq)
     frame : str or int
         Frame name or index.
     kind : {"space", "body", "world_aligned"}
@@ -321,50 +235,47 @@ def jacobian(model: Model, q, frame, kind: str = "space") -> np.ndarray:
         (MR eq. 5.18), ``V_b = J_b v`` in the frame's coordinates. ``"world_aligned"``:
         ``[omega; pdot]`` in world axes, ``pdot`` the velocity of the frame origin.
         Pinocchio's names ``"world"``, ``"local"``, ``"local_world_aligned"`` are accepted.
+    threads : int, optional
+        Threads for a batch.
 
     Returns
     -------
-    numpy.ndarray, shape (6, nv) or (N, 6, nv)
+    numpy.ndarray, shape (..., 6, nv)
         Columns of a floating base map its body twist ``[omega_b, v_b]``.
     """
-    pack = _packed(model)
+    pack = model.__dict__.get("_kinematics_pack") or _packed(model)
     k = pack.frames.get(frame) if type(frame) is str else None
     if k is None:
         k = _frame_index(model, pack, frame)
-    kd = _kind(kind)
-    if _native is not None:  # one state on the C path, as in fk
-        out = _native.jacobian(pack.I, pack.F, q, k, kd)
-        if out.__class__ is _ND:
-            return out
-        out, q, batch = _c_or_state(
-            out, q, pack, lambda x: _native.jacobian(pack.I, pack.F, x, k, kd)
-        )
-        if out is not None:
-            return out
-    else:
-        q, batch = _state(q, "q", pack.nq)
-    if batch:
-        out = np.empty((q.shape[0], 6, pack.nv))
-        _k.jacobian_batch_kernel(pack.I, pack.F, q, k, kd, out)
-    else:
-        out = np.empty((6, pack.nv))
-        _k.jacobian_kernel(pack.I, pack.F, q, k, kd, out)
-    return out
+    kd = JACOBIAN_KINDS.get(kind) if type(kind) is str else None
+    if kd is None:
+        kd = _kind(kind)
+    th = 0 if threads is None else _threads(threads)
+    J = _JACOBIAN(pack.P, q, k, kd, th)
+    if J.__class__ is _ND:
+        return J
+    return _call(model, _JACOBIAN, ("q",), (q,), ((pack.nq,),), k, kd, th)
 
 
-def _jdot(model, q, v, frame, kind):
+def _jdot(model, q, v, frame, kind, threads=None):
+    """(J, dJ/dt, V) of a frame, each with the leading dimensions of (q, v)."""
     pack = _packed(model)
-    q = _vector(q, "q", pack.nq)
-    v = _vector(v, "v", pack.nv)
     k = _frame_index(model, pack, frame)
-    J = np.empty((6, pack.nv))
-    dJ = np.empty((6, pack.nv))
-    V = np.empty(6)
-    _k.jacobian_dot_kernel(pack.I, pack.F, q, v, k, _kind(kind), J, dJ, V)
-    return J, dJ, V
+    th = 0 if threads is None else _threads(threads)
+    out = _call(
+        model, _core.jacobian_dot, ("q", "v"), (q, v), ((pack.nq,), (pack.nv,)), k,
+        _kind(kind), th,
+    )  # fmt: skip
+    nv = pack.nv
+    lead = out.shape[:-1]
+    J = out[..., : 6 * nv].reshape((*lead, 6, nv))
+    dJ = out[..., 6 * nv : 12 * nv].reshape((*lead, 6, nv))
+    return J, dJ, out[..., 12 * nv :]
 
 
-def jacobian_dot(model: Model, q, v, frame, kind: str = "space") -> np.ndarray:
+def jacobian_dot(
+    model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None
+) -> np.ndarray:
     """Time derivative ``dJ/dt`` of :func:`jacobian` along the motion with velocity v.
 
     Space: ``d S_i/dt = [ad_{V_i}] S_i`` for each screw axis, ``V_i`` the space twist of
@@ -375,39 +286,47 @@ def jacobian_dot(model: Model, q, v, frame, kind: str = "space") -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,)
-    v : array_like, shape (nv,)
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
     frame : str or int
     kind : {"space", "body", "world_aligned"}
+    threads : int, optional
+        Threads for a batch.
 
     Returns
     -------
-    numpy.ndarray, shape (6, nv)
+    numpy.ndarray, shape (..., 6, nv)
     """
-    return _jdot(model, q, v, frame, kind)[1]
+    return _jdot(model, q, v, frame, kind, threads)[1]
 
 
-def frame_velocity(model: Model, q, v, frame, kind: str = "space") -> np.ndarray:
+def frame_velocity(
+    model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None
+) -> np.ndarray:
     """Twist ``J v`` of a frame, ``[omega; v]`` in the coordinates of ``kind``.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,)
-    v : array_like, shape (nv,)
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
     frame : str or int
     kind : {"space", "body", "world_aligned"}
         ``"space"``: ``V_s``; ``"body"``: ``V_b``; ``"world_aligned"``: angular velocity
         and velocity of the frame origin, world axes.
+    threads : int, optional
+        Threads for a batch.
 
     Returns
     -------
-    numpy.ndarray, shape (6,)
+    numpy.ndarray, shape (..., 6)
     """
-    return _jdot(model, q, v, frame, kind)[2]
+    return _jdot(model, q, v, frame, kind, threads)[2]
 
 
-def frame_acceleration(model: Model, q, v, a, frame, kind: str = "space") -> np.ndarray:
+def frame_acceleration(
+    model: Model, q, v, a, frame, kind: str = "space", *, threads: int | None = None
+) -> np.ndarray:
     """``J a + (dJ/dt) v``: the time derivative of :func:`frame_velocity`.
 
     It is the derivative of the twist's coordinates in the chosen kind: for ``"space"``
@@ -419,18 +338,21 @@ def frame_acceleration(model: Model, q, v, a, frame, kind: str = "space") -> np.
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,)
-    v, a : array_like, shape (nv,)
+    q : array_like, shape (..., nq)
+    v, a : array_like, shape (..., nv)
     frame : str or int
     kind : {"space", "body", "world_aligned"}
+    threads : int, optional
+        Threads for a batch.
 
     Returns
     -------
-    numpy.ndarray, shape (6,)
+    numpy.ndarray, shape (..., 6)
     """
-    a = _vector(a, "a", model.nv)
-    J, dJ, _ = _jdot(model, q, v, frame, kind)
-    return J @ a + dJ @ np.asarray(v, dtype=float)
+    lead, (q, v, a) = prepare(("q", "v", "a"), (q, v, a), ((model.nq,), (model.nv,), (model.nv,)))
+    J, dJ, _ = _jdot(model, q, v, frame, kind, threads)
+    out = np.einsum("...ij,...j->...i", J, a) + np.einsum("...ij,...j->...i", dJ, v)
+    return out.reshape((*lead, 6))
 
 
 # --------------------------------------------------------------- centre of mass
@@ -439,66 +361,73 @@ def _mass_check(model: Model, pack: _Pack) -> None:
         raise ModelError(f"model {model.name!r} has no mass: the centre of mass is undefined")
 
 
-def com(model: Model, q) -> np.ndarray:
+def com(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Centre of mass of the whole model in the world, ``sum_i m_i c_i / sum_i m_i``.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
+    q : array_like, shape (..., nq)
+    threads : int, optional
+        Threads for a batch.
 
     Returns
     -------
-    numpy.ndarray, shape (3,) or (N, 3)
+    numpy.ndarray, shape (..., 3)
     """
     pack = _packed(model)
-    q, batch = _state(q, "q", pack.nq)
     _mass_check(model, pack)
-    if batch:
-        out = np.empty((q.shape[0], 3))
-        _k.com_batch_kernel(pack.I, pack.F, q, out)
-    else:
-        out = np.empty(3)
-        _k.com_kernel(pack.I, pack.F, q, out)
-    return out
+    th = 0 if threads is None else _threads(threads)
+    return _call(model, _core.com, ("q",), (q,), ((pack.nq,),), th)
 
 
-def com_jacobian(model: Model, q) -> np.ndarray:
+def _com_jacobian(model, q, threads):
+    pack = _packed(model)
+    _mass_check(model, pack)
+    th = 0 if threads is None else _threads(threads)
+    out = _call(model, _core.com_jacobian, ("q",), (q,), ((pack.nq,),), th)
+    return out[..., :3], out[..., 3:].reshape((*out.shape[:-1], 3, pack.nv))
+
+
+def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Jacobian of the centre of mass: ``cdot = J_c v``, world axes.
+
+    A joint moves its whole subtree: each space column ``[w; u]`` of joint i adds
+    ``(M_i u + w x h_i) / M``, with ``M_i`` the subtree's mass and ``h_i`` the sum of
+    ``m_j c_j`` over it.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,)
+    q : array_like, shape (..., nq)
+    threads : int, optional
+        Threads for a batch.
 
     Returns
     -------
-    numpy.ndarray, shape (3, nv)
+    numpy.ndarray, shape (..., 3, nv)
     """
-    pack = _packed(model)
-    q = _vector(q, "q", pack.nq)
-    _mass_check(model, pack)
-    c = np.empty(3)
-    Jc = np.empty((3, pack.nv))
-    _k.com_jacobian_kernel(pack.I, pack.F, q, c, Jc)
-    return Jc
+    return _com_jacobian(model, q, threads)[1]
 
 
-def com_velocity(model: Model, q, v) -> np.ndarray:
+def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
     """Velocity of the centre of mass in the world, ``J_c v``.
 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,)
-    v : array_like, shape (nv,)
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+    threads : int, optional
+        Threads for a batch.
 
     Returns
     -------
-    numpy.ndarray, shape (3,)
+    numpy.ndarray, shape (..., 3)
     """
-    v = _vector(v, "v", model.nv)
-    return com_jacobian(model, q) @ v
+    lead, (q, v) = prepare(("q", "v"), (q, v), ((model.nq,), (model.nv,)))
+    Jc = com_jacobian(model, q, threads=threads)
+    return np.einsum("...ij,...j->...i", Jc, v).reshape((*lead, 3))
 
 
 # ------------------------------------------------------------------ manipulability
@@ -783,7 +712,7 @@ def ik(
     if T_target.ndim != 2:
         raise ValueError(f"T_target must have shape (4, 4), got {T_target.shape}")
     check_transform(T_target, "T_target")
-    T_target = np.ascontiguousarray(T_target)
+    T_flat = np.ascontiguousarray(T_target).reshape(16)
     q = neutral(model) if q0 is None else as_vector(q0, "q0", pack.nq).copy()
     if method not in ("newton", "dls"):
         raise ValueError(f"method must be 'newton' or 'dls', got {method!r}")
@@ -805,9 +734,7 @@ def ik(
     lam2 = float(damping) ** 2
     total = 0
     best = (np.inf, q, False)
-    T_sf = np.empty((4, 4))
-    J = np.empty((6, pack.nv))
-    Vb = np.empty(6)
+    nv = pack.nv
     for attempt in range(int(restarts) + 1):
         if attempt > 0:
             q = random_configuration(model, gen)
@@ -815,7 +742,11 @@ def ik(
             q = np.clip(q, lim.lo, lim.hi)
         it = 0
         while True:
-            _k.ik_residual_kernel(pack.I, pack.F, q, k, T_target, T_sf, J, Vb)
+            q = np.ascontiguousarray(q, dtype=float)
+            r = _core.ik_residual(pack.P, q, T_flat, k, 1)
+            if r.__class__ is not _ND:
+                finish(r, (), ("q", "T_target"), model)
+            J, Vb = r[16 : 16 + 6 * nv].reshape(6, nv), r[16 + 6 * nv :]
             ew, ev = np.linalg.norm(Vb[:3]), np.linalg.norm(Vb[3:])
             err = float(np.hypot(ew, ev))
             if err < best[0]:
@@ -832,6 +763,7 @@ def ik(
                 # converging along its limits instead of stalling against them
                 blocked = _blocked(lim, q, dq)
                 if blocked.size:
+                    J = J.copy()
                     J[:, blocked] = 0.0
                     dq = _step(J, Vb, method, lam2)
                     dq[blocked] = 0.0

@@ -992,7 +992,7 @@ def _tip_wrenches(c: _Chain, model, Ftip: np.ndarray | None) -> np.ndarray | Non
 
 
 def _dynamics():
-    """The robodyn.dynamics module (imported lazily: it loads numba)."""
+    """The robodyn.dynamics module (imported on first use)."""
     from . import dynamics
 
     return dynamics

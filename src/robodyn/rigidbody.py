@@ -22,7 +22,7 @@ SO(3) to round-off without any projection. The explicit Euler integrator ``R <- 
 is kept only as the textbook counter-example: it leaves SO(3) and its drift is reported, never
 repaired.
 
-The torque-free stepping loop runs in a small numba kernel (compiled on first use, cached on disk);
+The torque-free stepping loop runs in robodyn's compiled core (``kernels/core/rigidbody.c``);
 ``simulate(..., backend="python")`` runs the plain numpy reference written beside the book's
 equations, which also handles a torque callback.
 """
@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 from ._checks import as_array, as_square, as_vector
 from .spatial import ad, adjoint, check_rotation, skew, transform
@@ -63,7 +62,7 @@ INTEGRATORS = ("lie_rk4", "lie_euler", "euler")
 #: Largest number of steps ``simulate`` accepts (about 1 GB of stored states).
 MAX_STEPS = 10_000_000
 
-_BACKENDS = ("auto", "numba", "python")
+_BACKENDS = ("auto", "compiled", "python")
 _METHOD_CODE = {"lie_rk4": 0, "lie_euler": 1, "euler": 2}
 _EINSUM_MV = "...ij,...j->...i"
 
@@ -485,129 +484,6 @@ def _simulate_python(I, R0, w0, h, n, integrator, torque):
     return R_out, w_out
 
 
-# ---- numba kernel (torque-free): the same three steppers on scalars, no allocation in the loop
-@njit(cache=True, nogil=True)
-def _k_exp3(x, y, z, E):  # pragma: no cover - compiled
-    # Rodrigues (MR eq. 3.51): E = 1 + A [w] + B [w]^2, A = sin t / t, B = (1 - cos t)/t^2
-    t2 = x * x + y * y + z * z
-    if t2 < 1e-6:
-        A = 1.0 - t2 / 6.0 + t2 * t2 / 120.0
-        B = 0.5 - t2 / 24.0 + t2 * t2 / 720.0
-    else:
-        t = math.sqrt(t2)
-        A = math.sin(t) / t
-        B = (1.0 - math.cos(t)) / t2
-    E[0, 0] = 1.0 - B * (y * y + z * z)
-    E[0, 1] = B * x * y - A * z
-    E[0, 2] = B * x * z + A * y
-    E[1, 0] = B * x * y + A * z
-    E[1, 1] = 1.0 - B * (x * x + z * z)
-    E[1, 2] = B * y * z - A * x
-    E[2, 0] = B * x * z - A * y
-    E[2, 1] = B * y * z + A * x
-    E[2, 2] = 1.0 - B * (x * x + y * y)
-
-
-@njit(cache=True, nogil=True)
-def _k_mul3(A, B, C):  # pragma: no cover - compiled
-    # C = A B for 3x3 (C must not alias A or B)
-    for i in range(3):
-        for j in range(3):
-            C[i, j] = A[i, 0] * B[0, j] + A[i, 1] * B[1, j] + A[i, 2] * B[2, j]
-
-
-@njit(cache=True, nogil=True)
-def _k_rhs(I, Iinv, w, dw):  # pragma: no cover - compiled
-    # eq. 10.44 with tau = 0: domega = I^-1 (-(omega x I omega))
-    Lx = I[0, 0] * w[0] + I[0, 1] * w[1] + I[0, 2] * w[2]
-    Ly = I[1, 0] * w[0] + I[1, 1] * w[1] + I[1, 2] * w[2]
-    Lz = I[2, 0] * w[0] + I[2, 1] * w[1] + I[2, 2] * w[2]
-    cx = -(w[1] * Lz - w[2] * Ly)
-    cy = -(w[2] * Lx - w[0] * Lz)
-    cz = -(w[0] * Ly - w[1] * Lx)
-    for i in range(3):
-        dw[i] = Iinv[i, 0] * cx + Iinv[i, 1] * cy + Iinv[i, 2] * cz
-
-
-@njit(cache=True, nogil=True)
-def _k_simulate(I, Iinv, R0, w0, h, n, method, R_out, w_out):  # pragma: no cover - compiled
-    # method 0: CF4 Lie RK4, 1: Lie-Euler, 2: explicit Euler on R (see the _step_* references)
-    R = np.empty((3, 3))
-    w = np.empty(3)
-    for i in range(3):
-        w[i] = w0[i]
-        for j in range(3):
-            R[i, j] = R0[i, j]
-    E = np.empty((3, 3))
-    T = np.empty((3, 3))
-    k1 = np.empty(3)
-    k2 = np.empty(3)
-    k3 = np.empty(3)
-    k4 = np.empty(3)
-    w2 = np.empty(3)
-    w3 = np.empty(3)
-    w4 = np.empty(3)
-    for i in range(3):
-        w_out[0, i] = w[i]
-        for j in range(3):
-            R_out[0, i, j] = R[i, j]
-    for k in range(n):
-        if method == 0:
-            _k_rhs(I, Iinv, w, k1)  # stage 1 at (R, w)
-            for i in range(3):
-                w2[i] = w[i] + 0.5 * h * k1[i]
-            _k_rhs(I, Iinv, w2, k2)  # stage 2: torque-free, so the stage rotation is not needed
-            for i in range(3):
-                w3[i] = w[i] + 0.5 * h * k2[i]
-            _k_rhs(I, Iinv, w3, k3)
-            for i in range(3):
-                w4[i] = w[i] + h * k3[i]
-            _k_rhs(I, Iinv, w4, k4)
-            # R <- R exp((3F1 + 2F2 + 2F3 - F4)/12) exp((-F1 + 2F2 + 2F3 + 3F4)/12), F_i = h w_i
-            c = h / 12.0
-            _k_exp3(
-                c * (3 * w[0] + 2 * w2[0] + 2 * w3[0] - w4[0]),
-                c * (3 * w[1] + 2 * w2[1] + 2 * w3[1] - w4[1]),
-                c * (3 * w[2] + 2 * w2[2] + 2 * w3[2] - w4[2]),
-                E,
-            )
-            _k_mul3(R, E, T)
-            _k_exp3(
-                c * (-w[0] + 2 * w2[0] + 2 * w3[0] + 3 * w4[0]),
-                c * (-w[1] + 2 * w2[1] + 2 * w3[1] + 3 * w4[1]),
-                c * (-w[2] + 2 * w2[2] + 2 * w3[2] + 3 * w4[2]),
-                E,
-            )
-            _k_mul3(T, E, R)
-            for i in range(3):
-                w[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i])
-        elif method == 1:
-            _k_rhs(I, Iinv, w, k1)
-            _k_exp3(h * w[0], h * w[1], h * w[2], E)  # R <- R exp([omega] h)
-            _k_mul3(R, E, T)
-            for i in range(3):
-                for j in range(3):
-                    R[i, j] = T[i, j]
-            for i in range(3):
-                w[i] += h * k1[i]
-        else:
-            _k_rhs(I, Iinv, w, k1)
-            # R <- R + h R [omega]
-            for i in range(3):
-                T[i, 0] = R[i, 1] * w[2] - R[i, 2] * w[1]
-                T[i, 1] = R[i, 2] * w[0] - R[i, 0] * w[2]
-                T[i, 2] = R[i, 0] * w[1] - R[i, 1] * w[0]
-            for i in range(3):
-                for j in range(3):
-                    R[i, j] += h * T[i, j]
-            for i in range(3):
-                w[i] += h * k1[i]
-        for i in range(3):  # store; element loops keep numba's compile time low
-            w_out[k + 1, i] = w[i]
-            for j in range(3):
-                R_out[k + 1, i, j] = R[i, j]
-
-
 def simulate(
     inertia,
     R0,
@@ -649,9 +525,9 @@ def simulate(
     integrator : {"lie_rk4", "lie_euler", "euler"}
     torque : callable, optional
         ``torque(t, R, omega) -> (3,)`` body torque about the CoM. None means torque-free.
-    backend : {"auto", "numba", "python"}
-        ``"auto"`` uses the compiled kernel when ``torque`` is None and the numpy reference
-        otherwise; ``"numba"`` requires ``torque=None``.
+    backend : {"auto", "compiled", "python"}
+        ``"auto"`` uses the compiled core (``kernels/core/rigidbody.c``) when ``torque`` is
+        None and the numpy reference otherwise; ``"compiled"`` requires ``torque=None``.
 
     Returns
     -------
@@ -671,8 +547,10 @@ def simulate(
         raise ValueError(f"torque must be a callable (t, R, omega) -> (3,) or None, got {torque!r}")
     if backend not in _BACKENDS:
         raise ValueError(f"backend must be one of {_BACKENDS}, got {backend!r}")
-    if backend == "numba" and torque is not None:
-        raise ValueError("backend='numba' runs torque-free only; use backend='python' with torque")
+    if backend == "compiled" and torque is not None:
+        raise ValueError(
+            "backend='compiled' runs torque-free only; use backend='python' with torque"
+        )
     steps = duration / h
     if steps > MAX_STEPS:
         raise ValueError(
@@ -684,18 +562,16 @@ def simulate(
     if backend == "python" or torque is not None:
         R, w = _simulate_python(I, R0, w0, h, n, integrator, torque)
     else:
-        R = np.empty((n + 1, 3, 3))
-        w = np.empty((n + 1, 3))
-        _k_simulate(
-            I,
-            np.linalg.inv(I),
-            np.ascontiguousarray(R0),
-            np.ascontiguousarray(w0),
+        from .kernels import core
+
+        R, w = core.tumble(
+            np.ascontiguousarray(I, dtype=float),
+            np.ascontiguousarray(np.linalg.inv(I)),
+            np.ascontiguousarray(R0, dtype=float),
+            np.ascontiguousarray(w0, dtype=float),
             h,
             n,
             _METHOD_CODE[integrator],
-            R,
-            w,
         )
     if not (np.all(np.isfinite(R)) and np.all(np.isfinite(w))):
         raise FloatingPointError(

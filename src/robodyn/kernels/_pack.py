@@ -1,16 +1,16 @@
-"""Pack a :class:`~robodyn.model.model.Model` into two flat arrays for the kernels.
+"""Pack a :class:`~robodyn.model.model.Model` into the one flat array the compiled core reads.
 
-numba unboxes every array argument on each call (a few hundred ns each), so the ~25 arrays
-of ``model.arrays()`` would cost more than the dynamics of a 7-dof arm. The kernels take
-one int64 array ``I`` and one float64 array ``F`` instead, built once per model and cached
-on it (the Model is immutable).
+The core (``kernels/core/*.c``) takes the whole model as one int64 array ``P``, built once per
+model and cached on it (the Model is immutable), so that a call passes one argument. ``P`` is
+``I`` followed by the bytes of ``F``:
 
-``I`` (int64): header ``[nb, nq, nv, has_mimic, ...]`` (``HI`` entries), then one record
-of ``WI`` entries per body ``i``::
+``I`` (int64): header ``[nb, nq, nv, has_mimic, nf, has_free, 0, 0]`` (``HI`` entries), then one
+record of ``WI`` entries per body ``i``::
 
     [parent, subtree_end, joint type, q index, v index, joint nv, is_mimic, own nv]
 
-where q/v index are the leader's for a mimic joint and "joint nv" is 1 for a mimic.
+where q/v index are the leader's for a mimic joint and "joint nv" is 1 for a mimic; then
+the body of each operational frame (nf).
 
 ``F`` (float64): header ``[gx, gy, gz, singular_tol, ...]`` (``HF`` entries), then one
 record of ``WF`` entries per body::
@@ -19,13 +19,12 @@ record of ``WF`` entries per body::
      mimic multiplier, mimic offset, R0 [axis] (9), R0 [axis]^2 (9), R0 axis (3), ...]
 
 (R0 = jnt_R; the last three make a revolute joint's rotation R0 Rot(axis, t) =
-R0 + sin t R0 [axis] + (1 - cos t) R0 [axis]^2 cost 18 multiplications, MR eq. 3.51).
+R0 + sin t R0 [axis] + (1 - cos t) R0 [axis]^2 cost 18 multiplications, MR eq. 3.51),
+then ``damping (nv)``, ``friction (nv)``, ``armature (nv)``, and per operational frame its
+pose on its body, ``R`` (9, row-major) and ``p`` (3).
 
-then ``damping (nv)``, ``friction (nv)``, ``armature (nv)``.
-
-``P`` (int64) is ``I`` followed by the bytes of ``F`` (``P[len(I):].view(float64) == F``):
-the single-state entry points of :mod:`robodyn.kernels.single` take the whole model as
-this one array, which saves unboxing a second array on every call (~80 ns).
+The layout constants below are compared with the ones the C core was compiled with when
+:mod:`robodyn.kernels` is imported.
 """
 
 from __future__ import annotations
@@ -77,6 +76,9 @@ FL_VEL = 16  # use v (else v = 0)
 FL_ACC = 32  # use a (else a = 0)
 FL_FEXT = 64  # use f_ext
 
+# states computed together in a batch (rd.h)
+LANES = 16
+
 # Jacobian kinds of the kinematics kernels
 KIND_SPACE = 0
 KIND_BODY = 1
@@ -86,26 +88,23 @@ KIND_WORLD_ALIGNED = 2
 class Packed(NamedTuple):
     """The packed model and the sizes the wrappers need."""
 
-    I: np.ndarray  # (HI + WI nb,) int64
-    F: np.ndarray  # (HF + WF nb + 3 nv,) float64
+    P: np.ndarray  # int64: I (HI + WI nb + nf), then the bytes of F
+    I: np.ndarray  # (HI + WI nb,) int64: the header and body records
+    F: np.ndarray  # (HF + WF nb + 3 nv,) float64: the header, body records, dof parameters
     nb: int
     nq: int
     nv: int
+    nf: int
     has_mimic: bool
-    fext0: np.ndarray  # (0, 6) placeholder when there is no f_ext
-    fext0_batch: np.ndarray  # (0, 0, 6)
-    P: np.ndarray  # (len(I) + len(F),) int64: I, then F's bytes (one argument for both)
-    sq: tuple  # (nq,): the shape a single-state q must have (checked before the fast call)
-    sv: tuple  # (nv,)
-    smm: tuple  # (nv, nv)
 
 
 def pack_model(model) -> Packed:
     """Build the packed arrays of ``model`` (use :func:`packed` for the cached copy)."""
-    nb, nq, nv = model.nb, model.nq, model.nv
+    nb, nq, nv, nf = model.nb, model.nq, model.nv, model.nf
     has_mimic = bool(np.any(model.jnt_mimic >= 0))
     I = np.zeros(HI + WI * nb, dtype=np.int64)
-    I[0], I[1], I[2], I[3] = nb, nq, nv, int(has_mimic)
+    I[0], I[1], I[2], I[3], I[4] = nb, nq, nv, int(has_mimic), nf
+    I[5] = int(np.any(model.jnt_type == J_FREE))  # the state check looks for zero quaternions
     F = np.zeros(HF + WF * nb + 3 * nv)
     F[0:3] = model.gravity
     ref = 0.0
@@ -148,11 +147,16 @@ def pack_model(model) -> Packed:
     F[d : d + nv] = model.dof_damping
     F[d + nv : d + 2 * nv] = model.dof_friction
     F[d + 2 * nv : d + 3 * nv] = model.dof_armature
-    P = np.concatenate([I, F.view(np.int64)])
-    return Packed(
-        I, F, nb, nq, nv, has_mimic, np.zeros((0, 6)), np.zeros((0, 0, 6)), P,
-        (nq,), (nv,), (nv, nv),
+    frames = np.concatenate(
+        [np.asarray(model.frame_R, dtype=float).reshape(nf, 9), np.asarray(model.frame_p)], 1
+    )
+    P = np.concatenate(
+        [I, np.asarray(model.frame_body, dtype=np.int64), F.view(np.int64),
+         frames.ravel().view(np.int64)]
     )  # fmt: skip
+    for a in (P, I, F):
+        a.flags.writeable = False
+    return Packed(P, I, F, nb, nq, nv, nf, has_mimic)
 
 
 def packed(model) -> Packed:
@@ -162,36 +166,3 @@ def packed(model) -> Packed:
         p = pack_model(model)
         object.__setattr__(model, "_rd_packed", p)
     return p
-
-
-def pack_kinematics(model) -> tuple[np.ndarray, np.ndarray]:
-    """The shared packed arrays of ``model`` with its operational frames appended::
-
-        I += [ff0, nf, body of frame 0, ..., body of frame nf-1, fi0]
-        F += [R (9, row major), p (3)] per frame, starting at ff0
-
-    where ``fi0`` (the last entry of ``I``) is the index of ``ff0`` in ``I``.
-
-    Parameters
-    ----------
-    model : robodyn.model.model.Model
-
-    Returns
-    -------
-    I : numpy.ndarray, int64
-        ``packed(model).I`` followed by ``[ff0, nf, frame bodies (nf), fi0]``.
-    F : numpy.ndarray, float64
-        ``packed(model).F`` followed by ``[R (9), p (3)]`` per frame.
-    """
-    p = packed(model)
-    nf = model.nf
-    fi0 = p.I.shape[0]
-    ff0 = p.F.shape[0]
-    tail = np.empty(nf + 3, dtype=np.int64)
-    tail[0], tail[1] = ff0, nf
-    tail[2 : 2 + nf] = model.frame_body
-    tail[-1] = fi0
-    I = np.concatenate([p.I, tail])
-    G = np.concatenate([np.asarray(model.frame_R).reshape(nf, 9), np.asarray(model.frame_p)], 1)
-    F = np.concatenate([p.F, G.ravel()])
-    return I, F

@@ -279,7 +279,13 @@ def to_function(
         for name in functions:
             funcs[name] = _checked(ns[name], name, n)
     else:
-        from numba import njit
+        try:
+            from numba import njit
+        except ImportError as exc:
+            raise ImportError(
+                "backend='numba' needs numba, which robodyn does not install by default: "
+                'pip install "robodyn[numba]"'
+            ) from exc
 
         for name in functions:
             funcs[name] = _checked(njit(ns[name]), name, n, single=True)

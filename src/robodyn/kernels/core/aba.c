@@ -1,0 +1,357 @@
+/*
+ * Forward dynamics by the articulated body algorithm (Featherstone table 7.1; MR section
+ * 8.5): qdd = M(q)^-1 (tau - c(q, qd) - g(q) + J^T F_ext - b qd - f_c sgn(qd)) in O(n).
+ *
+ *   pass 1 (root to leaves)  V_i, c_i = ad_{V_i} S_i qd_i, IA_i = G_i, pA_i = -ad_{V_i}^T G_i V_i
+ *   pass 2 (leaves to root)  U_i = IA_i S_i, D_i = S_i^T U_i + armature, u_i = tau_i - S_i^T pA_i
+ *                            Ia = IA_i - U_i D_i^-1 U_i^T, pa = pA_i + Ia c_i + U_i D_i^-1 u_i
+ *                            IA_lambda += Ad^T Ia Ad, pA_lambda += Ad^T pa
+ *   pass 3 (root to leaves)  a' = Ad dV_lambda + c_i, qdd_i = D_i^-1 (u_i - U_i^T a'),
+ *                            dV_i = a' + S_i qdd_i, dV_0 = [0; -g]
+ *
+ * A fixed joint hands its whole articulated inertia and bias wrench to its parent (Ia =
+ * IA_i, pa = pA_i); a free joint (S = 1_6) has a 6x6 D, factored by Cholesky.
+ * x[0] = q, x[1] = qd, x[2] = tau. Mimic joints are not supported (robodyn.dynamics uses
+ * the mass-matrix path, minv.c, for them).
+ *
+ * Symmetric 6x6 matrices (IA, Ia, the Cholesky factor of a free joint's D) are stored as
+ * their upper triangle, 21 entries row by row: (0,0..5), (1,1..5), ..., (5,5).
+ */
+#include "joint.h"
+
+/* workspace of body i, fields of L lanes: R, p of T_{lambda,i} (0:12); V_i in pass 1, dV_i
+ * in pass 3 (12:18); c_i (18:24); pA_i (24:30); IA_i (30:51, packed); U_i (51:57); 1/D_i
+ * (57); u_i (58); a free joint's Cholesky factor of D (59:80, packed: (r, c) for c <= r at
+ * SYM[c][r]) and u (80:86) */
+enum {
+    WA = 86, A_R = 0, A_P = 9, A_V = 12, A_C = 18, A_PA = 24, A_IA = 30, A_U = 51, A_DINV = 57,
+    A_UU = 58, A_LF = 59, A_UF = 80
+};
+
+int64_t rd_aba_work(const model_t *md) { return WA * md->nb; }
+
+/* packed index of entry (r, c) of a symmetric 6x6 matrix */
+static const int SYM[6][6] = {
+    {0, 1, 2, 3, 4, 5},      {1, 6, 7, 8, 9, 10},     {2, 7, 11, 12, 13, 14},
+    {3, 8, 12, 15, 16, 17},  {4, 9, 13, 16, 18, 19},  {5, 10, 14, 17, 19, 20},
+};
+
+RD_INLINE void sym_times(int L, const double *X, const double *x, double *y)
+{
+    /* y = X x for the packed symmetric X (6x6) and laned 6-vectors x, y */
+    LANE {
+        double xl[6], acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        UNROLL6 for (int c = 0; c < 6; c++)
+            xl[c] = x[c * L + l];
+        UNROLL6 for (int r = 0; r < 6; r++)
+            UNROLL6 for (int c = 0; c < 6; c++)
+                acc[r] += X[SYM[r][c] * L + l] * xl[c];
+        UNROLL6 for (int r = 0; r < 6; r++)
+            y[r * L + l] = acc[r];
+    }
+}
+
+RD_INLINE void add_moved(int L, double *X, const double *Y, const double *R, const double *p)
+{
+    /* X += Ad_{T_{i,lambda}}^T Y Ad_{T_{i,lambda}} for packed symmetric X, Y, (R, p) =
+     * T_{lambda,i}. With Y = [[A, B], [B^T, C]] and the blocks rotated (A' = R A R^T, ...):
+     * [[A' - B'[p] - (B'[p])^T - [p] C' [p], B' + [p] C'], [., C']]. One lane loop of
+     * scalar arithmetic (the 3x3 loops inside are unrolled, their arrays kept in registers). */
+    LANE {
+        double Rl[9], A[9], B[9], C[9], T[9], A1[9], B1[9], C1[9], Y1[9], Y2[9], Y3[9];
+        const double px = p[l], py = p[L + l], pz = p[2 * L + l];
+        UNROLL9 for (int k = 0; k < 9; k++) {
+            const int r = k / 3, c = k % 3;
+            Rl[k] = R[k * L + l];
+            A[k] = Y[SYM[r][c] * L + l];
+            B[k] = Y[SYM[r][3 + c] * L + l];
+            C[k] = Y[SYM[3 + r][3 + c] * L + l];
+        }
+        /* A1 = R A R^T, B1 = R B R^T, C1 = R C R^T */
+#define ROTATE(M, OUT)                                                                         \
+        UNROLL9 for (int k = 0; k < 9; k++) {                                                  \
+            const int r = k / 3, c = k % 3;                                                    \
+            T[k] = Rl[3 * r] * M[c] + Rl[3 * r + 1] * M[3 + c] + Rl[3 * r + 2] * M[6 + c];     \
+        }                                                                                      \
+        UNROLL9 for (int k = 0; k < 9; k++) {                                                  \
+            const int r = k / 3, c = k % 3;                                                    \
+            OUT[k] = T[3 * r] * Rl[3 * c] + T[3 * r + 1] * Rl[3 * c + 1] + T[3 * r + 2] * Rl[3 * c + 2]; \
+        }
+        ROTATE(A, A1)
+        ROTATE(B, B1)
+        ROTATE(C, C1)
+#undef ROTATE
+        /* Y1 = [p] C1 (column c: p x C1[:, c]); Y2 = B1 [p]; Y3 = Y1 [p] = [p] C1 [p] */
+        UNROLL3 for (int c = 0; c < 3; c++) {
+            Y1[c] = py * C1[6 + c] - pz * C1[3 + c];
+            Y1[3 + c] = pz * C1[c] - px * C1[6 + c];
+            Y1[6 + c] = px * C1[3 + c] - py * C1[c];
+        }
+        UNROLL3 for (int r = 0; r < 3; r++) {
+            Y2[3 * r] = B1[3 * r + 1] * pz - B1[3 * r + 2] * py;
+            Y2[3 * r + 1] = B1[3 * r + 2] * px - B1[3 * r] * pz;
+            Y2[3 * r + 2] = B1[3 * r] * py - B1[3 * r + 1] * px;
+            Y3[3 * r] = Y1[3 * r + 1] * pz - Y1[3 * r + 2] * py;
+            Y3[3 * r + 1] = Y1[3 * r + 2] * px - Y1[3 * r] * pz;
+            Y3[3 * r + 2] = Y1[3 * r] * py - Y1[3 * r + 1] * px;
+        }
+        UNROLL9 for (int k = 0; k < 9; k++) {
+            const int r = k / 3, c = k % 3;
+            if (c >= r) {
+                X[SYM[r][c] * L + l] += A1[k] - Y2[k] - Y2[3 * c + r] - Y3[k];
+                X[SYM[3 + r][3 + c] * L + l] += C1[k];
+            }
+            X[SYM[r][3 + c] * L + l] += B1[k] + Y1[k];
+        }
+    }
+}
+
+RD_INLINE void chol6_solve(int L, const double *Lf, double *y)
+{
+    /* y <- D^-1 y for D = Lf Lf^T (Lf packed lower: (r, c), c <= r, at SYM[c][r]) */
+    for (int r = 0; r < 6; r++)
+        LANE {
+            double s = y[r * L + l];
+            for (int k = 0; k < r; k++)
+                s -= Lf[SYM[k][r] * L + l] * y[k * L + l];
+            y[r * L + l] = s / Lf[SYM[r][r] * L + l];
+        }
+    for (int r = 5; r >= 0; r--)
+        LANE {
+            double s = y[r * L + l];
+            for (int k = r + 1; k < 6; k++)
+                s -= Lf[SYM[r][k] * L + l] * y[k * L + l];
+            y[r * L + l] = s / Lf[SYM[r][r] * L + l];
+        }
+}
+
+RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT qdd,
+                        double *RESTRICT W, int *lane)
+{
+    const int64_t nb = md->nb, nv = md->nv;
+    const long flags = a->flags;
+    const double *q = a->x[0], *v = a->x[1], *tau = a->x[2];
+    const double *fext = (flags & FL_FEXT) ? a->fext : NULL;
+    const double *d0 = dof_params(md), tol = md->F[3];
+    const int fr = (flags & FL_FRICTION) != 0, arm = (flags & FL_ARMATURE) != 0;
+    double bad[LANES]; /* the body whose pivot failed, per lane (0: none) */
+    LANE { bad[l] = 0.0; }
+    for (int k = 0; k < A_C * L; k++) /* the world: V_0 = 0 */
+        W[k] = 0.0;
+    /* ---- pass 1, i = 1..n: V_i, c_i, IA_i = G_i, pA_i */
+    for (int64_t i = 1; i < nb; i++) {
+        const int64_t *Ii = body_i(md, i);
+        const double *Fi = body_f(md, i);
+        double *Wi = W + WA * i * L;
+        const double *Wl = W + WA * Ii[BI_PARENT] * L;
+        double *R = Wi + A_R * L, *p = Wi + A_P * L, *w = Wi + A_V * L, *vb = w + 3 * L;
+        double jw[3 * LANES], jv[3 * LANES];
+        joint_pose(L, Ii, Fi, q, R, p);
+        joint_rate(L, Ii, Fi, v, jw, jv);
+        /* V_i = Ad_{T_{i,lambda}} V_lambda + S_i qd_i (MR 8.50) */
+        motion_from_parent(L, R, p, Wl + A_V * L, Wl + A_V * L + 3 * L, w, vb);
+        for (int k = 0; k < 3 * L; k++)
+            w[k] += jw[k], vb[k] += jv[k];
+        /* c_i = ad_{V_i} S_i qd_i = [w x w_J; w x v_J + v x w_J] */
+        double *cw = Wi + A_C * L, *cv = cw + 3 * L;
+        cross_l(L, w, jw, cw);
+        cross_l(L, w, jv, cv);
+        cross_add_l(L, vb, jw, cv);
+        /* IA_i = G_i = [[I_o, [h]], [[h]^T, m 1]] */
+        const double m = Fi[BF_MASS], *h = Fi + BF_H;
+        const double G[21] = {
+            Fi[BF_IO], Fi[BF_IO + 1], Fi[BF_IO + 2], 0.0, -h[2], h[1],
+            Fi[BF_IO + 4], Fi[BF_IO + 5], h[2], 0.0, -h[0],
+            Fi[BF_IO + 8], -h[1], h[0], 0.0,
+            m, 0.0, 0.0, m, 0.0, m,
+        };
+        for (int k = 0; k < 21; k++)
+            LANE { Wi[(A_IA + k) * L + l] = G[k]; }
+        /* pA_i = -ad_{V_i}^T G_i V_i - F_ext,i = [w x k + v x l; w x l] - F_ext,i with
+         * [k; l] = G V (MR eq. 8.53 with dV = 0) */
+        double km[3 * LANES], kf[3 * LANES], *pm = Wi + A_PA * L, *pf = pm + 3 * L;
+        inertia_times_c(L, m, h, Fi + BF_IO, w, vb, km, kf);
+        cross_l(L, w, km, pm);
+        cross_add_l(L, vb, kf, pm);
+        cross_l(L, w, kf, pf);
+        if (fext)
+            for (int k = 0; k < 6 * L; k++)
+                pm[k] -= fext[6 * i * L + k];
+    }
+    /* ---- pass 2, i = n..1: articulated inertias and bias wrenches */
+    for (int64_t i = nb - 1; i > 0; i--) {
+        const int64_t *Ii = body_i(md, i);
+        const double *Fi = body_f(md, i);
+        double *Wi = W + WA * i * L;
+        const int64_t lam = Ii[BI_PARENT], jt = Ii[BI_TYPE], va = Ii[BI_VIDX];
+        const double *IA = Wi + A_IA * L, *pA = Wi + A_PA * L, *c = Wi + A_C * L;
+        double Ia[21 * LANES], pa[6 * LANES];
+        if (jt == J_REVOLUTE || jt == J_PRISMATIC) {
+            /* U_i = IA_i S_i, S = [axis; 0] or [0; axis] */
+            const double *ax = Fi + BF_AXIS;
+            const int c0 = jt == J_REVOLUTE ? 0 : 3;
+            double *U = Wi + A_U * L, *Dinv = Wi + A_DINV * L, *u = Wi + A_UU * L;
+            for (int r = 0; r < 6; r++)
+                LANE {
+                    U[r * L + l] = IA[SYM[r][c0] * L + l] * ax[0] + IA[SYM[r][c0 + 1] * L + l] * ax[1]
+                                   + IA[SYM[r][c0 + 2] * L + l] * ax[2];
+                }
+            /* D_i = S_i^T U_i + armature;  u_i = tau_i - S_i^T pA_i - friction */
+            LANE {
+                double D = ax[0] * U[c0 * L + l] + ax[1] * U[(c0 + 1) * L + l]
+                           + ax[2] * U[(c0 + 2) * L + l];
+                if (arm)
+                    D += d0[2 * nv + va];
+                bad[l] = (D > tol || bad[l] != 0.0) ? bad[l] : (double)i; /* the leafmost */
+                Dinv[l] = 1.0 / D;
+                double uu = tau[va * L + l] - ax[0] * pA[c0 * L + l] - ax[1] * pA[(c0 + 1) * L + l]
+                            - ax[2] * pA[(c0 + 2) * L + l];
+                if (fr)
+                    uu -= d0[va] * v[va * L + l] + coulomb(d0[nv + va], v[va * L + l], a->eps);
+                u[l] = uu;
+            }
+            if (lam <= 0)
+                continue;
+            /* Ia = IA - U D^-1 U^T;  pa = pA + Ia c + U D^-1 u */
+            for (int r = 0; r < 6; r++)
+                for (int cc = r; cc < 6; cc++)
+                    LANE {
+                        Ia[SYM[r][cc] * L + l] = IA[SYM[r][cc] * L + l]
+                                                 - U[r * L + l] * U[cc * L + l] * Dinv[l];
+                    }
+            sym_times(L, Ia, c, pa);
+            for (int r = 0; r < 6; r++)
+                LANE { pa[r * L + l] += pA[r * L + l] + U[r * L + l] * Dinv[l] * u[l]; }
+        }
+        else if (jt == J_FREE) {
+            /* U = IA, D = IA + diag(armature) = Lf Lf^T, u = tau - pA - friction */
+            double *Lf = Wi + A_LF * L, *u = Wi + A_UF * L;
+            for (int k = 0; k < 21 * L; k++)
+                Lf[k] = IA[k];
+            for (int r = 0; r < 6; r++)
+                LANE {
+                    if (arm)
+                        Lf[SYM[r][r] * L + l] += d0[2 * nv + va + r];
+                    double uu = tau[(va + r) * L + l] - pA[r * L + l];
+                    if (fr)
+                        uu -= d0[va + r] * v[(va + r) * L + l]
+                              + coulomb(d0[nv + va + r], v[(va + r) * L + l], a->eps);
+                    u[r * L + l] = uu;
+                }
+            /* Cholesky in place, column by column (the factor's (r, j) at SYM[j][r]) */
+            for (int j = 0; j < 6; j++)
+                LANE {
+                    double dj = Lf[SYM[j][j] * L + l];
+                    for (int k = 0; k < j; k++)
+                        dj -= Lf[SYM[k][j] * L + l] * Lf[SYM[k][j] * L + l];
+                    bad[l] = (dj > tol || bad[l] != 0.0) ? bad[l] : (double)i;
+                    dj = sqrt(fabs(dj));
+                    Lf[SYM[j][j] * L + l] = dj;
+                    for (int r = j + 1; r < 6; r++) {
+                        double s = Lf[SYM[j][r] * L + l];
+                        for (int k = 0; k < j; k++)
+                            s -= Lf[SYM[k][r] * L + l] * Lf[SYM[k][j] * L + l];
+                        Lf[SYM[j][r] * L + l] = s / dj;
+                    }
+                }
+            if (lam <= 0)
+                continue;
+            /* Ia = IA - IA D^-1 IA;  pa = pA + Ia c + IA D^-1 u */
+            double Z[36 * LANES], y[6 * LANES], t[6 * LANES];
+            for (int cc = 0; cc < 6; cc++) { /* column cc of Z = D^-1 IA */
+                for (int r = 0; r < 6; r++)
+                    LANE { Z[(6 * cc + r) * L + l] = IA[SYM[r][cc] * L + l]; }
+                chol6_solve(L, Lf, Z + 6 * cc * L);
+            }
+            for (int r = 0; r < 6; r++)
+                for (int cc = r; cc < 6; cc++)
+                    LANE {
+                        double acc = IA[SYM[r][cc] * L + l];
+                        for (int k = 0; k < 6; k++)
+                            acc -= IA[SYM[r][k] * L + l] * Z[(6 * cc + k) * L + l];
+                        Ia[SYM[r][cc] * L + l] = acc;
+                    }
+            for (int k = 0; k < 6 * L; k++)
+                y[k] = u[k];
+            chol6_solve(L, Lf, y);
+            sym_times(L, Ia, c, pa);
+            sym_times(L, IA, y, t);
+            for (int k = 0; k < 6 * L; k++)
+                pa[k] += pA[k] + t[k];
+        }
+        else {
+            /* fixed: the whole articulated inertia and bias wrench go to the parent */
+            if (lam <= 0)
+                continue;
+            for (int k = 0; k < 21 * L; k++)
+                Ia[k] = IA[k];
+            for (int k = 0; k < 6 * L; k++)
+                pa[k] = pA[k];
+        }
+        /* IA_lambda += Ad^T Ia Ad;  pA_lambda += Ad^T pa  (Featherstone table 7.1) */
+        double *Wl = W + WA * lam * L, gm[3 * LANES], gf[3 * LANES];
+        add_moved(L, Wl + A_IA * L, Ia, Wi + A_R * L, Wi + A_P * L);
+        wrench_to_parent(L, Wi + A_R * L, Wi + A_P * L, pa, pa + 3 * L, gm, gf);
+        for (int k = 0; k < 3 * L; k++)
+            Wl[A_PA * L + k] += gm[k], Wl[(A_PA + 3) * L + k] += gf[k];
+    }
+    for (int l = 0; l < L; l++)
+        if (bad[l] != 0.0) {
+            *lane = l;
+            return E_PIVOT + (int)bad[l];
+        }
+    /* ---- pass 3, i = 1..n: accelerations, dV_0 = [0; -g] */
+    for (int k = 0; k < 6 * L; k++)
+        W[A_V * L + k] = 0.0;
+    if (flags & FL_GRAVITY)
+        for (int r = 0; r < 3; r++)
+            LANE { W[(A_V + 3 + r) * L + l] = -md->F[r]; }
+    for (int64_t i = 1; i < nb; i++) {
+        const int64_t *Ii = body_i(md, i);
+        const double *Fi = body_f(md, i);
+        double *Wi = W + WA * i * L;
+        const double *Wl = W + WA * Ii[BI_PARENT] * L;
+        const int64_t jt = Ii[BI_TYPE], va = Ii[BI_VIDX];
+        /* a' = Ad_{T_{i,lambda}} dV_lambda + c_i, into dV_i */
+        double *dV = Wi + A_V * L;
+        motion_from_parent(L, Wi + A_R * L, Wi + A_P * L, Wl + A_V * L, Wl + A_V * L + 3 * L, dV,
+                           dV + 3 * L);
+        for (int k = 0; k < 6 * L; k++)
+            dV[k] += Wi[A_C * L + k];
+        if (jt == J_REVOLUTE || jt == J_PRISMATIC) {
+            /* qdd_i = D_i^-1 (u_i - U_i^T a');  dV_i = a' + S_i qdd_i */
+            const double *U = Wi + A_U * L, *ax = Fi + BF_AXIS;
+            const int c0 = jt == J_REVOLUTE ? 0 : 3;
+            LANE {
+                double x = Wi[A_UU * L + l];
+                for (int r = 0; r < 6; r++)
+                    x -= U[r * L + l] * dV[r * L + l];
+                x *= Wi[A_DINV * L + l];
+                qdd[va * L + l] = x;
+                dV[c0 * L + l] += ax[0] * x;
+                dV[(c0 + 1) * L + l] += ax[1] * x;
+                dV[(c0 + 2) * L + l] += ax[2] * x;
+            }
+        }
+        else if (jt == J_FREE) {
+            /* qdd_i = D^-1 (u_i - IA_i a'), dV_i = a' + qdd_i */
+            double y[6 * LANES];
+            sym_times(L, Wi + A_IA * L, dV, y);
+            for (int k = 0; k < 6 * L; k++)
+                y[k] = Wi[A_UF * L + k] - y[k];
+            chol6_solve(L, Wi + A_LF * L, y);
+            for (int k = 0; k < 6 * L; k++) {
+                qdd[va * L + k] = y[k];
+                dV[k] += y[k];
+            }
+        }
+    }
+    return 0;
+}
+
+CLONES int rd_aba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                  double *RESTRICT W, int *lane)
+{
+    *lane = 0;
+    return L == 1 ? aba_lanes(md, 1, a, out, W, lane) : aba_lanes(md, LANES, a, out, W, lane);
+}

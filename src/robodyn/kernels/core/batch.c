@@ -1,0 +1,231 @@
+/*
+ * Running an algorithm on one state or on a batch of N states.
+ *
+ * A batch is cut into chunks of LANES states; each chunk is gathered into the lane-major
+ * layout of rd.h (padding the lanes past the last state with a copy of the chunk's first
+ * state), checked state by state (finite numbers, nonzero quaternions), computed by the
+ * algorithm with L = LANES, and its lanes are scattered into the output rows. A last chunk
+ * of a few states runs them one at a time (L = 1) instead of padding.
+ *
+ * Threads: the chunks are split into contiguous ranges, one per thread; the calling thread
+ * takes the first range. Each thread allocates its workspace once per call; nothing is
+ * allocated per state. The error reported is that of the lowest failing state.
+ */
+#include "batch.h"
+
+#include <stdlib.h>
+
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <pthread.h>
+#include <unistd.h>
+#endif
+
+int64_t rd_size(const model_t *md, int sz)
+{
+    switch (sz) {
+    case SZ_NQ: return md->nq;
+    case SZ_NV: return md->nv;
+    case SZ_16: return 16;
+    default: return 0;
+    }
+}
+
+int rd_cpu_count(void)
+{
+#if defined(_WIN32)
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (int)si.dwNumberOfProcessors;
+#else
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+#endif
+}
+
+static int check_state(const model_t *md, const algo_t *al, const args_t *a, int64_t s)
+{
+    /* 0, or the error code of state s (E_NONFINITE + k, E_QUATERNION) */
+    for (int k = 0; k < al->nx; k++) {
+        if (!a->x[k])
+            continue;
+        int64_t n = rd_size(md, al->xsize[k]);
+        if (nonfinite(a->x[k] + s * n, n))
+            return E_NONFINITE + k;
+    }
+    if (a->fext && nonfinite(a->fext + s * 6 * md->nb, 6 * md->nb))
+        return E_NONFINITE + 3;
+    return joint_check(md, a->x[0] + s * md->nq);
+}
+
+typedef struct {
+    const model_t *md;
+    const algo_t *al;
+    const args_t *a;     /* the whole batch, row-major: x[k] (N, n_k), fext (N, nb, 6) */
+    double *out;         /* (N, out_size) */
+    int64_t N, c0, c1;   /* this worker's chunks [c0, c1) */
+    int check;
+    int err;             /* the first error in this worker's states, and where */
+    int64_t bad;
+} work_t;
+
+static void gather(const double *src, int64_t n, int64_t s0, int m, int L, double *dst)
+{
+    /* rows s0 .. s0+m-1 of src (N, n) into dst (n, L); lanes m..L-1 repeat row s0 */
+    for (int64_t j = 0; j < n; j++)
+        for (int l = 0; l < L; l++)
+            dst[j * L + l] = src[(s0 + (l < m ? l : 0)) * n + j];
+}
+
+static void run_range(work_t *w)
+{
+    const model_t *md = w->md;
+    const algo_t *al = w->al;
+    const args_t *a = w->a;
+    const int64_t osz = al->out_size(md), wsz = al->work(md);
+    int64_t xs[4] = {0, 0, 0, 0}, xtot = 0;
+    for (int k = 0; k < al->nx; k++)
+        xs[k] = a->x[k] ? rd_size(md, al->xsize[k]) : 0, xtot += xs[k];
+    const int64_t fs = a->fext ? 6 * md->nb : 0;
+    /* one allocation: the workspace, then the lane buffers of the inputs and the output */
+    double *buf = malloc(sizeof(double) * (size_t)(LANES * (wsz + xtot + fs + osz) + 1));
+    if (!buf) {
+        w->err = -3;
+        w->bad = w->c0 * LANES;
+        return;
+    }
+    double *W = buf, *xb = W + LANES * wsz, *fb = xb + LANES * xtot, *ob = fb + LANES * fs;
+    w->err = 0;
+    for (int64_t c = w->c0; c < w->c1; c++) {
+        const int64_t s0 = c * LANES;
+        const int m = (int)(w->N - s0 < LANES ? w->N - s0 : LANES);
+        if (w->check)
+            for (int l = 0; l < m; l++) {
+                int e = check_state(md, al, a, s0 + l);
+                if (e) {
+                    w->err = e, w->bad = s0 + l;
+                    free(buf);
+                    return;
+                }
+            }
+        int lane = 0, e;
+        if (m <= LANES / 4) {
+            /* a short last chunk: one state at a time, straight from the rows */
+            for (int l = 0; l < m; l++) {
+                args_t one = *a;
+                for (int k = 0; k < al->nx; k++)
+                    one.x[k] = a->x[k] ? a->x[k] + (s0 + l) * xs[k] : NULL;
+                one.fext = a->fext ? a->fext + (s0 + l) * fs : NULL;
+                e = al->fn(md, 1, &one, w->out + (s0 + l) * osz, W, &lane);
+                if (e) {
+                    w->err = e, w->bad = s0 + l;
+                    free(buf);
+                    return;
+                }
+            }
+            continue;
+        }
+        args_t ch = *a;
+        double *x = xb;
+        for (int k = 0; k < al->nx; k++) {
+            ch.x[k] = NULL;
+            if (a->x[k]) {
+                gather(a->x[k], xs[k], s0, m, LANES, x);
+                ch.x[k] = x;
+                x += LANES * xs[k];
+            }
+        }
+        if (a->fext) {
+            gather(a->fext, fs, s0, m, LANES, fb);
+            ch.fext = fb;
+        }
+        e = al->fn(md, LANES, &ch, ob, W, &lane);
+        if (e) {
+            w->err = e, w->bad = s0 + lane;
+            free(buf);
+            return;
+        }
+        for (int l = 0; l < m; l++) /* scatter the lanes into the output rows */
+            for (int64_t j = 0; j < osz; j++)
+                w->out[(s0 + l) * osz + j] = ob[j * LANES + l];
+    }
+    free(buf);
+}
+
+#if defined(_WIN32)
+static DWORD WINAPI worker(LPVOID p)
+{
+    run_range((work_t *)p);
+    return 0;
+}
+#else
+static void *worker(void *p)
+{
+    run_range((work_t *)p);
+    return NULL;
+}
+#endif
+
+int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N, double *out,
+                 int threads, int check, int64_t *bad)
+{
+    /* the algorithm on the N states of a (row-major) into out (N, out_size); 0 or the
+     * error code of the lowest failing state, *bad = that state */
+    const int64_t nchunk = (N + LANES - 1) / LANES;
+    /* at least 4 chunks a thread, so a small batch does not pay for threads */
+    int64_t nt = threads < 1 ? 1 : threads;
+    if (nt > nchunk / 4)
+        nt = nchunk / 4 > 0 ? nchunk / 4 : 1;
+    if (nt > RD_MAX_THREADS)
+        nt = RD_MAX_THREADS;
+    work_t w[RD_MAX_THREADS];
+    for (int64_t t = 0; t < nt; t++) {
+        w[t] = (work_t){md, al, a, out, N, nchunk * t / nt, nchunk * (t + 1) / nt, check, 0, 0};
+    }
+#if defined(_WIN32)
+    HANDLE h[RD_MAX_THREADS];
+#else
+    pthread_t h[RD_MAX_THREADS];
+#endif
+    int started[RD_MAX_THREADS] = {0};
+    for (int64_t t = 1; t < nt; t++) {
+#if defined(_WIN32)
+        h[t] = CreateThread(NULL, 0, worker, &w[t], 0, NULL);
+        started[t] = h[t] != NULL;
+#else
+        started[t] = pthread_create(&h[t], NULL, worker, &w[t]) == 0;
+#endif
+        if (!started[t]) /* no thread: this one does that range too */
+            run_range(&w[t]);
+    }
+    run_range(&w[0]);
+    for (int64_t t = 1; t < nt; t++)
+        if (started[t]) {
+#if defined(_WIN32)
+            WaitForSingleObject(h[t], INFINITE);
+            CloseHandle(h[t]);
+#else
+            pthread_join(h[t], NULL);
+#endif
+        }
+    for (int64_t t = 0; t < nt; t++) /* ranges are in state order: the first error wins */
+        if (w[t].err) {
+            *bad = w[t].bad;
+            return w[t].err;
+        }
+    return 0;
+}
+
+int rd_run_one(const model_t *md, const algo_t *al, const args_t *a, double *out, int check,
+               double *W)
+{
+    /* the algorithm on one state (L = 1) with the workspace W (al->work(md) doubles) */
+    if (check) {
+        int e = check_state(md, al, a, 0);
+        if (e)
+            return e;
+    }
+    int lane;
+    return al->fn(md, 1, a, out, W, &lane);
+}

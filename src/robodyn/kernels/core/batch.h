@@ -1,0 +1,46 @@
+/*
+ * The algorithm table entry and the runners of batch.c (one state, or a batch split over
+ * threads).
+ */
+#ifndef RD_BATCH_H
+#define RD_BATCH_H
+
+#include "joint.h"
+
+/* sizes of the state arguments, in terms of the model */
+enum { SZ_NQ = 1, SZ_NV = 2, SZ_16 = 3 };
+enum { RD_MAX_THREADS = 256 };
+
+typedef struct {
+    const char *name;
+    algo_fn fn;
+    size_fn work;      /* workspace doubles a lane */
+    size_fn out_size;  /* output doubles a state */
+    int nx;            /* state arguments: q, then ... */
+    int xsize[4];      /* SZ_* of each */
+    long xflag[4];     /* the flag that makes argument k read (0: always read) */
+} algo_t;
+
+int64_t rd_size(const model_t *md, int sz);
+int rd_cpu_count(void);
+int rd_run_one(const model_t *md, const algo_t *al, const args_t *a, double *out, int check,
+               double *W);
+int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N, double *out,
+                 int threads, int check, int64_t *bad);
+
+/* kinematics.c */
+int64_t rd_kin_work(const model_t *md);
+#define KIN_DECL(name)                                                                         \
+    int rd_##name(const model_t *md, int L, const args_t *a, double *RESTRICT out,             \
+                  double *RESTRICT W, int *lane);
+KIN_DECL(body_poses)
+KIN_DECL(frame_poses)
+KIN_DECL(frame_pose)
+KIN_DECL(jacobian)
+KIN_DECL(jacobian_dot)
+KIN_DECL(com)
+KIN_DECL(com_jacobian)
+KIN_DECL(ik_residual)
+#undef KIN_DECL
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * The joint model: the one place in C that knows the joint types (add a type here and in
+ * robodyn/reference/_joint.py). Every algorithm asks it for
+ *
+ *   joint_pose    T_{lambda(i), i}(q) = T(jnt_R, jnt_p) X_J(q_i)
+ *   joint_rate    the joint twist S_i x_i (x = qd or qdd) in body coordinates
+ *   joint_column  column k of S_i (constant in body coordinates)
+ *
+ * Revolute S = [axis; 0], prismatic [0; axis], free S = 1_6 (its velocity is the body
+ * twist, its configuration (x, y, z, qw, qx, qy, qz)), fixed S = 0 (no column). A mimic
+ * joint reads mult q[leader] + offset and adds mult S_i^T F to its leader's torque.
+ */
+#ifndef RD_JOINT_H
+#define RD_JOINT_H
+
+#include "rd.h"
+
+RD_INLINE void sincos_poly(double x, double *s, double *c)
+{
+    /* (sin x, cos x) for |x| < 1e5 in arithmetic only, so that a lane loop vectorises
+     * (libm's sin and cos are scalar calls): Cody-Waite reduction x = n pi/2 + r with pi/2
+     * in three parts (exact products n * part for |n| < 2^20), then minimax polynomials on
+     * |r| <= pi/4 (Cephes' coefficients), within 1-2 ulp of libm. */
+    double n = floor(x * 0.6366197723675814 + 0.5);
+    double r = x - n * 1.57079632673412561417e00;
+    r = r - n * 6.07710050630396597660e-11;
+    r = r - n * 2.02226624871116645580e-21;
+    double z = r * r;
+    double ps = 1.58962301576546568060e-10;
+    ps = ps * z - 2.50507477628578072866e-8;
+    ps = ps * z + 2.75573136213857245213e-6;
+    ps = ps * z - 1.98412698295895385996e-4;
+    ps = ps * z + 8.33333333332211858878e-3;
+    ps = ps * z - 1.66666666666666307295e-1;
+    double sr = r + r * z * ps;
+    double pc = -1.13585365213876817300e-11;
+    pc = pc * z + 2.08757008419747316778e-9;
+    pc = pc * z - 2.75573141792967388112e-7;
+    pc = pc * z + 2.48015872888517045348e-5;
+    pc = pc * z - 1.38888888888730564116e-3;
+    pc = pc * z + 4.16666666666665929218e-2;
+    double cr = 1.0 - 0.5 * z + z * z * pc;
+    /* quadrant k = n mod 4: (sin, cos) = (s, c), (c, -s), (-s, -c), (-c, s); selected
+     * with double comparisons only, so that the lane loop vectorises */
+    const double k = n - 4.0 * floor(n * 0.25);
+    const double odd = k - 2.0 * floor(k * 0.5);
+    const double sn = odd != 0.0 ? cr : sr, cs = odd != 0.0 ? sr : cr;
+    *s = k >= 2.0 ? -sn : sn;
+    *c = fabs(k - 1.5) < 1.0 ? -cs : cs;
+}
+
+RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const double *q,
+                          double *RESTRICT R, double *RESTRICT p)
+{
+    /* (R, p) = T_{lambda(i), i}(q), laned. Revolute: R = R0 Rot(axis, th) = R0 + sin th
+     * R0 [a] + (1 - cos th) R0 [a]^2 (MR eq. 3.51), p = p0; prismatic: R = R0, p = p0 + d R0
+     * axis; free: R = R0 R(quat), p = p0 + R0 xyz (the quaternion is normalised on the
+     * fly by the 2 / |quat|^2 scaling; a zero one is rejected before any algorithm runs). */
+    const int64_t jt = Ii[BI_TYPE];
+    const double *q0 = q + Ii[BI_QIDX] * L;
+    const double mult = Fi[BF_MULT], off = Fi[BF_OFF];
+    if (jt == J_REVOLUTE) {
+        double s[LANES], c[LANES];
+        int big = 0;
+        LANE { big |= fabs(mult * q0[l] + off) > 1e5; }
+        if (big)
+            LANE {
+                double th = mult * q0[l] + off;
+                s[l] = sin(th), c[l] = 1.0 - cos(th);
+            }
+        else
+            LANE {
+                double sn, cs;
+                sincos_poly(mult * q0[l] + off, &sn, &cs);
+                s[l] = sn, c[l] = 1.0 - cs;
+            }
+        for (int k = 0; k < 9; k++)
+            LANE { R[k * L + l] = Fi[BF_R0 + k] + s[l] * Fi[BF_A1 + k] + c[l] * Fi[BF_A2 + k]; }
+        for (int k = 0; k < 3; k++)
+            LANE { p[k * L + l] = Fi[BF_P0 + k]; }
+    }
+    else if (jt == J_PRISMATIC) {
+        for (int k = 0; k < 9; k++)
+            LANE { R[k * L + l] = Fi[BF_R0 + k]; }
+        for (int k = 0; k < 3; k++)
+            LANE { p[k * L + l] = Fi[BF_P0 + k] + (mult * q0[l] + off) * Fi[BF_RA + k]; }
+    }
+    else if (jt == J_FREE) {
+        double Rq[9 * LANES];
+        LANE {
+            double w = q0[3 * L + l], x = q0[4 * L + l], y = q0[5 * L + l], z = q0[6 * L + l];
+            double s = 2.0 / (w * w + x * x + y * y + z * z);
+            Rq[0 * L + l] = 1.0 - s * (y * y + z * z);
+            Rq[1 * L + l] = s * (x * y - w * z);
+            Rq[2 * L + l] = s * (x * z + w * y);
+            Rq[3 * L + l] = s * (x * y + w * z);
+            Rq[4 * L + l] = 1.0 - s * (x * x + z * z);
+            Rq[5 * L + l] = s * (y * z - w * x);
+            Rq[6 * L + l] = s * (x * z - w * y);
+            Rq[7 * L + l] = s * (y * z + w * x);
+            Rq[8 * L + l] = 1.0 - s * (x * x + y * y);
+        }
+        mm_cl(L, Fi + BF_R0, Rq, R);
+        for (int r = 0; r < 3; r++)
+            LANE {
+                p[r * L + l] = Fi[BF_P0 + r] + Fi[BF_R0 + 3 * r] * q0[l]
+                               + Fi[BF_R0 + 3 * r + 1] * q0[L + l]
+                               + Fi[BF_R0 + 3 * r + 2] * q0[2 * L + l];
+            }
+    }
+    else {
+        for (int k = 0; k < 9; k++)
+            LANE { R[k * L + l] = Fi[BF_R0 + k]; }
+        for (int k = 0; k < 3; k++)
+            LANE { p[k * L + l] = Fi[BF_P0 + k]; }
+    }
+}
+
+RD_INLINE void joint_rate(int L, const int64_t *Ii, const double *Fi, const double *x,
+                          double *RESTRICT jw, double *RESTRICT jv)
+{
+    /* [jw; jv] = S_i x_i, laned; x = NULL is zero. A mimic scales its leader's rate. */
+    const int64_t jt = Ii[BI_TYPE];
+    if (x == NULL || jt == J_FIXED) {
+        for (int k = 0; k < 3 * L; k++)
+            jw[k] = jv[k] = 0.0;
+        return;
+    }
+    const double *x0 = x + Ii[BI_VIDX] * L;
+    if (jt == J_FREE) {
+        for (int k = 0; k < 3 * L; k++)
+            jw[k] = x0[k], jv[k] = x0[3 * L + k];
+        return;
+    }
+    double *on = jt == J_REVOLUTE ? jw : jv, *off = jt == J_REVOLUTE ? jv : jw;
+    const double *ax = Fi + BF_AXIS, mult = Fi[BF_MULT];
+    for (int r = 0; r < 3; r++)
+        LANE {
+            on[r * L + l] = ax[r] * mult * x0[l];
+            off[r * L + l] = 0.0;
+        }
+}
+
+RD_INLINE void joint_column(int64_t jt, const double *Fi, int k, double *s)
+{
+    /* column k of S_i (6): revolute [axis; 0], prismatic [0; axis], free e_k */
+    memset(s, 0, 6 * sizeof(double));
+    if (jt == J_REVOLUTE)
+        memcpy(s, Fi + BF_AXIS, 3 * sizeof(double));
+    else if (jt == J_PRISMATIC)
+        memcpy(s + 3, Fi + BF_AXIS, 3 * sizeof(double));
+    else
+        s[k] = 1.0;
+}
+
+RD_INLINE int joint_check(const model_t *md, const double *q)
+{
+    /* 0, or E_QUATERNION if a free joint's quaternion is zero (one state) */
+    if (!md->has_free)
+        return 0;
+    for (int64_t i = 1; i < md->nb; i++) {
+        const int64_t *Ii = body_i(md, i);
+        if (Ii[BI_TYPE] == J_FREE) {
+            const double *e = q + Ii[BI_QIDX] + 3;
+            if (e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] == 0.0)
+                return E_QUATERNION;
+        }
+    }
+    return 0;
+}
+
+#endif

@@ -1,0 +1,513 @@
+/*
+ * Forward kinematics (MR ch. 4), Jacobians and their time derivative (MR ch. 5), the
+ * centre of mass and its Jacobian, and the residual of one inverse-kinematics step
+ * (MR section 6.2): all from the poses T_s,i = T_s,lambda(i) T_{lambda(i),i}(q) of the
+ * bodies, one joint at a time (MR eq. 4.13).
+ *
+ * x[0] = q; x[1] = qd (jacobian_dot) or T_sd (ik_residual, 4x4 row-major). Operational
+ * frame f is fixed to body frame_body[f] at (R, p) = frame_Rp[f]. Jacobians have rows
+ * [omega; v]: kind KIND_SPACE (J_s), KIND_BODY (J_b) or KIND_WORLD_ALIGNED (frame origin,
+ * world axes).
+ */
+#include "joint.h"
+
+/* workspace of body i, fields of L lanes: R, p of T_s,i (0:12), its space twist V_s (12:18) */
+enum { WK = 18, K_R = 0, K_P = 9, K_V = 12 };
+
+RD_INLINE void world_pose(int L, double *W)
+{
+    for (int k = 0; k < WK * L; k++)
+        W[k] = 0.0;
+    LANE { W[0 * L + l] = W[4 * L + l] = W[8 * L + l] = 1.0; }
+}
+
+RD_INLINE void body_pose(const model_t *md, int L, const double *q, int64_t i, double *W)
+{
+    /* T_s,i = T_s,lambda T_{lambda,i}(q) (MR eq. 4.13) */
+    const int64_t *Ii = body_i(md, i);
+    const double *Wl = W + WK * Ii[BI_PARENT] * L;
+    double *Wi = W + WK * i * L, R[9 * LANES], p[3 * LANES];
+    joint_pose(L, Ii, body_f(md, i), q, R, p);
+    compose_l(L, Wl + K_R * L, Wl + K_P * L, R, p, Wi + K_R * L, Wi + K_P * L);
+}
+
+RD_INLINE int support(const model_t *md, int64_t b, int64_t *path)
+{
+    /* the bodies from b up to the world (excluded), leaf first; their number */
+    int n = 0;
+    for (; b > 0; b = body_i(md, b)[BI_PARENT])
+        path[n++] = b;
+    return n;
+}
+
+RD_INLINE int forward_path(const model_t *md, int L, const double *q, int64_t frame, double *W,
+                           int64_t *path)
+{
+    /* the poses of the bodies supporting frame, root first; returns the path length */
+    world_pose(L, W);
+    int n = support(md, md->frame_body[frame], path);
+    for (int j = n - 1; j >= 0; j--)
+        body_pose(md, L, q, path[j], W);
+    return n;
+}
+
+RD_INLINE void forward_all(const model_t *md, int L, const double *q, double *W)
+{
+    world_pose(L, W);
+    for (int64_t i = 1; i < md->nb; i++)
+        body_pose(md, L, q, i, W);
+}
+
+RD_INLINE void frame_pose4(const model_t *md, int L, const double *W, int64_t frame, double *T)
+{
+    /* T (4 x 4, row-major, laned) = T_s,b T_b,f for operational frame f on body b */
+    const double *G = md->frame_Rp + 12 * frame;
+    const double *Wb = W + WK * md->frame_body[frame] * L;
+    for (int r = 0; r < 3; r++)
+        LANE {
+            const double a0 = Wb[3 * r * L + l], a1 = Wb[(3 * r + 1) * L + l],
+                         a2 = Wb[(3 * r + 2) * L + l];
+            for (int c = 0; c < 3; c++)
+                T[(4 * r + c) * L + l] = a0 * G[c] + a1 * G[3 + c] + a2 * G[6 + c];
+            T[(4 * r + 3) * L + l] = Wb[(K_P + r) * L + l] + a0 * G[9] + a1 * G[10] + a2 * G[11];
+        }
+    LANE {
+        T[12 * L + l] = T[13 * L + l] = T[14 * L + l] = 0.0;
+        T[15 * L + l] = 1.0;
+    }
+}
+
+RD_INLINE int joint_columns(const model_t *md, int L, const double *W, int64_t i, double *col)
+{
+    /* the space screw axes of joint i into col (6 x 6, column c at col[6 c L ...]); their
+     * number. Revolute S = [w; p x w] with w = R_s,i a (MR eq. 5.11); prismatic [0; w]; a
+     * mimic scales its axis by its multiplier; a free joint's velocity is its body twist,
+     * so its columns are [Ad_T_s,i]: angular k [R e_k; p x R e_k], linear k [0; R e_k]. */
+    const int64_t *Ii = body_i(md, i);
+    const double *Fi = body_f(md, i), *R = W + (WK * i + K_R) * L, *p = W + (WK * i + K_P) * L;
+    const int64_t jt = Ii[BI_TYPE];
+    if (jt == J_REVOLUTE || jt == J_PRISMATIC) {
+        double w[3 * LANES];
+        rmul_lc(L, R, Fi + BF_AXIS, w);
+        for (int k = 0; k < 3 * L; k++)
+            w[k] *= Fi[BF_MULT];
+        if (jt == J_REVOLUTE) {
+            for (int k = 0; k < 3 * L; k++)
+                col[k] = w[k];
+            cross_l(L, p, w, col + 3 * L);
+        }
+        else
+            for (int k = 0; k < 3 * L; k++)
+                col[k] = 0.0, col[3 * L + k] = w[k];
+        return 1;
+    }
+    if (jt == J_FREE) {
+        for (int k = 0; k < 3; k++) {
+            double *ca = col + 6 * k * L, *cl = col + 6 * (3 + k) * L;
+            for (int r = 0; r < 3; r++)
+                LANE {
+                    ca[r * L + l] = R[(3 * r + k) * L + l];
+                    cl[r * L + l] = 0.0;
+                    cl[(3 + r) * L + l] = R[(3 * r + k) * L + l];
+                }
+            cross_l(L, p, ca, ca + 3 * L);
+        }
+        return 6;
+    }
+    return 0;
+}
+
+RD_INLINE void space_jacobian(const model_t *md, int L, const double *W, const int64_t *path,
+                              int n, double *J)
+{
+    /* J (6 x nv, laned) = the space screw axes of the joints of path (the frame's
+     * support), zero elsewhere; a mimic joint adds to its leader's column */
+    const int64_t nv = md->nv;
+    double col[36 * LANES];
+    for (int64_t k = 0; k < 6 * nv * L; k++)
+        J[k] = 0.0;
+    for (int j = 0; j < n; j++) {
+        const int64_t va = body_i(md, path[j])[BI_VIDX];
+        int m = joint_columns(md, L, W, path[j], col);
+        for (int c = 0; c < m; c++)
+            for (int r = 0; r < 6; r++)
+                LANE { J[(r * nv + va + c) * L + l] += col[(6 * c + r) * L + l]; }
+    }
+}
+
+RD_INLINE void change_kind(int L, const double *T, int kind, int64_t nv, double *J)
+{
+    /* re-express the space columns of J (6 x nv, laned) for the frame pose T: body
+     * J_b = [Ad_{T^-1}] J_s (MR eq. 5.22); world aligned: angular rows kept, linear rows
+     * v + w x p (the velocity of the frame origin p) */
+    if (kind == KIND_SPACE)
+        return;
+    for (int64_t c = 0; c < nv; c++)
+        LANE {
+            const double px = T[3 * L + l], py = T[7 * L + l], pz = T[11 * L + l];
+            double *Jc = J + c * L + l;
+            const double wx = Jc[0], wy = Jc[nv * L], wz = Jc[2 * nv * L];
+            const double vx = Jc[3 * nv * L] + wy * pz - wz * py;
+            const double vy = Jc[4 * nv * L] + wz * px - wx * pz;
+            const double vz = Jc[5 * nv * L] + wx * py - wy * px;
+            if (kind == KIND_BODY)
+                for (int r = 0; r < 3; r++) {
+                    const double t0 = T[r * L + l], t1 = T[(4 + r) * L + l], t2 = T[(8 + r) * L + l];
+                    Jc[r * nv * L] = t0 * wx + t1 * wy + t2 * wz;
+                    Jc[(3 + r) * nv * L] = t0 * vx + t1 * vy + t2 * vz;
+                }
+            else {
+                Jc[3 * nv * L] = vx;
+                Jc[4 * nv * L] = vy;
+                Jc[5 * nv * L] = vz;
+            }
+        }
+}
+
+RD_INLINE void ad_add(int L, const double *V, const double *S, double sign, double *out,
+                      int64_t stride)
+{
+    /* out += sign [ad_V] S = sign [w x s; u x s + w x t] for V = [w; u], S = [s; t]
+     * (MR def. 8.2); S laned (6), out laned with rows stride apart */
+    LANE {
+        const double wx = V[l], wy = V[L + l], wz = V[2 * L + l];
+        const double ux = V[3 * L + l], uy = V[4 * L + l], uz = V[5 * L + l];
+        const double sx = S[l], sy = S[L + l], sz = S[2 * L + l];
+        const double tx = S[3 * L + l], ty = S[4 * L + l], tz = S[5 * L + l];
+        out[l] += sign * (wy * sz - wz * sy);
+        out[stride + l] += sign * (wz * sx - wx * sz);
+        out[2 * stride + l] += sign * (wx * sy - wy * sx);
+        out[3 * stride + l] += sign * (uy * sz - uz * sy + wy * tz - wz * ty);
+        out[4 * stride + l] += sign * (uz * sx - ux * sz + wz * tx - wx * tz);
+        out[5 * stride + l] += sign * (ux * sy - uy * sx + wx * ty - wy * tx);
+    }
+}
+
+/* ---------------------------------------------------------------- poses */
+/* the workspace: WK fields a body, then the support path of a frame (nb int64) */
+int64_t rd_kin_work(const model_t *md) { return WK * md->nb + md->nb; }
+
+RD_INLINE int64_t *path_area(const model_t *md, int L, double *W)
+{
+    return (int64_t *)(W + WK * md->nb * L);
+}
+
+RD_INLINE int body_poses_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                               double *W)
+{
+    /* out (nb, 4, 4): T_s,i of every body, the world first */
+    forward_all(md, L, a->x[0], W);
+    for (int64_t i = 0; i < md->nb; i++) {
+        double *T = out + 16 * i * L;
+        const double *Wi = W + WK * i * L;
+        for (int r = 0; r < 3; r++)
+            LANE {
+                for (int c = 0; c < 3; c++)
+                    T[(4 * r + c) * L + l] = Wi[(3 * r + c) * L + l];
+                T[(4 * r + 3) * L + l] = Wi[(K_P + r) * L + l];
+            }
+        LANE {
+            T[12 * L + l] = T[13 * L + l] = T[14 * L + l] = 0.0;
+            T[15 * L + l] = 1.0;
+        }
+    }
+    return 0;
+}
+
+RD_INLINE int frame_poses_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                                double *W)
+{
+    /* out (nf, 4, 4): every operational frame */
+    forward_all(md, L, a->x[0], W);
+    for (int64_t f = 0; f < md->nf; f++)
+        frame_pose4(md, L, W, f, out + 16 * f * L);
+    return 0;
+}
+
+RD_INLINE int frame_pose_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                               double *W)
+{
+    /* out (4, 4): frame a->frame, posing only the bodies that support it */
+    forward_path(md, L, a->x[0], a->frame, W, path_area(md, L, W));
+    frame_pose4(md, L, W, a->frame, out);
+    return 0;
+}
+
+RD_INLINE int jacobian_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                             double *W)
+{
+    /* out (6, nv): the Jacobian of frame a->frame, kind a->kind */
+    int64_t *path = path_area(md, L, W);
+    double T[16 * LANES];
+    int n = forward_path(md, L, a->x[0], a->frame, W, path);
+    frame_pose4(md, L, W, a->frame, T);
+    space_jacobian(md, L, W, path, n, out);
+    change_kind(L, T, a->kind, md->nv, out);
+    return 0;
+}
+
+RD_INLINE int jacobian_dot_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                                 double *W)
+{
+    /* out = J (6, nv), dJ/dt (6, nv), the frame twist V (6), all of kind a->kind. Space
+     * columns obey dS_i/dt = [ad_{V_i}] S_i with V_i the space twist of body i (and
+     * [ad_{S_i}] S_i = 0, so the joint's own rate may be included). Body: dJ_b =
+     * -[ad_{V_b}] J_b + [Ad_{T^-1}] dJ_s. World aligned: the linear rows are d/dt (v + w x p)
+     * = dv + dw x p + w x pdot. */
+    const int64_t nv = md->nv;
+    const double *v = a->x[1];
+    double *J = out, *dJ = out + 6 * nv * L, *V = out + 12 * nv * L;
+    int64_t *path = path_area(md, L, W);
+    double T[16 * LANES], col[36 * LANES];
+    int n = forward_path(md, L, a->x[0], a->frame, W, path);
+    frame_pose4(md, L, W, a->frame, T);
+    for (int64_t k = 0; k < 6 * nv * L; k++)
+        J[k] = dJ[k] = 0.0;
+    /* root to leaf: V_i = V_lambda + sum_c S_c v_c (space twists add, MR eq. 5.6); the
+     * columns of joint i are its S_c and their derivatives [ad_{V_i}] S_c */
+    for (int j = n - 1; j >= 0; j--) {
+        const int64_t i = path[j], va = body_i(md, i)[BI_VIDX];
+        double *Vi = W + (WK * i + K_V) * L;
+        const double *Vl = W + (WK * body_i(md, i)[BI_PARENT] + K_V) * L;
+        int m = joint_columns(md, L, W, i, col);
+        for (int k = 0; k < 6 * L; k++)
+            Vi[k] = Vl[k];
+        for (int c = 0; c < m; c++)
+            for (int r = 0; r < 6; r++)
+                LANE {
+                    Vi[r * L + l] += col[(6 * c + r) * L + l] * v[(va + c) * L + l];
+                    J[(r * nv + va + c) * L + l] += col[(6 * c + r) * L + l];
+                }
+        for (int c = 0; c < m; c++)
+            ad_add(L, Vi, col + 6 * c * L, 1.0, dJ + (va + c) * L, nv * L);
+    }
+    const double *Vb = W + (WK * md->frame_body[a->frame] + K_V) * L;
+    for (int k = 0; k < 6 * L; k++)
+        V[k] = Vb[k];
+    if (a->kind == KIND_SPACE)
+        return 0;
+    /* the frame origin's velocity pdot = u + w x p (world axes) */
+    double pd[3 * LANES];
+    LANE {
+        const double px = T[3 * L + l], py = T[7 * L + l], pz = T[11 * L + l];
+        const double wx = V[l], wy = V[L + l], wz = V[2 * L + l];
+        pd[l] = V[3 * L + l] + wy * pz - wz * py;
+        pd[L + l] = V[4 * L + l] + wz * px - wx * pz;
+        pd[2 * L + l] = V[5 * L + l] + wx * py - wy * px;
+    }
+    if (a->kind == KIND_WORLD_ALIGNED) {
+        for (int64_t c = 0; c < nv; c++)
+            LANE {
+                const double px = T[3 * L + l], py = T[7 * L + l], pz = T[11 * L + l];
+                const double dx = pd[l], dy = pd[L + l], dz = pd[2 * L + l];
+                const double sx = J[c * L + l], sy = J[(nv + c) * L + l], sz = J[(2 * nv + c) * L + l];
+                double *d = dJ + c * L + l;
+                const double d0 = d[0], d1 = d[nv * L], d2 = d[2 * nv * L];
+                d[3 * nv * L] += d1 * pz - d2 * py + sy * dz - sz * dy;
+                d[4 * nv * L] += d2 * px - d0 * pz + sz * dx - sx * dz;
+                d[5 * nv * L] += d0 * py - d1 * px + sx * dy - sy * dx;
+            }
+        change_kind(L, T, KIND_WORLD_ALIGNED, nv, J);
+        for (int k = 0; k < 3 * L; k++)
+            V[3 * L + k] = pd[k];
+        return 0;
+    }
+    /* body: V_b = Ad_{T^-1} V_s, J_b = Ad_{T^-1} J_s, dJ_b = -ad_{V_b} J_b + Ad_{T^-1} dJ_s */
+    change_kind(L, T, KIND_BODY, nv, J);
+    change_kind(L, T, KIND_BODY, nv, dJ);
+    LANE {
+        const double wx = V[l], wy = V[L + l], wz = V[2 * L + l];
+        const double dx = pd[l], dy = pd[L + l], dz = pd[2 * L + l];
+        for (int r = 0; r < 3; r++) {
+            const double t0 = T[r * L + l], t1 = T[(4 + r) * L + l], t2 = T[(8 + r) * L + l];
+            V[r * L + l] = t0 * wx + t1 * wy + t2 * wz;
+            V[(3 + r) * L + l] = t0 * dx + t1 * dy + t2 * dz;
+        }
+    }
+    double Jc[6 * LANES];
+    for (int64_t c = 0; c < nv; c++) {
+        for (int r = 0; r < 6; r++)
+            LANE { Jc[r * L + l] = J[(r * nv + c) * L + l]; }
+        ad_add(L, V, Jc, -1.0, dJ + c * L, nv * L);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- centre of mass */
+RD_INLINE void com_sum(const model_t *md, int L, const double *W, double *c)
+{
+    /* c = sum_i (R_i h_i + m_i p_i) / sum_i m_i with h_i = m_i c_i (laned 3-vector) */
+    double mt = 0.0, rh[3 * LANES];
+    for (int k = 0; k < 3 * L; k++)
+        c[k] = 0.0;
+    for (int64_t i = 1; i < md->nb; i++) {
+        const double *Fi = body_f(md, i), m = Fi[BF_MASS];
+        if (m == 0.0)
+            continue;
+        const double *Wi = W + WK * i * L;
+        rmul_lc(L, Wi + K_R * L, Fi + BF_H, rh);
+        for (int k = 0; k < 3 * L; k++)
+            c[k] += rh[k] + m * Wi[K_P * L + k];
+        mt += m;
+    }
+    for (int k = 0; k < 3 * L; k++)
+        c[k] /= mt;
+}
+
+RD_INLINE int com_lanes(const model_t *md, const int L, const args_t *a, double *out, double *W)
+{
+    /* out (3): the centre of mass in the world */
+    forward_all(md, L, a->x[0], W);
+    com_sum(md, L, W, out);
+    return 0;
+}
+
+RD_INLINE int com_jacobian_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                                 double *W)
+{
+    /* out = c (3), J_c (3, nv), world axes. A joint moves its whole subtree: with M_i the
+     * subtree's mass and h_i the sum of m_j c_j over it (world), each space column
+     * S = [w; u] of joint i adds (M_i u + w x h_i) / M (the subtree CoM's velocity,
+     * weighted). The subtree sums reuse the twist fields of the workspace. */
+    const int64_t nb = md->nb, nv = md->nv;
+    double *c = out, *Jc = out + 3 * L, col[36 * LANES], rh[3 * LANES];
+    forward_all(md, L, a->x[0], W);
+    com_sum(md, L, W, c);
+    double mt = 0.0;
+    for (int64_t i = 1; i < nb; i++)
+        mt += body_f(md, i)[BF_MASS];
+    for (int64_t i = 0; i < nb; i++)
+        for (int k = 0; k < 4 * L; k++)
+            W[(WK * i + K_V) * L + k] = 0.0;
+    for (int64_t i = nb - 1; i > 0; i--) {
+        const double *Fi = body_f(md, i), m = Fi[BF_MASS];
+        double *S = W + (WK * i + K_V) * L; /* M_i (1), h_i (3) */
+        rmul_lc(L, W + (WK * i + K_R) * L, Fi + BF_H, rh);
+        LANE { S[l] += m; }
+        for (int k = 0; k < 3 * L; k++)
+            S[L + k] += rh[k] + m * W[(WK * i + K_P) * L + k];
+        double *Sl = W + (WK * body_i(md, i)[BI_PARENT] + K_V) * L;
+        for (int k = 0; k < 4 * L; k++)
+            Sl[k] += S[k];
+    }
+    for (int64_t k = 0; k < 3 * nv * L; k++)
+        Jc[k] = 0.0;
+    for (int64_t i = 1; i < nb; i++) {
+        const int64_t va = body_i(md, i)[BI_VIDX];
+        const double *S = W + (WK * i + K_V) * L;
+        int n = joint_columns(md, L, W, i, col);
+        for (int j = 0; j < n; j++) {
+            const double *s = col + 6 * j * L;
+            LANE {
+                const double Ms = S[l], hx = S[L + l], hy = S[2 * L + l], hz = S[3 * L + l];
+                const double wx = s[l], wy = s[L + l], wz = s[2 * L + l];
+                Jc[(va + j) * L + l] += (Ms * s[3 * L + l] + wy * hz - wz * hy) / mt;
+                Jc[(nv + va + j) * L + l] += (Ms * s[4 * L + l] + wz * hx - wx * hz) / mt;
+                Jc[(2 * nv + va + j) * L + l] += (Ms * s[5 * L + l] + wx * hy - wy * hx) / mt;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- inverse kinematics */
+RD_INLINE void log6_one(const double *T, int s, double *V)
+{
+    /* exponential coordinates V = [omega theta; v theta] of T (4 x 4, entries s apart)
+     * (MR algorithm 3.3.3.2). theta = atan2(|a| / 2, (tr R - 1) / 2) with a = vee(R - R^T)
+     * = 2 sin(theta) w is accurate at every angle. For theta <= pi/2, omega theta = a theta
+     * / (2 sin theta) (series near 0); beyond, w comes from the symmetric part (R + R^T)/2 -
+     * cos(theta) 1 = (1 - cos(theta)) w w^T with the sign of a (stable near pi). Then
+     * v theta = G^-1 p with G^-1 = 1 - [w]/2 + D [w]^2 (w = omega theta). */
+#define E(r, c) T[(4 * (r) + (c)) * s]
+    const double ax = E(2, 1) - E(1, 2), ay = E(0, 2) - E(2, 0), az = E(1, 0) - E(0, 1);
+    const double sn = 0.5 * sqrt(ax * ax + ay * ay + az * az);
+    const double cs = 0.5 * (E(0, 0) + E(1, 1) + E(2, 2) - 1.0);
+    const double th = atan2(sn, cs);
+    double wx, wy, wz;
+    if (cs >= 0.0) {
+        const double f = th < 1e-4 ? 0.5 + th * th / 12.0 : 0.5 * th / sn;
+        wx = f * ax, wy = f * ay, wz = f * az;
+    }
+    else {
+        const double one_c = 1.0 - cs, d0 = E(0, 0) - cs, d1 = E(1, 1) - cs, d2 = E(2, 2) - cs;
+        double ux, uy, uz, n;
+        if (d0 >= d1 && d0 >= d2) {
+            ux = d0, uy = 0.5 * (E(1, 0) + E(0, 1)), uz = 0.5 * (E(2, 0) + E(0, 2));
+            n = sqrt(d0 * one_c);
+        }
+        else if (d1 >= d2) {
+            ux = 0.5 * (E(0, 1) + E(1, 0)), uy = d1, uz = 0.5 * (E(2, 1) + E(1, 2));
+            n = sqrt(d1 * one_c);
+        }
+        else {
+            ux = 0.5 * (E(0, 2) + E(2, 0)), uy = 0.5 * (E(1, 2) + E(2, 1)), uz = d2;
+            n = sqrt(d2 * one_c);
+        }
+        if (ux * ax + uy * ay + uz * az < 0.0)
+            n = -n;
+        wx = th * ux / n, wy = th * uy / n, wz = th * uz / n;
+    }
+    double D;
+    if (th < 1e-4)
+        D = 1.0 / 12.0 + th * th / 720.0;
+    else {
+        /* theta sin(theta) / (2 (1 - cos theta)) = (theta/2) cot(theta/2): no cancellation */
+        const double h = 0.5 * th;
+        D = (1.0 - h * cos(h) / sin(h)) / (th * th);
+    }
+    const double px = E(0, 3), py = E(1, 3), pz = E(2, 3);
+    const double cx = wy * pz - wz * py, cy = wz * px - wx * pz, cz = wx * py - wy * px;
+    const double ex = wy * cz - wz * cy, ey = wz * cx - wx * cz, ez = wx * cy - wy * cx;
+    V[0] = wx, V[s] = wy, V[2 * s] = wz;
+    V[3 * s] = px - 0.5 * cx + D * ex;
+    V[4 * s] = py - 0.5 * cy + D * ey;
+    V[5 * s] = pz - 0.5 * cz + D * ez;
+#undef E
+}
+
+RD_INLINE int ik_residual_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                                double *W)
+{
+    /* out = T (4, 4), the body Jacobian J_b (6, nv) of frame a->frame, and the body twist
+     * error V_b = log6(T^-1 T_sd) (6) for the target T_sd = x[1] (MR section 6.2.2) */
+    const int64_t nv = md->nv;
+    double *T = out, *J = out + 16 * L, *V = out + (16 + 6 * nv) * L, E[16 * LANES];
+    const double *Td = a->x[1];
+    int64_t *path = path_area(md, L, W);
+    int n = forward_path(md, L, a->x[0], a->frame, W, path);
+    frame_pose4(md, L, W, a->frame, T);
+    space_jacobian(md, L, W, path, n, J);
+    change_kind(L, T, KIND_BODY, nv, J);
+    /* T^-1 T_sd = [R^T R_sd, R^T (p_sd - p)] */
+    for (int r = 0; r < 3; r++)
+        LANE {
+            for (int c = 0; c < 4; c++) {
+                double acc = 0.0;
+                for (int k = 0; k < 3; k++)
+                    acc += T[(4 * k + r) * L + l]
+                           * (Td[(4 * k + c) * L + l] - (c == 3 ? T[(4 * k + 3) * L + l] : 0.0));
+                E[(4 * r + c) * L + l] = acc;
+            }
+        }
+    for (int l = 0; l < L; l++)
+        log6_one(E + l, L, V + l);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- entry points */
+#define KIN_ENTRY(name)                                                                        \
+    CLONES int rd_##name(const model_t *md, int L, const args_t *a, double *RESTRICT out,       \
+                         double *RESTRICT W, int *lane)                                        \
+    {                                                                                          \
+        *lane = 0;                                                                             \
+        return L == 1 ? name##_lanes(md, 1, a, out, W) : name##_lanes(md, LANES, a, out, W);   \
+    }
+KIN_ENTRY(body_poses)
+KIN_ENTRY(frame_poses)
+KIN_ENTRY(frame_pose)
+KIN_ENTRY(jacobian)
+KIN_ENTRY(jacobian_dot)
+KIN_ENTRY(com)
+KIN_ENTRY(com_jacobian)
+KIN_ENTRY(ik_residual)

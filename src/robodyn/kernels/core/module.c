@@ -1,0 +1,430 @@
+/*
+ * robodyn.kernels._core: the Python interface of the compiled core.
+ *
+ * Every entry point takes the packed model P (kernels/_pack.py: Packed.P), the state
+ * arguments, and, last, the number of threads for a batch (<= 0: the default, the
+ * environment variable ROBODYN_NUM_THREADS read at import, else every core):
+ *
+ *   rnea(P, q, v, a, fext, flags, eps, threads)        -> tau (nv)
+ *   aba(P, q, v, tau, fext, flags, eps, threads)       -> qdd (nv)
+ *   crba(P, q, flags, threads)                         -> M (nv, nv)
+ *   coriolis(P, q, v, flags, threads)                  -> C (nv, nv)
+ *   minv(P, q, flags, threads)                         -> M^-1 (nv, nv)
+ *   forward(P, q, v, tau, fext, flags, eps, threads)   -> qdd (nv), by Cholesky of M
+ *   body_poses(P, q, threads)                          -> T (nb, 4, 4)
+ *   frame_poses(P, q, threads)                         -> T (nf, 4, 4)
+ *   frame_pose(P, q, frame, threads)                   -> T (4, 4)
+ *   jacobian(P, q, frame, kind, threads)               -> J (6, nv)
+ *   jacobian_dot(P, q, v, frame, kind, threads)        -> [J (6 nv), dJ (6 nv), V (6)]
+ *   com(P, q, threads)                                 -> c (3)
+ *   com_jacobian(P, q, threads)                        -> [c (3), J_c (3 nv)]
+ *   ik_residual(P, q, T_sd, frame, threads)            -> [T (16), J_b (6 nv), V_b (6)]
+ *
+ * A state argument is a C-contiguous, native float64 array: (n,) for one state, (N, n)
+ * for a batch of N (the result gains the leading N); v and a of rnea may be None when
+ * their flag (FL_VEL, FL_ACC) is not set, fext is None, (nb, 6) or (N, nb, 6). Instead of
+ * an array an entry point returns an int when an argument is not such an array (-1: the
+ * caller converts it and calls again) or its size is wrong (k = 1, 2, ...: argument k),
+ * or, after checking the numbers (flags & FL_CHECK), a tuple (code, state) with the error
+ * code of rd.h and the index of the failing state (0 for one state).
+ */
+#define PY_SSIZE_T_CLEAN
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <Python.h>
+#include <numpy/arrayobject.h>
+
+#include <stdlib.h>
+
+/* numpy includes complex.h, whose I (the imaginary unit) is a field of model_t here */
+#undef I
+
+#include "batch.h"
+
+/* ---------------------------------------------------------------- the algorithms */
+static int64_t sz_nv(const model_t *md) { return md->nv; }
+static int64_t sz_nv2(const model_t *md) { return md->nv * md->nv; }
+static int64_t sz_bodies16(const model_t *md) { return 16 * md->nb; }
+static int64_t sz_frames16(const model_t *md) { return 16 * md->nf; }
+static int64_t sz_16(const model_t *md) { (void)md; return 16; }
+static int64_t sz_6nv(const model_t *md) { return 6 * md->nv; }
+static int64_t sz_jdot(const model_t *md) { return 12 * md->nv + 6; }
+static int64_t sz_3(const model_t *md) { (void)md; return 3; }
+static int64_t sz_comj(const model_t *md) { return 3 + 3 * md->nv; }
+static int64_t sz_ik(const model_t *md) { return 16 + 6 * md->nv + 6; }
+
+enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
+       A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL };
+
+static const algo_t ALGOS[] = {
+    [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
+    [A_ABA] = {"aba", rd_aba, rd_aba_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
+    [A_CRBA] = {"crba", rd_crba, rd_crba_work, sz_nv2, 1, {SZ_NQ}, {0}},
+    [A_CORIOLIS] = {"coriolis", rd_coriolis, rd_coriolis_work, sz_nv2, 2, {SZ_NQ, SZ_NV}, {0, 0}},
+    [A_MINV] = {"minv", rd_minv, rd_minv_work, sz_nv2, 1, {SZ_NQ}, {0}},
+    [A_FORWARD] = {"forward", rd_forward, rd_minv_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
+    [A_BODY_POSES] = {"body_poses", rd_body_poses, rd_kin_work, sz_bodies16, 1, {SZ_NQ}, {0}},
+    [A_FRAME_POSES] = {"frame_poses", rd_frame_poses, rd_kin_work, sz_frames16, 1, {SZ_NQ}, {0}},
+    [A_FRAME_POSE] = {"frame_pose", rd_frame_pose, rd_kin_work, sz_16, 1, {SZ_NQ}, {0}},
+    [A_JACOBIAN] = {"jacobian", rd_jacobian, rd_kin_work, sz_6nv, 1, {SZ_NQ}, {0}},
+    [A_JACOBIAN_DOT] = {"jacobian_dot", rd_jacobian_dot, rd_kin_work, sz_jdot, 2, {SZ_NQ, SZ_NV},
+                        {0, 0}},
+    [A_COM] = {"com", rd_com, rd_kin_work, sz_3, 1, {SZ_NQ}, {0}},
+    [A_COM_JACOBIAN] = {"com_jacobian", rd_com_jacobian, rd_kin_work, sz_comj, 1, {SZ_NQ}, {0}},
+    [A_IK_RESIDUAL] = {"ik_residual", rd_ik_residual, rd_kin_work, sz_ik, 2, {SZ_NQ, SZ_16},
+                       {0, 0}},
+};
+
+static int out_dims(const model_t *md, int algo, npy_intp *d)
+{
+    /* the shape of one state's output; its number of dimensions */
+    switch (algo) {
+    case A_RNEA: case A_ABA: case A_FORWARD: d[0] = md->nv; return 1;
+    case A_CRBA: case A_CORIOLIS: case A_MINV: d[0] = d[1] = md->nv; return 2;
+    case A_BODY_POSES: d[0] = md->nb, d[1] = d[2] = 4; return 3;
+    case A_FRAME_POSES: d[0] = md->nf, d[1] = d[2] = 4; return 3;
+    case A_FRAME_POSE: d[0] = d[1] = 4; return 2;
+    case A_JACOBIAN: d[0] = 6, d[1] = md->nv; return 2;
+    default: d[0] = ALGOS[algo].out_size(md); return 1;
+    }
+}
+
+static int default_threads = 1;
+
+/* ---------------------------------------------------------------- arguments */
+static int get_model(PyObject *P, model_t *md)
+{
+    /* the packed model P: int64 [I (HI + WI nb), frame bodies (nf)], then the bytes of
+     * F [HF + WF nb, damping, friction, armature (nv each), frames (12 nf)]; -1 with an
+     * exception */
+    PyArrayObject *a = (PyArrayObject *)P;
+    if (!PyArray_Check(P) || PyArray_TYPE(a) != NPY_INT64 || PyArray_NDIM(a) != 1
+        || !PyArray_ISCARRAY_RO(a)) {
+        PyErr_SetString(PyExc_TypeError, "P must be a packed model (Packed.P)");
+        return -1;
+    }
+    const int64_t *I = (const int64_t *)PyArray_DATA(a);
+    const npy_intp n = PyArray_DIM(a, 0);
+    if (n < HI || I[0] < 1 || I[1] < 0 || I[2] < 0 || I[4] < 0
+        || n != HI + WI * I[0] + I[4] + HF + WF * I[0] + 3 * I[2] + 12 * I[4]) {
+        PyErr_SetString(PyExc_ValueError, "P is not a packed model (its sizes do not add up)");
+        return -1;
+    }
+    md->I = I;
+    md->nb = I[0], md->nq = I[1], md->nv = I[2], md->nf = I[4], md->has_free = I[5];
+    md->frame_body = I + HI + WI * md->nb;
+    md->F = (const double *)(md->frame_body + md->nf);
+    md->frame_Rp = md->F + HF + WF * md->nb + 3 * md->nv;
+    return 0;
+}
+
+static int state_array(PyObject *o, int ndim, npy_intp N, npy_intp n, int code,
+                       const double **out)
+{
+    /* 0 and *out = data if o is a C-contiguous native float64 array of shape (n,)
+     * (ndim 1) or (N, n) (ndim 2); -1 if it is not such an array; code if its shape is
+     * wrong */
+    if (!PyArray_Check(o))
+        return -1;
+    PyArrayObject *x = (PyArrayObject *)o;
+    if (PyArray_TYPE(x) != NPY_DOUBLE || !PyArray_ISCARRAY_RO(x) || !PyArray_ISNOTSWAPPED(x))
+        return -1;
+    if (PyArray_NDIM(x) != ndim || PyArray_DIM(x, ndim - 1) != n
+        || (ndim == 2 && PyArray_DIM(x, 0) != N))
+        return code;
+    *out = (const double *)PyArray_DATA(x);
+    return 0;
+}
+
+static int wrench_array(PyObject *o, int ndim, npy_intp N, npy_intp nb, int code,
+                        const double **out)
+{
+    /* fext: (nb, 6) for one state, (N, nb, 6) for a batch */
+    if (!PyArray_Check(o))
+        return -1;
+    PyArrayObject *x = (PyArrayObject *)o;
+    if (PyArray_TYPE(x) != NPY_DOUBLE || !PyArray_ISCARRAY_RO(x) || !PyArray_ISNOTSWAPPED(x))
+        return -1;
+    if (PyArray_NDIM(x) != ndim + 1 || PyArray_DIM(x, ndim - 1) != nb
+        || PyArray_DIM(x, ndim) != 6 || (ndim == 2 && PyArray_DIM(x, 0) != N))
+        return code;
+    *out = (const double *)PyArray_DATA(x);
+    return 0;
+}
+
+static PyObject *error(int code, int64_t state)
+{
+    return Py_BuildValue("(iL)", code, (long long)state);
+}
+
+/* ---------------------------------------------------------------- the one call */
+enum { STACK_WORK = 4096 };
+
+static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext, long flags,
+                      double eps, int64_t frame, int kind, long threads)
+{
+    const algo_t *al = &ALGOS[algo];
+    model_t md;
+    if (get_model(P, &md))
+        return NULL;
+    if (al->xsize[0] != SZ_NQ || !PyArray_Check(xs[0]))
+        return PyLong_FromLong(-1);
+    const int ndim = PyArray_NDIM((PyArrayObject *)xs[0]);
+    if (ndim != 1 && ndim != 2)
+        return PyLong_FromLong(1);
+    const npy_intp N = ndim == 2 ? PyArray_DIM((PyArrayObject *)xs[0], 0) : 1;
+    args_t a = {{NULL, NULL, NULL, NULL}, NULL, flags, eps, frame, kind};
+    for (int k = 0; k < al->nx; k++) {
+        if (al->xflag[k] && !(flags & al->xflag[k]))
+            continue;
+        int e = state_array(xs[k], ndim, N, rd_size(&md, al->xsize[k]), k + 1, &a.x[k]);
+        if (e)
+            return PyLong_FromLong(e);
+    }
+    if ((flags & FL_FEXT) && fext != Py_None) {
+        int e = wrench_array(fext, ndim, N, md.nb, 4, &a.fext);
+        if (e)
+            return PyLong_FromLong(e);
+    }
+    if ((algo == A_FRAME_POSE || algo == A_JACOBIAN || algo == A_JACOBIAN_DOT
+         || algo == A_IK_RESIDUAL) && (frame < 0 || frame >= md.nf)) {
+        PyErr_Format(PyExc_IndexError, "frame index %lld out of range (%lld frames)",
+                     (long long)frame, (long long)md.nf);
+        return NULL;
+    }
+    npy_intp dims[4];
+    int od = out_dims(&md, algo, dims + (ndim == 2));
+    if (ndim == 2)
+        dims[0] = N, od++;
+    PyObject *out = PyArray_SimpleNew(od, dims, NPY_DOUBLE);
+    if (out == NULL)
+        return NULL;
+    double *res = (double *)PyArray_DATA((PyArrayObject *)out);
+    const int check = (flags & FL_CHECK) != 0;
+    int err = 0;
+    int64_t bad = 0;
+    if (ndim == 1) {
+        const int64_t wsz = al->work(&md);
+        double stackW[STACK_WORK], *W = stackW;
+        if (wsz > STACK_WORK && !(W = malloc(sizeof(double) * (size_t)wsz))) {
+            Py_DECREF(out);
+            return PyErr_NoMemory();
+        }
+        if (md.nb >= 16) {
+            Py_BEGIN_ALLOW_THREADS
+            err = rd_run_one(&md, al, &a, res, check, W);
+            Py_END_ALLOW_THREADS
+        }
+        else
+            err = rd_run_one(&md, al, &a, res, check, W);
+        if (W != stackW)
+            free(W);
+    }
+    else if (N > 0) {
+        int nt = threads > 0 ? (int)threads : default_threads;
+        Py_BEGIN_ALLOW_THREADS
+        err = rd_run_batch(&md, al, &a, N, res, nt, check, &bad);
+        Py_END_ALLOW_THREADS
+        if (err == -3) {
+            Py_DECREF(out);
+            return PyErr_NoMemory();
+        }
+    }
+    if (err == 0)
+        return out;
+    Py_DECREF(out);
+    return error(err, bad);
+}
+
+/* ---------------------------------------------------------------- entry points */
+static int nargs_ok(const char *name, Py_ssize_t nargs, Py_ssize_t want)
+{
+    if (nargs == want)
+        return 1;
+    PyErr_Format(PyExc_TypeError, "%s takes %zd arguments (%zd given)", name, want, nargs);
+    return 0;
+}
+
+static PyObject *dyn_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
+                          int nx)
+{
+    /* (P, x_0 .. x_{nx-1}, fext, flags, eps, threads) when nx = 3 (rnea, aba, forward),
+     * (P, x_0 .. x_{nx-1}, flags, threads) otherwise (crba, minv, coriolis) */
+    const int full = nx == 3;
+    if (!nargs_ok(name, nargs, 1 + nx + (full ? 4 : 2)))
+        return NULL;
+    const long flags = PyLong_AsLong(args[1 + nx + full]);
+    const double eps = full ? PyFloat_AsDouble(args[1 + nx + 2]) : 0.0;
+    const long threads = PyLong_AsLong(args[nargs - 1]);
+    if (PyErr_Occurred())
+        return NULL;
+    return call(algo, args[0], args + 1, full ? args[1 + nx] : Py_None, flags, eps, 0, 0, threads);
+}
+
+#define DYN(fname, algo, nx)                                                                   \
+    static PyObject *py_##fname(PyObject *self, PyObject *const *args, Py_ssize_t nargs)      \
+    {                                                                                          \
+        return dyn_call(algo, #fname, args, nargs, nx);                                        \
+    }
+DYN(rnea, A_RNEA, 3)
+DYN(aba, A_ABA, 3)
+DYN(forward, A_FORWARD, 3)
+DYN(crba, A_CRBA, 1)
+DYN(minv, A_MINV, 1)
+DYN(coriolis, A_CORIOLIS, 2)
+
+static PyObject *kin_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
+                          int nx, int has_frame, int has_kind)
+{
+    /* (P, x_0 .. x_{nx-1}, [frame], [kind], threads) */
+    if (!nargs_ok(name, nargs, 2 + nx + has_frame + has_kind))
+        return NULL;
+    long frame = has_frame ? PyLong_AsLong(args[1 + nx]) : 0;
+    long kind = has_kind ? PyLong_AsLong(args[1 + nx + has_frame]) : 0;
+    long threads = PyLong_AsLong(args[nargs - 1]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (kind < KIND_SPACE || kind > KIND_WORLD_ALIGNED) {
+        PyErr_Format(PyExc_ValueError, "kind must be 0, 1 or 2, got %ld", kind);
+        return NULL;
+    }
+    return call(algo, args[0], args + 1, Py_None, FL_CHECK, 0.0, frame, (int)kind, threads);
+}
+
+#define KIN(fname, algo, nx, has_frame, has_kind)                                              \
+    static PyObject *py_##fname(PyObject *self, PyObject *const *args, Py_ssize_t nargs)      \
+    {                                                                                          \
+        return kin_call(algo, #fname, args, nargs, nx, has_frame, has_kind);                   \
+    }
+KIN(body_poses, A_BODY_POSES, 1, 0, 0)
+KIN(frame_poses, A_FRAME_POSES, 1, 0, 0)
+KIN(frame_pose, A_FRAME_POSE, 1, 1, 0)
+KIN(jacobian, A_JACOBIAN, 1, 1, 1)
+KIN(jacobian_dot, A_JACOBIAN_DOT, 2, 1, 1)
+KIN(com, A_COM, 1, 0, 0)
+KIN(com_jacobian, A_COM_JACOBIAN, 1, 0, 0)
+KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
+
+void rd_tumble(const double *I, const double *Iinv, const double *R0, const double *w0, double h,
+               int64_t n, int method, double *R_out, double *w_out);
+
+static const double *mat(PyObject *o, npy_intp n)
+{
+    /* the data of a C-contiguous native float64 array of n doubles, else NULL */
+    PyArrayObject *x = (PyArrayObject *)o;
+    if (!PyArray_Check(o) || PyArray_TYPE(x) != NPY_DOUBLE || !PyArray_ISCARRAY_RO(x)
+        || !PyArray_ISNOTSWAPPED(x) || PyArray_SIZE(x) != n)
+        return NULL;
+    return (const double *)PyArray_DATA(x);
+}
+
+static PyObject *py_tumble(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* tumble(I (3, 3), Iinv (3, 3), R0 (3, 3), w0 (3,), h, n, method) -> (R (n+1, 3, 3),
+     * w (n+1, 3)): a torque-free rigid body (rigidbody.c) */
+    if (!nargs_ok("tumble", nargs, 7))
+        return NULL;
+    const double *I = mat(args[0], 9), *Iinv = mat(args[1], 9), *R0 = mat(args[2], 9),
+                 *w0 = mat(args[3], 3);
+    const double h = PyFloat_AsDouble(args[4]);
+    const long long n = PyLong_AsLongLong(args[5]);
+    const long method = PyLong_AsLong(args[6]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (!I || !Iinv || !R0 || !w0 || n < 0 || method < 0 || method > 2) {
+        PyErr_SetString(PyExc_ValueError, "tumble: I, Iinv, R0 must be float64 (3, 3), w0 (3,)");
+        return NULL;
+    }
+    npy_intp dR[3] = {n + 1, 3, 3}, dw[2] = {n + 1, 3};
+    PyObject *R = PyArray_SimpleNew(3, dR, NPY_DOUBLE), *w = PyArray_SimpleNew(2, dw, NPY_DOUBLE);
+    if (!R || !w) {
+        Py_XDECREF(R);
+        Py_XDECREF(w);
+        return NULL;
+    }
+    double *Rd = (double *)PyArray_DATA((PyArrayObject *)R);
+    double *wd = (double *)PyArray_DATA((PyArrayObject *)w);
+    Py_BEGIN_ALLOW_THREADS
+    rd_tumble(I, Iinv, R0, w0, h, (int64_t)n, (int)method, Rd, wd);
+    Py_END_ALLOW_THREADS
+    return Py_BuildValue("(NN)", R, w);
+}
+
+static PyObject *py_threads(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* the default number of threads of a batch */
+    return PyLong_FromLong(default_threads);
+}
+
+/* ---------------------------------------------------------------- the module */
+typedef struct {
+    const char *name;
+    long value;
+} named_t;
+
+#define NAMED(x) {#x, x}
+static const named_t LAYOUT[] = {
+    NAMED(HI), NAMED(WI), NAMED(HF), NAMED(WF), NAMED(BI_PARENT), NAMED(BI_END),
+    NAMED(BI_TYPE), NAMED(BI_QIDX), NAMED(BI_VIDX), NAMED(BI_NV), NAMED(BI_MIMIC),
+    NAMED(BF_MASS), NAMED(BF_H), NAMED(BF_IO), NAMED(BF_AXIS), NAMED(BF_R0), NAMED(BF_P0),
+    NAMED(BF_MULT), NAMED(BF_OFF), NAMED(BF_A1), NAMED(BF_A2), NAMED(BF_RA), NAMED(J_FIXED),
+    NAMED(J_REVOLUTE), NAMED(J_PRISMATIC), NAMED(J_FREE), NAMED(FL_FRICTION),
+    NAMED(FL_ARMATURE), NAMED(FL_CHECK), NAMED(FL_GRAVITY), NAMED(FL_VEL), NAMED(FL_ACC),
+    NAMED(FL_FEXT), NAMED(KIND_SPACE), NAMED(KIND_BODY), NAMED(KIND_WORLD_ALIGNED),
+    NAMED(LANES), {NULL, 0},
+};
+
+#define METHOD(name, doc) {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, doc}
+static PyMethodDef methods[] = {
+    METHOD(rnea, "rnea(P, q, v, a, fext, flags, eps, threads) -> tau"),
+    METHOD(aba, "aba(P, q, v, tau, fext, flags, eps, threads) -> qdd"),
+    METHOD(crba, "crba(P, q, flags, threads) -> M"),
+    METHOD(coriolis, "coriolis(P, q, v, flags, threads) -> C"),
+    METHOD(minv, "minv(P, q, flags, threads) -> M^-1"),
+    METHOD(forward, "forward(P, q, v, tau, fext, flags, eps, threads) -> qdd (via M)"),
+    METHOD(body_poses, "body_poses(P, q, threads) -> T (nb, 4, 4)"),
+    METHOD(frame_poses, "frame_poses(P, q, threads) -> T (nf, 4, 4)"),
+    METHOD(frame_pose, "frame_pose(P, q, frame, threads) -> T (4, 4)"),
+    METHOD(jacobian, "jacobian(P, q, frame, kind, threads) -> J (6, nv)"),
+    METHOD(jacobian_dot, "jacobian_dot(P, q, v, frame, kind, threads) -> [J, dJ, V] flat"),
+    METHOD(com, "com(P, q, threads) -> c (3)"),
+    METHOD(com_jacobian, "com_jacobian(P, q, threads) -> [c, J_c] flat"),
+    METHOD(ik_residual, "ik_residual(P, q, T_sd, frame, threads) -> [T, J_b, V_b] flat"),
+    METHOD(tumble, "tumble(I, Iinv, R0, w0, h, n, method) -> (R, w): a torque-free rigid body"),
+    METHOD(threads, "threads() -> the default number of threads of a batch"),
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_core",
+    "robodyn's compiled core: kinematics and dynamics, one state or a batch (kernels/core/).",
+    -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    import_array();
+    const char *env = getenv("ROBODYN_NUM_THREADS");
+    default_threads = env && atoi(env) > 0 ? atoi(env) : rd_cpu_count();
+    if (default_threads > RD_MAX_THREADS)
+        default_threads = RD_MAX_THREADS;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    /* the layout this file was compiled with, compared with kernels/_pack.py at import */
+    PyObject *layout = PyDict_New();
+    if (layout == NULL || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
+        Py_XDECREF(layout);
+        Py_DECREF(m);
+        return NULL;
+    }
+    for (const named_t *c = LAYOUT; c->name; c++) {
+        PyObject *v = PyLong_FromLong(c->value);
+        if (v == NULL || PyDict_SetItemString(layout, c->name, v) < 0) {
+            Py_XDECREF(v);
+            Py_DECREF(m);
+            return NULL;
+        }
+        Py_DECREF(v);
+    }
+    return m;
+}

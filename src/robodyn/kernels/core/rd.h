@@ -1,0 +1,329 @@
+/*
+ * robodyn's compiled core: the definitions every algorithm file shares.
+ *
+ * Each algorithm (rnea.c, crba.c, aba.c, coriolis.c, kinematics.c, minv.c) is written
+ * once, over L "lanes": L states computed together, every per-body quantity stored as L
+ * consecutive doubles (x[k * L + l] is component k of lane l). A single state is L = 1
+ * (the loops over lanes vanish); a batch runs chunks of LANES states, where each
+ * arithmetic line is a loop over the lanes with the same control flow in every lane
+ * (the tree and the joint types do not depend on the state), which the compiler turns
+ * into vector instructions across states (batch.c gathers a chunk into this layout and
+ * scatters the result back).
+ *
+ * Conventions (Modern Robotics): twists V = [omega; v], wrenches F = [m; f], body
+ * coordinates unless a name says otherwise; 3x3 matrices row-major in 9 doubles; the
+ * model is the packed arrays of kernels/_pack.py (layout constants below, compared with
+ * _pack.py when the module is imported).
+ */
+#ifndef RD_H
+#define RD_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- portability */
+#if defined(_MSC_VER)
+#define RD_INLINE static __forceinline
+#define RESTRICT __restrict
+#define LANE_PRAGMA __pragma(loop(ivdep))
+#define UNROLL3
+#define UNROLL6
+#define UNROLL9
+#else
+#define RD_INLINE static inline __attribute__((always_inline))
+#define RESTRICT __restrict__
+#define LANE_PRAGMA _Pragma("GCC ivdep")
+/* fully unrolled small loops inside a lane loop, so that it stays straight-line code */
+#if defined(__clang__)
+#define UNROLL3 _Pragma("unroll")
+#define UNROLL6 _Pragma("unroll")
+#define UNROLL9 _Pragma("unroll")
+#else
+#define UNROLL3 _Pragma("GCC unroll 3")
+#define UNROLL6 _Pragma("GCC unroll 6")
+#define UNROLL9 _Pragma("GCC unroll 9")
+#endif
+#endif
+
+/* The algorithms are compiled twice on x86-64 Linux with GCC: for the baseline ISA and
+ * for x86-64-v3 (AVX2, FMA), picked at load time by the CPU. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define CLONES
+#endif
+
+/* states per chunk of a batch */
+enum { LANES = 16 };
+
+/* a loop over the lanes of the current chunk; its iterations are independent */
+#define LANE LANE_PRAGMA for (int l = 0; l < L; l++)
+
+/* ---------------------------------------------------------------- packed model layout */
+/* mirrors kernels/_pack.py: header sizes and record widths */
+enum { HI = 8, WI = 8, HF = 8, WF = 52 };
+/* int record of body i: I[HI + WI i + field] */
+enum { BI_PARENT = 0, BI_END = 1, BI_TYPE = 2, BI_QIDX = 3, BI_VIDX = 4, BI_NV = 5, BI_MIMIC = 6 };
+/* float record of body i: F[HF + WF i + field] */
+enum {
+    BF_MASS = 0, BF_H = 1, BF_IO = 4, BF_AXIS = 13, BF_R0 = 16, BF_P0 = 25, BF_MULT = 28,
+    BF_OFF = 29, BF_A1 = 30, BF_A2 = 39, BF_RA = 48
+};
+enum { J_FIXED = 0, J_REVOLUTE = 1, J_PRISMATIC = 2, J_FREE = 3 };
+/* what an algorithm includes */
+enum {
+    FL_FRICTION = 1, FL_ARMATURE = 2, FL_CHECK = 4, FL_GRAVITY = 8, FL_VEL = 16,
+    FL_ACC = 32, FL_FEXT = 64
+};
+/* Jacobian kinds */
+enum { KIND_SPACE = 0, KIND_BODY = 1, KIND_WORLD_ALIGNED = 2 };
+
+/* Error codes (robodyn.kernels.core turns them into messages): 11 + k argument k of the
+ * state (q, v, a/tau, f_ext, ...) holds NaN or inf; 15 a zero quaternion; 1000 + i the
+ * articulated inertia pivot of body i is not positive; 2000 + k the Cholesky pivot of dof
+ * k of M is not positive. */
+enum { E_NONFINITE = 11, E_QUATERNION = 15, E_PIVOT = 1000, E_CHOLESKY = 2000 };
+
+/* The model: the int and float records, and the operational frames appended by
+ * _pack.py (frame f is fixed to body frame_body[f] at (R, p) = F[ff0 + 12 f ...]). */
+typedef struct {
+    const int64_t *I;
+    const double *F;
+    int64_t nb, nq, nv;
+    int64_t has_free;           /* a free joint somewhere (its quaternion must be nonzero) */
+    int64_t nf;                 /* operational frames */
+    const int64_t *frame_body;  /* (nf,) */
+    const double *frame_Rp;     /* (nf, 12): R row-major, then p */
+} model_t;
+
+RD_INLINE const int64_t *body_i(const model_t *md, int64_t i) { return md->I + HI + WI * i; }
+RD_INLINE const double *body_f(const model_t *md, int64_t i) { return md->F + HF + WF * i; }
+/* damping (nv), Coulomb friction (nv), armature (nv) after the body records */
+RD_INLINE const double *dof_params(const model_t *md) { return md->F + HF + WF * md->nb; }
+
+/* The arguments of an algorithm, lane-major: x[k] holds state argument k (q, v, a or tau,
+ * ...) as x[k][j L + l]; NULL means zero. fext is (6 nb, L) when FL_FEXT is set. */
+typedef struct {
+    const double *x[4];
+    const double *fext;
+    long flags;
+    double eps;      /* Coulomb friction: sgn(v) when 0, tanh(v / eps) when > 0 */
+    int64_t frame;   /* kinematics: the operational frame */
+    int kind;        /* kinematics: KIND_* */
+} args_t;
+
+/* An algorithm: computes L lanes of out (out_size(md) doubles a lane, lane-major) using
+ * the workspace W (work_size(md) doubles a lane); returns 0 or an error code and the
+ * failing lane in *lane. */
+typedef int (*algo_fn)(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                       double *RESTRICT W, int *lane);
+typedef int64_t (*size_fn)(const model_t *md);
+
+/* ---------------------------------------------------------------- 3-vectors over lanes */
+/* A laned 3-vector x holds component r of lane l at x[r L + l]; a laned 3x3 matrix R
+ * holds entry (r, c) at R[(3 r + c) L + l]. "const" arguments (model data, the same in
+ * every lane) are plain double[3] / double[9]. */
+
+RD_INLINE void cross_l(int L, const double *a, const double *b, double *c)
+{
+    /* c = a x b */
+    LANE {
+        double ax = a[l], ay = a[L + l], az = a[2 * L + l];
+        double bx = b[l], by = b[L + l], bz = b[2 * L + l];
+        c[l] = ay * bz - az * by;
+        c[L + l] = az * bx - ax * bz;
+        c[2 * L + l] = ax * by - ay * bx;
+    }
+}
+
+RD_INLINE void cross_add_l(int L, const double *a, const double *b, double *c)
+{
+    /* c += a x b */
+    LANE {
+        double ax = a[l], ay = a[L + l], az = a[2 * L + l];
+        double bx = b[l], by = b[L + l], bz = b[2 * L + l];
+        c[l] += ay * bz - az * by;
+        c[L + l] += az * bx - ax * bz;
+        c[2 * L + l] += ax * by - ay * bx;
+    }
+}
+
+RD_INLINE void cross_cl(int L, const double *a, const double *b, double *c)
+{
+    /* c = a x b with a constant */
+    LANE {
+        double bx = b[l], by = b[L + l], bz = b[2 * L + l];
+        c[l] = a[1] * bz - a[2] * by;
+        c[L + l] = a[2] * bx - a[0] * bz;
+        c[2 * L + l] = a[0] * by - a[1] * bx;
+    }
+}
+
+RD_INLINE void cross_lc(int L, const double *a, const double *b, double *c)
+{
+    /* c = a x b with b constant */
+    LANE {
+        double ax = a[l], ay = a[L + l], az = a[2 * L + l];
+        c[l] = ay * b[2] - az * b[1];
+        c[L + l] = az * b[0] - ax * b[2];
+        c[2 * L + l] = ax * b[1] - ay * b[0];
+    }
+}
+
+RD_INLINE void rmul_l(int L, const double *R, const double *x, double *y)
+{
+    /* y = R x */
+    LANE {
+        double x0 = x[l], x1 = x[L + l], x2 = x[2 * L + l];
+        y[l] = R[l] * x0 + R[L + l] * x1 + R[2 * L + l] * x2;
+        y[L + l] = R[3 * L + l] * x0 + R[4 * L + l] * x1 + R[5 * L + l] * x2;
+        y[2 * L + l] = R[6 * L + l] * x0 + R[7 * L + l] * x1 + R[8 * L + l] * x2;
+    }
+}
+
+RD_INLINE void rmul_lc(int L, const double *R, const double *x, double *y)
+{
+    /* y = R x with x constant */
+    LANE {
+        y[l] = R[l] * x[0] + R[L + l] * x[1] + R[2 * L + l] * x[2];
+        y[L + l] = R[3 * L + l] * x[0] + R[4 * L + l] * x[1] + R[5 * L + l] * x[2];
+        y[2 * L + l] = R[6 * L + l] * x[0] + R[7 * L + l] * x[1] + R[8 * L + l] * x[2];
+    }
+}
+
+RD_INLINE void rtmul_l(int L, const double *R, const double *x, double *y)
+{
+    /* y = R^T x */
+    LANE {
+        double x0 = x[l], x1 = x[L + l], x2 = x[2 * L + l];
+        y[l] = R[l] * x0 + R[3 * L + l] * x1 + R[6 * L + l] * x2;
+        y[L + l] = R[L + l] * x0 + R[4 * L + l] * x1 + R[7 * L + l] * x2;
+        y[2 * L + l] = R[2 * L + l] * x0 + R[5 * L + l] * x1 + R[8 * L + l] * x2;
+    }
+}
+
+RD_INLINE void mm_l(int L, const double *A, const double *B, double *C)
+{
+    /* C = A B (C must not overlap A or B) */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            LANE {
+                C[(3 * r + c) * L + l] = A[(3 * r) * L + l] * B[c * L + l]
+                                         + A[(3 * r + 1) * L + l] * B[(3 + c) * L + l]
+                                         + A[(3 * r + 2) * L + l] * B[(6 + c) * L + l];
+            }
+}
+
+RD_INLINE void mm_lc(int L, const double *A, const double *B, double *C)
+{
+    /* C = A B with B constant (C must not overlap A) */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            LANE {
+                C[(3 * r + c) * L + l] = A[(3 * r) * L + l] * B[c]
+                                         + A[(3 * r + 1) * L + l] * B[3 + c]
+                                         + A[(3 * r + 2) * L + l] * B[6 + c];
+            }
+}
+
+RD_INLINE void mm_cl(int L, const double *A, const double *B, double *C)
+{
+    /* C = A B with A constant (C must not overlap B) */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            LANE {
+                C[(3 * r + c) * L + l] = A[3 * r] * B[c * L + l] + A[3 * r + 1] * B[(3 + c) * L + l]
+                                         + A[3 * r + 2] * B[(6 + c) * L + l];
+            }
+}
+
+RD_INLINE void compose_l(int L, const double *Ra, const double *pa, const double *Rb,
+                         const double *pb, double *R, double *p)
+{
+    /* T = T_a T_b: R = R_a R_b, p = p_a + R_a p_b (R, p must not overlap the inputs) */
+    mm_l(L, Ra, Rb, R);
+    rmul_l(L, Ra, pb, p);
+    for (int r = 0; r < 3; r++)
+        LANE { p[r * L + l] += pa[r * L + l]; }
+}
+
+RD_INLINE void motion_from_parent(int L, const double *R, const double *p, const double *wl,
+                                  const double *vl, double *w, double *v)
+{
+    /* [w; v] = Ad_{T_{i,lambda}} [w_l; v_l] = [R^T w_l; R^T (v_l + w_l x p)] with
+     * (R, p) = T_{lambda,i} (MR eq. 8.50, parent part) */
+    double t[3 * LANES];
+    cross_l(L, wl, p, t);
+    for (int r = 0; r < 3; r++)
+        LANE { t[r * L + l] += vl[r * L + l]; }
+    rtmul_l(L, R, wl, w);
+    rtmul_l(L, R, t, v);
+}
+
+RD_INLINE void wrench_to_parent(int L, const double *R, const double *p, const double *m,
+                                const double *f, double *gm, double *gf)
+{
+    /* [gm; gf] = Ad_{T_{i,lambda}}^T [m; f] = [R m + p x (R f); R f], (R, p) = T_{lambda,i}
+     * (MR eq. 8.53, child part) */
+    double rm[3 * LANES];
+    rmul_l(L, R, m, rm);
+    rmul_l(L, R, f, gf);
+    cross_l(L, p, gf, gm);
+    for (int r = 0; r < 3; r++)
+        LANE { gm[r * L + l] += rm[r * L + l]; }
+}
+
+RD_INLINE void inertia_times_c(int L, double m, const double *h, const double *Io,
+                               const double *w, const double *u, double *km, double *kf)
+{
+    /* G [w; u] = [I_o w + h x u; m u - h x w] for the constant G = (m, h = m c, I_o) */
+    double c1[3 * LANES], c2[3 * LANES];
+    cross_cl(L, h, u, c1);
+    cross_cl(L, h, w, c2);
+    for (int r = 0; r < 3; r++)
+        LANE {
+            km[r * L + l] = Io[3 * r] * w[l] + Io[3 * r + 1] * w[L + l] + Io[3 * r + 2] * w[2 * L + l]
+                            + c1[r * L + l];
+            kf[r * L + l] = m * u[r * L + l] - c2[r * L + l];
+        }
+}
+
+RD_INLINE double coulomb(double fr, double x, double eps)
+{
+    /* f_c sgn(x), or f_c tanh(x / eps) when eps > 0 */
+    if (eps > 0.0)
+        return fr * tanh(x / eps);
+    return x > 0.0 ? fr : (x < 0.0 ? -fr : 0.0);
+}
+
+RD_INLINE int nonfinite(const double *x, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++)
+        if (!isfinite(x[k]))
+            return 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- the algorithms */
+/* each defined in its own file; out and work sizes are per lane */
+int rd_rnea(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+            double *RESTRICT W, int *lane);
+int64_t rd_rnea_work(const model_t *md);
+int rd_crba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+            double *RESTRICT W, int *lane);
+int64_t rd_crba_work(const model_t *md);
+int rd_aba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+           double *RESTRICT W, int *lane);
+int64_t rd_aba_work(const model_t *md);
+int rd_coriolis(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                double *RESTRICT W, int *lane);
+int64_t rd_coriolis_work(const model_t *md);
+int rd_minv(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+            double *RESTRICT W, int *lane);
+int rd_forward(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+               double *RESTRICT W, int *lane);
+int64_t rd_minv_work(const model_t *md);
+
+#endif

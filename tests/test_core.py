@@ -1,0 +1,308 @@
+"""The compiled core (kernels/core/*.c): each algorithm once, for one state and for batches.
+
+* a batch equals the same states computed one at a time (to 1e-13), for batch sizes around
+  the lane width (1, 15, 16, 17) and 10,001, at 1 and 2 threads, with mimic joints, a
+  floating base, friction, armature and external wrenches;
+* the core equals the numpy reference (robodyn.reference, the book's 6x6 notation) on
+  random trees, and a model that keeps its fixed joints as bodies (merge_fixed=False) gives
+  the numbers of the merged one (the old ABA dropped a fixed body's articulated inertia);
+* no numba anywhere at run time; concurrent Python threads get the single-thread results;
+* bad input at the C boundary (dtype, layout, byte order, read-only, NaN, zero quaternion,
+  singular articulated inertia, sizes) gives the clear errors, naming the state of a batch.
+
+Pinocchio checks batches of every example-robot-data robot in tests/oracle/test_oracle_batch.py.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import robodyn as rd
+from dynamics_models import random_state, random_tree
+from robodyn import reference
+from robodyn.inertia import RigidInertia
+from robodyn.kernels import _pack, core
+from robodyn.model.builder import ModelBuilder
+from robodyn.spatial import transform
+
+TOL = 1e-13
+
+
+def _close(got, want, what):
+    scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+    err = float(np.abs(np.asarray(got) - want).max(initial=0.0)) / scale
+    assert err <= TOL, f"{what}: relative error {err:.2e}"
+
+
+@pytest.fixture(scope="module")
+def tree():
+    """A floating-base random tree with mimic joints, friction and armature."""
+    model, _ = random_tree(11, 7, floating=True, mimic=True, damping=True)
+    return model
+
+
+@pytest.fixture(scope="module")
+def arm():
+    return rd.models.load("panda")
+
+
+def _functions(model):
+    """name -> (function of one state row (q, v, a), its state argument names)."""
+    f = model.frame_names[-1]
+    fe = np.random.default_rng(0).normal(size=(model.nb, 6))
+    return {
+        "inverse_dynamics": lambda q, v, a, **k: rd.inverse_dynamics(model, q, v, a, **k),
+        "inverse_dynamics f_ext": lambda q, v, a, **k: rd.inverse_dynamics(
+            model, q, v, a, fe, coulomb_eps=0.05, **k
+        ),
+        "gravity_forces": lambda q, v, a, **k: rd.gravity_forces(model, q, **k),
+        "velocity_forces": lambda q, v, a, **k: rd.velocity_forces(model, q, v, **k),
+        "bias_forces": lambda q, v, a, **k: rd.bias_forces(model, q, v, **k),
+        "mass_matrix": lambda q, v, a, **k: rd.mass_matrix(model, q, **k),
+        "mass_matrix_inverse": lambda q, v, a, **k: rd.mass_matrix_inverse(model, q, **k),
+        "forward_dynamics": lambda q, v, a, **k: rd.forward_dynamics(model, q, v, a, **k),
+        "forward_dynamics crba": lambda q, v, a, **k: rd.forward_dynamics(
+            model, q, v, a, fe, method="crba", **k
+        ),
+        "coriolis_matrix": lambda q, v, a, **k: rd.coriolis_matrix(model, q, v, **k),
+        "fk": lambda q, v, a, **k: rd.fk(model, q, f, **k),
+        "fk all": lambda q, v, a, **k: rd.fk(model, q, **k),
+        "body_poses": lambda q, v, a, **k: rd.body_poses(model, q, **k),
+        "jacobian space": lambda q, v, a, **k: rd.jacobian(model, q, f, "space", **k),
+        "jacobian body": lambda q, v, a, **k: rd.jacobian(model, q, f, "body", **k),
+        "jacobian world_aligned": lambda q, v, a, **k: rd.jacobian(
+            model, q, f, "world_aligned", **k
+        ),
+        "jacobian_dot body": lambda q, v, a, **k: rd.jacobian_dot(model, q, v, f, "body", **k),
+        "jacobian_dot world_aligned": lambda q, v, a, **k: rd.jacobian_dot(
+            model, q, v, f, "world_aligned", **k
+        ),
+        "frame_velocity": lambda q, v, a, **k: rd.frame_velocity(model, q, v, f, **k),
+        "com": lambda q, v, a, **k: rd.com(model, q, **k),
+        "com_jacobian": lambda q, v, a, **k: rd.com_jacobian(model, q, **k),
+    }
+
+
+NAMES = list(_functions(rd.models.load("pendulum")))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("N", [1, 15, 16, 17])
+@pytest.mark.parametrize("name", NAMES)
+def test_batch_equals_single_states(tree, arm, name, N, threads):
+    for model in (tree, arm):
+        fn = _functions(model)[name]
+        rng = np.random.default_rng(N)
+        Q, V, A = random_state(model, rng, N)
+        batch = fn(Q, V, A, threads=threads)
+        for s in range(N):
+            _close(batch[s], fn(Q[s], V[s], A[s]), f"{model.name} {name} state {s}")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_large_batch_equals_single_states(tree, threads):
+    # 10,001 states: 625 full chunks of 16 lanes and one state left over, split over threads
+    N = 10_001
+    rng = np.random.default_rng(3)
+    Q, V, A = random_state(tree, rng, N)
+    fns = _functions(tree)
+    for name in ("inverse_dynamics", "forward_dynamics", "mass_matrix", "jacobian body"):
+        batch = fns[name](Q, V, A, threads=threads)
+        for s in list(range(0, N, 997)) + [N - 1]:
+            _close(batch[s], fns[name](Q[s], V[s], A[s]), f"{name} state {s}")
+
+
+def test_leading_dimensions_and_broadcasting(arm):
+    rng = np.random.default_rng(1)
+    Q, V, A = random_state(arm, rng, 6)
+    tau = rd.inverse_dynamics(arm, Q, V, A)
+    np.testing.assert_array_equal(
+        rd.inverse_dynamics(arm, Q.reshape(2, 3, -1), V.reshape(2, 3, -1), A.reshape(2, 3, -1)),
+        tau.reshape(2, 3, -1),
+    )
+    # a single v broadcasts over a (2, 3) batch of q
+    got = rd.inverse_dynamics(arm, Q.reshape(2, 3, -1), V[0], A[0])
+    for s in range(6):
+        _close(got.reshape(6, -1)[s], rd.inverse_dynamics(arm, Q[s], V[0], A[0]), "broadcast")
+    assert rd.mass_matrix(arm, np.zeros((0, arm.nq))).shape == (0, arm.nv, arm.nv)
+    assert rd.fk(arm, Q.reshape(3, 2, -1), "ee").shape == (3, 2, 4, 4)
+
+
+def test_the_core_equals_the_numpy_reference():
+    # the book's 6x6 notation (robodyn.reference) against the C core, random trees
+    for seed in range(8):
+        model, _ = random_tree(seed, 6, floating=seed % 2 == 0, damping=True)
+        rng = np.random.default_rng(seed)
+        Q, V, A = random_state(model, rng, 17)
+        tau = rd.inverse_dynamics(model, Q, V, A, friction=False, armature=False)
+        M = rd.mass_matrix(model, Q, armature=False)
+        qdd = rd.forward_dynamics(model, Q, V, tau, friction=False, armature=False)
+        for s in range(17):
+            _close(tau[s], reference.rnea(model, Q[s], V[s], A[s]), f"rnea {seed}")
+            _close(M[s], reference.crba(model, Q[s]), f"crba {seed}")
+            _close(qdd[s], reference.aba(model, Q[s], V[s], tau[s]), f"aba {seed}")
+
+
+def _unmerged(seed, floating):
+    """The same random tree with fixed joints merged (the default) and kept as bodies."""
+    build = ModelBuilder.build
+    try:
+        ModelBuilder.build = lambda self, **k: build(self, merge_fixed=False)
+        kept, _ = random_tree(seed, 6, floating=floating)
+    finally:
+        ModelBuilder.build = build
+    merged, _ = random_tree(seed, 6, floating=floating)
+    return merged, kept
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fixed_joints_kept_as_bodies_change_nothing(seed):
+    merged, kept = _unmerged(seed, floating=seed % 2 == 0)
+    assert kept.nb > merged.nb, "the tree has no fixed joint to keep"
+    assert np.any(kept.jnt_type[1:] == 0)
+    rng = np.random.default_rng(seed)
+    Q, V, A = random_state(merged, rng, 17)
+    for fn in (
+        lambda m: rd.inverse_dynamics(m, Q, V, A),
+        lambda m: rd.mass_matrix(m, Q),
+        lambda m: rd.forward_dynamics(m, Q, V, A),  # the articulated inertia of a fixed body
+        lambda m: rd.forward_dynamics(m, Q[0], V[0], A[0]),
+        lambda m: rd.coriolis_matrix(m, Q, V),
+        lambda m: rd.fk(m, Q, "tool"),
+        lambda m: rd.jacobian(m, Q, "tool", "body"),
+        lambda m: rd.com(m, Q),
+    ):
+        want = fn(merged)
+        _close(fn(kept), want, "kept vs merged")
+
+
+def test_no_numba_at_run_time(tmp_path):
+    script = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        import robodyn as rd
+
+        model = rd.models.load("panda")
+        rng = np.random.default_rng(0)
+        Q = rd.random_configuration(model, rng, size=10_000)
+        V = rng.normal(size=(10_000, model.nv))
+        for q, v in ((Q[0], V[0]), (Q, V)):
+            rd.fk(model, q, "ee"); rd.jacobian(model, q, "ee"); rd.com(model, q)
+            rd.inverse_dynamics(model, q, v, v); rd.mass_matrix(model, q)
+            rd.forward_dynamics(model, q, v, v); rd.gravity_forces(model, q)
+            rd.coriolis_matrix(model, q, v); rd.mass_matrix_inverse(model, q)
+        box = rd.inertia.box(mass=1.0, size=(1, 2, 3))
+        rd.rigidbody.simulate(box, np.eye(3), [0, 1, 0], 1.0, 1e-2)
+        rd.ik(model, "ee", rd.fk(model, Q[0], "ee"), q0=Q[0])
+        print(sorted(m for m in sys.modules if m.split(".")[0] in ("numba", "llvmlite")))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_concurrent_python_threads_get_the_single_thread_results(tree):
+    rng = np.random.default_rng(9)
+    Q, V, A = random_state(tree, rng, 40)
+    want = rd.forward_dynamics(tree, Q, V, A, threads=1)
+    want_M = rd.mass_matrix(tree, Q, threads=1)
+    got: dict[int, list] = {}
+
+    def work(k):
+        got[k] = [
+            (rd.forward_dynamics(tree, Q, V, A, threads=2), rd.mass_matrix(tree, Q))
+            for _ in range(20)
+        ]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(2):
+        for qdd, M in got[k]:
+            np.testing.assert_array_equal(qdd, want)
+            np.testing.assert_array_equal(M, want_M)
+
+
+def test_bad_input_at_the_c_boundary(tree):
+    rng = np.random.default_rng(2)
+    q, v, a = random_state(tree, rng)
+    Q, V, A = random_state(tree, rng, 20)
+    tau = rd.inverse_dynamics(tree, q, v, a)
+    # converted, never misread: lists, ints, float32, strided, Fortran, unaligned,
+    # big-endian, read-only
+    buf = bytearray(8 * tree.nq + 1)
+    unaligned = np.frombuffer(buf, dtype=np.float64, offset=1, count=tree.nq)
+    unaligned[:] = q
+    readonly = q.copy()
+    readonly.flags.writeable = False
+    for x in (list(q), q.astype(">f8"), unaligned, readonly, np.repeat(q, 2)[::2]):
+        np.testing.assert_array_equal(rd.inverse_dynamics(tree, x, v, a), tau)
+    np.testing.assert_array_equal(
+        rd.mass_matrix(tree, np.asfortranarray(Q.T).T), rd.mass_matrix(tree, Q)
+    )
+    # NaN names the argument and, in a batch, the state
+    bad = V.copy()
+    bad[13, 2] = np.nan
+    with pytest.raises(ValueError, match=r"v\[13\] contains NaN or inf"):
+        rd.forward_dynamics(tree, Q, bad, A)
+    with pytest.raises(ValueError, match=r"v\[2, 3\] contains NaN or inf"):
+        rd.inverse_dynamics(tree, Q.reshape(4, 5, -1), bad.reshape(4, 5, -1), A[0])
+    # a zero quaternion of the floating base
+    Z = Q.copy()
+    Z[7, 3:7] = 0.0
+    with pytest.raises(ValueError, match=r"q\[7\]: the quaternion of a free joint is zero"):
+        rd.jacobian(tree, Z, "tool")
+    # wrong sizes name the argument and the shape passed
+    want = rf"a must have shape \(\.\.\., {tree.nv}\), got \({tree.nv - 1},\)"
+    with pytest.raises(ValueError, match=want):
+        rd.inverse_dynamics(tree, q, v, a[:-1])
+    with pytest.raises(ValueError, match=r"f_ext must have shape \(\.\.\., \d+, 6\)"):
+        rd.inverse_dynamics(tree, q, v, a, np.zeros((3, 6)))
+    with pytest.raises(ValueError, match="do not broadcast"):
+        rd.inverse_dynamics(tree, Q, V[:3], A)
+    with pytest.raises(ValueError, match="threads must be a positive int"):
+        rd.mass_matrix(tree, Q, threads=0)
+
+
+def test_a_singular_articulated_inertia_names_the_body_and_the_state():
+    b = ModelBuilder("m").add_body(
+        "heavy", "world", axis=(0, 0, 1), inertia=RigidInertia(1.0, (0.3, 0, 0), np.eye(3) * 0.01)
+    )
+    b.add_body("ghost", "heavy", axis=(0, 1, 0), T=transform(None, (0.6, 0, 0)))
+    model = b.build()
+    z = np.zeros(2)
+    with pytest.raises(ValueError, match="joint 'ghost_joint' drives a massless subtree"):
+        rd.forward_dynamics(model, z, z, z)
+    with pytest.raises(ValueError, match=r"at state \[0\]: joint 'ghost_joint'"):
+        rd.forward_dynamics(model, np.zeros((20, 2)), z, z)
+    with pytest.raises(ValueError, match=r"singular at state \[0\]"):
+        rd.mass_matrix_inverse(model, np.zeros((20, 2)))
+
+
+def test_the_packed_model_is_checked():
+    P = _pack.packed(rd.models.load("ur5")).P
+    q = np.zeros(6)
+    with pytest.raises(TypeError, match="P must be a packed model"):
+        core.rnea(P.astype(float), q, q, q, None, 0, 0.0, 1)
+    with pytest.raises(ValueError, match="sizes do not add up"):
+        core.crba(P[:-1], q, 0, 1)
+    with pytest.raises(TypeError, match="takes 8 arguments"):
+        core.aba(P, q, q, q)
+    with pytest.raises(IndexError, match="frame index 99 out of range"):
+        core.frame_pose(P, q, 99, 1)
+    # without FL_CHECK a NaN propagates instead of being reported
+    bad = q.copy()
+    bad[1] = np.nan
+    assert np.isnan(core.rnea(P, bad, q, q, None, _pack.FL_GRAVITY, 0.0, 1)).all()
