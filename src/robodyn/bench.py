@@ -6,12 +6,12 @@ process and one run it measures, on the same models and the same random states:
 * **latency**: one state from Python (forward kinematics of all frames, one frame
   Jacobian, inverse dynamics, mass matrix, forward dynamics, Coriolis matrix, gravity);
 * **batch**: the same functions over N states (default 100,000), per state, on 1 and 2
-  threads (robodyn batch calls under ``numba.set_num_threads``; Pinocchio's
+  threads (robodyn's batch calls with ``threads=``; Pinocchio's
   ``rneaInParallel`` / ``abaInParallel`` with a ``ModelPool`` where they exist, else a
   Python loop over Pinocchio's single-state call, said so in the table);
-* **cold**: ``import robodyn`` in a fresh process, the first call in a fresh process with
-  the numba cache warm, and a typical script with the cache empty (``NUMBA_CACHE_DIR``
-  pointed at a new temporary folder);
+* **cold**: ``import robodyn`` in a fresh process, the first call in a fresh process, and a
+  typical script in a fresh process, import included (fk, jacobian, rnea, crba, aba,
+  gravity and coriolis, each on one state and on a 10,000-state batch);
 * **memory**: peak resident memory (``VmHWM``, else ``ru_maxrss``) of a 1,000,000-state
   inverse-dynamics batch in a fresh process, against the bytes of its inputs plus outputs.
 
@@ -57,8 +57,8 @@ and 9 per dof of ``j`` (4 for a free joint). ABA per revolute body: pass 1 235, 
 (42 at a child of the world), pass 3 67; a free root: 257 + 91 (6x6 Cholesky) + 198.
 Achieved GFLOP/s = flops per state / seconds per state, shown beside the machine's peak,
 which is *estimated* from ``lscpu`` (cores x max MHz x double-precision flops per cycle
-from the AVX-512/AVX2/FMA flags) together with the scalar-FMA peak (the kernels are scalar
-code unless numba vectorises them).
+from the AVX-512/AVX2/FMA flags) together with the scalar-FMA peak (one state runs scalar
+code; batches run vectorised across 16 states).
 """
 
 from __future__ import annotations
@@ -77,7 +77,6 @@ import statistics
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import time
 import timeit
 import xml.etree.ElementTree as ET
@@ -597,18 +596,18 @@ class RobodynLib:
             return "missing: robodyn.coriolis not importable"
         return None
 
-    def bind(self, fn: str, q, v, a, tau) -> Callable[[], Any]:
+    def bind(self, fn: str, q, v, a, tau, threads=None) -> Callable[[], Any]:
         """A zero-argument call of ``fn`` on the state (one state or a batch)."""
-        m, k, d = self.model, self.kin, self.dyn
+        m, k, d, t = self.model, self.kin, self.dyn, threads
         fr = self.case.frame
         return {
-            "fk": lambda: k.fk(m, q),
-            "jacobian": lambda: k.jacobian(m, q, fr, "body"),
-            "rnea": lambda: d.inverse_dynamics(m, q, v, a),
-            "crba": lambda: d.mass_matrix(m, q),
-            "aba": lambda: d.forward_dynamics(m, q, v, tau),
-            "coriolis": lambda: self.coriolis_matrix(m, q, v),
-            "gravity": lambda: d.gravity_forces(m, q),
+            "fk": lambda: k.fk(m, q, threads=t),
+            "jacobian": lambda: k.jacobian(m, q, fr, "body", threads=t),
+            "rnea": lambda: d.inverse_dynamics(m, q, v, a, threads=t),
+            "crba": lambda: d.mass_matrix(m, q, threads=t),
+            "aba": lambda: d.forward_dynamics(m, q, v, tau, threads=t),
+            "coriolis": lambda: self.coriolis_matrix(m, q, v, threads=t),
+            "gravity": lambda: d.gravity_forces(m, q, threads=t),
         }[fn]
 
     def result(self, fn: str, q, v, a, tau) -> np.ndarray:
@@ -905,7 +904,6 @@ class Config:
     n_check: int = 5  # random states for the equality checks
     n_memory: int = 1_000_000
     cold_repeat: int = 7
-    empty_cache_repeat: int = 3
     max_batch_bytes: float = 256e6  # cap N so one batch output stays below this size
     batch_budget: float = 4.0  # cap N so one single-threaded batch call stays below this (s)
     seed: int = 0
@@ -1053,18 +1051,8 @@ def _time_capped(rd, fn: str, big: dict, N: int, cfg: Config) -> int:
     return max(n0, min(N, int(cfg.batch_budget / max(per, 1e-12))))
 
 
-def _set_threads(t: int) -> int:
-    import numba
-
-    t = max(1, min(int(t), int(numba.config.NUMBA_NUM_THREADS)))
-    numba.set_num_threads(t)
-    return t
-
-
 def run_batch(case: Case, libs: dict, cfg: Config, prog: Progress) -> list[dict]:
     """Batch throughput rows (seconds per state) of one model."""
-    import numba
-
     rows = []
     rd = libs["robodyn"]
     pinlib = libs.get("pinocchio")
@@ -1072,7 +1060,6 @@ def run_batch(case: Case, libs: dict, cfg: Config, prog: Progress) -> list[dict]
     has_par = pin is not None and hasattr(pin, "rneaInParallel") and hasattr(pin, "ModelPool")
     m = case.model
     big = _random_states(m, cfg.n_batch, cfg.seed + 100 + MODELS.index(case.name))
-    old_threads = numba.get_num_threads()
     pin_big = None
     if pinlib is not None:
         mp = case.pmap
@@ -1083,129 +1070,120 @@ def run_batch(case: Case, libs: dict, cfg: Config, prog: Progress) -> list[dict]
             "tau": np.asfortranarray(mp.v_to_pin(big["tau"]).T),
         }
     pools: dict[int, Any] = {}
-    try:
-        for fn in FUNCTIONS:
-            N = _batch_size(case, fn, cfg)
-            fn_rows = []
-            # ---- robodyn: check the first rows against Pinocchio, then time
-            why = rd.available(fn)
-            rd_out = None
-            status, err = "ok", None
-            if why is None:
-                try:
-                    N = _time_capped(rd, fn, big, N, cfg)
-                    Q, V, A, TAU = (big[k][:N] for k in ("q", "v", "a", "tau"))
-                    rd_out = np.asarray(rd.bind(fn, Q, V, A, TAU)())
-                    ref = pinlib if pinlib is not None else None
-                    if ref is not None:
-                        k = min(N, 20)
-                        err = max(
-                            _rel_err(rd_out[s], ref.result(fn, Q[s], V[s], A[s], TAU[s]))
-                            for s in range(k)
-                        )
-                        status = "ok" if err <= RTOL else "FAIL"
-                except Exception as exc:  # noqa: BLE001
-                    status, why = "error", f"error: {type(exc).__name__}: {exc}"[:200]
-            Q, V, A, TAU = (big[k][:N] for k in ("q", "v", "a", "tau"))
-            for t in cfg.threads:
-                prog.show(f"batch {case.name} {fn} robodyn {t} thr")
+    for fn in FUNCTIONS:
+        N = _batch_size(case, fn, cfg)
+        fn_rows = []
+        # ---- robodyn: check the first rows against Pinocchio, then time
+        why = rd.available(fn)
+        rd_out = None
+        status, err = "ok", None
+        if why is None:
+            try:
+                N = _time_capped(rd, fn, big, N, cfg)
+                Q, V, A, TAU = (big[k][:N] for k in ("q", "v", "a", "tau"))
+                rd_out = np.asarray(rd.bind(fn, Q, V, A, TAU)())
+                ref = pinlib if pinlib is not None else None
+                if ref is not None:
+                    k = min(N, 20)
+                    err = max(
+                        _rel_err(rd_out[s], ref.result(fn, Q[s], V[s], A[s], TAU[s]))
+                        for s in range(k)
+                    )
+                    status = "ok" if err <= RTOL else "FAIL"
+            except Exception as exc:  # noqa: BLE001
+                status, why = "error", f"error: {type(exc).__name__}: {exc}"[:200]
+        Q, V, A, TAU = (big[k][:N] for k in ("q", "v", "a", "tau"))
+        for t in cfg.threads:
+            prog.show(f"batch {case.name} {fn} robodyn {t} thr")
+            row = _row(
+                "batch", case.name, fn, "robodyn", call=rd.calls[fn] + " on (N, n)",
+                threads=t, n_states=N, check_err=err,
+            )  # fmt: skip
+            if why is not None:
+                row["status"] = why
+            elif status != "ok":
+                row["status"] = status
+            else:
+                call = rd.bind(fn, Q, V, A, TAU, threads=t)
+                res = _median_time(call, cfg.repeat, cfg.target)
+                row.update(median_s=res["median_s"] / N, runs_s=[x / N for x in res["runs_s"]])
+            fn_rows.append(row)
+            prog.step()
+        # ---- Pinocchio: rneaInParallel / abaInParallel, else a Python loop
+        par = {"rnea": "rneaInParallel", "aba": "abaInParallel"}.get(fn)
+        for t in cfg.threads:
+            prog.show(f"batch {case.name} {fn} pinocchio {t} thr")
+            if pinlib is None:
+                fn_rows.append(_row("batch", case.name, fn, "pinocchio", status="missing"))
+                prog.step()
+                continue
+            if par is not None and has_par:
+                if t not in pools:
+                    pools[t] = pin.ModelPool(case.pin_model, t)
+                pool = pools[t]
+                Qp, Vp = pin_big["q"][:, :N], pin_big["v"][:, :N]
+                Xp = pin_big["a" if fn == "rnea" else "tau"][:, :N]
+                out = np.zeros((m.nv, N), order="F")
+                f = getattr(pin, par)
+
+                def call(f=f, pool=pool, Qp=Qp, Vp=Vp, Xp=Xp, out=out, t=t):
+                    f(t, pool, Qp, Vp, Xp, out)
+
+                call()
+                err_p = None
+                st_p = "reference"
+                if rd_out is not None:
+                    err_p = _rel_err(case.pmap.v_from_pin(out.T), rd_out)
+                    st_p = "reference" if err_p <= RTOL else "FAIL vs robodyn"
+                res = _median_time(call, cfg.repeat, cfg.target)
                 row = _row(
-                    "batch", case.name, fn, "robodyn", call=rd.calls[fn] + " on (N, n)",
-                    threads=t, n_states=N, check_err=err,
+                    "batch", case.name, fn, "pinocchio", call=f"{par}({t}, ModelPool, ...)",
+                    threads=t, n_states=N, median_s=res["median_s"] / N,
+                    runs_s=[x / N for x in res["runs_s"]], status=st_p, check_err=err_p,
                 )  # fmt: skip
-                if why is not None:
-                    row["status"] = why
-                elif status != "ok":
-                    row["status"] = status
-                else:
-                    t_eff = _set_threads(t)
-                    row["threads"] = t_eff
-                    call = rd.bind(fn, Q, V, A, TAU)
-                    res = _median_time(call, cfg.repeat, cfg.target)
-                    row.update(median_s=res["median_s"] / N, runs_s=[x / N for x in res["runs_s"]])
-                fn_rows.append(row)
-                prog.step()
-            # ---- Pinocchio: rneaInParallel / abaInParallel, else a Python loop
-            par = {"rnea": "rneaInParallel", "aba": "abaInParallel"}.get(fn)
-            for t in cfg.threads:
-                prog.show(f"batch {case.name} {fn} pinocchio {t} thr")
-                if pinlib is None:
-                    fn_rows.append(_row("batch", case.name, fn, "pinocchio", status="missing"))
-                    prog.step()
-                    continue
-                if par is not None and has_par:
-                    if t not in pools:
-                        pools[t] = pin.ModelPool(case.pin_model, t)
-                    pool = pools[t]
-                    Qp, Vp = pin_big["q"][:, :N], pin_big["v"][:, :N]
-                    Xp = pin_big["a" if fn == "rnea" else "tau"][:, :N]
-                    out = np.zeros((m.nv, N), order="F")
-                    f = getattr(pin, par)
+            elif t == cfg.threads[0]:
+                n = min(N, cfg.n_loop)
+                qs = [pinlib.convert(Q[s], V[s], A[s], TAU[s]) for s in range(n)]
+                calls = [pinlib.bind(fn, *x) for x in qs]
 
-                    def call(f=f, pool=pool, Qp=Qp, Vp=Vp, Xp=Xp, out=out, t=t):
-                        f(t, pool, Qp, Vp, Xp, out)
+                def call(calls=calls):
+                    for c in calls:
+                        c()
 
-                    call()
-                    err_p = None
-                    st_p = "reference"
-                    if rd_out is not None:
-                        err_p = _rel_err(case.pmap.v_from_pin(out.T), rd_out)
-                        st_p = "reference" if err_p <= RTOL else "FAIL vs robodyn"
-                    res = _median_time(call, cfg.repeat, cfg.target)
-                    row = _row(
-                        "batch", case.name, fn, "pinocchio", call=f"{par}({t}, ModelPool, ...)",
-                        threads=t, n_states=N, median_s=res["median_s"] / N,
-                        runs_s=[x / N for x in res["runs_s"]], status=st_p, check_err=err_p,
-                    )  # fmt: skip
-                elif t == cfg.threads[0]:
-                    n = min(N, cfg.n_loop)
-                    qs = [pinlib.convert(Q[s], V[s], A[s], TAU[s]) for s in range(n)]
-                    calls = [pinlib.bind(fn, *x) for x in qs]
-
-                    def call(calls=calls):
-                        for c in calls:
-                            c()
-
-                    res = _median_time(call, cfg.repeat, cfg.target)
-                    row = _row(
-                        "batch", case.name, fn, "pinocchio",
-                        call=f"Python loop over {pinlib.calls[fn]}", threads=1, n_states=n,
-                        median_s=res["median_s"] / n, runs_s=[x / n for x in res["runs_s"]],
-                        status="reference", note="no parallel Pinocchio call for this function",
-                    )  # fmt: skip
-                else:
-                    row = _row(
-                        "batch", case.name, fn, "pinocchio", threads=t,
-                        status="n/a: Python loop is single-threaded",
-                    )  # fmt: skip
-                fn_rows.append(row)
-                prog.step()
-            # ratios at equal thread count (or to the single-threaded loop)
-            pin_by_t = {
-                r["threads"]: r["median_s"]
-                for r in fn_rows
-                if r["library"] == "pinocchio" and r["median_s"]
-            }
-            loop = next(
-                (
-                    r["median_s"]
-                    for r in fn_rows
-                    if r["library"] == "pinocchio" and "loop" in r["call"]
-                ),
-                None,
-            )
-            for r in fn_rows:
-                base = pin_by_t.get(r["threads"], loop)
-                if r["median_s"] is not None and base:
-                    r["ratio_to_pinocchio"] = r["median_s"] / base
-            for other in ("mujoco", "modern_robotics"):
-                st = libs.get("_why", {}).get(other, "missing")
-                if libs.get(other) is not None:
-                    st = "n/a: no batched API"
-                fn_rows.append(_row("batch", case.name, fn, other, status=st))
-            rows += fn_rows
-    finally:
-        numba.set_num_threads(old_threads)
+                res = _median_time(call, cfg.repeat, cfg.target)
+                row = _row(
+                    "batch", case.name, fn, "pinocchio",
+                    call=f"Python loop over {pinlib.calls[fn]}", threads=1, n_states=n,
+                    median_s=res["median_s"] / n, runs_s=[x / n for x in res["runs_s"]],
+                    status="reference", note="no parallel Pinocchio call for this function",
+                )  # fmt: skip
+            else:
+                row = _row(
+                    "batch", case.name, fn, "pinocchio", threads=t,
+                    status="n/a: Python loop is single-threaded",
+                )  # fmt: skip
+            fn_rows.append(row)
+            prog.step()
+        # ratios at equal thread count (or to the single-threaded loop)
+        pin_by_t = {
+            r["threads"]: r["median_s"]
+            for r in fn_rows
+            if r["library"] == "pinocchio" and r["median_s"]
+        }
+        loop = next(
+            (r["median_s"] for r in fn_rows if r["library"] == "pinocchio" and "loop" in r["call"]),
+            None,
+        )
+        for r in fn_rows:
+            base = pin_by_t.get(r["threads"], loop)
+            if r["median_s"] is not None and base:
+                r["ratio_to_pinocchio"] = r["median_s"] / base
+        for other in ("mujoco", "modern_robotics"):
+            st = libs.get("_why", {}).get(other, "missing")
+            if libs.get(other) is not None:
+                st = "n/a: no batched API"
+            fn_rows.append(_row("batch", case.name, fn, other, status=st))
+        rows += fn_rows
     return rows
 
 
@@ -1246,14 +1224,14 @@ t2 = time.perf_counter()
 res = {{"first_call": t2 - t1, "since_start": t2 - t0}}
 if {typical}:
     from robodyn import dynamics as d, kinematics as k
-    k.fk(model, q); k.jacobian(model, q, "ee")
-    d.mass_matrix(model, q); d.forward_dynamics(model, q, v, a); d.gravity_forces(model, q)
-    try:
-        from robodyn.coriolis import coriolis_matrix
-        coriolis_matrix(model, q, v)
-    except ImportError:
-        pass
-    res["typical_script"] = time.perf_counter() - t1
+    from robodyn.coriolis import coriolis_matrix
+    rng = np.random.default_rng(0)
+    Q = rng.uniform(-1.0, 1.0, (10_000, model.nq)); V = rng.normal(size=(10_000, model.nv))
+    for x, y in ((q, v), (Q, V)):
+        k.fk(model, x); k.jacobian(model, x, "ee"); d.inverse_dynamics(model, x, y, y)
+        d.mass_matrix(model, x); d.forward_dynamics(model, x, y, y); d.gravity_forces(model, x)
+        coriolis_matrix(model, x, y)
+    res["typical_script"] = time.perf_counter() - t0
 print(json.dumps(res))
 """
 
@@ -1277,7 +1255,7 @@ def _median_runs(fn: Callable[[], float], n: int) -> tuple[float, list[float]]:
 
 
 def run_cold(cfg: Config, libs: dict, prog: Progress) -> list[dict]:
-    """Cold-start rows: import, first call with a warm cache, with an empty cache."""
+    """Cold-start rows: import, the first call and a typical script in fresh processes."""
     rows = []
     pin_ok = libs.get("pinocchio") is not None
 
@@ -1310,49 +1288,22 @@ def run_cold(cfg: Config, libs: dict, prog: Progress) -> list[dict]:
         prog.step()
     else:
         rows.append(_row("cold", "-", "import", "pinocchio", status="missing"))
-    # ---- warm cache (this process compiled and cached the kernels already)
-    prog.show("cold: first call, warm cache")
+    # ---- a fresh process: nothing is compiled or cached at run time
+    prog.show("cold: first call and a typical script, fresh process")
     res = [_python(_FIRST_CALL_CODE.format(typical=True)) for _ in range(cfg.cold_repeat)]
     first = [r["first_call"] for r in res]
     typ = [r["typical_script"] for r in res]
     rows.append(
         _row("cold", "ur5", "first rnea call", "robodyn",
-             call="inverse_dynamics, fresh process, warm numba cache",
+             call="inverse_dynamics, fresh process",
              median_s=statistics.median(first), runs_s=first,
              ratio_to_pinocchio=statistics.median(first) / pin_first if pin_first else None)
     )  # fmt: skip
     rows.append(
         _row("cold", "ur5", "typical script", "robodyn",
-             call="first fk, jacobian, rnea, crba, aba, gravity, coriolis; warm cache",
+             call="import; fk, jacobian, rnea, crba, aba, gravity, coriolis on one state and "
+             "on 10,000 states; fresh process",
              median_s=statistics.median(typ), runs_s=typ)
-    )  # fmt: skip
-    prog.step()
-    # ---- empty cache: NUMBA_CACHE_DIR at a fresh folder
-    prog.show("cold: empty cache (compiles everything)")
-    first, typ = [], []
-    for _ in range(cfg.empty_cache_repeat):
-        tmp = tempfile.mkdtemp(prefix="robodyn-bench-cache-")
-        try:
-            env = dict(os.environ, NUMBA_CACHE_DIR=tmp)
-            r = _python(_FIRST_CALL_CODE.format(typical=True), env=env, timeout=1200)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        first.append(r["first_call"])
-        if "typical_script" in r:
-            typ.append(r["typical_script"])
-    skipped = "skipped: --quick (a full compile takes tens of seconds)"
-    rows.append(
-        _row("cold", "ur5", "first rnea call, empty cache", "robodyn",
-             call="inverse_dynamics, NUMBA_CACHE_DIR empty",
-             median_s=statistics.median(first) if first else None, runs_s=first,
-             ratio_to_pinocchio=statistics.median(first) / pin_first if first and pin_first
-             else None, status="ok" if first else skipped)
-    )  # fmt: skip
-    rows.append(
-        _row("cold", "ur5", "typical script, empty cache", "robodyn",
-             call="first fk, jacobian, rnea, crba, aba, gravity, coriolis; empty cache",
-             median_s=statistics.median(typ) if typ else None, runs_s=typ,
-             status="ok" if typ else skipped)
     )  # fmt: skip
     prog.step()
     return rows
@@ -1518,7 +1469,7 @@ def format_table(result: dict) -> str:
     out.append(f"robodyn bench: {peers}")
     out.append(f"machine: {mach['model_name']}, {mach['cores']} cores, {mach['mhz']} MHz; "
                f"peak {mach['peak_gflops']:.1f} GFLOP/s ({mach['peak_note']})")  # fmt: skip
-    out.append(f"single-state rnea/crba/aba: {mach.get('single_state_path', '?')}")
+    out.append(f"compiled core: {mach.get('core', '?')}")
     cfg = result["config"]
     out.append(
         f"every time is the median of {cfg['repeat']} runs (autorange loops); ratio = "
@@ -1592,9 +1543,8 @@ def format_markdown(result: dict) -> str:
     lines = [
         f"Machine: {m.get('model_name', '?')}, {m.get('cores', '?')} cores, "
         f"{m.get('mhz', '?')} MHz; robodyn {result['versions'].get('robodyn')}, "
-        f"Pinocchio {result['versions'].get('pinocchio')}, numba "
-        f"{result['versions'].get('numba')}; single-state rnea/crba/aba on the "
-        f"{m.get('single_state_path', '?')}.",
+        f"Pinocchio {result['versions'].get('pinocchio')}; robodyn's compiled core "
+        f"{m.get('core', '?')}.",
         "",
     ]
     lat = [r for r in result["latency"] if r.get("median_s")]
@@ -1717,9 +1667,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=int, help="batch states (default 100000, quick 64)")
     p.add_argument("--memory-n", type=int, help="states of the memory batch (default 1e6)")
     p.add_argument("--threads", default="1,2", help="thread counts of the batch section")
-    p.add_argument(
-        "--empty-cache-repeat", type=int, help="runs with an empty numba cache (default 3, quick 0)"
-    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     return p
 
@@ -1738,14 +1685,12 @@ def _config(args: argparse.Namespace) -> Config:
     if args.quick:
         cfg = dataclasses.replace(
             cfg, quick=True, repeat=3, target=0.002, n_batch=64, n_loop=16, n_check=2,
-            n_memory=20_000, cold_repeat=1, empty_cache_repeat=0, batch_budget=0.01,
+            n_memory=20_000, cold_repeat=1, batch_budget=0.01,
         )  # fmt: skip
     if args.repeat is not None:
         cfg.repeat = max(1, args.repeat)
     if args.n is not None:
         cfg.n_batch = max(1, args.n)
-    if args.empty_cache_repeat is not None:
-        cfg.empty_cache_repeat = max(0, args.empty_cache_repeat)
     if args.memory_n is not None:
         cfg.n_memory = max(1, args.memory_n)
     threads = tuple(dict.fromkeys(int(t) for t in args.threads.split(",") if t.strip()))
@@ -1757,15 +1702,15 @@ def _config(args: argparse.Namespace) -> Config:
 
 def run(cfg: Config) -> dict:
     """Run the benchmark sections of ``cfg``; the result dict (see ``--json``)."""
-    import numba
-
     mach = machine_info()
     mods = {name: _import_peer(name) for name in LIBRARIES[1:]}
-    versions = {"robodyn": _robodyn_version(), "numba": numba.__version__}
+    versions = {"robodyn": _robodyn_version()}
     mach["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY", "")
-    from .kernels import single
+    from .kernels import _pack, core
 
-    mach["single_state_path"] = "C extension" if single.NATIVE else f"numba ({single.WHY})"
+    mach["core"] = (
+        f"C, {_pack.LANES} states per vector chunk, batches on up to {core.threads()} threads"
+    )
     versions.update({k: v[1] for k, v in mods.items()})
     pin = mods["pinocchio"][0]
     result: dict[str, Any] = {
@@ -1786,7 +1731,7 @@ def run(cfg: Config) -> dict:
         total += len(cfg.models) * nf * nlib
     if "batch" in cfg.sections:
         total += len(cfg.models) * nf * 2 * len(cfg.threads)
-    total += 6 if "cold" in cfg.sections else 0
+    total += 5 if "cold" in cfg.sections else 0
     total += 2 if "memory" in cfg.sections else 0
     prog = Progress(total + len(cfg.models), enabled=cfg.progress)
     cases: dict[str, Case] = {}
@@ -1869,8 +1814,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"robodyn bench: error: {exc}", file=sys.stderr)
         return 2
-    # OpenMP threads (Pinocchio's and numba's) sleep between parallel regions instead of
-    # spinning, so one library's idle threads do not steal the cores of the other's.
+    # OpenMP threads (Pinocchio's) sleep between parallel regions instead of spinning, so
+    # idle threads do not steal the cores of robodyn's batches.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     result = run(cfg)
     print(format_table(result))
