@@ -1863,9 +1863,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 when every equality check passed, 1 when one failed (FAIL rows), 2 on bad
         options.
     """
+    from .cli import check_output_path
+
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
         cfg = _config(args)
+        for option in ("json", "plot", "markdown"):  # before minutes of timing, not after
+            if getattr(args, option):
+                check_output_path(f"--{option}", getattr(args, option))
     except ValueError as exc:
         print(f"robodyn bench: error: {exc}", file=sys.stderr)
         return 2
@@ -1891,4 +1896,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    from .cli import main as cli_main  # quiet when piped into head, like ``robodyn bench``
+
+    sys.exit(cli_main(["bench", *sys.argv[1:]]))
