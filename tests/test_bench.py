@@ -138,3 +138,74 @@ def test_mjcf_has_every_body_joint_and_frame():
     assert len(root.findall(".//site")) == len(m.frame_names)
     masses = sorted(float(e.get("mass")) for e in root.findall(".//inertial"))
     np.testing.assert_allclose(masses, sorted(m.body_mass[1:]), rtol=0, atol=0)
+
+
+# ------------------------------------------------------------ without the optional packages
+# Importing a module whose sys.modules entry is None raises ImportError: the child runs as
+# on a machine without Pinocchio, MuJoCo and modern_robotics; erd_dir() returning None is
+# example-robot-data not installed.
+_WITHOUT_PEERS = """
+import sys
+for name in ("pinocchio", "mujoco", "modern_robotics"):
+    sys.modules[name] = None
+import robodyn.bench
+robodyn.bench.erd_dir = lambda: None
+from robodyn.cli import main
+sys.exit(main(["bench", *sys.argv[1:]]))
+"""
+
+
+def test_without_optional_packages_one_line_per_section(tmp_path):
+    import subprocess
+    import sys
+
+    js = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_PEERS, "--quick", "--threads", "1", "--no-progress",
+         "--json", str(js)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr == ""
+    out = proc.stdout
+    assert "missing" not in out
+    lines = out.splitlines()
+
+    def count(text):
+        return sum(text in line for line in lines)
+
+    # Pinocchio in latency, batch, cold and memory; the other two only in latency
+    assert count("pinocchio: skipped: install Pinocchio (pip install pin)") == 4
+    assert count("mujoco: skipped: install MuJoCo (pip install mujoco)") == 1
+    assert count("skipped: install modern_robotics (pip install modern-robotics)") == 1
+    erd = [line for line in lines if "example-robot-data (pip install example-robot-data)" in line]
+    assert len(erd) == 1 and "solo12" in erd[0] and "talos" in erd[0]
+    result = json.loads(js.read_text())
+    # the bundled robots are never missing: every function timed for ur5 and panda
+    for sec in ("latency", "batch"):
+        rows = result[sec]
+        assert {r["library"] for r in rows} == {"robodyn"}
+        assert {(r["model"], r["function"]) for r in rows} == {
+            (m, f) for m in ("ur5", "panda") for f in FUNCTIONS
+        }
+        assert all(r["median_s"] > 0 for r in rows)
+    assert {r["library"] for r in result["cold"] + result["memory"]} == {"robodyn"}
+    assert result["models"]["panda"].startswith("nq=7 nv=7")
+
+
+def test_bundled_panda_without_example_robot_data(tmp_path, monkeypatch, capsys):
+    # Pinocchio receives the bundled Panda's tree and checks every robodyn function on it
+    import robodyn.bench
+
+    monkeypatch.setattr(robodyn.bench, "erd_dir", lambda: None)
+    js = tmp_path / "bench.json"
+    code = main(["--quick", "--only", "latency", "--models", "panda", "--no-progress",
+                 "--json", str(js)])  # fmt: skip
+    assert code == 0
+    result = json.loads(js.read_text())
+    assert "bundled panda" in result["models"]["panda"]
+    rows = {(r["function"], r["library"]): r for r in result["latency"]}
+    for f in FUNCTIONS:
+        assert rows[(f, "pinocchio")]["status"] == "reference"
+        assert rows[(f, "robodyn")]["status"] == "ok"
+        assert rows[(f, "robodyn")]["check_err"] <= 1e-8

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from robodyn.cli import main
+from robodyn import models
+from robodyn.cli import EXIT_BROKEN_PIPE, build_parser, main
 
 SUBCOMMANDS = ["demo", "info", "fk", "check", "bench", "derive"]
 
@@ -30,8 +33,6 @@ def test_info_prints_tree_and_sizes(capsys):
 
 def test_fk_prints_the_book_pose(capsys):
     # planar 2R at q = (pi/2, -pi/2): tip at (l2, l1) = (0.4, 0.5) with l1 = 0.5, l2 = 0.4
-    from robodyn import models
-
     model = models.load("planar_2r")
     tip = model.frame_names[-1]
     assert main(["fk", "planar_2r", "--q", str(np.pi / 2), str(-np.pi / 2), "--frame", tip]) == 0
@@ -75,3 +76,231 @@ def test_bench_options_reach_the_benchmark(capsys):
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert "--models" in out and "--quick" in out
+
+
+# ------------------------------------------------------------------ ROBOT: a name or a path
+# A one-link arm: pivot 0.3 m above the base about y, 2 kg with its CoM 0.5 m out along x,
+# a tip frame 1 m out along x.
+ARM_URDF = """<robot name="arm"><link name="base"/>
+<link name="arm"><inertial><origin xyz="0.5 0 0"/><mass value="2"/>
+<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+<link name="tip"/>
+<joint name="pivot" type="revolute"><parent link="base"/><child link="arm"/>
+<origin xyz="0 0 0.3"/><axis xyz="0 1 0"/>
+<limit lower="-2" upper="2" effort="5" velocity="3"/></joint>
+<joint name="tip_joint" type="fixed"><parent link="arm"/><child link="tip"/>
+<origin xyz="1 0 0"/></joint></robot>
+"""
+
+
+@pytest.fixture
+def arm_urdf(tmp_path):
+    path = tmp_path / "arm.urdf"
+    path.write_text(ARM_URDF)
+    return path
+
+
+def _matrix(text: str) -> np.ndarray:
+    rows = [r for r in text.replace("[", " ").replace("]", " ").splitlines() if r.strip()]
+    return np.array([[float(x) for x in r.split()] for r in rows])
+
+
+def test_fk_of_a_urdf_path(arm_urdf, capsys):
+    # R_y(pi/2) maps x to -z: the tip, 1 m out along x, sits at (0, 0, 0.3 - 1)
+    assert main(["fk", str(arm_urdf), "--q", str(np.pi / 2), "--frame", "tip"]) == 0
+    T = _matrix(capsys.readouterr().out.split(":", 1)[1])
+    R_y = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
+    np.testing.assert_allclose(T[:3, :3], R_y, atol=1e-6)
+    np.testing.assert_allclose(T[:3, 3], [0.0, 0.0, -0.7], atol=1e-6)
+
+
+def test_check_accepts_a_bundled_name(capsys):
+    # used to read "ur5" as URDF text: "neither XML nor an existing file ... fix the XML"
+    assert main(["check", "ur5"]) == 0
+    out = capsys.readouterr().out
+    assert "'ur5'" in out and "0 error(s)" in out
+    assert "XML" not in out
+
+
+def test_derive_accepts_a_bundled_name_and_a_path(arm_urdf, capsys):
+    import sympy as sp
+
+    # pendulum, m = 1 kg at l = 1 m, gravity along -y: g(q) = m g l sin(q)
+    assert main(["derive", "pendulum"]) == 0
+    out = capsys.readouterr().out
+    g = sp.sympify(next(r for r in out.splitlines() if "g[1] =" in r).split("=", 1)[1])
+    assert float(g.subs("q1", 0.3)) == pytest.approx(9.81 * np.sin(0.3), rel=1e-12)
+    # the arm: CoM at (0.5 cos q, 0, 0.3 - 0.5 sin q), V = m g z, g(q) = dV/dq = -m g 0.5 cos q
+    assert main(["derive", str(arm_urdf)]) == 0
+    out = capsys.readouterr().out
+    g = sp.sympify(next(r for r in out.splitlines() if "g[1] =" in r).split("=", 1)[1])
+    assert float(g.subs("q1", 0.3)) == pytest.approx(-2 * 9.81 * 0.5 * np.cos(0.3), rel=1e-12)
+
+
+def test_info_of_a_path_on_a_floating_base(arm_urdf, capsys):
+    assert main(["info", str(arm_urdf)]) == 0
+    assert "nq = 1, nv = 1" in capsys.readouterr().out
+    assert main(["info", str(arm_urdf), "--floating-base"]) == 0
+    out = capsys.readouterr().out
+    assert "nq = 8, nv = 7" in out and "free joint" in out
+    assert main(["info", "ur5", "--floating-base"]) == 2
+    assert "--floating-base" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["info", "no_such_robot"],
+        ["fk", "no_such_robot"],
+        ["check", "no_such_robot"],
+        ["derive", "no_such_robot"],
+        ["demo", "--robot", "no_such_robot"],
+        ["info", "/no/such/folder/robot.urdf"],
+        ["check", "/no/such/folder/robot.urdf"],
+    ],
+)
+def test_unknown_robot_is_one_line_listing_the_bundled_robots(argv, tmp_path, capsys):
+    if argv[0] == "demo":
+        argv = [*argv, "--out", str(tmp_path)]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.strip()
+    assert "\n" not in err and argv[-1 if argv[0] != "demo" else 2] in err
+    for name in models.names():
+        assert name in err
+
+
+def test_a_folder_is_not_a_robot(tmp_path, capsys):
+    assert main(["fk", str(tmp_path)]) == 2
+    assert "folder" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ info
+def test_info_shows_absent_limits_as_none(arm_urdf, capsys):
+    # the bundled pendulum has no limits at all; the arm has every limit
+    assert main(["info", "pendulum"]) == 0
+    out = capsys.readouterr().out
+    row = next(r for r in out.splitlines() if r.strip().startswith("pivot"))
+    assert row.split()[1:] == ["none", "none", "none", "none"]
+    assert "inf" not in out and "nan" not in out
+    assert main(["info", str(arm_urdf)]) == 0
+    row = next(r for r in capsys.readouterr().out.splitlines() if r.strip().startswith("pivot"))
+    assert [float(x) for x in row.split()[1:]] == [-2.0, 2.0, 3.0, 5.0]
+
+
+# ------------------------------------------------------------------ derive: outputs first
+@pytest.mark.parametrize("option", ["--latex", "--python"])
+def test_derive_checks_output_paths_before_any_work(option, tmp_path, capsys):
+    missing = tmp_path / "no" / "such" / "dir" / "x.out"
+    assert main(["derive", "pendulum", option, str(missing)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # nothing derived, nothing printed
+    assert option in captured.err and str(missing) in captured.err
+    assert "\n" not in captured.err.strip()
+    # a folder given as the file
+    assert main(["derive", "pendulum", option, str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and option in captured.err
+
+
+def test_derive_checks_the_second_output_before_writing_the_first(tmp_path, capsys):
+    tex = tmp_path / "eom.tex"
+    bad = tmp_path / "missing" / "eom.py"
+    assert main(["derive", "pendulum", "--latex", str(tex), "--python", str(bad)]) == 2
+    assert "--python" in capsys.readouterr().err
+    assert not tex.exists()
+
+
+def test_bench_checks_output_paths_before_timing(tmp_path, capsys):
+    bad = tmp_path / "missing" / "bench.json"
+    assert main(["bench", "--quick", "--json", str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "--json" in captured.err and str(bad) in captured.err
+
+
+# ------------------------------------------------------------------ help text everywhere
+def _walk(parser: argparse.ArgumentParser, where: str):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            yield f"{where} COMMAND", action
+            for choice in action._choices_actions:
+                yield f"{where} {choice.dest}", choice
+            for name, sub in action.choices.items():
+                yield from _walk(sub, f"{where} {name}")
+        else:
+            yield f"{where} {'/'.join(action.option_strings) or action.dest}", action
+
+
+def test_every_option_and_subcommand_has_help():
+    from robodyn.bench import _parser as bench_parser
+
+    actions = [*_walk(build_parser(), "robodyn"), *_walk(bench_parser(), "robodyn bench")]
+    assert len(actions) > 30  # the walk reached the subcommands and the benchmark
+    undocumented = [
+        where
+        for where, action in actions
+        if action.help is None or action.help == argparse.SUPPRESS or not action.help.strip()
+    ]
+    assert undocumented == []
+
+
+# ------------------------------------------------------------------ a closed pipe
+def test_broken_pipe_status_is_that_of_sigpipe():
+    assert EXIT_BROKEN_PIPE == 128 + 13  # 141, the status of `yes | head` in a shell
+
+
+def _run_into_closed_pipe(args: list[str]) -> subprocess.CompletedProcess:
+    """Run ``python -m robodyn.cli ARGS`` with stdout a pipe whose reader has gone.
+
+    The read end is closed before the child starts, so every write the child makes meets
+    the closed pipe: what ``| head -2`` does to the part of the output that comes after the
+    second line, without depending on how fast ``head`` reads.
+    """
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "robodyn.cli", *args],
+            stdout=w,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=600,
+        )
+    finally:
+        os.close(w)
+
+
+# argparse drops a --help it cannot write and exits 0.
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [
+        (["fk", "panda"], EXIT_BROKEN_PIPE),
+        (["info", "panda"], EXIT_BROKEN_PIPE),
+        (["check", "ur5"], EXIT_BROKEN_PIPE),
+        (["derive", "pendulum"], EXIT_BROKEN_PIPE),
+        (
+            ["bench", "--quick", "--only", "latency", "--models", "ur5", "--no-progress"],
+            EXIT_BROKEN_PIPE,
+        ),
+        (["demo", "--robot", "pendulum", "--out", "{tmp}"], EXIT_BROKEN_PIPE),
+        (["--help"], 0),
+        (["bench", "--help"], 0),
+    ],
+)
+def test_a_closed_pipe_ends_quietly(args, status, tmp_path):
+    proc = _run_into_closed_pipe([a.replace("{tmp}", str(tmp_path)) for a in args])
+    assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr, proc.stderr
+    assert proc.stderr == ""
+    assert proc.returncode == status
+
+
+def test_a_pipe_read_to_its_end_exits_0():
+    proc = subprocess.run(
+        [sys.executable, "-m", "robodyn.cli", "fk", "panda"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout.startswith("world:\n")

@@ -19,13 +19,17 @@ Every figure is the median of ``--repeat`` runs (>= 7 by default; each run is a 
 like :meth:`timeit.Timer.autorange`) and is shown as a ratio to Pinocchio (< 1: robodyn
 is faster). Before anything is timed, each library's result is checked equal to
 Pinocchio's (robodyn to 1e-8 relative, after the :class:`robodyn.convert.PinocchioMap`
-reordering); a mismatch is printed as FAIL and its time is not shown. A missing peer is a
-"missing" row, never dropped.
+reordering); a mismatch is printed as FAIL and its time is not shown. A peer that is not
+installed leaves its rows out: each section it would appear in says so in one line naming
+the package to install (``skipped: install Pinocchio (pip install pin)``); a peer that has
+no such function is an "n/a" row.
 
 Models: the bundled UR5 (6 DoF; Pinocchio and MuJoCo receive the very same tree, built
 from robodyn's Model), the Panda arm of example-robot-data with the fingers locked
-(7 DoF), the solo12 quadruped on a floating base (18 DoF) and Talos full (talos_full_v2,
-44 joints + 6 floating-base DoF). Joint friction, damping and armature are removed from
+(7 DoF; without example-robot-data the bundled Panda, built like the UR5), the solo12
+quadruped on a floating base (18 DoF) and Talos full (talos_full_v2, 44 joints + 6
+floating-base DoF); the last two need example-robot-data and are skipped in one line
+without it. Joint friction, damping and armature are removed from
 all models: the benchmark times the rigid-body algorithms, which is what every peer
 computes.
 
@@ -110,6 +114,38 @@ _ERD_FILES = {
 }
 _PANDA_FINGERS = ("panda_finger_joint1", "panda_finger_joint2")
 _JAC_FRAME = {"ur5": "ee", "panda": "panda_hand", "solo12": "FL_FOOT", "talos": "arm_left_7_link"}
+_BUNDLED_JAC_FRAME = "ee"  # the tool frame of the bundled robots
+
+# The optional packages: what the user sees, and what pip installs.
+_PACKAGES = {
+    "pinocchio": ("Pinocchio", "pin"),
+    "mujoco": ("MuJoCo", "mujoco"),
+    "modern_robotics": ("modern_robotics", "modern-robotics"),
+    "example-robot-data": ("example-robot-data", "example-robot-data"),
+}
+# The peers each section compares with (MuJoCo and modern_robotics have no batched API).
+_SECTION_PEERS = {
+    "latency": ("pinocchio", "mujoco", "modern_robotics"),
+    "batch": ("pinocchio",),
+    "cold": ("pinocchio",),
+    "memory": ("pinocchio",),
+}
+
+
+def skipped_line(package: str) -> str:
+    """The one line that stands for everything a missing optional package would have run.
+
+    Parameters
+    ----------
+    package : {"pinocchio", "mujoco", "modern_robotics", "example-robot-data"}
+
+    Returns
+    -------
+    str
+        E.g. ``"skipped: install Pinocchio (pip install pin)"``.
+    """
+    label, pip = _PACKAGES[package]
+    return f"skipped: install {label} (pip install {pip})"
 
 
 # =============================================================================== utilities
@@ -370,6 +406,10 @@ def _panda_locked_xml(path: str) -> str:
 def load_robodyn_model(name: str):
     """robodyn's Model of a benchmark robot (friction removed) and its source text.
 
+    The UR5 is the bundled one; the Panda is example-robot-data's when it is installed,
+    else the bundled one (a bundled robot is never missing); solo12 and Talos need
+    example-robot-data.
+
     Parameters
     ----------
     name : {"ur5", "panda", "solo12", "talos"}
@@ -377,16 +417,25 @@ def load_robodyn_model(name: str):
     Returns
     -------
     (Model, str)
+
+    Raises
+    ------
+    FileNotFoundError
+        solo12 or Talos without example-robot-data.
     """
+    from . import models
     from .model.urdf import load_urdf
 
-    if name == "ur5":
-        from . import models
-
-        return _strip_friction(models.load("ur5")), "bundled ur5 (Modern Robotics numbers)"
     d = erd_dir()
+    if name == "ur5" or (name == "panda" and d is None):
+        source = {
+            "ur5": "bundled ur5 (Modern Robotics numbers)",
+            "panda": "bundled panda (modified DH, Gaz et al. 2019; example-robot-data's "
+            "Panda when installed)",
+        }[name]
+        return _strip_friction(models.load(name)), source
     if d is None:
-        raise FileNotFoundError("example-robot-data is not installed")
+        raise FileNotFoundError(f"{name} needs example-robot-data")
     path = os.path.join(d, _ERD_FILES[name])
     if name == "panda":
         m = load_urdf(_panda_locked_xml(path), mimic=False, strict=False)
@@ -454,9 +503,9 @@ def _pin_frame_id(pm, pin, name: str) -> int:
 
 
 def load_pin_model(name: str, model, pin):
-    """Pinocchio's model of a benchmark robot: built from the URDF (the UR5 from robodyn's
-    Model); the Panda fingers locked with ``buildReducedModel``."""
-    if name == "ur5":
+    """Pinocchio's model of a benchmark robot: built from the URDF (a bundled robot from
+    robodyn's Model); the Panda fingers locked with ``buildReducedModel``."""
+    if name == "ur5" or (name == "panda" and erd_dir() is None):
         return pin_model_from(model, pin), "built from robodyn's Model"
     path = os.path.join(erd_dir() or "", _ERD_FILES[name])
     if name == "panda":
@@ -922,7 +971,7 @@ def _import_peer(name: str):
         else:
             raise ImportError(name)
     except ImportError:
-        return None, "missing"
+        return None, "not installed"
     return mod, str(getattr(mod, "__version__", "?"))
 
 
@@ -930,11 +979,12 @@ def _build_case(name: str, cfg: Config, pin) -> Case:
     from .convert import PinocchioMap
 
     model, source = load_robodyn_model(name)
+    frame = _JAC_FRAME[name] if _JAC_FRAME[name] in model.frame_names else _BUNDLED_JAC_FRAME
     case = Case(
         name=name,
         model=model,
         source=source,
-        frame=_JAC_FRAME[name],
+        frame=frame,
         states=_random_states(model, cfg.n_check, cfg.seed + MODELS.index(name)),
     )
     if pin is not None:
@@ -989,8 +1039,9 @@ def run_latency(case: Case, libs: dict, cfg: Config, prog: Progress) -> list[dic
             prog.show(f"latency {case.name} {fn} {name}")
             lib = libs.get(name)
             if lib is None:
-                why = libs.get("_why", {}).get(name, "missing")
-                fn_rows.append(_row("latency", case.name, fn, name, status=why))
+                why = libs.get("_why", {}).get(name)
+                if why is not None:  # installed, but not for this model; else not installed
+                    fn_rows.append(_row("latency", case.name, fn, name, status=why))
                 prog.step()
                 continue
             row = _row("latency", case.name, fn, name, call=lib.calls.get(fn, ""))
@@ -1113,8 +1164,7 @@ def run_batch(case: Case, libs: dict, cfg: Config, prog: Progress) -> list[dict]
         par = {"rnea": "rneaInParallel", "aba": "abaInParallel"}.get(fn)
         for t in cfg.threads:
             prog.show(f"batch {case.name} {fn} pinocchio {t} thr")
-            if pinlib is None:
-                fn_rows.append(_row("batch", case.name, fn, "pinocchio", status="missing"))
+            if pinlib is None:  # not installed: one line for the section, no rows
                 prog.step()
                 continue
             if par is not None and has_par:
@@ -1179,10 +1229,11 @@ def run_batch(case: Case, libs: dict, cfg: Config, prog: Progress) -> list[dict]
             if r["median_s"] is not None and base:
                 r["ratio_to_pinocchio"] = r["median_s"] / base
         for other in ("mujoco", "modern_robotics"):
-            st = libs.get("_why", {}).get(other, "missing")
+            st = libs.get("_why", {}).get(other)
             if libs.get(other) is not None:
                 st = "n/a: no batched API"
-            fn_rows.append(_row("batch", case.name, fn, other, status=st))
+            if st is not None:  # None: not installed
+                fn_rows.append(_row("batch", case.name, fn, other, status=st))
         rows += fn_rows
     return rows
 
@@ -1286,8 +1337,6 @@ def run_cold(cfg: Config, libs: dict, prog: Progress) -> list[dict]:
                  median_s=pin_first, runs_s=runs, status="reference")
         )  # fmt: skip
         prog.step()
-    else:
-        rows.append(_row("cold", "-", "import", "pinocchio", status="missing"))
     # ---- a fresh process: nothing is compiled or cached at run time
     prog.show("cold: first call and a typical script, fresh process")
     res = [_python(_FIRST_CALL_CODE.format(typical=True)) for _ in range(cfg.cold_repeat)]
@@ -1391,9 +1440,8 @@ def memory_child(name: str, n: int, lib: str) -> dict:
             "seconds": sec}  # fmt: skip
 
 
-def run_memory(cfg: Config, libs: dict, prog: Progress) -> list[dict]:
-    """Peak-RSS rows of a ``cfg.n_memory``-state inverse-dynamics batch."""
-    name = "panda" if "panda" in cfg.models else cfg.models[0]
+def run_memory(cfg: Config, libs: dict, prog: Progress, name: str = "panda") -> list[dict]:
+    """Peak-RSS rows of a ``cfg.n_memory``-state inverse-dynamics batch of model ``name``."""
     rows = []
     code = (
         "import json\nfrom robodyn.bench import memory_child\n"
@@ -1402,8 +1450,7 @@ def run_memory(cfg: Config, libs: dict, prog: Progress) -> list[dict]:
     res = {}
     for lib in ("robodyn", "pinocchio"):
         prog.show(f"memory: {lib} {cfg.n_memory} states")
-        if lib == "pinocchio" and libs.get("pinocchio") is None:
-            rows.append(_row("memory", name, "rnea batch", lib, status="missing"))
+        if lib == "pinocchio" and libs.get("pinocchio") is None:  # not installed: no row
             prog.step()
             continue
         try:
@@ -1475,11 +1522,23 @@ def format_table(result: dict) -> str:
         f"every time is the median of {cfg['repeat']} runs (autorange loops); ratio = "
         "time / Pinocchio's time at the same thread count (< 1: robodyn is faster)"
     )
+    skipped: dict[str, list[str]] = {}
     for name, info in result["models"].items():
-        out.append(f"  model {name}: {info}")
-    if result.get("latency"):
+        if info.startswith("skipped"):
+            skipped.setdefault(info, []).append(name)
+        else:
+            out.append(f"  model {name}: {info}")
+    for info, names in skipped.items():  # one line for all the models of a missing package
+        out.append(f"  models {', '.join(names)}: {info}")
+    notes = result.get("skipped", {})
+
+    def section(key: str, title: str) -> None:
         out.append("")
-        out.append("LATENCY: one state, called from Python (time per call)")
+        out.append(title)
+        out.extend(notes.get(key, []))
+
+    if result.get("latency") or notes.get("latency"):
+        section("latency", "LATENCY: one state, called from Python (time per call)")
         out.append(f"{'model':<7} {'function':<9} {'library':<16} {'median':>10} {'ratio':>7}  "
                    f"{'check':<20} call")  # fmt: skip
         for r in result["latency"]:
@@ -1488,9 +1547,8 @@ def format_table(result: dict) -> str:
                 f"{_fmt_time(r['median_s']):>10} {_fmt_ratio(r['ratio_to_pinocchio']):>7}  "
                 f"{_status_text(r):<20} {r['call']}"
             )
-    if result.get("batch"):
-        out.append("")
-        out.append("BATCH: time per state over N states")
+    if result.get("batch") or notes.get("batch"):
+        section("batch", "BATCH: time per state over N states")
         out.append(f"{'model':<7} {'function':<9} {'library':<16} {'thr':>3} {'N':>7} "
                    f"{'per state':>10} {'ratio':>7}  {'check':<20} call")  # fmt: skip
         for r in result["batch"]:
@@ -1499,18 +1557,16 @@ def format_table(result: dict) -> str:
                 f"{r['n_states']:>7} {_fmt_time(r['median_s']):>10} "
                 f"{_fmt_ratio(r['ratio_to_pinocchio']):>7}  {_status_text(r):<20} {r['call']}"
             )
-    if result.get("cold"):
-        out.append("")
-        out.append("COLD START (fresh processes)")
+    if result.get("cold") or notes.get("cold"):
+        section("cold", "COLD START (fresh processes)")
         for r in result["cold"]:
             out.append(
                 f"{r['model']:<5} {r['function']:<30} {r['library']:<10} "
                 f"{_fmt_time(r['median_s']):>10} {_fmt_ratio(r['ratio_to_pinocchio']):>9}  "
                 f"{r['status']:<9} {r['call']}"
             )
-    if result.get("memory"):
-        out.append("")
-        out.append("MEMORY: peak RSS of an inverse-dynamics batch (fresh process)")
+    if result.get("memory") or notes.get("memory"):
+        section("memory", "MEMORY: peak RSS of an inverse-dynamics batch (fresh process)")
         for r in result["memory"]:
             if "peak_rss_mb" not in r:
                 out.append(f"{r['model']:<7} {r['library']:<10} {r['status']}")
@@ -1724,7 +1780,14 @@ def run(cfg: Config) -> dict:
         "cold": [],
         "memory": [],
         "flops": [],
+        # section -> one line per optional package it needs that is not installed
+        "skipped": {},
     }
+    absent = [lib for lib in LIBRARIES[1:] if mods[lib][0] is None]
+    for sec in cfg.sections:
+        lines = [f"{lib}: {skipped_line(lib)}" for lib in _SECTION_PEERS[sec] if lib in absent]
+        if lines:
+            result["skipped"][sec] = lines
     nf, nlib = len(FUNCTIONS), len(LIBRARIES)
     total = 0
     if "latency" in cfg.sections:
@@ -1740,22 +1803,16 @@ def run(cfg: Config) -> dict:
             prog.show(f"loading {name}")
             try:
                 case = _build_case(name, cfg, pin)
-            except (FileNotFoundError, ImportError) as exc:
-                result["models"][name] = f"missing: {exc}"
-                for sec in ("latency", "batch"):
-                    if sec in cfg.sections:
-                        result[sec] += [
-                            _row(sec, name, fn, "robodyn", status=f"missing: {exc}")
-                            for fn in FUNCTIONS
-                        ]
+            except FileNotFoundError:  # solo12, talos: one line, no rows
+                result["models"][name] = skipped_line("example-robot-data")
                 prog.step()
                 continue
             cases[name] = case
             m = case.model
+            pin_note = f"; Pinocchio: {case.pin_note}" if pin is not None else ""
             result["models"][name] = (
                 f"nq={m.nq} nv={m.nv} bodies={m.nb - 1} frames={len(m.frame_names)}; "
-                f"{case.source}; Pinocchio: {case.pin_note or 'missing'}; jacobian frame "
-                f"{case.frame!r}"
+                f"{case.source}{pin_note}; jacobian frame {case.frame!r}"
             )
             libs: dict[str, Any] = {"robodyn": RobodynLib(case), "_why": {}}
             if pin is not None:
@@ -1765,10 +1822,11 @@ def run(cfg: Config) -> dict:
                     libs["mujoco"] = MujocoLib(case, mods["mujoco"][0])
                 except Exception as exc:  # noqa: BLE001
                     libs["_why"]["mujoco"] = f"error: MJCF rejected: {exc}"[:200]
-            if mods["modern_robotics"][0] is not None and name == "ur5":
-                libs["modern_robotics"] = MRLib(case, mods["modern_robotics"][0])
-            elif name != "ur5":
-                libs["_why"]["modern_robotics"] = "n/a: UR5 only (needs M, Slist, Mlist, Glist)"
+            if mods["modern_robotics"][0] is not None:
+                if name == "ur5":
+                    libs["modern_robotics"] = MRLib(case, mods["modern_robotics"][0])
+                else:
+                    libs["_why"]["modern_robotics"] = "n/a: UR5 only (needs M, Slist, Mlist, Glist)"
             prog.step()
             if "latency" in cfg.sections:
                 result["latency"] += run_latency(case, libs, cfg, prog)
@@ -1776,8 +1834,9 @@ def run(cfg: Config) -> dict:
                 result["batch"] += run_batch(case, libs, cfg, prog)
         if "cold" in cfg.sections:
             result["cold"] = run_cold(cfg, {"pinocchio": pin}, prog)
-        if "memory" in cfg.sections:
-            result["memory"] = run_memory(cfg, {"pinocchio": pin}, prog)
+        if "memory" in cfg.sections and cases:
+            name = "panda" if "panda" in cases else next(iter(cases))
+            result["memory"] = run_memory(cfg, {"pinocchio": pin}, prog, name)
     finally:
         prog.close()
     if cases and ("latency" in cfg.sections or "batch" in cfg.sections):
@@ -1806,11 +1865,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 when every equality check passed, 1 when one failed (FAIL rows), 2 on bad
-        options.
+        options or an output file that cannot be written (checked before any timing).
     """
+    from .cli import check_output_path
+
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
         cfg = _config(args)
+        for option in ("json", "plot", "markdown"):  # before minutes of timing, not after
+            if getattr(args, option):
+                check_output_path(f"--{option}", getattr(args, option))
     except ValueError as exc:
         print(f"robodyn bench: error: {exc}", file=sys.stderr)
         return 2
@@ -1836,4 +1900,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    from .cli import main as cli_main  # quiet when piped into head, like ``robodyn bench``
+
+    sys.exit(cli_main(["bench", *sys.argv[1:]]))

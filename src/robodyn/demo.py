@@ -12,15 +12,17 @@ from pathlib import Path
 
 import numpy as np
 
+from .model.model import Model
+
 __all__ = ["run_demo"]
 
 
-def _robot_part(out: Path, robot: str) -> None:
+def _robot_part(out: Path, robot) -> None:
     from . import models
     from .dynamics import forward_dynamics, gravity_forces, inverse_dynamics, mass_matrix
     from .kinematics import fk, jacobian
 
-    model = models.load(robot)
+    model = robot if isinstance(robot, Model) else models.load(robot)
     print(model)
     rng = np.random.default_rng(0)
     from .model.configuration import random_configuration
@@ -92,8 +94,21 @@ def _rigid_body_part(out: Path) -> None:
     print(f"figure: {demo.figure}")
 
 
-def run_demo(outdir: str | Path = "out/demo", robot: str = "ur5") -> int:
-    """Run the demo; figures go to ``outdir``. Returns a process exit code (0)."""
+def run_demo(outdir: str | Path = "out/demo", robot: str | Model = "ur5") -> int:
+    """Run the demo; figures go to ``outdir``.
+
+    Parameters
+    ----------
+    outdir : str or path-like
+        Folder for the figures (created if needed).
+    robot : str or Model
+        A bundled robot name, a robot file path, or a loaded Model.
+
+    Returns
+    -------
+    int
+        A process exit code (0).
+    """
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     _robot_part(out, robot)

@@ -27,12 +27,24 @@ def derive_command(args: argparse.Namespace) -> int:
     -------
     int
         Exit status (0).
+
+    Raises
+    ------
+    ValueError
+        An output path that cannot be written (checked before any work, the message names
+        the option), or an unknown robot.
     """
-    from ..models import load
+    from ..cli import check_output_path, load_robot
     from .codegen import write_module
     from .derive import derive
 
-    model = load(args.robot)
+    latex = getattr(args, "latex", None)
+    python = getattr(args, "python", None)
+    if latex:
+        check_output_path("--latex", latex)
+    if python:
+        check_output_path("--python", python)
+    model = load_robot(args.robot)
     parameters = "symbolic" if getattr(args, "symbolic_parameters", False) else "numeric"
     t0 = time.perf_counter()
     eom = derive(model, parameters, simplify=model.nv <= _SIMPLIFY_MAX_DOF)
@@ -51,15 +63,15 @@ def derive_command(args: argparse.Namespace) -> int:
                 if A[i, j] != 0:
                     idx = f"[{i + 1},{j + 1}]" if A.shape[1] > 1 else f"[{i + 1}]"
                     print(f"  {name}{idx} = {sp.sstr(A[i, j])}")
-    if getattr(args, "latex", None):
-        path = Path(args.latex)
+    if latex:
+        path = Path(latex)
         path.write_text(
             "% equations of motion of " + model.name + " (robodyn derive)\n"
             "\\[\n" + eom.latex() + "\n\\]\n",
             encoding="utf-8",
         )
         print(f"\nLaTeX written to {path}")
-    if getattr(args, "python", None):
-        out = write_module(eom, args.python)
+    if python:
+        out = write_module(eom, python)
         print(f"Python module written to {out}")
     return 0
