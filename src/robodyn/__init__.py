@@ -114,7 +114,8 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public API only (what ``__all__`` lists), not this module's helpers."""
+    return sorted(__all__)
 
 
 __all__ = [

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import dynamics as _dyn
 from ._checks import as_array, as_square, as_vector
+from .kernels.call import prepare
 from .model.configuration import integrate
 from .model.model import Model
 
@@ -209,37 +210,42 @@ def constrained_forward_dynamics(
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
-    v, tau : array_like, shape (nv,) or (N, nv)
-    A : array_like, shape (k, nv) or (N, k, nv)
+    q : array_like, shape (..., nq)
+    v, tau : array_like, shape (..., nv)
+    A : array_like, shape (..., k, nv)
         Constraint matrix at q (columns along the velocity coordinates).
-    dA_dq_v : array_like, shape (k,) or (N, k)
+    dA_dq_v : array_like, shape (..., k)
         ``dA/dt v``.
     friction : bool
         Include the model's joint friction in h.
 
     Returns
     -------
-    ddq : numpy.ndarray, shape (nv,) or (N, nv)
-    lam : numpy.ndarray, shape (k,) or (N, k)
-        A batch runs a Python loop over single states.
+    ddq : numpy.ndarray, shape (..., nv)
+    lam : numpy.ndarray, shape (..., k)
+        Leading dimensions broadcast; M and h of a batch come from the compiled core,
+        the KKT solves run one state at a time.
     """
     nq, nv = model.nq, model.nv
-    q = as_array(q, "q", (nq,))
-    v = as_array(v, "v", (nv,))
-    tau = as_array(tau, "tau", (nv,))
-    A = as_array(A, "A", (nv,))
-    dA = as_array(dA_dq_v, "dA_dq_v", (A.shape[-2],) if A.ndim >= 2 else (1,))
-    if q.ndim == 1 and v.ndim == 1 and tau.ndim == 1 and A.ndim <= 2 and dA.ndim == 1:
+    A = np.asarray(A, dtype=float) if not isinstance(A, np.ndarray) else A
+    if A.ndim == 1:
+        A = A[None]
+    dA = np.asarray(dA_dq_v, dtype=float)
+    if dA.ndim == 0:
+        dA = dA[None]
+    k = A.shape[-2] if A.ndim >= 2 else 1
+    lead, (q, v, tau, A, dA) = prepare(
+        ("q", "v", "tau", "A", "dA_dq_v"), (q, v, tau, A, dA),
+        ((nq,), (nv,), (nv,), (k, nv), (k,)),
+    )  # fmt: skip
+    if lead == ():
         return _one(model, q, v, tau, A, dA, friction)
-    N = max(x.shape[0] for x, d in ((q, 1), (v, 1), (tau, 1), (A, 2), (dA, 1)) if x.ndim > d)
-    q = np.broadcast_to(q, (N, nq))
-    v = np.broadcast_to(v, (N, nv))
-    tau = np.broadcast_to(tau, (N, nv))
-    A = np.broadcast_to(A if A.ndim >= 2 else A[None], (N, *A.shape[-2:]))
-    dA = np.broadcast_to(dA, (N, dA.shape[-1]))
-    out = [_one(model, q[n], v[n], tau[n], A[n], dA[n], friction) for n in range(N)]
-    return np.stack([o[0] for o in out]), np.stack([o[1] for o in out])
+    M = _dyn.mass_matrix(model, q)  # the whole batch in the compiled core
+    h = _bias(model, q, v, friction)
+    out = [kkt_solve(M[n], h[n], tau[n], A[n], dA[n]) for n in range(q.shape[0])]
+    ddq = np.stack([o[0] for o in out]) if out else np.zeros((0, nv))
+    lam = np.stack([o[1] for o in out]) if out else np.zeros((0, k))
+    return ddq.reshape((*lead, nv)), lam.reshape((*lead, k))
 
 
 # ========================================================================= holonomic

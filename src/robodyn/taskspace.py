@@ -14,7 +14,7 @@ The dynamically consistent generalised inverse ``Jbar = M^-1 J^T Lambda`` is the
 M-weighted right inverse of J (``J Jbar = 1``); the null-space projector
 ``N = 1 - Jbar J`` leaves the task acceleration untouched.
 
-Batches ``(N, nq)`` run a Python loop over the single-state numpy path.
+Batches (``q`` of shape (..., nq)) run a Python loop over the single-state numpy path.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import numpy as np
 
 from . import dynamics as _dyn
 from ._checks import as_array
+from .coriolis import _each
 from .kinematics import jacobian
 from .model.model import Model
 
@@ -100,15 +101,7 @@ def _parts_one(model: Model, q: np.ndarray, frame, kind: str, rows) -> _Parts:
 
 
 def _loop(model, q, fn, shape):
-    q = as_array(q, "q", (model.nq,))
-    if q.ndim == 1:
-        return fn(q)
-    if q.ndim != 2:
-        raise ValueError(f"q must have shape ({model.nq},) or (N, {model.nq}), got {q.shape}")
-    out = np.empty((q.shape[0], *shape))
-    for n in range(q.shape[0]):
-        out[n] = fn(q[n])
-    return out
+    return _each(model, ("q",), (q,), fn, shape)
 
 
 def _nrows(rows) -> int:
@@ -125,7 +118,7 @@ def task_space_inertia(model: Model, q, frame, kind: str = "body", part="full") 
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
+    q : array_like, shape (..., nq)
         A batch runs a Python loop.
     frame : str or int
         Operational frame.
@@ -138,7 +131,7 @@ def task_space_inertia(model: Model, q, frame, kind: str = "body", part="full") 
 
     Returns
     -------
-    numpy.ndarray, shape (k, k) or (N, k, k)
+    numpy.ndarray, shape (..., k, k)
         k = number of rows kept.
 
     Raises
@@ -207,14 +200,14 @@ def dynamically_consistent_pinv(
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
+    q : array_like, shape (..., nq)
     frame : str or int
     kind : {"body", "space", "world_aligned"}
     part : {"full", "linear", "angular"} or sequence of int
 
     Returns
     -------
-    numpy.ndarray, shape (nv, k) or (N, nv, k)
+    numpy.ndarray, shape (..., nv, k)
     """
     rows = _rows(part)
     k = _nrows(rows)

@@ -11,8 +11,8 @@ so ``R_new = R exp3(omega dt)`` and ``p_new = p + R G(omega dt) v dt`` with
 ``G(theta) = I theta + (1 - cos theta)[w] + (theta - sin theta)[w]^2`` (MR prop. 3.25).
 :func:`difference` is its inverse, ``V_b dt = log6(T0^-1 T1)``.
 
-All functions accept a batch: ``q`` of shape (N, nq) and ``v`` of shape (N, nv) give
-results of shape (N, ...).
+All functions accept batches with any leading dimensions, numpy style: ``q`` of shape
+(..., nq) and ``v`` of shape (..., nv) broadcast together and give results of shape (..., ...).
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def neutral(model: Model) -> np.ndarray:
     return q
 
 
-def random_configuration(model: Model, rng=None, size: int | None = None) -> np.ndarray:
+def random_configuration(model: Model, rng=None, size=None) -> np.ndarray:
     """A configuration drawn uniformly within the joint limits.
 
     1-dof joints: uniform in ``[lower, upper]`` when both limits are finite; an unlimited
@@ -133,15 +133,21 @@ def random_configuration(model: Model, rng=None, size: int | None = None) -> np.
     model : Model
     rng : numpy.random.Generator or int or None
         Random generator, or a seed for ``numpy.random.default_rng``.
-    size : int, optional
-        Number of configurations; None returns a single one.
+    size : int or tuple of int, optional
+        Batch shape (numpy style); None returns a single configuration.
 
     Returns
     -------
-    numpy.ndarray, shape (nq,) or (size, nq)
+    numpy.ndarray, shape (nq,) or (*size, nq)
     """
     gen = _rng(rng)
-    n = 1 if size is None else int(size)
+    try:
+        shape = () if size is None else tuple(int(k) for k in np.atleast_1d(size))
+    except (TypeError, ValueError):
+        raise ValueError(f"size must be an int, a tuple of ints or None, got {size!r}") from None
+    if any(k < 0 for k in shape) or np.ndim(size) > 1:
+        raise ValueError(f"size must be non-negative, got {size!r}")
+    n = math.prod(shape)
     q1, _, prismatic, free = _joint_slices(model)
     lo = model.q_lower[q1]
     hi = model.q_upper[q1]
@@ -157,7 +163,7 @@ def random_configuration(model: Model, rng=None, size: int | None = None) -> np.
         q[:, qa : qa + 3] = gen.uniform(-1.0, 1.0, size=(n, 3))
         u = gen.standard_normal((n, 4))
         q[:, qa + 3 : qa + 7] = u / np.linalg.norm(u, axis=-1, keepdims=True)
-    return q[0] if size is None else q
+    return q.reshape((*shape, model.nq))
 
 
 def integrate(model: Model, q, v, dt=1.0) -> np.ndarray:
@@ -169,13 +175,13 @@ def integrate(model: Model, q, v, dt=1.0) -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
-    v : array_like, shape (nv,) or (N, nv)
-    dt : float or array_like, shape () or (N,)
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+    dt : float or array_like, shape (...)
 
     Returns
     -------
-    numpy.ndarray, shape (nq,) or (N, nq)
+    numpy.ndarray, shape (..., nq)
     """
     q = _check_q(model, q)
     v = _check_v(model, v)
@@ -208,11 +214,11 @@ def difference(model: Model, q0, q1) -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q0, q1 : array_like, shape (nq,) or (N, nq)
+    q0, q1 : array_like, shape (..., nq)
 
     Returns
     -------
-    numpy.ndarray, shape (nv,) or (N, nv)
+    numpy.ndarray, shape (..., nv)
     """
     q0 = _check_q(model, q0, "q0")
     q1_ = _check_q(model, q1, "q1")
@@ -242,11 +248,11 @@ def normalize(model: Model, q) -> np.ndarray:
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,) or (N, nq)
+    q : array_like, shape (..., nq)
 
     Returns
     -------
-    numpy.ndarray, shape (nq,) or (N, nq)
+    numpy.ndarray, shape (..., nq)
 
     Raises
     ------
