@@ -304,3 +304,69 @@ def test_a_pipe_read_to_its_end_exits_0():
     )
     assert proc.returncode == 0 and proc.stderr == ""
     assert proc.stdout.startswith("world:\n")
+
+
+# ------------------------------------------------------------------ check --fix
+_ARM = """<robot name="r"><link name="base"/>
+<link name="l1">{l1}<collision><geometry><box size="0.1 0.2 0.3"/></geometry></collision></link>
+<joint name="j1" type="revolute"><parent link="base"/><child link="l1"/>
+<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+<link name="l2">{l2}</link>
+<joint name="j2" type="revolute"><parent link="l1"/><child link="l2"/>
+<origin xyz="0 0 0.3"/><axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/>
+</joint></robot>"""
+# a 1 kg box 0.1 x 0.2 x 0.3 m: I = m/12 (b^2 + c^2, a^2 + c^2, a^2 + b^2)
+_GOOD = (
+    '<inertial><mass value="1"/><inertia ixx="0.010833333" ixy="0" ixz="0" iyy="0.0083333333" '
+    'iyz="0" izz="0.0041666667"/></inertial>'
+)
+
+
+def test_check_fix_says_exactly_what_it_changed(tmp_path, capsys):
+    # l2: a CAD export 0.4 % off the triangle inequality, no collision geometry
+    bad = '<inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.0201"/></inertial>'  # noqa: E501
+    src = tmp_path / "arm.urdf"
+    src.write_text(_ARM.format(l1=_GOOD, l2=bad))
+    out = tmp_path / "fixed.urdf"
+    assert main(["check", str(src), "--fix", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert f"wrote {out}: 1 change(s)" in text
+    assert (
+        "changed: link 'l2': inertia not physical (principal moments [0.01   0.01   0.0201])"
+        in text
+    )
+    assert "nearest physical tensor" in text and "not fixed" not in text
+    # I1 + I2 raised to I3: each of the two small moments by half the 0.0001 deficit
+    import pinocchio as pin
+
+    from robodyn.model.urdf import load_urdf
+
+    fixed = load_urdf(out, strict=True)  # no warning left
+    np.testing.assert_allclose(np.diag(fixed.body_inertia[2]), [0.01005, 0.01005, 0.0201])
+    pm = pin.buildModelFromUrdf(str(out))  # Pinocchio parses the written file
+    np.testing.assert_allclose(pm.inertias[2].inertia, np.diag([0.01005, 0.01005, 0.0201]))
+
+
+def test_check_fix_with_nothing_to_correct_says_so(tmp_path, capsys):
+    src = tmp_path / "arm.urdf"
+    src.write_text(_ARM.format(l1=_GOOD, l2=_GOOD))
+    out = tmp_path / "copy.urdf"
+    assert main(["check", str(src), "--fix", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert f"wrote {out}: nothing to correct" in text and "changed:" not in text
+    assert "corrected" not in text
+
+
+def test_check_fix_exits_non_zero_when_errors_remain(tmp_path, capsys):
+    # l2 moves nothing with mass and has no collision primitive to compute an inertia from
+    src = tmp_path / "arm.urdf"
+    src.write_text(_ARM.format(l1=_GOOD, l2=""))
+    out = tmp_path / "still_bad.urdf"
+    assert main(["check", str(src), "--fix", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert f"wrote {out}: nothing to correct" in text
+    assert "not fixed: link 'l2': inertia missing on a massless moving subtree" in text
+    assert "error(s) remain" in text and "changed:" not in text
+    # a bundled robot is not a file to correct
+    assert main(["check", "ur5", "--fix", str(tmp_path / "x.urdf")]) == 2
+    assert "--fix corrects a URDF file" in capsys.readouterr().err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robodyn.errors import ModelError
+from robodyn.errors import ModelError, ModelWarning
 from robodyn.model.doctor import Report, check_model, fix_urdf, primitive_inertia
 from robodyn.model.urdf import UrdfGeometry, load_urdf
 
@@ -49,19 +49,23 @@ def test_massless_moving_link_is_an_error_and_load_still_reports():
     (f,) = [f for f in rep if f.kind == "massless_subtree"]
     assert f.severity == "error" and f.element == "joint 'j1'" and "'l1'" in f.message
     assert not rep.ok
-    model = load_urdf(_urdf(BOX))
+    with pytest.warns(ModelWarning, match="joint 'j1': the revolute joint moves a massless"):
+        model = load_urdf(_urdf(BOX))  # loads (RNEA, CRBA are defined), with a warning
     assert "massless_subtree" in check_model(model).kinds()
 
 
-def test_non_physical_inertia_reported_although_load_fails():
+def test_non_physical_inertia_is_a_warning_and_a_non_psd_one_an_error():
     xml = _urdf(
         '<inertial><mass value="2"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"/>'
         "</inertial>"
     )
-    with pytest.raises(ModelError):
+    with pytest.warns(ModelWarning, match="triangle"):
         load_urdf(xml)
+    with pytest.raises(ModelError, match="triangle"):
+        load_urdf(xml, strict=True)
     rep = check_model(xml)
     (f,) = [f for f in rep if f.kind == "inertia_not_physical"]
+    assert f.severity == "warning"
     assert f.element == "link 'l1'" and "triangle" in f.message and "1 + 1" not in f.message
     assert "3" in f.message
     neg = _urdf('<inertial><mass value="1"/><inertia ixx="-1" iyy="1" izz="1"/></inertial>')
@@ -96,7 +100,7 @@ def test_cad_product_sign_detected_and_fixed(tmp_path):
     xml = _urdf(_inertia_xml(Q) + BOX)
     rep = check_model(xml)
     (f,) = [f for f in rep if f.kind == "inertia_sign"]
-    assert f.severity == "error" and f.element == "link 'l1'" and "ixy" in f.fix
+    assert f.severity == "warning" and f.element == "link 'l1'" and "ixy" in f.fix
     src = tmp_path / "cad.urdf"
     src.write_text(xml)
     out = tmp_path / "fixed.urdf"
@@ -104,7 +108,9 @@ def test_cad_product_sign_detected_and_fixed(tmp_path):
     assert src.read_text() == xml  # original untouched
     assert len(changes) == 1 and "flipped" in changes[0]
     assert "robodyn fix_urdf" in out.read_text()
-    model = load_urdf(out)
+    with pytest.warns(ModelWarning, match="implausible for its collision"):  # the test's box
+        model = load_urdf(out)
+    assert not [f for f in check_model(out) if f.kind in ("inertia_sign", "inertia_not_physical")]
     np.testing.assert_allclose(model.body_inertia[model.body_id("l1")], P, atol=1e-15)
 
 
@@ -239,5 +245,19 @@ def test_check_example_robot_data_model_runs():
     rep = check_model(paths[0])
     # pr2.urdf: sensor_mount_link has moments (0.001, 0.001, 0.01): 0.002 < 0.01
     bad = [f for f in rep if f.element == "link 'sensor_mount_link'"]
-    assert bad and bad[0].severity == "error" and "triangle" in bad[0].message
+    assert bad and bad[0].severity == "warning" and "triangle" in bad[0].message
     assert "mimic" in rep.kinds() and "fixed_merged" in rep.kinds()
+
+
+def test_a_mimic_of_an_unknown_joint_is_a_warning():
+    extra = (
+        '<link name="l2">' + _box_inertial() + "</link>"
+        '<joint name="j2" type="continuous"><parent link="l1"/><child link="l2"/>'
+        '<mimic joint="nope"/></joint>'
+    )
+    (f,) = [
+        f
+        for f in check_model(_urdf(_box_inertial() + BOX, extra=extra))
+        if f.kind == "mimic_unknown"
+    ]
+    assert f.severity == "warning" and f.element == "joint 'j2'" and "'nope'" in f.message

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import glob
 import math
+import re
 import site
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 import pytest
 
-from robodyn.errors import ModelError
+from robodyn.dynamics import inverse_dynamics as rd_rnea
+from robodyn.dynamics import mass_matrix as rd_mass
+from robodyn.errors import ModelError, ModelWarning
 from robodyn.model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from robodyn.model.urdf import load_urdf, parse_urdf
 from robodyn.spatial import exp3, quat_to_rotation, rpy_to_rotation, transform
@@ -65,6 +69,35 @@ def _inertia_is_physical(mass: float, I: np.ndarray) -> bool:
     return w[0] >= -tol and w[0] + w[1] >= w[2] - tol
 
 
+def _raw_inertias_psd(path: str) -> bool:
+    """Independent check: every <inertial> tensor positive semi-definite (to round-off)."""
+    return all(
+        np.linalg.eigvalsh(I)[0] >= -1e-9 * (abs(np.trace(I)) + 1e-6 * m) for m, I in _raw(path)
+    )
+
+
+def _raw(path: str):
+    import xml.etree.ElementTree as ET
+
+    for link in ET.parse(path).getroot().findall("link"):
+        el = link.find("inertial")
+        if el is None:
+            continue
+        m = float(el.find("mass").get("value"))
+        i = el.find("inertia")
+        g = {k: float(i.get(k, 0)) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+        yield (
+            m,
+            np.array(
+                [
+                    [g["ixx"], g["ixy"], g["ixz"]],
+                    [g["ixy"], g["iyy"], g["iyz"]],
+                    [g["ixz"], g["iyz"], g["izz"]],
+                ]
+            ),
+        )
+
+
 def _raw_inertias_physical(path: str) -> bool:
     import xml.etree.ElementTree as ET
 
@@ -88,13 +121,27 @@ def _raw_inertias_physical(path: str) -> bool:
 
 
 def _load_like_pinocchio(path: str, floating: bool):
-    """Load with mimic=False (Pinocchio's default); strict only where the file's
-    inertias are physical by the independent check above."""
-    if _raw_inertias_physical(path):
-        return load_urdf(path, floating, mimic=False)
-    with pytest.raises(ModelError, match="inertia|mass"):
-        load_urdf(path, floating, mimic=False)
-    return load_urdf(path, floating, mimic=False, strict=False)
+    """Load with mimic=False (Pinocchio's default), as every tool loads it: by default with
+    no error. An inertia that is not physical by the independent check above gives a
+    ModelWarning naming the link, a physical one none; strict=True refuses exactly the
+    files that warned."""
+    keep = {} if _raw_inertias_psd(path) else {"invalid_inertia": "keep"}
+    if keep:  # not positive semi-definite: undefined dynamics, refused unless asked
+        with pytest.raises(ModelError, match="not positive semi-definite.*invalid_inertia"):
+            load_urdf(path, floating, mimic=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = load_urdf(path, floating, mimic=False, **keep)
+    warned = [str(w.message) for w in caught if issubclass(w.category, ModelWarning)]
+    inertial = [w for w in warned if re.match(r"link '[^']*' <inertial>:", w)]
+    assert bool(inertial) != _raw_inertias_physical(path), inertial
+    assert all(w.startswith(("link '", "joint '")) and "fix_urdf" in w for w in warned)
+    if warned:
+        with pytest.raises(ModelError, match="strict=True"):
+            load_urdf(path, floating, mimic=False, strict=True, **keep)
+    else:
+        load_urdf(path, floating, mimic=False, strict=True)
+    return model
 
 
 def _body_poses(model, q: np.ndarray) -> np.ndarray:
@@ -173,7 +220,7 @@ def test_example_robot_data_matches_pinocchio(path, floating, pin_models):
     pms = pin_models[path]
     if pms is None:  # Pinocchio refuses it (ur3.urdf has no link): so must robodyn
         with pytest.raises(ModelError):
-            load_urdf(path, floating, mimic=False, strict=False)
+            load_urdf(path, floating, mimic=False, invalid_inertia="keep")
         return
     pm = pms[1] if floating else pms[0]
     model = _load_like_pinocchio(path, floating)
@@ -206,8 +253,8 @@ def test_example_robot_data_matches_pinocchio(path, floating, pin_models):
 def test_mimic_joints_follow_leader_like_pinocchio(name):
     path = next(p for p in ERD_URDFS if p.endswith(name))
     pm = pin.buildModelFromUrdf(path, mimic=True)
-    model = load_urdf(path, mimic=True, strict=False)
-    free = load_urdf(path, mimic=False, strict=False)
+    model = load_urdf(path, mimic=True, invalid_inertia="keep")
+    free = load_urdf(path, mimic=False, invalid_inertia="keep")
     n_mimic = sum(1 for i in range(1, model.nb) if model.jnt_mimic[i] >= 0)
     assert n_mimic >= 1
     assert model.nv == free.nv - n_mimic
@@ -353,16 +400,17 @@ def test_missing_limit_is_unlimited_with_note():
     assert any("j2" in n and "<limit>" in n for n in model.notes)
 
 
-def test_non_physical_inertia_kept_when_not_strict():
+def test_non_physical_inertia_warns_and_is_kept_unless_strict():
     xml = TWO_LINK.replace(
         'ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"',
         'ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.5"',
     )
     with pytest.raises(ModelError, match=r"link 'l2'.*triangle"):
-        load_urdf(xml)
-    model = load_urdf(xml, strict=False)
+        load_urdf(xml, strict=True)
+    with pytest.warns(ModelWarning, match=r"link 'l2' <inertial>.*triangle.*0\.5.*fix_urdf"):
+        model = load_urdf(xml)
     np.testing.assert_allclose(np.diag(model.body_inertia[model.body_id("l2")]), [0.1, 0.1, 0.5])
-    assert any("l2" in n and "non-physical" in n for n in model.notes)
+    assert any("l2" in n and "triangle" in n for n in model.notes)
 
 
 # ------------------------------------------------------------------ bad URDFs
@@ -441,13 +489,6 @@ BAD = {
         ),
         r"link 'l2' <inertial>.*not positive semi-definite",
     ),
-    "triangle": (
-        _robot(
-            '<link name="l2"><inertial><mass value="1"/>'
-            '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"/></inertial></link>'
-        ),
-        r"link 'l2' <inertial>.*triangle",
-    ),
     "not a number": (
         _robot('<link name="l2"><inertial><mass value="abc"/></inertial></link>'),
         r"link 'l2' <inertial><mass value='abc'>: not a number",
@@ -488,14 +529,6 @@ BAD = {
             + _j("j", "a", "b", t="fixed", x='<origin rpy="0 1 2 3"/>')
         ),
         r"joint 'j' <origin rpy='0 1 2 3'>: expected 3 numbers, got 4",
-    ),
-    "mimic unknown": (
-        _robot(
-            _L.format("a")
-            + _L.format("b")
-            + _j("j", "a", "b", t="continuous", x='<mimic joint="nope"/>')
-        ),
-        r"joint 'j' <mimic joint='nope'>: no such joint",
     ),
     "root_joint clash": (
         _robot(_L.format("a") + _L.format("b") + _j("root_joint", "a", "b")),
@@ -560,3 +593,112 @@ def test_size_limit(monkeypatch):
     monkeypatch.setattr(urdf, "MAX_URDF_BYTES", 1000)
     with pytest.raises(ModelError, match="more than 1000"):
         load_urdf(_robot(_L.format("a") + " " * 2000))
+
+
+# ------------------------------------------------------------------ implausible but usable
+_IN = '<inertial><origin xyz="{c}"/><mass value="{m}"/><inertia {i}/></inertial>'
+_BOX_I = 'ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.025"'
+_BOXC = '<collision><geometry><box size="0.1 0.2 0.3"/></geometry></collision>'
+
+USABLE = {
+    # what every other tool loads; robodyn loads it with one ModelWarning naming the element
+    "triangle": (
+        '<link name="b"><inertial><mass value="1"/>'
+        '<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.25"/></inertial></link>',
+        r"link 'b' <inertial>: .*triangle inequality.*0\.25",
+    ),
+    "zero mass, non-zero tensor": (
+        '<link name="b"><inertial><mass value="0"/><inertia ixx="0.1" ixy="0" ixz="0" '
+        'iyy="0.1" iyz="0" izz="0.1"/></inertial></link><link name="c">'
+        + _IN.format(c="0 0 0", m=1, i=_BOX_I) + "</link>"
+        + _j("jc", "b", "c", t="fixed", x=""),
+        r"link 'b' <inertial>: zero mass with a non-zero inertia tensor",
+    ),
+    "moving link without mass": (
+        '<link name="b"/><link name="c">' + _IN.format(c="0 0 0.1", m=1, i=_BOX_I) + "</link>"
+        + _j("jc", "b", "c", t="continuous", x=""),
+        r"link 'b': moved by the continuous joint 'j' but has no <inertial>",
+    ),
+    "massless subtree": (
+        '<link name="b"/><link name="c"/>' + _j("jc", "b", "c", t="continuous", x=""),
+        r"joint 'j': the continuous joint moves a massless subtree \(links 'b', 'c'\)",
+    ),
+    "mimic of an unknown joint": (
+        '<link name="b">' + _IN.format(c="0 0 0", m=1, i=_BOX_I) + "</link>",
+        r"joint 'j' <mimic joint='nope'>: no such joint",
+    ),
+    "implausible for the collision box": (
+        '<link name="b">' + _IN.format(c="0 0 0", m=1, i=_BOX_I.replace("0.0", "0.00")) + _BOXC
+        + "</link>",
+        r"link 'b': inertia implausible for its collision geometry \(box\)",
+    ),
+}  # fmt: skip
+
+
+def _usable(key):
+    body, pattern = USABLE[key]
+    x = '<mimic joint="nope"/>' if key.startswith("mimic") else ""
+    joint = _j("j", "a", "b", t="continuous", x=x)
+    return _robot('<link name="a"/>' + body + joint), pattern
+
+
+@pytest.mark.parametrize("key", list(USABLE))
+def test_implausible_but_usable_urdfs_load_with_a_warning(key):
+    xml, pattern = _usable(key)
+    with pytest.warns(ModelWarning, match=pattern) as record:
+        model = load_urdf(xml)
+    mine = [w for w in record if issubclass(w.category, ModelWarning)]
+    fix = "correct the name" if key.startswith("mimic") else "rd.fix_urdf"
+    assert all(fix in str(w.message) for w in mine)
+    assert any(re.search(pattern, n) for n in model.notes)
+    with pytest.raises(ModelError, match=pattern):
+        load_urdf(xml, strict=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ModelWarning)  # the standard switch works too
+        with pytest.raises(ModelWarning):
+            load_urdf(xml)
+
+
+def test_kept_inertias_give_pinocchios_dynamics():
+    # a zero-mass link with a tensor and a triangle-violating link, as written: the same
+    # mass matrix and inverse dynamics as Pinocchio, which parses the same XML
+    xml = _robot(
+        '<link name="a"/><link name="b"><inertial><mass value="0"/><inertia ixx="0.1" ixy="0" '
+        'ixz="0" iyy="0.2" iyz="0" izz="0.1"/></inertial></link><link name="c">'
+        '<inertial><origin xyz="0.1 0 0.2" rpy="0.3 0 0"/><mass value="2"/><inertia ixx="0.1" '
+        'ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.25"/></inertial></link>'
+        + _j("j1", "a", "b", t="continuous", x='<axis xyz="0 0 1"/>')
+        + _j("j2", "b", "c", t="continuous", x='<origin xyz="0 0.3 0"/><axis xyz="1 0 0"/>')
+    )
+    with pytest.warns(ModelWarning):
+        model = load_urdf(xml)
+    pm = pin.buildModelFromXML(xml)
+    pd = pm.createData()
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        q, v, a = rng.normal(size=(3, 2))
+        qp = np.array([np.cos(q[0]), np.sin(q[0]), np.cos(q[1]), np.sin(q[1])])
+        M = pin.crba(pm, pd, qp)
+        M = np.triu(M) + np.triu(M, 1).T
+        np.testing.assert_allclose(rd_mass(model, q), M, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(
+            rd_rnea(model, q, v, a), pin.rnea(pm, pd, qp, v, a), rtol=0, atol=1e-12
+        )
+
+
+def test_a_non_positive_semi_definite_inertia_is_refused_unless_asked():
+    xml = _robot(
+        '<link name="a"/><link name="b"><inertial><mass value="1"/><inertia ixx="1" ixy="2" '
+        'ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>' + _j("j", "a", "b")
+    )
+    with pytest.raises(ModelError, match="link 'b' <inertial>: .*not positive semi-definite"):
+        load_urdf(xml)
+    with pytest.warns(ModelWarning, match="kept as written"):
+        kept = load_urdf(xml, invalid_inertia="keep")
+    np.testing.assert_allclose(kept.body_inertia[1], [[1, 2, 0], [2, 1, 0], [0, 0, 1]])
+    with pytest.warns(ModelWarning, match="nearest physical"):
+        balanced = load_urdf(xml, invalid_inertia="balance")
+    w = np.linalg.eigvalsh(balanced.body_inertia[1])  # principal moments -1, 1, 3 -> 1, 1, ...
+    assert w[0] >= 0 and w[0] + w[1] >= w[2] - 1e-12
+    with pytest.raises(ValueError, match="invalid_inertia must be one of"):
+        load_urdf(xml, invalid_inertia="fix")

@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import inertia, spatial
-from .errors import ModelError
+from .errors import ModelError, ModelWarning, SimulationError
 from .inertia import RigidInertia
 from .spatial import ad, adjoint, exp3, exp6, inv_transform, log3, log6, skew, transform, unskew
 
@@ -120,6 +120,8 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "ModelError",
+    "ModelWarning",
+    "SimulationError",
     "RigidInertia",
     "__version__",
     "ad",

@@ -170,12 +170,23 @@ def _cmd_fk(args: argparse.Namespace) -> int:
 def _cmd_check(args: argparse.Namespace) -> int:
     from .model.doctor import check_model, fix_urdf
 
-    report = check_model(resolve_robot(args.robot))
+    robot = resolve_robot(args.robot)
+    if args.fix and not isinstance(robot, (str, Path)):
+        print(
+            f"robodyn check: error: --fix corrects a URDF file; {args.robot!r} is a bundled "
+            "model (nothing to write)",
+            file=sys.stderr,
+        )
+        return 2
+    report = check_model(robot)
     print(report)
-    if args.fix:
-        out = fix_urdf(args.robot, args.fix, density=args.density)
-        print(f"corrected URDF written to {out}")
-    return 1 if report.errors and not args.fix else 0
+    if not args.fix:
+        return 1 if report.errors else 0
+    result = fix_urdf(robot, args.fix, density=args.density)
+    print(result)
+    if result.after.errors:
+        print(result.after)
+    return 1 if result.after.errors else 0
 
 
 def _cmd_derive(args: argparse.Namespace) -> int:
@@ -220,7 +231,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="model doctor: what would make dynamics silently wrong")
     c.add_argument("robot", help="bundled robot name or URDF path")
-    c.add_argument("--fix", metavar="OUT", help="write a corrected URDF to OUT")
+    c.add_argument(
+        "--fix",
+        metavar="OUT",
+        help="write a corrected copy of the URDF to OUT, list each change, exit 1 if errors remain",
+    )
     c.add_argument("--density", type=float, default=1000.0, help="density for --fix (kg/m^3)")
     c.set_defaults(func=_cmd_check)
 

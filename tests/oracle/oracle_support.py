@@ -53,9 +53,9 @@ def load_pair(path: str, floating_base: bool = False):
     """Load ``path`` in robodyn and in Pinocchio: (model, pin_model, pin_data, PinocchioMap)."""
     from robodyn.model.urdf import load_urdf
 
-    # strict=False: several example-robot-data URDFs carry slightly non-physical inertias
-    # (triangle inequality); Pinocchio loads them as written, and so must the oracle pair.
-    model = load_urdf(path, floating_base=floating_base, mimic=False, strict=False)
+    # invalid_inertia="keep": a few example-robot-data URDFs carry non-physical inertias;
+    # Pinocchio loads them as written, and so must the oracle pair.
+    model = load_urdf(path, floating_base=floating_base, mimic=False, invalid_inertia="keep")
     if floating_base:
         pm = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
     else:

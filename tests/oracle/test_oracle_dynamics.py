@@ -33,7 +33,7 @@ def test_dynamics_match_pinocchio(erd_robot, floating):
     name, path = erd_robot
     # strict=False keeps inertias as written (as Pinocchio does); mimic=False: Pinocchio
     # loads <mimic> joints as independent joints by default
-    model = load_urdf(path, floating_base=floating, mimic=False, strict=False)
+    model = load_urdf(path, floating_base=floating, mimic=False, invalid_inertia="keep")
     pm = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating else (
         pin.buildModelFromUrdf(path)
     )  # fmt: skip

@@ -29,7 +29,7 @@ KINDS = (("space", pin.WORLD), ("body", pin.LOCAL), ("world_aligned", pin.LOCAL_
 def _pair(path: str, floating_base: bool, mimic: bool = False):
     # strict=False: some URDFs carry non-physical inertias, irrelevant to kinematics and
     # compared as written for the centre of mass.
-    model = load_urdf(path, floating_base=floating_base, mimic=mimic, strict=False)
+    model = load_urdf(path, floating_base=floating_base, mimic=mimic, invalid_inertia="keep")
     if floating_base:
         pm = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer(), mimic)
     else:

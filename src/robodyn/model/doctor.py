@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +30,10 @@ from .urdf import (
     UrdfInertial,
     UrdfLink,
     UrdfRobot,
+    inertial_issue,
     inertial_problem,
     kinematic_tree,
+    massless_subtrees,
     model_from_urdf,
     parse_xml,
     read_source,
@@ -42,6 +45,9 @@ __all__ = [
     "Report",
     "check_model",
     "fix_urdf",
+    "FixResult",
+    "balanced_inertia",
+    "geometry_finding",
     "primitive_inertia",
     "massless_subtrees",
     "SEVERITIES",
@@ -131,10 +137,13 @@ def _flipped_products(I: np.ndarray) -> np.ndarray:
 
 
 def _inertia_findings(name: str, inertial: UrdfInertial) -> list[Finding]:
+    """An ``error`` when the inertia makes the dynamics undefined (load_urdf refuses it),
+    a ``warning`` when it is implausible but usable (load_urdf warns)."""
     el = f"link {name!r}"
-    problem = inertial_problem(inertial)
-    if problem is None:
+    issue = inertial_issue(inertial)
+    if issue is None:
         return []
+    severity, problem = issue
     if inertial.mass > 0:
         flipped = UrdfInertial(
             inertial.mass, inertial.xyz, inertial.rpy, _flipped_products(inertial.inertia)
@@ -143,7 +152,7 @@ def _inertia_findings(name: str, inertial: UrdfInertial) -> list[Finding]:
             I = inertial.inertia
             return [
                 Finding(
-                    "error",
+                    severity,
                     el,
                     f"{problem}; it becomes physical when the signs of ixy, ixz, iyz "
                     f"(= {I[0, 1]:.6g}, {I[0, 2]:.6g}, {I[1, 2]:.6g}) are flipped: CAD "
@@ -153,9 +162,19 @@ def _inertia_findings(name: str, inertial: UrdfInertial) -> list[Finding]:
                     "inertia_sign",
                 )
             ]
+    if severity == "warning" and inertial.mass == 0:
+        return [
+            Finding(
+                "warning",
+                el,
+                f"<inertial>: {problem}",
+                "zero the tensor of a massless link (fix_urdf does it), or give it its mass",
+                "inertia_massless",
+            )
+        ]
     return [
         Finding(
-            "error",
+            severity,
             el,
             f"<inertial> is not physical: {problem}",
             "recompute it (CAD or fix_urdf from the collision geometry with a density)",
@@ -219,7 +238,9 @@ def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0)
     return compound(parts)
 
 
-def _geometry_finding(link: UrdfLink) -> Finding | None:
+def geometry_finding(link: UrdfLink) -> Finding | None:
+    """A warning when a link's inertia is more than ``PLAUSIBLE_FACTOR`` off the inertia of
+    its collision primitives with the same mass (wrong units, a bad CAD export)."""
     inertial = link.inertial
     if inertial is None or not inertial.mass > 0 or inertial_problem(inertial) is not None:
         return None
@@ -249,35 +270,6 @@ def _geometry_finding(link: UrdfLink) -> Finding | None:
 
 
 # ============================================================================ URDF checks
-def _subtree_links(link: str, children) -> list[str]:
-    out, stack = [], [link]
-    while stack:
-        name = stack.pop()
-        out.append(name)
-        stack.extend(j.child for j in children.get(name, []))
-    return out
-
-
-def massless_subtrees(robot: UrdfRobot, children) -> list[tuple[str, list[str], list[str]]]:
-    """Moving joints whose whole child subtree has no mass (M gets a zero row and column).
-
-    Returns
-    -------
-    list of (joint name, subtree links, links without <inertial>)
-    """
-    out = []
-    for name in robot.links:
-        for j in children[name]:
-            if j.type == "fixed":
-                continue
-            sub = _subtree_links(j.child, children)
-            inertials = [robot.links[s].inertial for s in sub]
-            if any(i is not None and i.mass > 0 for i in inertials):
-                continue
-            out.append((j.name, sub, [s for s, i in zip(sub, inertials) if i is None]))
-    return out
-
-
 def _massless_findings(robot: UrdfRobot, children) -> list[Finding]:
     out = []
     for jname, sub, bare in massless_subtrees(robot, children):
@@ -314,7 +306,18 @@ def _joint_findings(robot: UrdfRobot) -> list[Finding]:
                 )
             )
             continue
-        if j.mimic is not None:
+        if j.mimic is not None and j.mimic not in robot.joints:
+            out.append(
+                Finding(
+                    "warning",
+                    el,
+                    f"<mimic joint={j.mimic!r}>: no such joint; load_urdf makes {j.name!r} an "
+                    "independent joint",
+                    "correct the leader's name in the URDF",
+                    "mimic_unknown",
+                )
+            )
+        elif j.mimic is not None:
             out.append(
                 Finding(
                     "info",
@@ -402,7 +405,7 @@ def _check_urdf(source) -> Report:
     for link in robot.links.values():
         if link.inertial is not None:
             findings += _inertia_findings(link.name, link.inertial)
-            g = _geometry_finding(link)
+            g = geometry_finding(link)
             if g is not None:
                 findings.append(g)
     findings += _joint_findings(robot)
@@ -425,7 +428,9 @@ def _check_urdf(source) -> Report:
                 )
             )
     try:
-        model_from_urdf(robot, strict=True)
+        with warnings.catch_warnings():  # reported above as findings
+            warnings.simplefilter("ignore")
+            model_from_urdf(robot)
     except ModelError as exc:
         msg = str(exc)
         if not any(f.severity == "error" and f.element in msg for f in findings):
@@ -442,20 +447,19 @@ def _check_loaded(model: Model) -> Report:
     for i in range(1, model.nb):
         el = f"body {model.body_names[i]!r}"
         jt = int(model.jnt_type[i])
-        if model.body_mass[i] > 0:
-            problem = inertial_problem(
-                UrdfInertial(float(model.body_mass[i]), (0, 0, 0), (0, 0, 0), model.body_inertia[i])
-            )
-            if problem is not None:
-                findings.append(
-                    Finding(
-                        "error",
-                        el,
-                        f"inertia is not physical: {problem}",
-                        "recompute the body's inertia",
-                        "inertia_not_physical",
-                    )
+        issue = inertial_issue(
+            UrdfInertial(float(model.body_mass[i]), (0, 0, 0), (0, 0, 0), model.body_inertia[i])
+        )
+        if issue is not None:
+            findings.append(
+                Finding(
+                    issue[0],
+                    el,
+                    f"inertia is not physical: {issue[1]}",
+                    "recompute the body's inertia",
+                    "inertia_not_physical",
                 )
+            )
         if model.jnt_nv[i] > 0 or model.jnt_mimic[i] >= 0:
             sub = slice(i, int(end[i]))
             if model.body_mass[sub].sum() == 0 and not np.any(model.body_inertia[sub]):
@@ -549,16 +553,84 @@ def _inertial_element(mass: float, com, I: np.ndarray) -> ET.Element:
     return el
 
 
-def fix_urdf(path, out_path, density: float = 1000.0) -> list[str]:
+class FixResult(list):
+    """What :func:`fix_urdf` did: a list of the changes (one line each, with the numbers),
+    and
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The corrected URDF that was written.
+    not_fixed : list of str
+        Problems it found and could not correct (no collision primitive to rebuild an
+        inertia from, a negative mass without geometry).
+    after : Report
+        :func:`check_model` of the written file: what remains.
+    """
+
+    def __init__(self, changes, path, not_fixed, after):
+        super().__init__(changes)
+        self.path = path
+        self.not_fixed = list(not_fixed)
+        self.after = after
+
+    def __str__(self) -> str:
+        what = f"{len(self)} change(s)" if self else "nothing to correct"
+        lines = [f"wrote {self.path}: {what}"]
+        lines += [f"  changed: {c}" for c in self]
+        lines += [f"  not fixed: {c}" for c in self.not_fixed]
+        if self.after.errors:
+            lines.append(f"  {len(self.after.errors)} error(s) remain in {self.path.name}")
+        return "\n".join(lines)
+
+
+def balanced_inertia(I: np.ndarray) -> np.ndarray:
+    """The nearest physical tensor with the same principal axes (MuJoCo's ``balanceinertia``
+    in spirit): negative principal moments set to 0, then, if ``I1 + I2 < I3``
+    (``I1 <= I2 <= I3``), the two smaller moments raised by half the deficit each, so that
+    ``I1 + I2 = I3``.
+
+    Parameters
+    ----------
+    I : array_like, shape (3, 3)
+
+    Returns
+    -------
+    numpy.ndarray, shape (3, 3)
+    """
+    I = 0.5 * (np.asarray(I, float) + np.asarray(I, float).T)
+    w, V = np.linalg.eigh(I)
+    w = np.maximum(w, 0.0)
+    deficit = w[2] - w[0] - w[1]
+    if deficit > 0:
+        w[0] += 0.5 * deficit
+        w[1] += 0.5 * deficit
+    return (V * w) @ V.T
+
+
+def _set_inertia(i_el: ET.Element, I: np.ndarray) -> None:
+    for k, (r, c) in {"ixx": (0, 0), "ixy": (0, 1), "ixz": (0, 2), "iyy": (1, 1),
+                      "iyz": (1, 2), "izz": (2, 2)}.items():  # fmt: skip
+        i_el.set(k, f"{I[r, c]:.12g}")
+
+
+def fix_urdf(path, out_path, density: float = 1000.0) -> FixResult:
     """Write a corrected copy of a URDF (the original file is never touched).
 
-    Changes, each recorded in an XML comment in the output:
+    Each change is recorded in an XML comment in the output and in the result:
 
-    * product-of-inertia signs flipped where that alone makes a tensor physical;
-    * inertias recomputed from the collision primitives (box, cylinder, sphere; uniform
-      ``density``) for links that are non-physical or implausible for their geometry
-      (the stated mass is kept when positive) or that lack an ``<inertial>`` on a massless
-      moving subtree (mass = density * volume).
+    * product-of-inertia signs flipped where that alone makes a tensor physical (CAD
+      products written where URDF wants the tensor entries);
+    * a tensor that violates the triangle inequality or is not positive semi-definite:
+      the nearest physical tensor with the same principal axes and mass
+      (:func:`balanced_inertia`);
+    * zero mass with a non-zero tensor: the tensor set to zero;
+    * an inertia implausible for the collision geometry, a negative mass, or a link without
+      ``<inertial>`` on a massless moving subtree: recomputed from the collision primitives
+      (box, cylinder, sphere) with the stated mass when positive, else uniform ``density``.
+
+    What it cannot correct (no primitive collision geometry) is listed in
+    ``result.not_fixed`` and left as it was; ``result.after`` re-checks the written file.
 
     Parameters
     ----------
@@ -571,9 +643,8 @@ def fix_urdf(path, out_path, density: float = 1000.0) -> list[str]:
 
     Returns
     -------
-    list of str
-        One line per change (also written as comments); problems that could not be fixed
-        (no primitive collision geometry) are listed as "not fixed".
+    FixResult
+        The list of changes, with ``.path``, ``.not_fixed`` and ``.after``.
     """
     if not (isinstance(density, (int, float)) and math.isfinite(density) and density > 0):
         raise ValueError(f"density must be a positive number (kg/m^3), got {density!r}")
@@ -583,17 +654,6 @@ def fix_urdf(path, out_path, density: float = 1000.0) -> list[str]:
     data, origin = read_source(src)
     root = parse_xml(data, origin, comments=True)
     robot = robot_from_element(root, origin)
-    flagged: dict[str, set[str]] = {
-        "inertia_sign": set(),
-        "inertia_not_physical": set(),
-        "inertia_geometry": set(),
-    }
-    for name, link in robot.links.items():
-        if link.inertial is not None:
-            for f in _inertia_findings(name, link.inertial):
-                flagged[f.kind].add(name)
-            if _geometry_finding(link) is not None:
-                flagged["inertia_geometry"].add(name)
     massless_links: set[str] = set()
     try:
         _, children = kinematic_tree(robot)
@@ -602,45 +662,66 @@ def fix_urdf(path, out_path, density: float = 1000.0) -> list[str]:
     if children is not None:
         massless_links = {s for _, _, bare in massless_subtrees(robot, children) for s in bare}
     changes: list[str] = []
+    not_fixed: list[str] = []
     link_elements = {el.get("name"): el for el in root.findall("link")}
     for name, link in robot.links.items():
         el = link_elements[name]
         old = el.find("inertial")
+        inertial = link.inertial
+        kinds = {f.kind for f in _inertia_findings(name, inertial)} if inertial else set()
         change = None
-        if name in flagged["inertia_sign"]:
+        rebuild = None  # why the inertia is recomputed from the collision geometry
+        if "inertia_sign" in kinds:
             i_el = old.find("inertia")
             for k in ("ixy", "ixz", "iyz"):
                 v = i_el.get(k)
                 if v is not None and float(v) != 0:
                     i_el.set(k, f"{-float(v):.17g}")
             change = f"link {name!r}: signs of ixy, ixz, iyz flipped (CAD products -> tensor)"
-        elif (
-            name in flagged["inertia_not_physical"]
-            or name in flagged["inertia_geometry"]
-            or name in massless_links
-        ):
-            keep = link.inertial is not None and link.inertial.mass > 0
+        elif inertial is not None and inertial.mass < 0:
+            rebuild = f"negative mass {inertial.mass:g} kg"
+        elif "inertia_massless" in kinds:
+            _set_inertia(old.find("inertia"), np.zeros((3, 3)))
+            change = f"link {name!r}: zero mass with a non-zero tensor; tensor set to zero"
+        elif "inertia_not_physical" in kinds:
+            new_I = balanced_inertia(inertial.inertia)
+            balanced = UrdfLink(
+                name, UrdfInertial(inertial.mass, inertial.xyz, inertial.rpy, new_I),
+                link.collisions, link.visuals,
+            )  # fmt: skip
+            if inertial.mass > 0 and geometry_finding(balanced) is not None:
+                # grossly wrong, not a round-off of the export: the geometry knows better
+                rebuild = "not physical and implausible for the collision geometry"
+            else:
+                _set_inertia(old.find("inertia"), new_I)
+                was = np.array2string(np.linalg.eigvalsh(inertial.inertia), precision=6)
+                now = np.array2string(np.linalg.eigvalsh(new_I), precision=6)
+                change = (
+                    f"link {name!r}: inertia not physical (principal moments {was}); the "
+                    f"nearest physical tensor with the same axes and mass: principal moments "
+                    f"{now}"
+                )
+        elif inertial is not None and geometry_finding(link) is not None:
+            rebuild = "implausible for the collision geometry"
+        elif name in massless_links:
+            rebuild = "missing on a massless moving subtree"
+        if rebuild is not None:
+            keep = inertial is not None and inertial.mass > 0
             prim = primitive_inertia(
-                link.collisions, mass=link.inertial.mass if keep else None, density=density
-            )
-            why = (
-                "missing on a massless moving subtree"
-                if link.inertial is None
-                else "non-physical"
-                if name in flagged["inertia_not_physical"]
-                else "implausible for the collision geometry"
+                link.collisions, mass=inertial.mass if keep else None, density=density
             )
             if prim is None:
-                changes.append(
-                    f"link {name!r}: inertia {why}, not fixed (no box/cylinder/sphere collision)"
+                not_fixed.append(
+                    f"link {name!r}: inertia {rebuild}; no box/cylinder/sphere collision to "
+                    "recompute it from: left as it was"
                 )
                 continue
             m, c, I = prim
             new = _inertial_element(m, c, I)
             how = "stated mass kept" if keep else f"density {density:g} kg/m^3"
-            kinds = "+".join(g.kind for g in link.collisions)
+            shapes = "+".join(g.kind for g in link.collisions)
             change = (
-                f"link {name!r}: inertia {why}; recomputed from the collision {kinds} "
+                f"link {name!r}: inertia {rebuild}; recomputed from the collision {shapes} "
                 f"({how}): m = {m:.6g} kg, diag I = {np.array2string(np.diag(I), precision=6)}"
             )
             if old is not None:
@@ -652,12 +733,13 @@ def fix_urdf(path, out_path, density: float = 1000.0) -> list[str]:
         if change is not None:
             el.insert(0, ET.Comment(f" robodyn fix_urdf: {change} "))
             changes.append(change)
+    body = changes + [f"not fixed: {c}" for c in not_fixed]
     header = (
         "robodyn fix_urdf of "
         + str(src.name)
         + ":\n  "
-        + ("\n  ".join(changes) if changes else "no change needed")
+        + ("\n  ".join(body) if body else "no change needed")
     )
     root.insert(0, ET.Comment(" " + header.replace("--", "- -") + "\n"))
     ET.ElementTree(root).write(dst, encoding="utf-8", xml_declaration=True)
-    return changes
+    return FixResult(changes, dst, not_fixed, check_model(dst))

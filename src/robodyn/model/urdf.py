@@ -27,6 +27,7 @@ import dataclasses
 import math
 import os
 import re
+import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,7 @@ from xml.parsers import expat
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, ModelWarning
 from ..inertia import check_inertia, compound
 from ..spatial import rpy_to_rotation, transform
 from .model import Model
@@ -51,7 +52,9 @@ __all__ = [
     "parse_xml",
     "parse_urdf",
     "kinematic_tree",
+    "inertial_issue",
     "inertial_problem",
+    "massless_subtrees",
     "load_urdf",
     "model_from_urdf",
     "robot_from_element",
@@ -572,12 +575,51 @@ def _cycle_text(start: str, parent_joint: dict[str, UrdfJoint]) -> str:
 
 
 # ---------------------------------------------------------------------------- inertia
-def inertial_problem(inertial: UrdfInertial) -> str | None:
-    """Why a URDF ``<inertial>`` is not physical (None if it is), by
-    :func:`robodyn.inertia.check_inertia`'s rules.
+def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
+    """What is wrong with a URDF ``<inertial>``: None, or ``(severity, message)``.
+
+    ``"error"`` makes the dynamics undefined: a negative mass, a tensor that is not
+    positive semi-definite (beyond round-off). ``"warning"`` is usable but not physical:
+    the triangle inequality of the principal moments violated (typical of CAD export),
+    or a zero mass with a non-zero tensor (a fixed base link, a flange); Pinocchio,
+    PyBullet and MuJoCo (with ``balanceinertia``) load both as written, and so does
+    :func:`load_urdf`, with a :class:`~robodyn.errors.ModelWarning`.
 
     The tolerance scale is ``|trace| + 1e-6 m`` so that round-off in a printed point-mass
-    tensor (entries ~1e-35) is not taken for a real defect. A zero mass needs a zero tensor.
+    tensor (entries ~1e-35) is not taken for a real defect.
+
+    Parameters
+    ----------
+    inertial : UrdfInertial
+
+    Returns
+    -------
+    tuple of (str, str) or None
+    """
+    m, I = inertial.mass, inertial.inertia
+    if m < 0:
+        return "error", f"negative mass {m:g} kg"
+    nonzero = bool(np.any(I != 0))
+    if m == 0 and not nonzero:
+        return None
+    try:
+        check_inertia(I, "inertia", scale=abs(float(np.trace(I))) + 1e-6 * m)
+    except ValueError as exc:
+        msg = str(exc)
+        if "positive semi-definite" in msg or "symmetric" in msg:
+            return "error", msg
+        if m == 0:
+            return "warning", f"zero mass with a non-zero inertia tensor, and {msg}"
+        return "warning", msg
+    if m == 0:
+        diag = np.array2string(np.diag(I), precision=6)
+        return "warning", f"zero mass with a non-zero inertia tensor (diagonal {diag} kg m^2)"
+    return None
+
+
+def inertial_problem(inertial: UrdfInertial) -> str | None:
+    """Why a URDF ``<inertial>`` is not physical (None if it is): the message of
+    :func:`inertial_issue`, whatever its severity.
 
     Parameters
     ----------
@@ -587,42 +629,146 @@ def inertial_problem(inertial: UrdfInertial) -> str | None:
     -------
     str or None
     """
-    m, I = inertial.mass, inertial.inertia
-    if m < 0:
-        return f"negative mass {m:g} kg"
-    if m == 0:
-        if np.any(I != 0):
-            return "zero mass with a non-zero inertia tensor (a massless link has no inertia)"
-        return None
-    try:
-        check_inertia(I, "inertia", scale=abs(float(np.trace(I))) + 1e-6 * m)
-    except ValueError as exc:
-        return str(exc)
-    return None
+    issue = inertial_issue(inertial)
+    return None if issue is None else issue[1]
 
 
 @dataclass(frozen=True)
 class _RawInertia:
-    """(mass, com, inertia) handed to the builder as written (``strict=False``)."""
+    """(mass, com, inertia) handed to the builder as written (implausible values kept)."""
 
     mass: float
     com: np.ndarray  # (3,)
     inertia: np.ndarray  # (3, 3) about the CoM
 
 
-def _link_inertia(link: UrdfLink, strict: bool, notes: list[str]):
-    """(m, c, I_c) of a link in its own frame, checked (ModelError) when ``strict``."""
+_FIX = "fix it with rd.fix_urdf(path, out_path) or robodyn check ROBOT --fix OUT"
+
+
+def _implausible(message: str, strict: bool, notes: list[str]) -> None:
+    """A physically implausible but usable description: a ModelWarning (ModelError when
+    ``strict``), recorded in the model's notes."""
+    if strict:
+        raise ModelError(f"{message} (load_urdf(strict=True))")
+    notes.append(message)
+    warnings.warn(message, ModelWarning, stacklevel=4)
+
+
+INVALID_INERTIA = ("error", "balance", "keep")
+
+
+def _link_inertia(link: UrdfLink, strict: bool, notes: list[str], invalid: str = "error"):
+    """(m, c, I_c) of a link in its own frame; a ModelError for a description that makes
+    the dynamics undefined (unless ``invalid`` is "balance" or "keep"), a ModelWarning
+    (ModelError when strict) for an implausible one."""
     if link.inertial is None:
         return 0.0, np.zeros(3), np.zeros((3, 3))
-    problem = inertial_problem(link.inertial)
-    if problem is not None:
-        if strict:
+    issue = inertial_issue(link.inertial)
+    if issue is not None:
+        severity, problem = issue
+        if severity == "error" and (invalid == "error" or link.inertial.mass < 0):
             raise ModelError(
-                f"link {link.name!r} <inertial>: {problem}; fix it (robodyn.check_model / "
-                "fix_urdf) or load with strict=False to keep it as written"
+                f"link {link.name!r} <inertial>: {problem}: the dynamics are undefined; "
+                f"{_FIX}" + ("" if link.inertial.mass < 0 else
+                ", or load with invalid_inertia='balance' (the nearest physical tensor, "
+                "as MuJoCo's balanceinertia) or 'keep' (as written, as Pinocchio does)")
+            )  # fmt: skip
+        if severity == "error" and invalid == "balance":
+            from .doctor import balanced_inertia
+
+            I = balanced_inertia(link.inertial.inertia)
+            R = rpy_to_rotation(link.inertial.rpy)
+            _implausible(
+                f"link {link.name!r} <inertial>: {problem}; replaced by the nearest physical "
+                f"tensor (invalid_inertia='balance'), principal moments "
+                f"{np.array2string(np.linalg.eigvalsh(I), precision=6)}; {_FIX}",
+                strict,
+                notes,
             )
-        notes.append(f"link {link.name!r}: non-physical inertia kept as written ({problem})")
+            return link.inertial.mass, link.inertial.com, R @ I @ R.T
+        _implausible(
+            f"link {link.name!r} <inertial>: {problem}; kept as written (as Pinocchio "
+            f"loads it); {_FIX}",
+            strict,
+            notes,
+        )
     return link.inertial.mass, link.inertial.com, link.inertial.inertia_link
+
+
+def _subtree_links(link: str, children) -> list[str]:
+    out, stack = [], [link]
+    while stack:
+        name = stack.pop()
+        out.append(name)
+        stack.extend(j.child for j in children.get(name, []))
+    return out
+
+
+def massless_subtrees(robot: UrdfRobot, children) -> list[tuple[str, list[str], list[str]]]:
+    """Moving joints whose whole child subtree has no mass (M gets a zero row and column).
+
+    Parameters
+    ----------
+    robot : UrdfRobot
+    children : dict
+        link name -> child joints (:func:`kinematic_tree`).
+
+    Returns
+    -------
+    list of (joint name, subtree links, links without <inertial>)
+    """
+    out = []
+    for name in robot.links:
+        for j in children[name]:
+            if j.type == "fixed":
+                continue
+            sub = _subtree_links(j.child, children)
+            inertials = [robot.links[s].inertial for s in sub]
+            if any(i is not None and i.mass > 0 for i in inertials):
+                continue
+            out.append((j.name, sub, [s for s, i in zip(sub, inertials) if i is None]))
+    return out
+
+
+def _mass_warnings(robot: UrdfRobot, children, strict: bool, notes: list[str]) -> None:
+    """Massless moving subtrees (one warning per joint) and moving links without mass
+    (one per link, outside those subtrees): forward dynamics would fail later."""
+    seen: set[str] = set()
+    for jname, sub, _ in massless_subtrees(robot, children):
+        j = robot.joints[jname]
+        if j.child in seen:  # a subtree inside one already reported
+            continue
+        seen.update(sub)
+        _implausible(
+            f"joint {jname!r}: the {j.type} joint moves a massless subtree (links "
+            f"{', '.join(repr(s) for s in sub)}): the mass matrix is singular and forward "
+            f"dynamics undefined; give link {j.child!r} an <inertial> or make the joint "
+            f"fixed ({_FIX})",
+            strict,
+            notes,
+        )
+    for j in robot.joints.values():
+        if j.type == "fixed" or j.child in seen:
+            continue
+        link = robot.links[j.child]
+        if link.inertial is None or link.inertial.mass == 0:
+            what = "no <inertial>" if link.inertial is None else "zero mass"
+            _implausible(
+                f"link {link.name!r}: moved by the {j.type} joint {j.name!r} but has {what} "
+                f"(only its children carry mass); if it is a real body, {_FIX}",
+                strict,
+                notes,
+            )
+
+
+def _geometry_warnings(robot: UrdfRobot, strict: bool, notes: list[str]) -> None:
+    """Inertias more than 10x off the inertia of the link's collision primitives."""
+    from .doctor import geometry_finding
+
+    for link in robot.links.values():
+        f = geometry_finding(link)
+        if f is not None:
+            _implausible(f"{f.element}: {f.message}; {_FIX}", strict, notes)
 
 
 def _free_name(base: str, taken: set[str]) -> str:
@@ -640,7 +786,8 @@ def load_urdf(
     root_name: str | None = None,
     gravity=(0.0, 0.0, -9.81),
     mimic: bool = True,
-    strict: bool = True,
+    strict: bool = False,
+    invalid_inertia: str = "error",
 ) -> Model:
     """Load a URDF robot description into a :class:`Model`.
 
@@ -666,9 +813,20 @@ def load_urdf(
         False: they become independent joints (as Pinocchio loads them by default);
         a note records it.
     strict : bool
-        True: a non-physical ``<inertial>`` (negative mass, tensor not positive
-        semi-definite, triangle inequality violated) raises ModelError. False: it is kept
-        as written (as Pinocchio does) and a note records it.
+        False (the default): every URDF whose dynamics are defined loads, as Pinocchio,
+        PyBullet and MuJoCo load it; what is physically implausible but usable is kept as
+        written and raises a :class:`~robodyn.errors.ModelWarning` per link, naming the
+        link, the numbers and the fix (``rd.fix_urdf`` / ``robodyn check --fix``): an
+        inertia that violates the triangle inequality, zero mass with a non-zero tensor,
+        a moving link with no mass, a massless moving subtree (forward dynamics would
+        fail), an inertia more than 10x off the link's collision geometry. True: each of
+        these is a ModelError instead.
+    invalid_inertia : {"error", "balance", "keep"}
+        An inertia tensor that is not positive semi-definite makes the dynamics undefined:
+        "error" (the default) refuses it with a ModelError naming the link; "balance"
+        replaces it by the nearest physical tensor with the same axes (as MuJoCo's
+        ``balanceinertia``), "keep" keeps it as written (as Pinocchio does); both warn.
+        A negative mass is always an error.
 
     Returns
     -------
@@ -683,7 +841,15 @@ def load_urdf(
     ModelError
         Naming the element and attribute: not XML, unsafe XML, no ``<robot>``, no links,
         missing links, cycles, two roots, duplicate names, unknown or unsupported joint
-        types, zero axes, bad numbers, non-physical inertias (when ``strict``).
+        types, zero axes, bad numbers (NaN, inf), a negative mass or an inertia that is
+        not positive semi-definite (these make the dynamics undefined), and, with
+        ``strict=True``, what would otherwise be a ModelWarning.
+
+    Warns
+    -----
+    ModelWarning
+        One per link (or joint, for a massless moving subtree) with an implausible but
+        usable description, when ``strict`` is False; also listed in ``model.notes``.
     FileNotFoundError
         A path that does not exist.
     """
@@ -695,6 +861,7 @@ def load_urdf(
         gravity=gravity,
         mimic=mimic,
         strict=strict,
+        invalid_inertia=invalid_inertia,
     )
 
 
@@ -705,7 +872,8 @@ def model_from_urdf(
     root_name: str | None = None,
     gravity=(0.0, 0.0, -9.81),
     mimic: bool = True,
-    strict: bool = True,
+    strict: bool = False,
+    invalid_inertia: str = "error",
 ) -> Model:
     """Build the :class:`Model` of a parsed :class:`UrdfRobot` (see :func:`load_urdf`).
 
@@ -714,15 +882,27 @@ def model_from_urdf(
     """
     from .builder import ModelBuilder
 
+    if invalid_inertia not in INVALID_INERTIA:
+        raise ValueError(
+            f"invalid_inertia must be one of {INVALID_INERTIA}, got {invalid_inertia!r}"
+        )
     root, children = kinematic_tree(robot)
     notes: list[str] = []
+    orphans: set[str] = set()  # mimic joints whose leader does not exist
     for j in robot.joints.values():
         if j.type in ("revolute", "prismatic") and not j.has_limit:
             notes.append(f"joint {j.name!r}: {j.type} joint without <limit>: unlimited")
         if j.mimic is not None and not mimic:
             notes.append(f"joint {j.name!r}: <mimic joint={j.mimic!r}> ignored (mimic=False)")
         if mimic and j.mimic is not None and j.mimic not in robot.joints:
-            raise ModelError(f"joint {j.name!r} <mimic joint={j.mimic!r}>: no such joint")
+            _implausible(
+                f"joint {j.name!r} <mimic joint={j.mimic!r}>: no such joint; the joint is "
+                f"loaded as an independent joint (as Pinocchio does); correct the name in the "
+                "URDF",
+                strict,
+                notes,
+            )
+            orphans.add(j.name)
     if root_name is None:
         root_is_world = not floating_base and root == "world"
         root_name = "universe" if "world" in robot.links and not root_is_world else "world"
@@ -741,7 +921,7 @@ def model_from_urdf(
     frames: list[tuple[str, str, np.ndarray]] = []
 
     def add_parts(link: UrdfLink, body: str, T_bl: np.ndarray) -> None:
-        m, c, I = _link_inertia(link, strict, notes)
+        m, c, I = _link_inertia(link, strict, notes, invalid_inertia)
         if m > 0 or np.any(I != 0):
             R = T_bl[:3, :3]
             parts[body].append((m, R @ c + T_bl[:3, 3], R @ I @ R.T))
@@ -783,7 +963,7 @@ def model_from_urdf(
                 damping=j.damping,
                 friction=j.friction,
             )
-            if mimic and j.mimic is not None:
+            if mimic and j.mimic is not None and j.name not in orphans:
                 kw.update(mimic=j.mimic, multiplier=j.multiplier, offset=j.offset)
             added.append((child.name, ph, kw))
         stack.extend(reversed(children[child.name]))
@@ -815,6 +995,8 @@ def model_from_urdf(
         b.add_body(name, parent, inertia=_inertia_arg(parts[name]), **kw)
     for name, body, T in frames:
         b.add_frame(name, body, T)
+    _mass_warnings(robot, children, strict, notes)
+    _geometry_warnings(robot, strict, notes)
     model = b.build()
     return dataclasses.replace(model, notes=tuple(model.notes) + tuple(notes))
 
@@ -823,4 +1005,4 @@ def _inertia_arg(parts: list) -> _RawInertia | None:
     if not parts:
         return None
     m, c, I = compound(parts)
-    return _RawInertia(m, c, I)  # each part was checked by inertial_problem when strict
+    return _RawInertia(m, c, I)  # each part was checked by inertial_issue
