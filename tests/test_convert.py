@@ -7,6 +7,7 @@ import numpy as np
 import pinocchio as pin
 
 import robodyn as rd
+from helpers import erd_path
 from robodyn.convert import (
     PinocchioMap,
     free_v_from_mujoco,
@@ -98,8 +99,6 @@ def test_world_aligned_jacobian_is_mujoco_jacr_over_jacp():
 
 
 def test_pinocchio_map_round_trips_on_a_floating_robot_with_continuous_joints():
-    from oracle.oracle_support import erd_path  # tests/ is on sys.path (rootdir)
-
     path = erd_path("double_pendulum_continuous")
     model = rd.load_urdf(path, floating_base=True)
     pm = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from dynamics_models import random_state, random_tree
+from helpers import random_state, random_tree
 from robodyn import reference
 from robodyn.inertia import RigidInertia
 from robodyn.kernels import _pack, core

@@ -12,77 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers import random_model
 from robodyn import models
 from robodyn.coriolis import christoffel, coriolis_matrix, mass_matrix_derivative, mass_matrix_dot
 from robodyn.dynamics import mass_matrix, velocity_forces
 from robodyn.inertia import RigidInertia
 from robodyn.model.builder import ModelBuilder
 from robodyn.model.configuration import integrate, random_configuration
-from robodyn.spatial import exp3
 
 H = np.finfo(float).eps ** (1 / 3)  # central-difference step ~ eps^(1/3)
-
-
-# --------------------------------------------------------------------- random trees
-def random_inertia(rng) -> RigidInertia:
-    """A physical random inertia: principal moments obeying the triangle inequality."""
-    m = rng.uniform(0.2, 3.0)
-    a, b = rng.uniform(0.01, 0.2, size=2)
-    moments = np.array([a, b, rng.uniform(abs(a - b) + 1e-3, a + b - 1e-3)])
-    R = exp3(rng.normal(size=3))
-    return RigidInertia(m, rng.uniform(-0.3, 0.3, size=3), R @ np.diag(moments) @ R.T)
-
-
-def random_model(
-    seed: int, n: int = 5, floating: bool = False, mimic: bool = False, gravity: bool = True
-):
-    """A random tree with revolute/prismatic joints, random placements and inertias.
-
-    ``floating``: body 1 on a free joint. ``mimic``: one extra revolute mimic joint.
-    ``gravity``: a random gravity vector (else zero).
-    """
-    rng = np.random.default_rng(seed)
-    g = rng.normal(size=3) * 3
-    b = ModelBuilder(name=f"random{seed}", gravity=g if gravity else (0.0, 0.0, 0.0))
-    names = ["world"]
-    if floating:
-        b.add_body("base", "world", joint_type="free", inertia=random_inertia(rng))
-        names.append("base")
-    for k in range(n):
-        T = np.eye(4)
-        T[:3, :3] = exp3(rng.normal(size=3))
-        T[:3, 3] = rng.uniform(-0.5, 0.5, size=3)
-        parent = (
-            names[rng.integers(0, len(names))]
-            if not floating
-            else names[rng.integers(1, len(names))]
-        )
-        axis = rng.normal(size=3)
-        b.add_body(
-            f"b{k}",
-            parent,
-            joint_type="revolute" if rng.random() < 0.7 else "prismatic",
-            axis=axis / np.linalg.norm(axis),
-            T=T,
-            inertia=random_inertia(rng),
-            armature=rng.uniform(0, 0.1),
-        )
-        names.append(f"b{k}")
-    if mimic:
-        T = np.eye(4)
-        T[:3, 3] = rng.uniform(-0.5, 0.5, size=3)
-        b.add_body(
-            "follower",
-            names[-1],
-            joint_type="revolute",
-            axis=(0.0, 1.0, 0.0),
-            T=T,
-            inertia=random_inertia(rng),
-            mimic="b0_joint",
-            multiplier=rng.uniform(-2, 2),
-            offset=rng.uniform(-1, 1),
-        )
-    return b.build()
 
 
 def fd_dM(model, q):

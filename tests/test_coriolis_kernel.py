@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dynamics_models import random_state, random_tree
+from helpers import random_state, random_tree
 from robodyn.coriolis import coriolis_matrix, coriolis_matrix_reference, mass_matrix_dot
 from robodyn.dynamics import velocity_forces
 from robodyn.model.configuration import neutral

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from helpers import erd_path
 from robodyn.errors import ModelError, ModelWarning
 from robodyn.model.doctor import Report, check_model, fix_urdf, primitive_inertia
 from robodyn.model.urdf import UrdfGeometry, load_urdf
@@ -232,17 +233,7 @@ def test_fix_urdf_recomputes_from_collision_and_output_passes(tmp_path):
 
 
 def test_check_example_robot_data_model_runs():
-    import glob
-    import site
-
-    paths = [
-        p
-        for sp in site.getsitepackages()
-        for p in glob.glob(
-            sp + "/cmeel.prefix/share/example-robot-data/robots/pr2_description/urdf/pr2.urdf"
-        )
-    ]
-    rep = check_model(paths[0])
+    rep = check_model(erd_path("pr2_description/urdf/pr2.urdf"))
     # pr2.urdf: sensor_mount_link has moments (0.001, 0.001, 0.01): 0.002 < 0.01
     bad = [f for f in rep if f.element == "link 'sensor_mount_link'"]
     assert bad and bad[0].severity == "warning" and "triangle" in bad[0].message

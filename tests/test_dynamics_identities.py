@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import modern_robotics as mr
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dynamics_models import random_state, random_tree
+from helpers import chain_poses, random_state, random_tree
 from robodyn import dynamics as dyn
 from robodyn.inertia import RigidInertia
 from robodyn.model.configuration import integrate
 from robodyn.model.poe import from_mr
-from robodyn.reference import joint_placement
 from robodyn.spatial import inv_transform, unskew
 
 trees = st.tuples(st.integers(0, 2**31 - 1), st.integers(1, 8), st.booleans(), st.booleans())
@@ -25,14 +25,6 @@ def close(x, y, tol):
     assert x.shape == y.shape
     err = np.abs(x - y).max(initial=0.0)
     assert err <= tol * max(1.0, np.abs(y).max(initial=0.0)), err
-
-
-def body_poses(model, q):
-    """T_{0,i} for every body by chaining the joint placements (no dynamics involved)."""
-    T = [np.eye(4)]
-    for i in range(1, model.nb):
-        T.append(T[model.body_parent[i]] @ joint_placement(model, i, q)[0])
-    return T
 
 
 @settings(max_examples=40, deadline=None)
@@ -82,7 +74,7 @@ def test_kinetic_energy_from_finite_difference_twists(t):
     rng = np.random.default_rng(seed)
     q, v, _ = random_state(model, rng)
     h = 1e-6
-    Tp, Tm, T0 = (body_poses(model, integrate(model, q, v, s)) for s in (h, -h, 0.0))
+    Tp, Tm, T0 = (chain_poses(model, integrate(model, q, v, s)) for s in (h, -h, 0.0))
     ke = 0.0
     for i in range(1, model.nb):
         Vb = inv_transform(T0[i]) @ (Tp[i] - Tm[i]) / (2 * h)
@@ -101,7 +93,7 @@ def test_gravity_is_gradient_of_potential_energy(t):
     q, _, _ = random_state(model, np.random.default_rng(seed))
 
     def U(qq):
-        T = body_poses(model, qq)
+        T = chain_poses(model, qq)
         return -sum(
             model.body_mass[i] * model.gravity @ (T[i][:3, :3] @ model.body_com[i] + T[i][:3, 3])
             for i in range(1, model.nb)
@@ -167,12 +159,16 @@ def test_batches_equal_single_states():
     same(dyn.crba(model, Qf), M)
 
 
-def test_aba_free_base_without_armature_equals_with_tiny_armature_limit():
-    """The free-joint path of ABA with and without armature (the general 6x6 pivot)."""
-    model, _ = random_tree(77, 6, floating=True, damping=True)
-    q, v, a = random_state(model, np.random.default_rng(1))
-    tau = dyn.rnea(model, q, v, a)
-    close(dyn.aba(model, q, v, tau), a, 1e-9)
+@pytest.mark.parametrize("armature", [False, True])
+def test_aba_free_base_equals_the_mass_matrix_road(armature):
+    """Two algorithms for one acceleration: ABA (with the 6x6 pivot of a free joint, with
+    and without armature) and the Cholesky solve of M from CRBA, on floating trees."""
+    for seed in range(6):
+        model, _ = random_tree(77 + seed, 6, floating=True, damping=True)
+        q, v, tau = random_state(model, np.random.default_rng(seed))
+        a_aba = dyn.aba(model, q, v, tau, armature=armature)
+        a_crba = dyn.aba(model, q, v, tau, armature=armature, method="crba")
+        close(a_aba, a_crba, 1e-9)
 
 
 def test_f_tip_matches_modern_robotics_inverse_dynamics():

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dynamics_models import random_state, random_tree
+from helpers import random_state, random_tree
 from robodyn import dynamics as dyn
 from robodyn import reference as ref
 from robodyn.inertia import RigidInertia

@@ -4,43 +4,19 @@ from __future__ import annotations
 
 import json
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from helpers import chain_frame_poses, erd_path
 from robodyn import models
 from robodyn.errors import ModelError
 from robodyn.model.configuration import neutral, random_configuration
-
-
-def _frame_poses(model, q) -> np.ndarray:
-    """World pose of every frame from the Model's arrays (test FK; 1-dof joints only)."""
-    from robodyn.spatial import exp3
-
-    T = np.zeros((model.nb, 4, 4))
-    T[0] = np.eye(4)
-    for i in range(1, model.nb):
-        X = np.eye(4)
-        X[:3, :3], X[:3, 3] = model.jnt_R[i], model.jnt_p[i]
-        J = np.eye(4)
-        x = q[model.jnt_qadr[i]]
-        if model.jnt_type[i] == 1:
-            J[:3, :3] = exp3(model.jnt_axis[i] * x)
-        else:
-            J[:3, 3] = model.jnt_axis[i] * x
-        T[i] = T[model.body_parent[i]] @ X @ J
-    return np.array(
-        [
-            T[b] @ np.block([[R, p[:, None]], [np.zeros((1, 3)), np.ones((1, 1))]])
-            for b, R, p in zip(model.frame_body, model.frame_R, model.frame_p)
-        ]
-    )
+from robodyn.model.poe import to_mr as rd_to_mr
 
 
 def _com_world(model, q) -> np.ndarray:
-    F = _frame_poses(model, q)
+    F = chain_frame_poses(model, q)
     out = []
     for i in range(1, model.nb):
         Tb = F[model.frame_id(model.body_names[i])]
@@ -84,7 +60,7 @@ def test_planar_2r_is_the_course_arm():
     rng = np.random.default_rng(0)
     for _ in range(5):
         q1, q2 = rng.uniform(-math.pi, math.pi, 2)
-        ee = _frame_poses(m, [q1, q2])[m.frame_id("ee")][:3, 3]
+        ee = chain_frame_poses(m, [q1, q2])[m.frame_id("ee")][:3, 3]
         np.testing.assert_allclose(
             ee, [0.5 * math.cos(q1) + 0.4 * math.cos(q1 + q2),
                  0.5 * math.sin(q1) + 0.4 * math.sin(q1 + q2), 0], atol=1e-15
@@ -123,7 +99,7 @@ def test_pendulum_numbers():
     np.testing.assert_array_equal(m.body_inertia[1], np.zeros((3, 3)))  # point bob
     np.testing.assert_array_equal(neutral(m), [0.0])
     for q in (0.0, 0.4, -2.0):
-        bob = _frame_poses(m, [q])[m.frame_id("bob")][:3, 3]
+        bob = chain_frame_poses(m, [q])[m.frame_id("bob")][:3, 3]
         np.testing.assert_allclose(bob, [math.sin(q), -math.cos(q), 0], atol=1e-15)
     # m l^2: the inertia about the pivot axis
     c = m.body_com[1]
@@ -173,10 +149,27 @@ def test_load_paths_and_errors(tmp_path):
 def test_load_urdf_path_dispatches_to_the_urdf_loader():
     from robodyn.model.urdf import load_urdf
 
-    rel = "cmeel.prefix/share/example-robot-data/robots/ur_description/urdf/ur5_robot.urdf"
-    path = next(str(Path(b) / rel) for b in sys.path if (Path(b) / rel).is_file())
+    path = erd_path("ur_description/urdf/ur5_robot")
     m = models.load(path)
     ref = load_urdf(path)
     assert m.nq == ref.nq == 6
     assert m.body_names == ref.body_names
     np.testing.assert_array_equal(m.body_mass, ref.body_mass)
+
+
+def test_bundled_ur5_inertias_are_the_books():
+    """The Modern Robotics UR5's spatial inertias at the link CoMs, typed from the book's UR5
+    example (Lynch & Park's chapter 8 simulation code: G_i = diag(I_xx, I_yy, I_zz, m, m, m)),
+    against the bundled model's Glist (rd.to_mr). Only the masses were checked before."""
+    book = [
+        [0.010267495893, 0.010267495893, 0.00666, 3.7],
+        [0.22689067591, 0.22689067591, 0.0151074, 8.393],
+        [0.049443313556, 0.049443313556, 0.004095, 2.275],
+        [0.111172755531, 0.111172755531, 0.21942, 1.219],
+        [0.111172755531, 0.111172755531, 0.21942, 1.219],
+        [0.0171364731454, 0.0171364731454, 0.033822, 0.1879],
+    ]
+    Glist = rd_to_mr(models.load("ur5"))[3]
+    assert len(Glist) == 6
+    for G, (ixx, iyy, izz, m) in zip(Glist, book):
+        np.testing.assert_allclose(G, np.diag([ixx, iyy, izz, m, m, m]), rtol=1e-11, atol=1e-14)

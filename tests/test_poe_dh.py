@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from importlib import resources
-from pathlib import Path
 
 import modern_robotics as mr
 import numpy as np
 import pinocchio as pin
 import pytest
 
+from helpers import erd_path
 from robodyn.errors import ModelError
 from robodyn.inertia import RigidInertia
 from robodyn.model.builder import ModelBuilder
@@ -331,12 +330,7 @@ def test_dh_errors():
 
 def _panda_urdf() -> str:
     """example-robot-data's panda.urdf (installed as data under cmeel.prefix/share)."""
-    rel = "cmeel.prefix/share/example-robot-data/robots/panda_description/urdf/panda.urdf"
-    for base in sys.path:
-        p = Path(base) / rel
-        if p.is_file():
-            return str(p)
-    raise FileNotFoundError(rel)
+    return erd_path("panda_description/urdf/panda.urdf")
 
 
 def test_panda_dh_frames_match_pinocchio():

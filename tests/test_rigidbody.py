@@ -29,8 +29,6 @@ from robodyn.rigidbody import (
     wrench,
 )
 
-RNG = np.random.default_rng(20240607)
-
 
 def _expm(phi) -> np.ndarray:
     """Rotation exponential from scipy (independent of robodyn.spatial)."""
@@ -67,11 +65,11 @@ def test_wrench_closed_form_by_hand():
     np.testing.assert_allclose(euler_body(np.diag([1.0, 2, 3]), [1, 2, 3], [0, 0, 0]), [6, -6, 2])
 
 
-def test_wrench_matches_course_notes_formula_and_mr_ad():
+def test_wrench_matches_course_notes_formula_and_mr_ad(rng):
     for _ in range(20):
-        I = _random_spd(RNG)
-        m = RNG.uniform(0.1, 5)
-        w, v, dw, dv = RNG.normal(size=(4, 3))
+        I = _random_spd(rng)
+        m = rng.uniform(0.1, 5)
+        w, v, dw, dv = rng.normal(size=(4, 3))
         G = np.zeros((6, 6))
         G[:3, :3] = I
         G[3:, 3:] = m * np.eye(3)
@@ -86,27 +84,27 @@ def test_wrench_matches_course_notes_formula_and_mr_ad():
         np.testing.assert_allclose(F[:3], euler_body(I, w, dw), rtol=1e-12, atol=1e-12)
 
 
-def test_wrench_batched_equals_loop():
+def test_wrench_batched_equals_loop(rng):
     G = np.zeros((6, 6))
-    G[:3, :3] = _random_spd(RNG)
+    G[:3, :3] = _random_spd(rng)
     G[3:, 3:] = 1.7 * np.eye(3)
-    V = RNG.normal(size=(7, 6))
-    dV = RNG.normal(size=(7, 6))
+    V = rng.normal(size=(7, 6))
+    dV = rng.normal(size=(7, 6))
     F = wrench(G, V, dV)
     assert F.shape == (7, 6)
     for k in range(7):
         np.testing.assert_allclose(F[k], G @ dV[k] - mr.ad(V[k]).T @ G @ V[k], atol=1e-12)
 
 
-def test_euler_principal_equals_body_and_space_form():
+def test_euler_principal_equals_body_and_space_form(rng):
     for _ in range(20):
-        d = RNG.uniform(0.2, 3, size=3)
-        w, dw = RNG.normal(size=(2, 3))
+        d = rng.uniform(0.2, 3, size=3)
+        w, dw = rng.normal(size=(2, 3))
         np.testing.assert_allclose(
             euler_principal(d, w, dw), euler_body(np.diag(d), w, dw), rtol=1e-12, atol=1e-12
         )
-        I = _random_spd(RNG)
-        R = _expm(RNG.normal(size=3))
+        I = _random_spd(rng)
+        R = _expm(rng.normal(size=3))
         # eq. 10.37 with I_s = R I R^T, omega_s = R omega, domega_s = R domega
         np.testing.assert_allclose(
             euler_space(R @ I @ R.T, R @ w, R @ dw),
@@ -119,29 +117,29 @@ def test_euler_principal_equals_body_and_space_form():
     np.testing.assert_allclose(euler_principal([1, 2, 3], [1, 2, 3], [1, 1, 1]), [7, -4, 5])
 
 
-def test_wrench_frame_invariance():
+def test_wrench_frame_invariance(rng):
     # {b} at the CoM, {a} another frame fixed to the body: V_a = Ad_ab V_b,
     # G_a = Ad_ba^T G_b Ad_ba (MR eq. 8.42), then F_a = Ad_ba^T F_b.
     for _ in range(20):
         G_b = np.zeros((6, 6))
-        G_b[:3, :3] = _random_spd(RNG)
-        G_b[3:, 3:] = RNG.uniform(0.5, 3) * np.eye(3)
-        R_ab = _expm(RNG.normal(size=3))
-        p_ab = RNG.normal(size=3)
+        G_b[:3, :3] = _random_spd(rng)
+        G_b[3:, 3:] = rng.uniform(0.5, 3) * np.eye(3)
+        R_ab = _expm(rng.normal(size=3))
+        p_ab = rng.normal(size=3)
         Ad_ab = _adjoint(R_ab, p_ab)
         Ad_ba = _adjoint(R_ab.T, -R_ab.T @ p_ab)
         np.testing.assert_allclose(Ad_ab @ Ad_ba, np.eye(6), atol=1e-12)
-        V_b, dV_b = RNG.normal(size=(2, 6))
+        V_b, dV_b = rng.normal(size=(2, 6))
         G_a = Ad_ba.T @ G_b @ Ad_ba
         F_a = wrench(G_a, Ad_ab @ V_b, Ad_ab @ dV_b)
         np.testing.assert_allclose(F_a, Ad_ba.T @ wrench(G_b, V_b, dV_b), rtol=1e-10, atol=1e-10)
 
 
-def test_forward_dynamics_inverts_wrench():
+def test_forward_dynamics_inverts_wrench(rng):
     for _ in range(20):
-        I = _random_spd(RNG)
-        m = RNG.uniform(0.2, 4)
-        V, dV = RNG.normal(size=(2, 6))
+        I = _random_spd(rng)
+        m = rng.uniform(0.2, 4)
+        V, dV = rng.normal(size=(2, 6))
         G = np.zeros((6, 6))
         G[:3, :3] = I
         G[3:, 3:] = m * np.eye(3)
@@ -151,15 +149,15 @@ def test_forward_dynamics_inverts_wrench():
         tau = I @ dV[:3] + np.cross(V[:3], I @ V[:3])
         np.testing.assert_allclose(angular_acceleration(I, V[:3], tau), dV[:3], atol=1e-10)
     # batch
-    Vs = RNG.normal(size=(5, 6))
-    Fs = RNG.normal(size=(5, 6))
+    Vs = rng.normal(size=(5, 6))
+    Fs = rng.normal(size=(5, 6))
     out = forward_dynamics(G, Vs, Fs)
     for k in range(5):
         np.testing.assert_allclose(G @ out[k] - mr.ad(Vs[k]).T @ G @ Vs[k], Fs[k], atol=1e-10)
 
 
-def test_spatial_inertia_off_com_matches_pinocchio():
-    I = _random_spd(RNG)
+def test_spatial_inertia_off_com_matches_pinocchio(rng):
+    I = _random_spd(rng)
     m, c = 1.3, np.array([0.1, -0.2, 0.3])
     G = spatial_inertia(I, mass=m, com=c)
     # Pinocchio orders [v, omega]; reorder to [omega, v]
@@ -238,8 +236,8 @@ def test_intermediate_axis_conservation_and_flip():
     assert eul.energy_drift > 1e-3
 
 
-def test_lie_euler_stays_on_so3_first_order():
-    I = _random_spd(RNG)
+def test_lie_euler_stays_on_so3_first_order(rng):
+    I = _random_spd(rng)
     w0 = np.array([0.4, -1.0, 0.7])
     ref = simulate(I, np.eye(3), w0, 2.0, 1e-4, "lie_rk4")
     errs = []

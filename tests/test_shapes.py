@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from dynamics_models import random_tree
+from helpers import random_tree
 
 LEAD = (2, 3)
 

@@ -53,10 +53,8 @@ def compare_with_dynamics(model, eom, n_states=5, seed=0, parameters=None, funcs
 @pytest.mark.parametrize("parameters", ["numeric", "symbolic"])
 def test_small_bundled_models_match_rnea_crba(name, parameters):
     model = load(name)
-    t0 = time.perf_counter()
     eom = derive(model, parameters)
     eom.C  # noqa: B018  (the Christoffel symbols are part of the derivation)
-    assert time.perf_counter() - t0 < 30  # the benchmark target is 2 s; CI machines vary
     compare_with_dynamics(model, eom)
 
 
@@ -202,11 +200,8 @@ def test_three_dof_spatial_arm_speed():
         "l3", "l2", axis=(0, 1, 0), T=T2, inertia=body(1.0, (0.15, 0, 0), (0.01, 0.05, 0.05))
     )
     model = b.build()
-    t0 = time.perf_counter()
     eom = derive(model, "symbolic")
     eom.C  # noqa: B018
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 120  # benchmark target 20 s (measured ~1 s); generous for shared CI
     compare_with_dynamics(model, eom, n_states=3)
 
 

@@ -7,19 +7,21 @@ Khatib's inverse (J Jbar = 1, M-orthogonality to the null space of J).
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
+from helpers import point_mass_2r
 from robodyn import models
-from robodyn.dynamics import mass_matrix
-from robodyn.kinematics import jacobian
+from robodyn.dynamics import forward_dynamics, mass_matrix
+from robodyn.kinematics import frame_acceleration, jacobian
 from robodyn.model.configuration import random_configuration
 from robodyn.taskspace import (
     dynamically_consistent_pinv,
     task_space_ellipsoid,
     task_space_inertia,
 )
-from test_energy import point_mass_2r
 
 M1, M2, L1, L2 = 1.3, 0.7, 0.9, 0.6
 
@@ -88,14 +90,28 @@ def test_dynamically_consistent_inverse(name, frame):
     _, s, Vt = np.linalg.svd(J)
     for n in Vt[6:]:
         np.testing.assert_allclose(n @ M @ Jbar, 0.0, atol=1e-9)
-    # Lambda (body) is symmetric positive definite and inverts J M^-1 J^T
+    # Lambda (body) is symmetric positive definite, and it is the apparent inertia the
+    # frame shows to a wrench: at rest with gravity off, pushing the frame with a body
+    # wrench F gives it the body acceleration dV_b with Lambda dV_b = F. Measured through
+    # forward dynamics (ABA, with F as MR's F_tip = -F) and the frame's acceleration, not
+    # through J M^-1 J^T.
     Lam = task_space_inertia(model, q, frame)
     np.testing.assert_allclose(Lam, Lam.T, atol=1e-12 * np.abs(Lam).max())
-    np.testing.assert_allclose(Lam @ (J @ np.linalg.solve(M, J.T)), np.eye(6), atol=1e-8)
     assert np.all(np.linalg.eigvalsh(Lam) > 0)
-    # linear part = inverse of the linear block of J M^-1 J^T (not a block of Lambda)
+    still = dataclasses.replace(model, gravity=np.zeros(3))
+    zero = np.zeros(model.nv)
+    for F in rng.normal(size=(3, 6)):
+        a = forward_dynamics(still, q, zero, zero, f_tip=-F, frame=frame, friction=False)
+        dV = frame_acceleration(still, q, zero, a, frame, "body")
+        np.testing.assert_allclose(Lam @ dV, F, atol=1e-8 * max(1.0, np.abs(F).max()))
+    # linear part (not a block of Lambda): the mass the frame's origin shows to a pure
+    # force f, measured the same way (its linear body acceleration a_v, Lv a_v = f)
     Lv = task_space_inertia(model, q, frame, part="linear")
-    np.testing.assert_allclose(Lv, np.linalg.inv((J @ np.linalg.solve(M, J.T))[3:, 3:]), rtol=1e-9)
+    for f in rng.normal(size=(3, 3)):
+        a = forward_dynamics(still, q, zero, zero, f_tip=-np.r_[0, 0, 0, f], frame=frame,
+                             friction=False)  # fmt: skip
+        dV = frame_acceleration(still, q, zero, a, frame, "body")
+        np.testing.assert_allclose(Lv @ dV[3:], f, atol=1e-8 * max(1.0, np.abs(f).max()))
 
 
 def test_batches_and_errors():

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import glob
 import math
 import re
-import site
-import time
 import warnings
 from pathlib import Path
 
@@ -14,25 +11,15 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
+from helpers import chain_poses, erd_urdfs
 from robodyn.dynamics import inverse_dynamics as rd_rnea
 from robodyn.dynamics import mass_matrix as rd_mass
 from robodyn.errors import ModelError, ModelWarning
-from robodyn.model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
+from robodyn.model.model import JOINT_FREE
 from robodyn.model.urdf import load_urdf, parse_urdf
-from robodyn.spatial import exp3, quat_to_rotation, rpy_to_rotation, transform
+from robodyn.spatial import exp3, rpy_to_rotation, transform
 
-
-def _erd_urdfs() -> list[str]:
-    for sp in site.getsitepackages():
-        found = glob.glob(
-            sp + "/cmeel.prefix/share/example-robot-data/robots/**/*.urdf", recursive=True
-        )
-        if found:
-            return sorted(found)
-    return []
-
-
-ERD_URDFS = _erd_urdfs()
+ERD_URDFS = erd_urdfs()
 _IDS = [Path(p).parent.parent.name + "/" + Path(p).name for p in ERD_URDFS]
 
 
@@ -144,30 +131,6 @@ def _load_like_pinocchio(path: str, floating: bool):
     return model
 
 
-def _body_poses(model, q: np.ndarray) -> np.ndarray:
-    """T_0i of every body from the model arrays: T_parent_i = T(jnt_R, jnt_p) X_J(q)."""
-    T = np.zeros((model.nb, 4, 4))
-    T[0] = np.eye(4)
-    for i in range(1, model.nb):
-        jt = int(model.jnt_type[i])
-        a = model.jnt_qadr[i]
-        if model.jnt_mimic[i] >= 0:
-            lead = model.jnt_qadr[model.jnt_mimic[i]]
-            qi = model.jnt_mimic_mult[i] * q[lead] + model.jnt_mimic_offset[i]
-        else:
-            qi = q[a] if model.jnt_nq[i] == 1 else 0.0
-        if jt == JOINT_REVOLUTE:
-            X = transform(exp3(model.jnt_axis[i] * qi), np.zeros(3))
-        elif jt == JOINT_PRISMATIC:
-            X = transform(np.eye(3), model.jnt_axis[i] * qi)
-        elif jt == JOINT_FREE:
-            X = transform(quat_to_rotation(q[a + 3 : a + 7]), q[a : a + 3])
-        else:
-            X = np.eye(4)
-        T[i] = T[model.body_parent[i]] @ transform(model.jnt_R[i], model.jnt_p[i]) @ X
-    return T
-
-
 def _frame_pose(model, T_bodies: np.ndarray, name: str) -> np.ndarray:
     f = model.frame_id(name)
     return T_bodies[model.frame_body[f]] @ transform(model.frame_R[f], model.frame_p[f])
@@ -239,7 +202,7 @@ def test_example_robot_data_matches_pinocchio(path, floating, pin_models):
     rng = np.random.default_rng(7)
     for _ in range(3):
         q = _random_q(model, rng)
-        T = _body_poses(model, q)
+        T = chain_poses(model, q)
         pin.forwardKinematics(pm, data, _to_pinocchio_q(model, pm, q))
         pin.updateFramePlacements(pm, data)
         for link in links:
@@ -263,7 +226,7 @@ def test_mimic_joints_follow_leader_like_pinocchio(name):
     rng = np.random.default_rng(3)
     for _ in range(3):
         q = _random_q(model, rng)
-        T = _body_poses(model, q)
+        T = chain_poses(model, q)
         qp = pin.neutral(pm)
         for jname in model.joint_names:
             i = model.joint_id(jname)
@@ -360,7 +323,7 @@ def test_urdf_semantics_against_typed_numbers(tmp_path):
     d1, d2 = 0.1 - 0.1 / 0.75, 0.2 - 0.1 / 0.75
     Ixx = 0.011 + 0.5 * d1**2 + 0.25 * d2**2  # 0.01 + 0.001 about each CoM, then Steiner
     np.testing.assert_allclose(np.diag(model.body_inertia[it]), [Ixx, Ixx, 0.011], atol=1e-15)
-    T = _body_poses(model, np.array([0.3, 0.1, -0.4]))
+    T = chain_poses(model, np.array([0.3, 0.1, -0.4]))
     assert "tip" in model.frame_names and "base" in model.frame_names
     T_tip = T[it] @ transform(rpy_to_rotation([1, 0, 0]), [0, 0, 0.2])
     np.testing.assert_allclose(_frame_pose(model, T, "tip"), T_tip, atol=1e-15)
@@ -387,7 +350,7 @@ def test_floating_base_and_root_frame():
     assert fl.joint_names[0] == "root_joint" and fl.floating_base
     assert (fl.nq, fl.nv) == (10, 9)
     q = np.array([1.0, 2.0, 3.0, np.cos(0.4), 0, 0, np.sin(0.4), 0, 0, 0])
-    T = _body_poses(fl, q)
+    T = chain_poses(fl, q)
     np.testing.assert_allclose(T[fl.body_id("base")][:3, 3], [1, 2, 3])
     np.testing.assert_allclose(T[fl.body_id("base")][:3, :3], exp3([0, 0, 0.8]), atol=1e-15)
 
@@ -579,12 +542,11 @@ EXTERNAL = """<?xml version="1.0"?>
 
 
 @pytest.mark.parametrize("doc", [BILLION_LAUGHS, EXTERNAL], ids=["billion_laughs", "xxe"])
-def test_unsafe_xml_rejected_fast(doc):
+def test_unsafe_xml_rejected(doc):
+    # refused before any entity is expanded (an expansion would hang or read /etc/passwd)
     for src in (doc, doc.encode("utf-8"), doc.encode("utf-16")):
-        t0 = time.perf_counter()
         with pytest.raises(ModelError, match="DOCTYPE|ENTITY"):
             load_urdf(src)
-        assert time.perf_counter() - t0 < 0.1
 
 
 def test_size_limit(monkeypatch):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import time
 import xml.etree.ElementTree as ET
 
 from hypothesis import HealthCheck, given, settings
@@ -42,14 +41,12 @@ VALUES = st.sampled_from(
 
 
 def _outcome(src) -> None:
-    t0 = time.perf_counter()
     for floating in (False, True):
         try:
             model = load_urdf(src, floating)
         except ModelError:
             continue
         assert isinstance(model, Model)
-    assert time.perf_counter() - t0 < 5.0
 
 
 @settings(max_examples=50, deadline=None)

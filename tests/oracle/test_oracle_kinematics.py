@@ -15,8 +15,8 @@ import zlib
 import numpy as np
 import pinocchio as pin
 import pytest
-from oracle_support import erd_path
 
+from helpers import erd_path
 from robodyn import kinematics as kin
 from robodyn.convert import PinocchioMap
 from robodyn.model.configuration import random_configuration

@@ -1,0 +1,259 @@
+"""The one helper module of robodyn's tests (tests/ is on sys.path: ``from helpers import``).
+
+* random models: kinematic trees in the spirit of Featherstone's autoTree (every joint
+  type, fixed links the builder merges, an optional floating base, optional mimic joints,
+  friction and armature) and random states;
+* an independent forward kinematics: world poses by chaining the Model's joint
+  placements with exp3 and the quaternion formula, no robodyn kinematics involved;
+* one tolerance convention: :func:`assert_close` (error relative to max(1, |want|));
+* example-robot-data: where its URDFs are, which ones Pinocchio loads, and a pair of the
+  same URDF loaded by robodyn and by Pinocchio.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import os
+import sysconfig
+
+import numpy as np
+
+from robodyn.inertia import RigidInertia, point
+from robodyn.model.builder import ModelBuilder
+from robodyn.model.configuration import random_configuration
+from robodyn.spatial import exp3, quat_to_rotation, transform
+
+
+def random_inertia(rng: np.random.Generator) -> RigidInertia:
+    """A physical inertia: moments from positive second moments (triangle inequality holds)."""
+    s = rng.uniform(0.01, 0.3, 3)
+    R = exp3(rng.normal(size=3))
+    Ic = R @ np.diag([s[1] + s[2], s[0] + s[2], s[0] + s[1]]) @ R.T
+    return RigidInertia(rng.uniform(0.2, 3.0), rng.normal(size=3) * 0.2, Ic)
+
+
+def random_placement(rng: np.random.Generator) -> np.ndarray:
+    return transform(exp3(rng.normal(size=3)), rng.normal(size=3) * 0.4)
+
+
+def random_tree(
+    seed: int,
+    n: int = 6,
+    *,
+    floating: bool = False,
+    mimic: bool = False,
+    fixed: bool = True,
+    damping: bool = False,
+    gravity=None,
+    explicit: bool = False,
+):
+    """A random tree of ``n`` moving bodies (plus mimics and merged fixed links).
+
+    ``explicit=True`` builds the same tree with the mimic joints as ordinary joints.
+
+    Returns
+    -------
+    (Model, list of (mimic joint name, leader joint name, multiplier, offset))
+    """
+    rng = np.random.default_rng(seed)
+    g = rng.normal(size=3) * 5.0 if gravity is None else gravity
+    b = ModelBuilder("tree", gravity=g)
+    links: list[str] = []
+    movable: list[str] = []  # joints that may lead a mimic
+    if floating:
+        b.add_body("base", "world", joint_type="free", inertia=random_inertia(rng))
+        links.append("base")
+    kinds = ["revolute", "continuous", "prismatic"]
+    for k in range(n):
+        parent = str(rng.choice(links)) if links and (floating or rng.random() < 0.8) else "world"
+        kind = kinds[k % 3] if k < 3 else str(rng.choice(kinds))
+        extra = {}
+        if damping:
+            extra = dict(
+                damping=rng.uniform(0.1, 1), friction=rng.uniform(0.1, 1),
+                armature=rng.uniform(0.01, 0.5),
+            )  # fmt: skip
+        b.add_body(
+            f"l{k}", parent, joint_type=kind, axis=rng.normal(size=3),
+            T=random_placement(rng), inertia=random_inertia(rng), **extra,
+        )  # fmt: skip
+        links.append(f"l{k}")
+        movable.append(f"l{k}_joint")
+        if fixed and rng.random() < 0.3:
+            b.add_body(
+                f"f{k}", f"l{k}", joint_type="fixed", T=random_placement(rng),
+                inertia=random_inertia(rng),
+            )  # fmt: skip
+            links.append(f"f{k}")
+    mimics = []
+    if mimic:
+        for k in range(2):
+            lead = str(rng.choice(movable))
+            mult, off = float(rng.uniform(-2, 2)), float(rng.uniform(-0.5, 0.5))
+            kind = "prismatic" if rng.random() < 0.3 else "revolute"
+            b.add_body(
+                f"m{k}", str(rng.choice(links)), joint_type=kind, axis=rng.normal(size=3),
+                T=random_placement(rng), inertia=random_inertia(rng),
+                **({} if explicit else dict(mimic=lead, multiplier=mult, offset=off)),
+            )  # fmt: skip
+            mimics.append((f"m{k}_joint", lead, mult, off))
+            links.append(f"m{k}")
+    b.add_frame("tool", links[-1], T=random_placement(rng))
+    return b.build(), mimics
+
+
+def random_state(model, rng: np.random.Generator, size: int | None = None):
+    """(q, v, a) with q from random_configuration and Gaussian v, a."""
+    q = random_configuration(model, rng, size)
+    shape = (model.nv,) if size is None else (size, model.nv)
+    return q, rng.normal(size=shape), rng.normal(size=shape)
+
+
+def random_model(
+    seed: int, n: int = 5, floating: bool = False, mimic: bool = False, gravity: bool = True
+):
+    """The model of :func:`random_tree` with friction and armature; ``gravity=False``: none."""
+    g = None if gravity else np.zeros(3)
+    return random_tree(seed, n, floating=floating, mimic=mimic, damping=True, gravity=g)[0]
+
+
+def point_mass_2r(m1=1.3, m2=0.7, L1=0.9, L2=0.6, g=9.81):
+    """Course notes 000: 2R arm, point masses at the link tips, gravity along -y."""
+    T2 = np.eye(4)
+    T2[0, 3] = L1
+    return (
+        ModelBuilder(name="2r_points", gravity=(0.0, -g, 0.0))
+        .add_body("link1", "world", axis=(0, 0, 1), inertia=point(m1, (L1, 0, 0)))
+        .add_body("link2", "link1", axis=(0, 0, 1), T=T2, inertia=point(m2, (L2, 0, 0)))
+        .add_frame(
+            "ee", "link2", T=np.array([[1, 0, 0, L2], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1.0]])
+        )
+        .build()
+    )
+
+
+# ------------------------------------------------------------------ tolerance
+def rel_err(got, want) -> float:
+    """max |got - want| / max(1, max |want|)."""
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    scale = max(1.0, float(np.abs(want).max(initial=0.0)))
+    return float(np.abs(got - want).max(initial=0.0)) / scale
+
+
+def assert_close(got, want, tol: float, what: str = "") -> None:
+    """The one tolerance convention of the tests: error relative to max(1, |want|)."""
+    err = rel_err(got, want)
+    assert err <= tol, f"{what}: relative error {err:.3g} > {tol:.3g}"
+
+
+# ------------------------------------------------------------------ independent kinematics
+def chain_poses(model, q) -> np.ndarray:
+    """World pose (nb, 4, 4) of every body by chaining ``T(jnt_R, jnt_p) X_J(q_i)`` from the
+    Model's arrays: revolute ``exp3(axis q)``, prismatic ``axis q``, free joint from its
+    position and quaternion; a mimic reads ``mult q_leader + offset``. No robodyn
+    kinematics is involved, so it checks them."""
+    T = np.zeros((model.nb, 4, 4))
+    T[0] = np.eye(4)
+    for i in range(1, model.nb):
+        X = np.eye(4)
+        X[:3, :3], X[:3, 3] = model.jnt_R[i], model.jnt_p[i]
+        J = np.eye(4)
+        lead = int(model.jnt_mimic[i])
+        src = lead if lead >= 0 else i
+        a = model.jnt_qadr[src]
+        jt = int(model.jnt_type[i])
+        if jt in (1, 2):
+            x = q[a] * (model.jnt_mimic_mult[i] if lead >= 0 else 1.0)
+            x += model.jnt_mimic_offset[i] if lead >= 0 else 0.0
+            if jt == 1:
+                J[:3, :3] = exp3(np.asarray(model.jnt_axis[i]) * x)
+            else:
+                J[:3, 3] = np.asarray(model.jnt_axis[i]) * x
+        elif jt == 3:
+            quat = np.asarray(q[a + 3 : a + 7])
+            J[:3, :3] = quat_to_rotation(quat / np.linalg.norm(quat))
+            J[:3, 3] = q[a : a + 3]
+        T[i] = T[model.body_parent[i]] @ X @ J
+    return T
+
+
+def chain_frame_poses(model, q) -> np.ndarray:
+    """World pose (nf, 4, 4) of every operational frame from :func:`chain_poses`."""
+    T = chain_poses(model, q)
+    out = np.zeros((model.nf, 4, 4))
+    for k, (b, R, p) in enumerate(zip(model.frame_body, model.frame_R, model.frame_p)):
+        F = np.eye(4)
+        F[:3, :3], F[:3, 3] = R, p
+        out[k] = T[b] @ F
+    return out
+
+
+# ------------------------------------------------------------------ example-robot-data
+MIN_ERD_ROBOTS = 60  # the oracle list may not shrink silently below this
+
+
+def erd_dir() -> str:
+    """The example-robot-data robots folder inside site-packages."""
+    for base in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}:
+        d = os.path.join(base, "cmeel.prefix", "share", "example-robot-data", "robots")
+        if os.path.isdir(d):
+            return d
+    raise RuntimeError("example-robot-data is not installed: pip install -e '.[test]'")
+
+
+@functools.lru_cache(maxsize=1)
+def erd_urdfs() -> list[str]:
+    """Every example-robot-data URDF file, sorted."""
+    return sorted(glob.glob(os.path.join(erd_dir(), "**", "*.urdf"), recursive=True))
+
+
+@functools.lru_cache(maxsize=1)
+def erd_robots() -> list[tuple[str, str]]:
+    """(name, path) of every example-robot-data URDF that Pinocchio loads, sorted."""
+    import pinocchio as pin
+
+    out = []
+    for path in erd_urdfs():
+        try:
+            m = pin.buildModelFromUrdf(path)
+        except Exception:  # noqa: BLE001 - Pinocchio's own loader rejects it: not an oracle
+            continue
+        if m.nv == 0:
+            continue
+        rel = os.path.relpath(path, erd_dir())
+        out.append((rel.replace(os.sep, "/").replace(".urdf", ""), path))
+    return out
+
+
+def erd_path(fragment: str) -> str:
+    """Path of the first example-robot-data URDF whose relative name contains ``fragment``."""
+    for path in erd_urdfs():
+        if fragment in os.path.relpath(path, erd_dir()).replace(os.sep, "/"):
+            return path
+    raise LookupError(fragment)
+
+
+def load_pair(path: str, floating_base: bool = False):
+    """Load ``path`` in robodyn and in Pinocchio: (model, pin_model, pin_data, PinocchioMap).
+
+    invalid_inertia="keep": a few example-robot-data URDFs carry non-physical inertias;
+    Pinocchio loads them as written, and so must the oracle pair. Each parses the file
+    itself."""
+    import warnings
+
+    import pinocchio as pin
+
+    from robodyn.convert import PinocchioMap
+    from robodyn.errors import ModelWarning
+    from robodyn.model.urdf import load_urdf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModelWarning)  # asserted in test_urdf.py
+        model = load_urdf(path, floating_base=floating_base, mimic=False, invalid_inertia="keep")
+    if floating_base:
+        pm = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
+    else:
+        pm = pin.buildModelFromUrdf(path)
+    return model, pm, pm.createData(), PinocchioMap(model, pm)
