@@ -76,6 +76,8 @@ _LAZY: dict[str, str] = {
     "bias_forces": "robodyn.dynamics",
     "coriolis_matrix": "robodyn.coriolis",
     "christoffel": "robodyn.coriolis",
+    "christoffel_reference": "robodyn.coriolis",
+    "mass_matrix_derivative_reference": "robodyn.coriolis",
     "coriolis_matrix_reference": "robodyn.coriolis",
     "mass_matrix_derivative": "robodyn.coriolis",
     "mass_matrix_dot": "robodyn.coriolis",

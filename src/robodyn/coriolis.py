@@ -58,8 +58,10 @@ contraction of dM/dq, Gamma and C.
 (``kernels/core/coriolis.c``, O(n d) for n dofs and tree depth d, mimic and free joints
 included; batches run vectorised across states on all cores);
 :func:`coriolis_matrix_reference` is the numpy version written above, kept for teaching
-and parity tests. :func:`christoffel` and :func:`mass_matrix_derivative` (n^3 outputs) stay
-in numpy, and their batches run a Python loop over single states.
+and parity tests. :func:`christoffel` and :func:`mass_matrix_derivative` take their n^3
+numbers from the same kernel (C is linear in v: ``Gamma[:, :, k] = C(q, e_k)``, one batch
+call of n columns); ``christoffel_reference`` and ``mass_matrix_derivative_reference`` are
+the numpy closed forms above.
 """
 
 from __future__ import annotations
@@ -78,7 +80,9 @@ from .model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, Model
 
 __all__ = [
     "mass_matrix_derivative",
+    "mass_matrix_derivative_reference",
     "christoffel",
+    "christoffel_reference",
     "coriolis_matrix",
     "coriolis_matrix_reference",
     "mass_matrix_dot",
@@ -367,19 +371,60 @@ def _coriolis_one(model: Model, tree: _Tree, q: np.ndarray, v: np.ndarray) -> np
 
 
 # ============================================================================ public API
-def mass_matrix_derivative(model: Model, q) -> np.ndarray:
-    """Analytic derivative of the mass matrix, ``dM[i, j, k] = dM_ij / dq_k``.
+def _christoffel_core(model: Model, q, threads) -> np.ndarray:
+    """Gamma[..., i, j, k] from the compiled Coriolis kernel: C(q, v) is linear in v with
+    C_ij = sum_k Gamma_ijk v_k, so Gamma[:, :, k] = C(q, e_k) exactly (all nv columns of
+    all states in one batch call)."""
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
+    nv = model.nv
+    lead, (Q,) = prepare(("q",), (q,), ((model.nq,),))
+    Q = Q.reshape(-1, model.nq)
+    N = Q.shape[0]
+    Qk = np.ascontiguousarray(np.repeat(Q, nv, axis=0))  # state s, column k at row s nv + k
+    Vk = np.ascontiguousarray(np.tile(np.eye(nv), (N, 1)))
+    th = 0 if threads is None else _threads(threads)
+    C = _core.coriolis((model._rd_packed or packed(model)).P, Qk, Vk, FL_CHECK, th)
+    if C.__class__ is not _ND:  # row s nv + k failed: name state s of the user's batch
+        finish((C[0], C[1] // nv) if C.__class__ is tuple else C, lead, ("q", "v"), model)
+    Gam = np.asarray(C).reshape(N, nv, nv, nv).transpose(0, 2, 3, 1)  # [s, i, j, k]
+    return np.ascontiguousarray(Gam.reshape((*lead, nv, nv, nv)))
 
-    Closed form from the world-frame CRBA (module docstring), not finite differences.
-    For a floating base, ``dq_k`` along a base dof is the right-trivialised derivative
-    along the body-twist direction ``e_k`` (``rd.integrate(q, eps e_k)``). Armature is
-    constant and does not appear.
+
+def mass_matrix_derivative(model: Model, q, *, threads: int | None = None) -> np.ndarray:
+    """Derivative of the mass matrix, ``dM[i, j, k] = dM_ij / dq_k``.
+
+    Exact, not finite differences: ``dM_ij/dq_k = Gamma_ijk + Gamma_jik`` from the
+    Christoffel symbols (:func:`christoffel`), which the compiled Coriolis kernel gives
+    column by column. For a floating base, ``dq_k`` along a base dof is the
+    right-trivialised derivative along the body-twist direction ``e_k``
+    (``rd.integrate(q, eps e_k)``). Armature is constant and does not appear.
+    :func:`mass_matrix_derivative_reference` is the closed form of the module docstring in
+    numpy (world-frame CRBA), the parity oracle.
 
     Parameters
     ----------
     model : Model
     q : array_like, shape (..., nq)
-        Configuration(s); a batch runs a Python loop over single states.
+    threads : int, optional
+        Threads for a batch.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., nv, nv, nv)
+    """
+    G = _christoffel_core(model, q, threads)
+    return G + np.swapaxes(G, -3, -2)
+
+
+def mass_matrix_derivative_reference(model: Model, q) -> np.ndarray:
+    """Numpy reference of :func:`mass_matrix_derivative` (the closed form of the module
+    docstring; a batch runs a Python loop).
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq)
 
     Returns
     -------
@@ -390,21 +435,39 @@ def mass_matrix_derivative(model: Model, q) -> np.ndarray:
     return _each(model, ("q",), (q,), lambda x: _dM_one(model, tree, x), (nv, nv, nv))
 
 
-def christoffel(model: Model, q) -> np.ndarray:
+def christoffel(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Christoffel symbols of the first kind of M(q) (course notes 001 eq. 10.9).
 
-    ``Gamma[i, j, k] = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i)`` from the analytic
-    :func:`mass_matrix_derivative`, so that ``C_ij = sum_k Gamma[i, j, k] v_k`` and the
-    velocity forces are ``sum_jk Gamma[i, j, k] v_j v_k``. For a floating base the
-    derivatives are right-trivialised and Koszul's bracket terms are added (module
-    docstring); Gamma is then not symmetric in (j, k) within the base's six dofs, only
-    its contraction with ``v v`` is.
+    ``Gamma[i, j, k] = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i)``, so that
+    ``C_ij = sum_k Gamma[i, j, k] v_k`` and the velocity forces are
+    ``sum_jk Gamma[i, j, k] v_j v_k``. Computed by the compiled Coriolis kernel, which is
+    linear in v: ``Gamma[:, :, k] = C(q, e_k)``. For a floating base the derivatives are
+    right-trivialised and Koszul's bracket terms are included (module docstring); Gamma is
+    then not symmetric in (j, k) within the base's six dofs, only its contraction with
+    ``v v`` is. :func:`christoffel_reference` is the numpy closed form.
 
     Parameters
     ----------
     model : Model
     q : array_like, shape (..., nq)
-        A batch runs a Python loop over single states.
+    threads : int, optional
+        Threads for a batch.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., nv, nv, nv)
+    """
+    return _christoffel_core(model, q, threads)
+
+
+def christoffel_reference(model: Model, q) -> np.ndarray:
+    """Numpy reference of :func:`christoffel` from the analytic ``dM/dq`` (a batch runs a
+    Python loop).
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq)
 
     Returns
     -------
