@@ -197,6 +197,9 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
                                    + IA[SYM[r][c0 + 2] * L + l] * ax[2];
                 }
             /* D_i = S_i^T U_i + armature;  u_i = tau_i - S_i^T pA_i - friction */
+            double fric[LANES] = {0.0};
+            if (fr)
+                joint_friction(L, d0, nv, va, v, a->eps, fric);
             LANE {
                 double D = ax[0] * U[c0 * L + l] + ax[1] * U[(c0 + 1) * L + l]
                            + ax[2] * U[(c0 + 2) * L + l];
@@ -206,9 +209,7 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
                 Dinv[l] = 1.0 / D;
                 double uu = tau[va * L + l] - ax[0] * pA[c0 * L + l] - ax[1] * pA[(c0 + 1) * L + l]
                             - ax[2] * pA[(c0 + 2) * L + l];
-                if (fr)
-                    uu -= d0[va] * v[va * L + l] + coulomb(d0[nv + va], v[va * L + l], a->eps);
-                u[l] = uu;
+                u[l] = uu - fric[l];
             }
             if (lam <= 0)
                 continue;
@@ -228,16 +229,17 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
             double *Lf = Wi + A_LF * L, *u = Wi + A_UF * L;
             for (int k = 0; k < 21 * L; k++)
                 Lf[k] = IA[k];
-            for (int r = 0; r < 6; r++)
+            for (int r = 0; r < 6; r++) {
+                double fric[LANES] = {0.0};
+                if (fr)
+                    joint_friction(L, d0, nv, va + r, v, a->eps, fric);
                 LANE {
                     if (arm)
                         Lf[SYM[r][r] * L + l] += d0[2 * nv + va + r];
-                    double uu = tau[(va + r) * L + l] - pA[r * L + l];
-                    if (fr)
-                        uu -= d0[va + r] * v[(va + r) * L + l]
-                              + coulomb(d0[nv + va + r], v[(va + r) * L + l], a->eps);
-                    u[r * L + l] = uu;
+                    const double uu = tau[(va + r) * L + l] - pA[r * L + l];
+                    u[r * L + l] = uu - fric[l];
                 }
+            }
             /* Cholesky in place, column by column (the factor's (r, j) at SYM[j][r]) */
             for (int j = 0; j < 6; j++)
                 LANE {

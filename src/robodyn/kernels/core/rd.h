@@ -290,12 +290,19 @@ RD_INLINE void inertia_times_c(int L, double m, const double *h, const double *I
         }
 }
 
-RD_INLINE double coulomb(double fr, double x, double eps)
+RD_INLINE void joint_friction(int L, const double *d0, int64_t nv, int64_t k, const double *v,
+                              double eps, double *f)
 {
-    /* f_c sgn(x), or f_c tanh(x / eps) when eps > 0 */
+    /* f = b_k v_k + f_c,k sgn(v_k), or f_c,k tanh(v_k / eps) when eps > 0, for the lanes of
+     * dof k (d0: damping, then Coulomb friction, nv each). The branch on eps is outside
+     * the lane loop, so the sgn loop vectorises (tanh is a scalar call). */
+    const double b = d0[k], fc = d0[nv + k];
+    const double *x = v + k * L;
     if (eps > 0.0)
-        return fr * tanh(x / eps);
-    return x > 0.0 ? fr : (x < 0.0 ? -fr : 0.0);
+        for (int l = 0; l < L; l++)
+            f[l] = b * x[l] + fc * tanh(x[l] / eps);
+    else
+        LANE { f[l] = b * x[l] + (x[l] > 0.0 ? fc : (x[l] < 0.0 ? -fc : 0.0)); }
 }
 
 RD_INLINE int nonfinite(const double *x, int64_t n)

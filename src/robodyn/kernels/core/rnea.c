@@ -116,8 +116,11 @@ RD_INLINE int rnea_lanes(const model_t *md, const int L, const args_t *a, double
     /* ---- joint friction and rotor inertia: tau += b qd + f_c sgn(qd) + armature qdd */
     const double *d = dof_params(md);
     if ((flags & FL_FRICTION) && v)
-        for (int64_t k = 0; k < nv; k++)
-            LANE { tau[k * L + l] += d[k] * v[k * L + l] + coulomb(d[nv + k], v[k * L + l], a->eps); }
+        for (int64_t k = 0; k < nv; k++) {
+            double f[LANES];
+            joint_friction(L, d, nv, k, v, a->eps, f);
+            LANE { tau[k * L + l] += f[l]; }
+        }
     if ((flags & FL_ARMATURE) && qdd)
         for (int64_t k = 0; k < nv; k++)
             LANE { tau[k * L + l] += d[2 * nv + k] * qdd[k * L + l]; }
