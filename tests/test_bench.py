@@ -209,3 +209,16 @@ def test_bundled_panda_without_example_robot_data(tmp_path, monkeypatch, capsys)
         assert rows[(f, "pinocchio")]["status"] == "reference"
         assert rows[(f, "robodyn")]["status"] == "ok"
         assert rows[(f, "robodyn")]["check_err"] <= 1e-8
+
+
+def test_the_peers_parse_the_urdf_themselves(quick_run):
+    # with example-robot-data installed (the test extra), Pinocchio and MuJoCo build their
+    # models with their own URDF parsers from the same text as robodyn, so "checked against
+    # MuJoCo" covers model building; a model built from robodyn's would say so
+    _, result, _ = quick_run
+    note = result["models"]["ur5"]
+    assert "ur_description/urdf/ur5_robot.urdf" in note
+    assert "Pinocchio: its URDF parser" in note and "MuJoCo: MuJoCo's URDF importer" in note
+    assert "built from robodyn" not in note and "MJCF written" not in note
+    checked = [r for r in result["latency"] if r["library"] == "mujoco" and r["check_err"]]
+    assert checked and all(r["status"] == "ok" and r["check_err"] <= 1e-8 for r in checked)

@@ -24,20 +24,23 @@ installed leaves its rows out: each section it would appear in says so in one li
 the package to install (``skipped: install Pinocchio (pip install pin)``); a peer that has
 no such function is an "n/a" row.
 
-Models: the bundled UR5 (6 DoF; Pinocchio and MuJoCo receive the very same tree, built
-from robodyn's Model), the Panda arm of example-robot-data with the fingers locked
-(7 DoF; without example-robot-data the bundled Panda, built like the UR5), the solo12
-quadruped on a floating base (18 DoF) and Talos full (talos_full_v2, 44 joints + 6
-floating-base DoF); the last two need example-robot-data and are skipped in one line
-without it. Joint friction, damping and armature are removed from
-all models: the benchmark times the rigid-body algorithms, which is what every peer
-computes.
+Models, from example-robot-data: the UR5 (6 DoF), the Panda arm with the fingers locked
+(7 DoF), the solo12 quadruped on a floating base (18 DoF) and Talos full (talos_full_v2,
+44 joints + 6 floating-base DoF). Each library parses the same URDF text with its own
+parser: robodyn's ``load_urdf``, Pinocchio's ``buildModelFromXML`` (plus its free flyer
+for a floating base) and MuJoCo's URDF importer (geometry dropped, every link kept as a
+body, a free joint added to the root body for a floating base), so the agreement check
+covers model building too. Without example-robot-data the bundled UR5 and Panda are used,
+and Pinocchio's and MuJoCo's models are then built from robodyn's Model (said in the
+table); solo12 and Talos are skipped in one line. Joint friction, damping and armature
+are removed from all models: the benchmark times the rigid-body algorithms, which is what
+every peer computes.
 
-MuJoCo's model is written as MJCF from robodyn's Model (no meshes, contacts and
-constraints disabled). Its functions have other semantics, so the table names the timed
-calls: e.g. the mass matrix is ``mj_kinematics + mj_comPos + mj_crb + mj_fullM`` and the
-forward dynamics is a whole ``mj_forward``. MuJoCo's free-joint velocity is
-``[v_world, omega_b]``; results are mapped to robodyn's ``[omega_b, v_b]`` before the check.
+MuJoCo runs with contacts and constraints disabled. Its functions have other semantics,
+so the table names the timed calls: e.g. the mass matrix is ``mj_kinematics + mj_comPos +
+mj_crb + mj_fullM`` and the forward dynamics is a whole ``mj_forward``. MuJoCo's
+free-joint velocity is ``[v_world, omega_b]``; results are mapped to robodyn's
+``[omega_b, v_b]`` before the check.
 
 Floating-point operation counts (``flops`` section) are analytic: the number of
 multiplications, additions, subtractions and divisions that robodyn's kernels execute per
@@ -109,12 +112,16 @@ FUNCTION_TITLES = {
 }
 
 _ERD_FILES = {
+    "ur5": "ur_description/urdf/ur5_robot.urdf",
     "panda": "panda_description/urdf/panda.urdf",
     "solo12": "solo_description/robots/solo12.urdf",
     "talos": "talos_data/robots/talos_full_v2.urdf",
 }
 _PANDA_FINGERS = ("panda_finger_joint1", "panda_finger_joint2")
-_JAC_FRAME = {"ur5": "ee", "panda": "panda_hand", "solo12": "FL_FOOT", "talos": "arm_left_7_link"}
+_FLOATING = ("solo12", "talos")
+_JAC_FRAME = {
+    "ur5": "tool0", "panda": "panda_hand", "solo12": "FL_FOOT", "talos": "arm_left_7_link"
+}  # fmt: skip
 _BUNDLED_JAC_FRAME = "ee"  # the tool frame of the bundled robots
 
 # The optional packages: what the user sees, and what pip installs.
@@ -404,12 +411,26 @@ def _panda_locked_xml(path: str) -> str:
     return ET.tostring(root, encoding="unicode")
 
 
+def urdf_text(name: str) -> str | None:
+    """The URDF text every library parses for a benchmark robot (the Panda with its fingers
+    locked), or None when example-robot-data is not installed (bundled UR5 and Panda)."""
+    d = erd_dir()
+    if d is None:
+        return None
+    path = os.path.join(d, _ERD_FILES[name])
+    if name == "panda":
+        return _panda_locked_xml(path)
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
 def load_robodyn_model(name: str):
     """robodyn's Model of a benchmark robot (friction removed) and its source text.
 
-    The UR5 is the bundled one; the Panda is example-robot-data's when it is installed,
-    else the bundled one (a bundled robot is never missing); solo12 and Talos need
-    example-robot-data.
+    With example-robot-data installed every robot is its URDF (the Panda with its fingers
+    locked; solo12 and Talos on a floating base), which robodyn, Pinocchio and MuJoCo each
+    parse themselves (:func:`urdf_text`). Without it the UR5 and the Panda are the bundled
+    ones (never missing), and solo12 and Talos are skipped.
 
     Parameters
     ----------
@@ -428,25 +449,24 @@ def load_robodyn_model(name: str):
     from .errors import ModelWarning
     from .model.urdf import load_urdf
 
-    d = erd_dir()
-    if name == "ur5" or (name == "panda" and d is None):
-        source = {
-            "ur5": "bundled ur5 (Modern Robotics numbers)",
-            "panda": "bundled panda (modified DH, Gaz et al. 2019; example-robot-data's "
-            "Panda when installed)",
-        }[name]
-        return _strip_friction(models.load(name)), source
-    if d is None:
+    text = urdf_text(name) if name in _ERD_FILES else None
+    if text is None:
+        if name in ("ur5", "panda"):
+            source = {
+                "ur5": "bundled ur5 (Modern Robotics numbers; example-robot-data's UR5 when "
+                "installed)",
+                "panda": "bundled panda (modified DH, Gaz et al. 2019; example-robot-data's "
+                "Panda when installed)",
+            }[name]
+            return _strip_friction(models.load(name)), source
         raise FileNotFoundError(f"{name} needs example-robot-data")
-    path = os.path.join(d, _ERD_FILES[name])
     # inertias as written, as Pinocchio reads them; their warnings are not the bench's subject
+    floating = name in _FLOATING
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)
-        if name == "panda":
-            m = load_urdf(_panda_locked_xml(path), mimic=False, invalid_inertia="keep")
-            return _strip_friction(m), f"{_ERD_FILES[name]}, fingers locked"
-        m = load_urdf(path, floating_base=True, mimic=False, invalid_inertia="keep")
-    return _strip_friction(m), f"{_ERD_FILES[name]}, floating base"
+        m = load_urdf(text, floating_base=floating, mimic=False, invalid_inertia="keep")
+    how = "fingers locked" if name == "panda" else ("floating base" if floating else "fixed base")
+    return _strip_friction(m), f"{_ERD_FILES[name]}, {how}"
 
 
 def pin_model_from(model, pin):
@@ -508,16 +528,47 @@ def _pin_frame_id(pm, pin, name: str) -> int:
 
 
 def load_pin_model(name: str, model, pin):
-    """Pinocchio's model of a benchmark robot: built from the URDF (a bundled robot from
-    robodyn's Model); the Panda fingers locked with ``buildReducedModel``."""
-    if name == "ur5" or (name == "panda" and erd_dir() is None):
-        return pin_model_from(model, pin), "built from robodyn's Model"
-    path = os.path.join(erd_dir() or "", _ERD_FILES[name])
-    if name == "panda":
-        full = pin.buildModelFromUrdf(path)
-        lock = [full.getJointId(n) for n in _PANDA_FINGERS]
-        return pin.buildReducedModel(full, lock, pin.neutral(full)), "buildReducedModel"
-    return pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()), "URDF + free flyer"
+    """Pinocchio's model of a benchmark robot: Pinocchio's own URDF parser on the text of
+    :func:`urdf_text` (a free flyer for a floating base); a bundled robot (no
+    example-robot-data) is built from robodyn's Model."""
+    text = urdf_text(name) if name in _ERD_FILES else None
+    if text is None:
+        return pin_model_from(model, pin), "built from robodyn's Model (no URDF)"
+    if name in _FLOATING:
+        return pin.buildModelFromXML(
+            text, pin.JointModelFreeFlyer()
+        ), "its URDF parser + free flyer"
+    return pin.buildModelFromXML(text), "its URDF parser"
+
+
+def mujoco_from_urdf(text: str, floating: bool, model, mujoco):
+    """MuJoCo's model of a URDF by MuJoCo's own URDF importer: visual and collision
+    geometry dropped (meshes are not needed for dynamics), every link kept as a body
+    (``fusestatic="false"``) so the frames are bodies of the same names, a free joint on
+    the root body for a floating base; joint damping, friction and armature zeroed,
+    contacts and constraints off, gravity robodyn's."""
+    root = ET.fromstring(text)
+    for link in root.iter("link"):
+        for tag in ("visual", "collision"):
+            for el in link.findall(tag):
+                link.remove(el)
+    extra = ET.SubElement(root, "mujoco")
+    ET.SubElement(
+        extra, "compiler", discardvisual="true", fusestatic="false", balanceinertia="false",
+        strippath="true", angle="radian",
+    )  # fmt: skip
+    spec = mujoco.MjSpec.from_string(ET.tostring(root, encoding="unicode"))
+    if floating:
+        joint = spec.worldbody.first_body().add_freejoint()
+        joint.name = "root_joint"
+    m = spec.compile()
+    m.dof_damping[:] = 0.0
+    m.dof_frictionloss[:] = 0.0
+    m.dof_armature[:] = 0.0
+    m.opt.gravity[:] = model.gravity
+    m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+    m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    return m
 
 
 def mjcf_from(model) -> str:
@@ -732,7 +783,8 @@ class PinLib:
 
 
 class MujocoLib:
-    """MuJoCo's calls on an MJCF written from robodyn's Model (see :func:`mjcf_from`)."""
+    """MuJoCo's calls on MuJoCo's own import of the robot's URDF (:func:`mujoco_from_urdf`),
+    or, for a bundled robot without a URDF, on MJCF written from robodyn's Model."""
 
     name = "mujoco"
 
@@ -743,13 +795,23 @@ class MujocoLib:
         self.mj = mujoco
         self.case = case
         model = case.model
-        self.m = mujoco.MjModel.from_xml_string(mjcf_from(model))
+        text = urdf_text(case.name) if case.name in _ERD_FILES else None
+        self.from_urdf = text is not None
+        if self.from_urdf:  # MuJoCo's own URDF importer: every frame is a body of its name
+            self.m = mujoco_from_urdf(text, case.name in _FLOATING, model, mujoco)
+            kind, prefix = mujoco.mjtObj.mjOBJ_BODY, ""
+            self.note = "MuJoCo's URDF importer"
+        else:  # a bundled robot: MJCF written from robodyn's Model, a site per frame
+            self.m = mujoco.MjModel.from_xml_string(mjcf_from(model))
+            kind, prefix = mujoco.mjtObj.mjOBJ_SITE, "f_"
+            self.note = "MJCF written from robodyn's Model (no URDF)"
         self.d = mujoco.MjData(self.m)
         self.body_poses = body_poses
-        self.site = mujoco.mj_name2id(self.m, mujoco.mjtObj.mjOBJ_SITE, "f_" + case.frame)
-        self.sites = [
-            mujoco.mj_name2id(self.m, mujoco.mjtObj.mjOBJ_SITE, "f_" + n) for n in model.frame_names
-        ]
+        self.site = mujoco.mj_name2id(self.m, kind, prefix + case.frame)
+        self.sites = [mujoco.mj_name2id(self.m, kind, prefix + n) for n in model.frame_names]
+        missing = [n for n, k in zip(model.frame_names, self.sites) if k < 0]
+        if missing:
+            raise ValueError(f"MuJoCo's model has no frame {missing[0]!r}")
         # per robodyn joint: (kind, robodyn qadr, vadr, MuJoCo qposadr, dofadr, body)
         self.plan = []
         for i in range(1, model.nb):
@@ -774,7 +836,7 @@ class MujocoLib:
         self.out = np.zeros(nv)
         self.calls = {
             "fk": "mj_kinematics",
-            "jacobian": "mj_kinematics + mj_comPos + mj_jacSite (world-aligned)",
+            "jacobian": "mj_kinematics + mj_comPos + mj_jacBody/mj_jacSite (world-aligned)",
             "rnea": "mj_kinematics + mj_comPos + mj_comVel + mj_rne(flg_acc=1)",
             "crba": "mj_kinematics + mj_comPos + mj_crb + mj_fullM",
             "aba": "mj_forward (whole pipeline, no contacts/constraints)",
@@ -817,6 +879,7 @@ class MujocoLib:
     def bind(self, fn: str, qpos, qvel, qacc, qfrc) -> Callable[[], Any]:
         mj, m, d = self.mj, self.m, self.d
         jacp, jacr, M, out, site = self.jacp, self.jacr, self.M, self.out, self.site
+        jac_at = mj.mj_jacBody if self.from_urdf else mj.mj_jacSite
         zero = np.zeros_like(qvel)
 
         def fk():
@@ -827,7 +890,7 @@ class MujocoLib:
             d.qpos[:] = qpos
             mj.mj_kinematics(m, d)
             mj.mj_comPos(m, d)
-            mj.mj_jacSite(m, d, jacp, jacr, site)
+            jac_at(m, d, jacp, jacr, site)
 
         def rne():
             d.qpos[:] = qpos
@@ -868,10 +931,11 @@ class MujocoLib:
         self.bind(fn, *self.convert(q, v, a, tau))()
         d = self.d
         if fn == "fk":
+            xmat, xpos = (d.xmat, d.xpos) if self.from_urdf else (d.site_xmat, d.site_xpos)
             out = np.zeros((len(self.sites), 4, 4))
             out[:, 3, 3] = 1.0
-            out[:, :3, :3] = d.site_xmat[self.sites].reshape(-1, 3, 3)
-            out[:, :3, 3] = d.site_xpos[self.sites]
+            out[:, :3, :3] = xmat[self.sites].reshape(-1, 3, 3)
+            out[:, :3, 3] = xpos[self.sites]
             return out
         if fn == "jacobian":
             return np.vstack([self.jacr, self.jacp]) @ T  # world-aligned, robodyn columns
@@ -1825,8 +1889,9 @@ def run(cfg: Config) -> dict:
             if mods["mujoco"][0] is not None:
                 try:
                     libs["mujoco"] = MujocoLib(case, mods["mujoco"][0])
+                    result["models"][name] += f"; MuJoCo: {libs['mujoco'].note}"
                 except Exception as exc:  # noqa: BLE001
-                    libs["_why"]["mujoco"] = f"error: MJCF rejected: {exc}"[:200]
+                    libs["_why"]["mujoco"] = f"error: MuJoCo rejected the model: {exc}"[:200]
             if mods["modern_robotics"][0] is not None:
                 if name == "ur5":
                     libs["modern_robotics"] = MRLib(case, mods["modern_robotics"][0])
