@@ -612,6 +612,7 @@ def test_implausible_but_usable_urdfs_load_with_a_warning(key):
     mine = [w for w in record if issubclass(w.category, ModelWarning)]
     fix = "correct the name" if key.startswith("mimic") else "rd.fix_urdf"
     assert all(fix in str(w.message) for w in mine)
+    assert all(w.filename == __file__ for w in mine)  # points at the caller's line
     assert any(re.search(pattern, n) for n in model.notes)
     with pytest.raises(ModelError, match=pattern):
         load_urdf(xml, strict=True)

@@ -651,7 +651,19 @@ def _implausible(message: str, strict: bool, notes: list[str]) -> None:
     if strict:
         raise ModelError(f"{message} (load_urdf(strict=True))")
     notes.append(message)
-    warnings.warn(message, ModelWarning, stacklevel=4)
+    warnings.warn(message, ModelWarning, stacklevel=_outside_robodyn())
+
+
+def _outside_robodyn() -> int:
+    """The stacklevel of the first caller outside the robodyn package (the user's
+    load_urdf or models.load line), so the warning points at the user's code."""
+    import sys
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 INVALID_INERTIA = ("error", "balance", "keep")
