@@ -125,6 +125,132 @@ RD_INLINE void chol6_solve(int L, const double *Lf, double *y)
         }
 }
 
+RD_INLINE void aba_velocities(int L, double m, const double *h, const double *Io,
+                               const double *R, const double *p, const double *Vl,
+                               const double *jw, const double *jv, double *RESTRICT V,
+                               double *RESTRICT c, double *RESTRICT pA)
+{
+    /* pass 1 of body i, one lane loop, with (R, p) = T_{lambda,i} and [jw; jv] = S_i qd_i:
+     *   V_i = Ad_{T_{i,lambda}} V_lambda + S_i qd_i = [R^T w_l; R^T (v_l + w_l x p)] + S qd
+     *   c_i = ad_{V_i} S_i qd_i = [w x jw; w x jv + v x jw]          (MR eq. 8.50)
+     *   pA_i = -ad_{V_i}^T G_i V_i = [w x k + v x f; w x f], [k; f] = G_i V_i  (MR eq. 8.53
+     *   with dV = 0; G V = [I_o w + h x v; m v - h x w]) */
+    LANE {
+        const double lw[3] = {Vl[l], Vl[L + l], Vl[2 * L + l]};
+        const double px = p[l], py = p[L + l], pz = p[2 * L + l];
+        const double t[3] = {Vl[3 * L + l] + lw[1] * pz - lw[2] * py,
+                             Vl[4 * L + l] + lw[2] * px - lw[0] * pz,
+                             Vl[5 * L + l] + lw[0] * py - lw[1] * px};
+        double w[3], u[3], a[3], b[3];
+        UNROLL3 for (int r = 0; r < 3; r++) {
+            const double r0 = R[r * L + l], r1 = R[(3 + r) * L + l], r2 = R[(6 + r) * L + l];
+            a[r] = jw[r * L + l], b[r] = jv[r * L + l];
+            w[r] = r0 * lw[0] + r1 * lw[1] + r2 * lw[2] + a[r];
+            u[r] = r0 * t[0] + r1 * t[1] + r2 * t[2] + b[r];
+        }
+        UNROLL3 for (int r = 0; r < 3; r++)
+            V[r * L + l] = w[r], V[(3 + r) * L + l] = u[r];
+        /* c = [w x a; w x b + u x a] */
+        c[l] = w[1] * a[2] - w[2] * a[1];
+        c[L + l] = w[2] * a[0] - w[0] * a[2];
+        c[2 * L + l] = w[0] * a[1] - w[1] * a[0];
+        c[3 * L + l] = w[1] * b[2] - w[2] * b[1] + u[1] * a[2] - u[2] * a[1];
+        c[4 * L + l] = w[2] * b[0] - w[0] * b[2] + u[2] * a[0] - u[0] * a[2];
+        c[5 * L + l] = w[0] * b[1] - w[1] * b[0] + u[0] * a[1] - u[1] * a[0];
+        /* [k; f] = G V */
+        double k[3], f[3];
+        k[0] = Io[0] * w[0] + Io[1] * w[1] + Io[2] * w[2] + h[1] * u[2] - h[2] * u[1];
+        k[1] = Io[3] * w[0] + Io[4] * w[1] + Io[5] * w[2] + h[2] * u[0] - h[0] * u[2];
+        k[2] = Io[6] * w[0] + Io[7] * w[1] + Io[8] * w[2] + h[0] * u[1] - h[1] * u[0];
+        f[0] = m * u[0] - (h[1] * w[2] - h[2] * w[1]);
+        f[1] = m * u[1] - (h[2] * w[0] - h[0] * w[2]);
+        f[2] = m * u[2] - (h[0] * w[1] - h[1] * w[0]);
+        pA[l] = w[1] * k[2] - w[2] * k[1] + u[1] * f[2] - u[2] * f[1];
+        pA[L + l] = w[2] * k[0] - w[0] * k[2] + u[2] * f[0] - u[0] * f[2];
+        pA[2 * L + l] = w[0] * k[1] - w[1] * k[0] + u[0] * f[1] - u[1] * f[0];
+        pA[3 * L + l] = w[1] * f[2] - w[2] * f[1];
+        pA[4 * L + l] = w[2] * f[0] - w[0] * f[2];
+        pA[5 * L + l] = w[0] * f[1] - w[1] * f[0];
+    }
+}
+
+RD_INLINE void aba_dof_pass2(int L, const int c0, const double *ax, double armi, double tol,
+                              double body, const double *tau, const double *fric,
+                              double *RESTRICT Wi, double *RESTRICT Ia, double *RESTRICT pa,
+                              double *RESTRICT bad)
+{
+    /* pass 2 of a 1-dof joint, S_i = [axis; 0] (c0 = 0, revolute) or [0; axis] (c0 = 3),
+     * one lane loop whose temporaries stay in registers:
+     *   U_i = IA_i S_i, D_i = S_i^T U_i + armature, u_i = tau_i - S_i^T pA_i - friction,
+     *   Ia = IA_i - U_i D_i^-1 U_i^T, pa = pA_i + Ia c_i + U_i D_i^-1 u_i */
+    const double *IA = Wi + A_IA * L, *pA = Wi + A_PA * L, *c = Wi + A_C * L;
+    double *U = Wi + A_U * L, *Dinv = Wi + A_DINV * L, *u = Wi + A_UU * L;
+    LANE {
+        double T[21], Ul[6];
+        UNROLL21 for (int k = 0; k < 21; k++)
+            T[k] = IA[k * L + l];
+        UNROLL6 for (int r = 0; r < 6; r++)
+            Ul[r] = T[SYM[r][c0]] * ax[0] + T[SYM[r][c0 + 1]] * ax[1] + T[SYM[r][c0 + 2]] * ax[2];
+        const double D = ax[0] * Ul[c0] + ax[1] * Ul[c0 + 1] + ax[2] * Ul[c0 + 2] + armi;
+        bad[l] = (D > tol || bad[l] != 0.0) ? bad[l] : body; /* the leafmost */
+        const double di = 1.0 / D;
+        const double uu = tau[l] - ax[0] * pA[c0 * L + l] - ax[1] * pA[(c0 + 1) * L + l]
+                          - ax[2] * pA[(c0 + 2) * L + l] - fric[l];
+        UNROLL6 for (int r = 0; r < 6; r++)
+            U[r * L + l] = Ul[r];
+        Dinv[l] = di;
+        u[l] = uu;
+        UNROLL6 for (int r = 0; r < 6; r++)
+            UNROLL6 for (int k = r; k < 6; k++)
+                T[SYM[r][k]] -= Ul[r] * Ul[k] * di;
+        const double g = uu * di;
+        double cl[6];
+        UNROLL6 for (int k = 0; k < 6; k++)
+            cl[k] = c[k * L + l];
+        UNROLL6 for (int r = 0; r < 6; r++) {
+            double acc = pA[r * L + l] + Ul[r] * g;
+            UNROLL6 for (int k = 0; k < 6; k++)
+                acc += T[SYM[r][k]] * cl[k];
+            pa[r * L + l] = acc;
+        }
+        UNROLL21 for (int k = 0; k < 21; k++)
+            Ia[k * L + l] = T[k];
+    }
+}
+
+RD_INLINE void aba_dof_pass3(int L, const int c0, const double *ax, double *RESTRICT Wi,
+                              const double *dVl, double *RESTRICT qdd)
+{
+    /* pass 3 of a 1-dof joint, one lane loop: a' = Ad_{T_{i,lambda}} dV_lambda + c_i =
+     * [R^T w_l; R^T (v_l + w_l x p)] + c_i, qdd_i = D_i^-1 (u_i - U_i^T a'),
+     * dV_i = a' + S_i qdd_i */
+    const double *R = Wi + A_R * L, *p = Wi + A_P * L, *c = Wi + A_C * L, *U = Wi + A_U * L;
+    double *dV = Wi + A_V * L;
+    LANE {
+        const double wx = dVl[l], wy = dVl[L + l], wz = dVl[2 * L + l];
+        const double px = p[l], py = p[L + l], pz = p[2 * L + l];
+        const double t[3] = {dVl[3 * L + l] + wy * pz - wz * py,
+                             dVl[4 * L + l] + wz * px - wx * pz,
+                             dVl[5 * L + l] + wx * py - wy * px};
+        double ap[6];
+        UNROLL3 for (int r = 0; r < 3; r++) {
+            const double r0 = R[r * L + l], r1 = R[(3 + r) * L + l], r2 = R[(6 + r) * L + l];
+            ap[r] = r0 * wx + r1 * wy + r2 * wz + c[r * L + l];
+            ap[3 + r] = r0 * t[0] + r1 * t[1] + r2 * t[2] + c[(3 + r) * L + l];
+        }
+        double x = Wi[A_UU * L + l];
+        UNROLL6 for (int r = 0; r < 6; r++)
+            x -= U[r * L + l] * ap[r];
+        x *= Wi[A_DINV * L + l];
+        qdd[l] = x;
+        ap[c0] += ax[0] * x;
+        ap[c0 + 1] += ax[1] * x;
+        ap[c0 + 2] += ax[2] * x;
+        UNROLL6 for (int r = 0; r < 6; r++)
+            dV[r * L + l] = ap[r];
+    }
+}
+
 RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT qdd,
                         double *RESTRICT W, int *lane)
 {
@@ -144,19 +270,10 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
         const double *Fi = body_f(md, i);
         double *Wi = W + WA * i * L;
         const double *Wl = W + WA * Ii[BI_PARENT] * L;
-        double *R = Wi + A_R * L, *p = Wi + A_P * L, *w = Wi + A_V * L, *vb = w + 3 * L;
+        double *R = Wi + A_R * L, *p = Wi + A_P * L, *w = Wi + A_V * L;
         double jw[3 * LANES], jv[3 * LANES];
         joint_pose(L, Ii, Fi, q, R, p);
         joint_rate(L, Ii, Fi, v, jw, jv);
-        /* V_i = Ad_{T_{i,lambda}} V_lambda + S_i qd_i (MR 8.50) */
-        motion_from_parent(L, R, p, Wl + A_V * L, Wl + A_V * L + 3 * L, w, vb);
-        for (int k = 0; k < 3 * L; k++)
-            w[k] += jw[k], vb[k] += jv[k];
-        /* c_i = ad_{V_i} S_i qd_i = [w x w_J; w x v_J + v x w_J] */
-        double *cw = Wi + A_C * L, *cv = cw + 3 * L;
-        cross_l(L, w, jw, cw);
-        cross_l(L, w, jv, cv);
-        cross_add_l(L, vb, jw, cv);
         /* IA_i = G_i = [[I_o, [h]], [[h]^T, m 1]] */
         const double m = Fi[BF_MASS], *h = Fi + BF_H;
         const double G[21] = {
@@ -167,13 +284,9 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
         };
         for (int k = 0; k < 21; k++)
             LANE { Wi[(A_IA + k) * L + l] = G[k]; }
-        /* pA_i = -ad_{V_i}^T G_i V_i - F_ext,i = [w x k + v x l; w x l] - F_ext,i with
-         * [k; l] = G V (MR eq. 8.53 with dV = 0) */
-        double km[3 * LANES], kf[3 * LANES], *pm = Wi + A_PA * L, *pf = pm + 3 * L;
-        inertia_times_c(L, m, h, Fi + BF_IO, w, vb, km, kf);
-        cross_l(L, w, km, pm);
-        cross_add_l(L, vb, kf, pm);
-        cross_l(L, w, kf, pf);
+        aba_velocities(L, m, h, Fi + BF_IO, R, p, Wl + A_V * L, jw, jv, w, Wi + A_C * L,
+                       Wi + A_PA * L);
+        double *pm = Wi + A_PA * L;
         if (fext)
             for (int k = 0; k < 6 * L; k++)
                 pm[k] -= fext[6 * i * L + k];
@@ -187,42 +300,17 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
         const double *IA = Wi + A_IA * L, *pA = Wi + A_PA * L, *c = Wi + A_C * L;
         double Ia[21 * LANES], pa[6 * LANES];
         if (jt == J_REVOLUTE || jt == J_PRISMATIC) {
-            /* U_i = IA_i S_i, S = [axis; 0] or [0; axis] */
-            const double *ax = Fi + BF_AXIS;
-            const int c0 = jt == J_REVOLUTE ? 0 : 3;
-            double *U = Wi + A_U * L, *Dinv = Wi + A_DINV * L, *u = Wi + A_UU * L;
-            for (int r = 0; r < 6; r++)
-                LANE {
-                    U[r * L + l] = IA[SYM[r][c0] * L + l] * ax[0] + IA[SYM[r][c0 + 1] * L + l] * ax[1]
-                                   + IA[SYM[r][c0 + 2] * L + l] * ax[2];
-                }
-            /* D_i = S_i^T U_i + armature;  u_i = tau_i - S_i^T pA_i - friction */
-            double fric[LANES] = {0.0};
-            if (fr)
-                joint_friction(L, d0, nv, va, v, a->eps, fric);
-            LANE {
-                double D = ax[0] * U[c0 * L + l] + ax[1] * U[(c0 + 1) * L + l]
-                           + ax[2] * U[(c0 + 2) * L + l];
-                if (arm)
-                    D += d0[2 * nv + va];
-                bad[l] = (D > tol || bad[l] != 0.0) ? bad[l] : (double)i; /* the leafmost */
-                Dinv[l] = 1.0 / D;
-                double uu = tau[va * L + l] - ax[0] * pA[c0 * L + l] - ax[1] * pA[(c0 + 1) * L + l]
-                            - ax[2] * pA[(c0 + 2) * L + l];
-                u[l] = uu - fric[l];
-            }
+            double fric[LANES];
+            joint_friction(L, d0, nv, va, fr ? v : NULL, a->eps, fric);
+            const double armi = arm ? d0[2 * nv + va] : 0.0;
+            if (jt == J_REVOLUTE)
+                aba_dof_pass2(L, 0, Fi + BF_AXIS, armi, tol, (double)i, tau + va * L, fric, Wi,
+                              Ia, pa, bad);
+            else
+                aba_dof_pass2(L, 3, Fi + BF_AXIS, armi, tol, (double)i, tau + va * L, fric, Wi,
+                              Ia, pa, bad);
             if (lam <= 0)
                 continue;
-            /* Ia = IA - U D^-1 U^T;  pa = pA + Ia c + U D^-1 u */
-            for (int r = 0; r < 6; r++)
-                for (int cc = r; cc < 6; cc++)
-                    LANE {
-                        Ia[SYM[r][cc] * L + l] = IA[SYM[r][cc] * L + l]
-                                                 - U[r * L + l] * U[cc * L + l] * Dinv[l];
-                    }
-            sym_times(L, Ia, c, pa);
-            for (int r = 0; r < 6; r++)
-                LANE { pa[r * L + l] += pA[r * L + l] + U[r * L + l] * Dinv[l] * u[l]; }
         }
         else if (jt == J_FREE) {
             /* U = IA, D = IA + diag(armature) = Lf Lf^T, u = tau - pA - friction */
@@ -314,28 +402,19 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
         double *Wi = W + WA * i * L;
         const double *Wl = W + WA * Ii[BI_PARENT] * L;
         const int64_t jt = Ii[BI_TYPE], va = Ii[BI_VIDX];
-        /* a' = Ad_{T_{i,lambda}} dV_lambda + c_i, into dV_i */
         double *dV = Wi + A_V * L;
-        motion_from_parent(L, Wi + A_R * L, Wi + A_P * L, Wl + A_V * L, Wl + A_V * L + 3 * L, dV,
-                           dV + 3 * L);
-        for (int k = 0; k < 6 * L; k++)
-            dV[k] += Wi[A_C * L + k];
-        if (jt == J_REVOLUTE || jt == J_PRISMATIC) {
-            /* qdd_i = D_i^-1 (u_i - U_i^T a');  dV_i = a' + S_i qdd_i */
-            const double *U = Wi + A_U * L, *ax = Fi + BF_AXIS;
-            const int c0 = jt == J_REVOLUTE ? 0 : 3;
-            LANE {
-                double x = Wi[A_UU * L + l];
-                for (int r = 0; r < 6; r++)
-                    x -= U[r * L + l] * dV[r * L + l];
-                x *= Wi[A_DINV * L + l];
-                qdd[va * L + l] = x;
-                dV[c0 * L + l] += ax[0] * x;
-                dV[(c0 + 1) * L + l] += ax[1] * x;
-                dV[(c0 + 2) * L + l] += ax[2] * x;
-            }
+        if (jt == J_REVOLUTE)
+            aba_dof_pass3(L, 0, Fi + BF_AXIS, Wi, Wl + A_V * L, qdd + va * L);
+        else if (jt == J_PRISMATIC)
+            aba_dof_pass3(L, 3, Fi + BF_AXIS, Wi, Wl + A_V * L, qdd + va * L);
+        else {
+            /* a' = Ad_{T_{i,lambda}} dV_lambda + c_i, into dV_i */
+            motion_from_parent(L, Wi + A_R * L, Wi + A_P * L, Wl + A_V * L,
+                               Wl + A_V * L + 3 * L, dV, dV + 3 * L);
+            for (int k = 0; k < 6 * L; k++)
+                dV[k] += Wi[A_C * L + k];
         }
-        else if (jt == J_FREE) {
+        if (jt == J_FREE) {
             /* qdd_i = D^-1 (u_i - IA_i a'), dV_i = a' + qdd_i */
             double y[6 * LANES];
             sym_times(L, Wi + A_IA * L, dV, y);

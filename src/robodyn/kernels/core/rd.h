@@ -31,6 +31,7 @@
 #define UNROLL3
 #define UNROLL6
 #define UNROLL9
+#define UNROLL21
 #else
 #define RD_INLINE static inline __attribute__((always_inline))
 #define RESTRICT __restrict__
@@ -40,10 +41,12 @@
 #define UNROLL3 _Pragma("unroll")
 #define UNROLL6 _Pragma("unroll")
 #define UNROLL9 _Pragma("unroll")
+#define UNROLL21 _Pragma("unroll")
 #else
 #define UNROLL3 _Pragma("GCC unroll 3")
 #define UNROLL6 _Pragma("GCC unroll 6")
 #define UNROLL9 _Pragma("GCC unroll 9")
+#define UNROLL21 _Pragma("GCC unroll 21")
 #endif
 #endif
 
@@ -297,6 +300,11 @@ RD_INLINE void joint_friction(int L, const double *d0, int64_t nv, int64_t k, co
      * dof k (d0: damping, then Coulomb friction, nv each). The branch on eps is outside
      * the lane loop, so the sgn loop vectorises (tanh is a scalar call). */
     const double b = d0[k], fc = d0[nv + k];
+    if (v == NULL || (b == 0.0 && fc == 0.0)) { /* no friction on this joint: exactly 0 */
+        for (int l = 0; l < L; l++)
+            f[l] = 0.0;
+        return;
+    }
     const double *x = v + k * L;
     if (eps > 0.0)
         for (int l = 0; l < L; l++)
