@@ -99,6 +99,11 @@ _LAZY: dict[str, str] = {
     "inverse_dynamics_trajectory": "robodyn.trajectory_dynamics",
     "forward_dynamics_trajectory": "robodyn.trajectory_dynamics",
     "reference": "robodyn.reference",
+    # simulation and control (MR ch. 9, 11)
+    "sim": "robodyn.sim",
+    "simulate": "robodyn.sim",
+    "Trajectory": "robodyn.sim",
+    "control": "robodyn.control",
 }
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -1,0 +1,13 @@
+"""Simulation: :func:`simulate` a model under a controller, and its :class:`Trajectory`.
+
+See :mod:`robodyn.sim.simulate` (the loop and its options), :mod:`robodyn.sim.integrators`
+(Euler, semi-implicit Euler, RK4 on the configuration manifold) and
+:mod:`robodyn.sim.plot` (figures and animations).
+"""
+
+from __future__ import annotations
+
+from .result import Trajectory
+from .simulate import INTEGRATORS, simulate
+
+__all__ = ["simulate", "Trajectory", "INTEGRATORS"]

@@ -1,0 +1,235 @@
+"""The result of a simulation: :class:`Trajectory`, sampled states over time.
+
+A trajectory holds the samples ``k = 0..K`` at times ``t[k] = k dt`` (``t[K] = duration``):
+the configuration ``q[k]``, velocity ``v[k]``, acceleration ``a[k]`` and the joint torque
+``tau[k]`` the controller commanded there (after clipping), so that
+``a[k] = forward_dynamics(q[k], v[k], tau[k])`` holds sample by sample. A batch of ``N``
+rollouts gains a leading axis: ``q`` of shape (N, K + 1, nq); ``t`` stays (K + 1,).
+
+It saves to one ``.npz`` file (arrays and JSON metadata) and loads back identical.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["Trajectory"]
+
+_ARRAYS = ("t", "q", "v", "a", "tau", "z", "kinetic", "potential")
+
+
+class Trajectory:
+    """Samples of a simulated (or recorded) motion.
+
+    Attributes
+    ----------
+    t : numpy.ndarray, shape (K + 1,)
+        Sample times, s, from 0 to ``duration``.
+    q : numpy.ndarray, shape (..., K + 1, nq)
+        Configurations (a batch of rollouts has leading dimensions).
+    v, a : numpy.ndarray, shape (..., K + 1, nv)
+        Velocities (rad/s, m/s) and accelerations.
+    tau : numpy.ndarray, shape (..., K + 1, nv)
+        Joint forces applied by the controller at each sample (N m, N), after clipping;
+        zero without a controller. Joint friction is not part of it (it is in the model).
+    z : numpy.ndarray or None, shape (..., K + 1, nz)
+        The controller's own state (the integral of a PID), when it has one.
+    meta : dict
+        ``model`` (name), ``integrator``, ``dt``, ``duration``, ``control_dt``,
+        ``friction``, ``clip_torque``, ``controller``, tolerances, ``n_eval`` (dynamics
+        evaluations) and ``complete`` (False for the part of a run that failed).
+    model : Model or None
+        The simulated model (not saved; pass it to :meth:`load` to get it back).
+    """
+
+    def __init__(self, t, q, v, a, tau, *, z=None, meta=None, model=None,
+                 kinetic=None, potential=None):  # fmt: skip
+        self.t = np.asarray(t, dtype=float)
+        self.q = np.asarray(q, dtype=float)
+        self.v = np.asarray(v, dtype=float)
+        self.a = np.asarray(a, dtype=float)
+        self.tau = np.asarray(tau, dtype=float)
+        self.z = None if z is None else np.asarray(z, dtype=float)
+        self.meta = dict(meta or {})
+        self.model = model
+        self._kinetic = None if kinetic is None else np.asarray(kinetic, dtype=float)
+        self._potential = None if potential is None else np.asarray(potential, dtype=float)
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        """Leading dimensions of a batch of rollouts (``()`` for one rollout)."""
+        return self.q.shape[:-2]
+
+    def __len__(self) -> int:
+        """Number of samples, K + 1."""
+        return self.t.shape[0]
+
+    def __getitem__(self, index) -> Trajectory:
+        """Rollout ``index`` of a batch (numpy indexing over the leading dimensions)."""
+        if not self.batch_shape:
+            raise IndexError("a single rollout has no batch dimension to index")
+
+        def pick(x):
+            return None if x is None else x[index]
+
+        return Trajectory(
+            self.t, self.q[index], self.v[index], self.a[index], self.tau[index],
+            z=pick(self.z), meta=self.meta, model=self.model,
+            kinetic=pick(self._kinetic), potential=pick(self._potential),
+        )  # fmt: skip
+
+    def __repr__(self) -> str:
+        b = f"{self.batch_shape} rollouts of " if self.batch_shape else ""
+        name = self.meta.get("model", "?")
+        done = "" if self.meta.get("complete", True) else ", partial"
+        return (
+            f"<Trajectory {b}{len(self)} samples of {name!r}, t = 0..{self.t[-1]:g} s, "
+            f"{self.meta.get('integrator', '?')}{done}>"
+        )
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Trajectory):
+            return NotImplemented
+        for name in _ARRAYS:
+            x, y = self._array(name), other._array(name)
+            if (x is None) != (y is None):
+                return False
+            if x is not None and (x.shape != y.shape or not np.array_equal(x, y, equal_nan=True)):
+                return False
+        return self.meta == other.meta
+
+    __hash__ = None
+
+    def _array(self, name: str):
+        if name in ("kinetic", "potential"):
+            return getattr(self, "_" + name)
+        return getattr(self, name)
+
+    # ------------------------------------------------------------------ energy
+    def _energies(self) -> None:
+        if self._kinetic is not None:
+            return
+        if self.model is None:
+            raise ValueError(
+                "energy needs the model: Trajectory.load(path, model=...) or traj.model = model"
+            )
+        self._kinetic, self._potential = _kinetic_potential(self.model, self.q, self.v)
+
+    def kinetic_energy(self) -> np.ndarray:
+        """Kinetic energy ``1/2 v^T M(q) v`` per sample (rotor inertia included), J."""
+        self._energies()
+        return self._kinetic
+
+    def potential_energy(self) -> np.ndarray:
+        """Potential energy ``-sum_i m_i g . c_i(q)`` per sample (zero at the world origin), J."""
+        self._energies()
+        return self._potential
+
+    def energy(self) -> np.ndarray:
+        """Mechanical energy, kinetic + potential, per sample, J; shape (..., K + 1)."""
+        self._energies()
+        return self._kinetic + self._potential
+
+    # ------------------------------------------------------------------ files
+    def save(self, path) -> Path:
+        """Write the trajectory to ``path`` (``.npz``: arrays plus JSON metadata).
+
+        Energies are saved when they were computed. Returns the path written.
+        """
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_name(path.name + ".npz")
+        arrays = {n: x for n in _ARRAYS if (x := self._array(n)) is not None}
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez(tmp, meta=np.array(json.dumps(self.meta)), **arrays)
+        os.replace(tmp, path)  # a reader never sees half a file
+        return path
+
+    @classmethod
+    def load(cls, path, model=None) -> Trajectory:
+        """Read a trajectory written by :meth:`save` (or the ``.partial`` folder of a run
+        that streamed to disk and was killed). ``model`` re-attaches the model."""
+        path = Path(path)
+        if path.is_dir():
+            return _load_partial(path, model)
+        with np.load(path, allow_pickle=False) as f:
+            meta = json.loads(str(f["meta"]))
+            x = {n: f[n] for n in _ARRAYS if n in f.files}
+        return cls(
+            x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta, model=model,
+            kinetic=x.get("kinetic"), potential=x.get("potential"),
+        )  # fmt: skip
+
+    def to_csv(self, path) -> Path:
+        """Write one row per sample: ``t, q_<joint>..., v_..., a_..., tau_...`` (a batch gets
+        a first column ``rollout``). Returns the path written."""
+        path = Path(path)
+        nq, nv = self.q.shape[-1], self.v.shape[-1]
+        names = self.meta.get("joint_names")
+        vn = list(names) if names and len(names) == nv else [str(i) for i in range(nv)]
+        qn = vn if nq == nv else [str(i) for i in range(nq)]
+        head = ["t", *(f"q_{n}" for n in qn), *(f"v_{n}" for n in vn)]
+        head += [*(f"a_{n}" for n in vn), *(f"tau_{n}" for n in vn)]
+        K = len(self)
+        rows = np.concatenate(
+            [np.broadcast_to(self.t[:, None], (*self.batch_shape, K, 1)),
+             self.q, self.v, self.a, self.tau], axis=-1,
+        ).reshape(-1, 1 + nq + 3 * nv)  # fmt: skip
+        if self.batch_shape:
+            head = ["rollout", *head]
+            idx = np.repeat(np.arange(rows.shape[0] // K), K)[:, None]
+            rows = np.concatenate([idx, rows], axis=1)
+        np.savetxt(path, rows, delimiter=",", header=",".join(head), comments="", fmt="%.17g")
+        return path
+
+    def plot(self, path=None, *, reference=None, what=("q", "v", "tau")):
+        """Joint positions, velocities and torques against time (see
+        :func:`robodyn.sim.plot.plot_trajectory`). Returns the matplotlib figure."""
+        from .plot import plot_trajectory
+
+        return plot_trajectory(self, path, reference=reference, what=what)
+
+
+def _kinetic_potential(model, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``K = 1/2 v^T M(q) v`` (armature included) and ``U = -m g . c(q)`` for every sample,
+    in the compiled core: ``M v`` is RNEA with only the acceleration term (a = v), ``c``
+    the whole model's centre of mass (robodyn.energy computes the same from body twists,
+    state by state, as an independent check of M)."""
+    from ..kernels import core
+    from ..kernels._pack import FL_ACC, FL_ARMATURE, packed
+    from ..kinematics import com
+
+    P = (model._rd_packed or packed(model)).P
+    lead = q.shape[:-1]
+    q2 = np.ascontiguousarray(q.reshape(-1, q.shape[-1]))
+    v2 = np.ascontiguousarray(v.reshape(-1, v.shape[-1]))
+    Mv = core.rnea(P, q2, None, v2, None, FL_ACC | FL_ARMATURE, 0.0, 0)
+    if not isinstance(Mv, np.ndarray):
+        raise ValueError("the trajectory holds non-finite states: no energy")
+    Mv = Mv.reshape(v.shape)
+    q = q2.reshape((*lead, q.shape[-1]))
+    kinetic = 0.5 * np.einsum("...i,...i->...", v, Mv)
+    m = model.total_mass
+    potential = -m * (com(model, q) @ model.gravity) if m > 0 else np.zeros(q.shape[:-1])
+    return kinetic, potential
+
+
+def _load_partial(folder: Path, model) -> Trajectory:
+    """What a streaming run had written when it stopped: the first ``done`` samples (the
+    files are time-major, sample k at index k)."""
+    meta = json.loads((folder / "meta.json").read_text())
+    n = int(meta.pop("done"))
+    x = {}
+    for name in ("t", "q", "v", "a", "tau", "z"):
+        f = folder / f"{name}.npy"
+        if f.exists():
+            m = np.load(f, mmap_mode="r")
+            x[name] = np.array(m[:n]) if name == "t" else np.moveaxis(np.array(m[:n]), 0, -2)
+    meta["complete"] = False
+    return Trajectory(x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta,
+                      model=model)  # fmt: skip

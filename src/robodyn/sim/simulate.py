@@ -1,0 +1,506 @@
+"""``rd.simulate``: integrate the equations of motion of a model under a controller.
+
+The system is (MR eq. 8.1 with joint friction)::
+
+    M(q) qdd + C(q, qd) qd + g(q) + b qd + f_c sgn(qd) = tau(t, q, qd) + sum_i J_i^T F_ext,i
+
+integrated from ``(q0, v0)`` for ``duration`` seconds; ``qdd`` comes from the articulated
+body algorithm in the compiled core (a batch of rollouts is one batch call per stage).
+There is no contact model: bodies pass through each other and through the ground (use
+MuJoCo for contact-rich simulation).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SimulationError
+from ..kernels import core
+from ..kernels._pack import FL_ARMATURE, FL_CHECK, FL_FEXT, FL_FRICTION, FL_GRAVITY, packed
+from .integrators import STEPS, Chart
+from .result import Trajectory
+
+__all__ = ["simulate", "INTEGRATORS"]
+
+_ADAPTIVE = {"rk45": "RK45", "dop853": "DOP853", "radau": "Radau"}
+INTEGRATORS = (*STEPS, *_ADAPTIVE)
+
+
+class _StepError(Exception):
+    """A step failed; ``message`` says why (turned into SimulationError with the partial)."""
+
+
+# ------------------------------------------------------------------------ arguments
+def _positive(x, name: str) -> float:
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive number of seconds, got {x!r}") from None
+    if not (x > 0 and math.isfinite(x)):
+        raise ValueError(f"{name} must be a positive, finite number of seconds, got {x!r}")
+    return x
+
+
+def _states(model, q0, v0):
+    """q0 (..., nq) and v0 (..., nv) broadcast to one batch shape, as float arrays."""
+    q0 = np.asarray(q0, dtype=float) if q0 is not None else None
+    if q0 is None or q0.ndim == 0 or q0.shape[-1] != model.nq:
+        got = None if q0 is None else q0.shape
+        raise ValueError(f"q0 must have shape (..., {model.nq}) (nq of {model.name!r}), got {got}")
+    v0 = np.zeros(model.nv) if v0 is None else np.asarray(v0, dtype=float)
+    if v0.ndim == 0 or v0.shape[-1] != model.nv:
+        raise ValueError(
+            f"v0 must have shape (..., {model.nv}) (nv of {model.name!r}), got {v0.shape}"
+        )
+    for x, name in ((q0, "q0"), (v0, "v0")):
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"{name} contains NaN or inf")
+    try:
+        batch = np.broadcast_shapes(q0.shape[:-1], v0.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"q0 {q0.shape} and v0 {v0.shape} have batch shapes that do not broadcast"
+        ) from None
+    q0 = np.broadcast_to(q0, (*batch, model.nq))
+    v0 = np.broadcast_to(v0, (*batch, model.nv))
+    if model.floating_base or not Chart(model).flat:
+        from ..model.configuration import normalize
+
+        q0 = normalize(model, q0)
+    return batch, q0, v0
+
+
+def _name(controller) -> str:
+    if controller is None:
+        return "none"
+    return getattr(controller, "name", None) or type(controller).__name__
+
+
+# ------------------------------------------------------------------------ the system
+def _accelerations(model, friction: bool, f_ext, threads: int):
+    """``accel(t, q, v, tau) -> qdd``: forward dynamics through the core's fast path."""
+    pk = model._rd_packed or packed(model)
+    entry = core.forward if pk.has_mimic else core.aba
+    flags = FL_GRAVITY | FL_ARMATURE | FL_CHECK | (FL_FRICTION if friction else 0)
+    P = pk.P
+    ext = None if f_ext is None or callable(f_ext) else np.asarray(f_ext, dtype=float)
+    if ext is not None and (ext.ndim < 2 or ext.shape[-2:] != (model.nb, 6)):
+        raise ValueError(f"f_ext must have shape (..., {model.nb}, 6) (one wrench per body), "
+                         f"got {ext.shape}")  # fmt: skip
+
+    def accel(t, q, v, tau):
+        fe = f_ext(t, q, v) if callable(f_ext) else ext
+        fl = flags if fe is None else flags | FL_FEXT
+        a = entry(P, q, v, tau, fe, fl, 0.0, threads)
+        if a.__class__ is np.ndarray:
+            return a
+        # a bad state or an unusual layout: the public path says which (or computes it)
+        from ..dynamics import forward_dynamics
+
+        try:
+            return forward_dynamics(
+                model, q, v, tau, fe, friction=friction, threads=threads or None
+            )
+        except ValueError as exc:
+            if not np.all(np.isfinite(tau)):
+                raise _StepError(f"the torque is NaN or inf ({exc})") from exc
+            raise _StepError(f"the state left the valid range: {exc}") from exc
+
+    return accel
+
+
+def _torques(model, controller, shape, clip: bool, zoh: bool):
+    """``torque(t, q, v, z) -> (tau, dz)`` with the controller's output checked."""
+    nv = model.nv
+    zero = np.zeros(shape[:-1] + (nv,))
+    lim = np.asarray(model.effort_limit, dtype=float)
+    if clip and not np.all(np.isfinite(lim)):
+        lim = np.where(np.isfinite(lim), lim, np.inf)
+    stateful = getattr(controller, "state_size", 0) > 0
+    name = _name(controller)
+
+    def torque(t, q, v, z):
+        if controller is None:
+            return zero, None
+        try:
+            out = controller(t, q, v, z) if stateful else controller(t, q, v)
+        except Exception as exc:  # the user's code: keep what was simulated
+            raise _StepError(f"the controller {name!r} raised {type(exc).__name__}: {exc}") from exc
+        tau, dz = out if stateful else (out, None)
+        tau = np.asarray(tau, dtype=float)
+        if tau.shape != zero.shape:
+            try:
+                tau = np.broadcast_to(tau, zero.shape)
+            except ValueError:
+                raise _StepError(
+                    f"the controller {name!r} returned shape {tau.shape}; expected "
+                    f"{zero.shape} (one torque per joint velocity)"
+                ) from None
+        if clip:
+            tau = np.clip(tau, -lim, lim)
+        return tau, dz
+
+    return torque
+
+
+# ------------------------------------------------------------------------ recording
+class _Record:
+    """Preallocated sample arrays, time-major (sample k at index k), in memory or, with
+    ``out=``, in .npy files of a ``<out>.partial`` folder that survive a killed process."""
+
+    def __init__(self, K, shape_q, shape_v, shape_z, folder: Path | None, meta: dict):
+        self.folder, self.meta, self.done = folder, meta, 0
+        shapes = {"t": (K + 1,), "q": (K + 1, *shape_q), "v": (K + 1, *shape_v),
+                  "a": (K + 1, *shape_v), "tau": (K + 1, *shape_v)}  # fmt: skip
+        if shape_z is not None:
+            shapes["z"] = (K + 1, *shape_z)
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+            open_memmap = np.lib.format.open_memmap
+            self.x = {
+                n: open_memmap(folder / f"{n}.npy", "w+", float, s) for n, s in shapes.items()
+            }
+            self.mark(0)
+        else:
+            self.x = {n: np.empty(s) for n, s in shapes.items()}
+
+    def put(self, k, t, q, v, a, tau, z):
+        x = self.x
+        x["t"][k] = t
+        x["q"][k] = q
+        x["v"][k] = v
+        x["a"][k] = a
+        x["tau"][k] = tau
+        if z is not None:
+            x["z"][k] = z
+        self.done = k + 1
+
+    def mark(self, done: int) -> None:
+        """Say on disk how many samples are complete (after flushing them)."""
+        if self.folder is None:
+            return
+        for m in self.x.values():
+            m.flush()
+        tmp = self.folder / "meta.json.tmp"
+        tmp.write_text(json.dumps({**self.meta, "done": done}))
+        tmp.replace(self.folder / "meta.json")
+
+    def trajectory(self, n: int, batch, model, meta) -> Trajectory:
+        """The first n samples as a Trajectory (batch axes first)."""
+
+        def arr(name):
+            if name not in self.x:
+                return None
+            x = np.array(self.x[name][:n])
+            if name == "t":
+                return x
+            x = np.moveaxis(x, 0, -2)
+            return x.reshape((*batch, n, x.shape[-1]))
+
+        return Trajectory(
+            arr("t"), arr("q"), arr("v"), arr("a"), arr("tau"), z=arr("z"), meta=meta,
+            model=model,
+        )  # fmt: skip
+
+
+# ------------------------------------------------------------------------ simulate
+def simulate(
+    model,
+    q0,
+    v0=None,
+    controller=None,
+    *,
+    duration,
+    dt,
+    integrator: str = "rk4",
+    control_dt=None,
+    f_ext=None,
+    friction: bool = True,
+    clip_torque: bool = False,
+    rtol: float = 1e-8,
+    atol: float = 1e-10,
+    out=None,
+    progress: bool = False,
+    threads: int | None = None,
+    constraints=None,
+    client=None,
+) -> Trajectory:
+    """Simulate a model from ``(q0, v0)`` under a controller (MR ch. 8 and 11).
+
+    Parameters
+    ----------
+    model : Model
+    q0 : array_like, shape (..., nq)
+        Initial configuration; leading dimensions make a batch of rollouts, all run
+        together on the batch kernels.
+    v0 : array_like, shape (..., nv), optional
+        Initial velocity (default zero); broadcasts against q0.
+    controller : callable, optional
+        ``controller(t, q, v) -> tau`` (shapes as q and v: a batch gets a batch), e.g. an
+        object of :mod:`robodyn.control`; controllers with their own state (``state_size``
+        > 0, the integral of a PID) are called ``controller(t, q, v, z) -> (tau, dz)`` and
+        their state is integrated with the robot's. None: no torque (free motion).
+    duration, dt : float
+        Seconds simulated and the sample step: ``t = 0, dt, ..., duration`` (K + 1
+        samples, ``duration`` must be a multiple of dt). The fixed-step integrators take
+        one step per sample.
+    integrator : {"rk4", "semi_implicit_euler", "euler", "rk45", "dop853", "radau"}
+        Fixed step: classical RK4, semi-implicit (symplectic) Euler, explicit Euler (MR's
+        EulerStep). Adaptive, error-controlled (scipy's ``solve_ivp`` with ``rtol`` and
+        ``atol``): "rk45", "dop853", "radau" (samples at the same times). A floating base
+        moves on SE(3) in every case (``rd.integrate``).
+    control_dt : float, optional
+        Evaluate the controller every ``control_dt`` seconds (a multiple of dt) and hold
+        its torque in between (zero-order hold, a digital controller). Default: the
+        controller is continuous, evaluated at every integrator stage.
+    f_ext : array_like (..., nb, 6) or callable, optional
+        Wrenches on the bodies (as in :func:`robodyn.forward_dynamics`), constant or
+        ``f_ext(t, q, v)``.
+    friction : bool
+        Joint damping and Coulomb friction of the model (default on, as in
+        :func:`robodyn.forward_dynamics`).
+    clip_torque : bool
+        Clip the controller's torque to the model's effort limits.
+    rtol, atol : float
+        Tolerances of the adaptive integrators.
+    out : path, optional
+        Stream the samples to disk while simulating and write the finished trajectory to
+        this ``.npz`` (see :meth:`Trajectory.save`). A run that fails or is interrupted
+        writes what it finished there; a killed process leaves ``<out>.partial/``,
+        readable with :meth:`Trajectory.load`.
+    progress : bool
+        Show a progress bar (tqdm) on stderr.
+    threads : int, optional
+        Threads of the batch kernels for a batch of rollouts.
+    constraints, client
+        Pfaffian constraints (the wheeled-robot issue) and Dask clients (the scale-out
+        issue): not available yet; passing one raises NotImplementedError.
+
+    Returns
+    -------
+    Trajectory
+        ``t (K+1,)``, ``q (..., K+1, nq)``, ``v``, ``a``, ``tau (..., K+1, nv)``;
+        ``energy()``; metadata in ``meta``.
+
+    Raises
+    ------
+    ValueError
+        A bad argument (named).
+    SimulationError
+        The state became NaN or inf, the dynamics became singular, or the controller
+        failed or returned a bad torque; the message names the step and time, and
+        ``err.partial`` is the trajectory up to the last good sample. Ctrl-C raises it
+        too, with what was simulated.
+
+    Notes
+    -----
+    There is no contact model: links pass through each other and through the ground.
+    For contact-rich simulation use MuJoCo (``rd.convert.to_mujoco`` writes the model).
+    """
+    if constraints is not None:
+        raise NotImplementedError("simulate(constraints=...) comes with the wheeled-robot work")
+    if client is not None:
+        raise NotImplementedError("simulate(client=...) comes with the Dask scale-out work")
+    if integrator not in INTEGRATORS:
+        raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
+    duration = _positive(duration, "duration")
+    dt = _positive(dt, "dt")
+    K = round(duration / dt)
+    if K < 1 or abs(K * dt - duration) > 1e-9 * duration:
+        raise ValueError(f"duration ({duration:g} s) must be a whole number of steps dt ({dt:g} s)")
+    hold = 0
+    if control_dt is not None:
+        control_dt = _positive(control_dt, "control_dt")
+        hold = round(control_dt / dt)
+        if hold < 1 or abs(hold * dt - control_dt) > 1e-9 * control_dt:
+            raise ValueError(f"control_dt ({control_dt:g} s) must be a multiple of dt ({dt:g} s)")
+    if controller is not None and not callable(controller):
+        raise ValueError(f"controller must be callable as controller(t, q, v), got {controller!r}")
+    from ..kernels.call import threads as _threads
+
+    th = 0 if threads is None else _threads(threads)
+    batch, q0, v0 = _states(model, q0, v0)
+    N = math.prod(batch)
+    # the loop runs on (nq,) for one rollout and on (N, nq) for a batch
+    shape_q = (N, model.nq) if batch else (model.nq,)
+    shape_v = (N, model.nv) if batch else (model.nv,)
+    q = np.ascontiguousarray(q0.reshape(shape_q))
+    v = np.ascontiguousarray(v0.reshape(shape_v))
+    nz = int(getattr(controller, "state_size", 0) or 0)
+    z = np.zeros(shape_v[:-1] + (nz,)) if nz else None
+
+    meta = {
+        "model": model.name, "integrator": integrator, "dt": dt, "duration": duration,
+        "control_dt": control_dt, "friction": bool(friction), "clip_torque": bool(clip_torque),
+        "controller": _name(controller), "rtol": rtol if integrator in _ADAPTIVE else None,
+        "atol": atol if integrator in _ADAPTIVE else None, "joint_names": list(model.joint_names),
+        "rollouts": list(batch),
+    }  # fmt: skip
+    out = None if out is None else Path(out)
+    if out is not None and out.suffix != ".npz":
+        out = out.with_name(out.name + ".npz")
+    folder = None
+    if out is not None:
+        if not out.parent.exists():
+            raise ValueError(f"out: folder {str(out.parent)!r} does not exist")
+        folder = out.with_name(out.name + ".partial")
+        shutil.rmtree(folder, ignore_errors=True)
+    rec = _Record(K, shape_q, shape_v, None if z is None else z.shape, folder, meta)
+
+    accel = _accelerations(model, friction, f_ext, th)
+    torque = _torques(model, controller, shape_v, clip_torque, hold > 0)
+    chart = Chart(model)
+    counter = {"eval": 0}
+    held = {"tau": None, "dz": None}
+
+    def rate_of(t, q, v, z, tau_dz=None):
+        tau, dz = tau_dz if tau_dz is not None else torque(t, q, v, z)
+        counter["eval"] += 1
+        return accel(t, q, v, tau), tau, dz
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=K, unit="step", desc=f"simulate {model.name}", leave=False)
+    k = 0
+    try:
+        if integrator in _ADAPTIVE:
+            _run_adaptive(integrator, model, chart, rate_of, rec, q, v, z, K, dt, hold, rtol,
+                          atol, bar, torque)  # fmt: skip
+            k = K
+        else:
+            step = STEPS[integrator]
+            stage = {}
+
+            def rate(t, q, v, z):
+                if hold:
+                    a, tau, dz = rate_of(t, q, v, z, (held["tau"], held["dz"]))
+                else:
+                    a, tau, dz = rate_of(t, q, v, z)
+                if "tau" not in stage:  # the first stage of a step: the sample's torque
+                    stage["tau"], stage["dz"] = tau, dz
+                return a, (dz if dz is not None else 0.0)
+
+            every = max(1, min(K, 2000))
+            for k in range(K):
+                t = k * dt
+                if hold and k % hold == 0:
+                    held["tau"], held["dz"] = torque(t, q, v, z)
+                stage.clear()
+                q1, v1, z1, a = step(chart, rate, t, q, v, z, dt)
+                if hold and z is not None:  # a digital controller integrates its state itself
+                    z1 = z + hold * dt * held["dz"] if (k + 1) % hold == 0 else z
+                rec.put(k, t, q, v, a, stage["tau"], z)
+                if not (np.isfinite(q1).all() and np.isfinite(v1).all()):
+                    raise _StepError("the state became NaN or inf (the motion diverged; try a "
+                                "smaller dt or another integrator)")  # fmt: skip
+                q, v, z = q1, v1, z1
+                if bar is not None:
+                    bar.update(1)
+                if rec.folder is not None and (k + 1) % every == 0:
+                    rec.mark(k + 1)
+            k = K
+            # the last sample: its torque and acceleration at the final state
+            if hold and K % hold == 0:
+                held["tau"], held["dz"] = torque(K * dt, q, v, z)
+            a, tau, _ = rate_of(K * dt, q, v, z, (held["tau"], held["dz"]) if hold else None)
+            rec.put(K, K * dt, q, v, a, tau, z)
+    except (_StepError, KeyboardInterrupt) as exc:
+        n = rec.done
+        meta_p = {**meta, "complete": False, "n_eval": counter["eval"]}
+        part = rec.trajectory(n, batch, model, meta_p)
+        if out is not None:
+            part.save(out)
+            shutil.rmtree(folder, ignore_errors=True)
+        why = "interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt) else str(exc)
+        t_fail = n * dt
+        raise SimulationError(
+            f"simulate({model.name!r}) stopped at step {n} (t = {t_fail:g} s) of {K}: {why}. "
+            f"err.partial holds the {n} samples before it"
+            + (f" (also saved to {out})" if out is not None else ""),
+            partial=part,
+        ) from exc
+    finally:
+        if bar is not None:
+            bar.close()
+    meta["complete"] = True
+    meta["n_eval"] = counter["eval"]
+    res = rec.trajectory(K + 1, batch, model, meta)
+    if out is not None:
+        res.save(out)
+        rec.x.clear()
+        shutil.rmtree(folder, ignore_errors=True)
+    return res
+
+
+def _run_adaptive(integrator, model, chart, rate_of, rec, q, v, z, K, dt, hold, rtol, atol,
+                  bar, torque):  # fmt: skip
+    """scipy's solve_ivp over pieces of the run, sampled at t_k.
+
+    A piece is ``hold`` steps with a held torque (zero-order hold), one step for a floating
+    base (the chart ``q_k (+) delta`` is reset at every sample), else up to 200 steps; each
+    piece restarts the error control from the piece's first sample."""
+    from scipy.integrate import solve_ivp
+
+    shape_v = v.shape
+    nz = 0 if z is None else z.shape[-1]
+    lead = shape_v[:-1]
+    n_v = v.size
+    n_z = 0 if z is None else z.size
+    piece = hold if hold else (1 if not chart.flat else 200)
+    k = 0
+    while k < K:
+        k1 = min(K, k + piece)
+        t0 = k * dt
+        q_chart = q
+        held = torque(t0, q, v, z) if hold else None
+
+        def fun(t, y, q_chart=q_chart, held=held):
+            y = np.ascontiguousarray(y)
+            d = y[:n_v].reshape(shape_v)
+            vv = y[n_v : 2 * n_v].reshape(shape_v)
+            zz = y[2 * n_v :].reshape(lead + (nz,)) if n_z else None
+            qq = chart.plus(q_chart, d)
+            a, tau, dz = rate_of(t, qq, vv, zz, held)
+            parts = [chart.rate(d, vv).ravel(), np.asarray(a).ravel()]
+            if n_z:
+                parts.append(np.broadcast_to(0.0 if (dz is None or held is not None) else dz,
+                                             zz.shape).ravel())  # fmt: skip
+            return np.concatenate(parts)
+
+        y0 = np.concatenate([np.zeros(n_v), v.ravel()] + ([z.ravel()] if n_z else []))
+        ts = dt * np.arange(k, k1 + 1)
+        ts[-1] = min(ts[-1], K * dt)
+        sol = solve_ivp(fun, (ts[0], ts[-1]), y0, method=_ADAPTIVE[integrator], t_eval=ts,
+                        rtol=rtol, atol=atol)  # fmt: skip
+        if sol.status != 0 or sol.y.shape[1] != len(ts):
+            raise _StepError(f"scipy's {_ADAPTIVE[integrator]} failed: {sol.message}")
+        for j in range(len(ts) - 1):  # samples k .. k1 - 1
+            y = np.ascontiguousarray(sol.y[:, j])
+            qq = chart.plus(q_chart, y[:n_v].reshape(shape_v))
+            vv = y[n_v : 2 * n_v].reshape(shape_v)
+            zz = y[2 * n_v :].reshape(lead + (nz,)) if n_z else None
+            a, tau, _ = rate_of(ts[j], qq, vv, zz, held)
+            rec.put(k + j, ts[j], qq, vv, a, tau, zz)
+        y = np.ascontiguousarray(sol.y[:, -1])
+        q = chart.plus(q_chart, y[:n_v].reshape(shape_v))
+        v = y[n_v : 2 * n_v].reshape(shape_v).copy()
+        if n_z:
+            zn = y[2 * n_v :].reshape(lead + (nz,))
+            z = zn if held is None else z + (k1 - k) * dt * np.broadcast_to(held[1], z.shape)
+        if not (np.isfinite(q).all() and np.isfinite(v).all()):
+            raise _StepError("the state became NaN or inf")
+        if bar is not None:
+            bar.update(k1 - k)
+        k = k1
+        if rec.folder is not None:
+            rec.mark(k)
+    t = K * dt
+    a, tau, _ = rate_of(t, q, v, z, torque(t, q, v, z) if hold else None)
+    rec.put(K, t, q, v, a, tau, z)
