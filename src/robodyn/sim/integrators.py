@@ -5,8 +5,10 @@ for a free joint, as :func:`robodyn.integrate`), never by adding to a quaternion
 
 * ``euler``: explicit Euler, MR's EulerStep: ``q1 = q (+) v h``, ``v1 = v + a h``.
 * ``semi_implicit_euler``: velocity first, then position with the new velocity,
-  ``v1 = v + a h``, ``q1 = q (+) v1 h`` (the update of course notes 003's simulate loop;
-  symplectic, so the energy error of a conservative system stays bounded).
+  ``v1 = v + a h``, ``q1 = q (+) v1 h`` (the update of course notes 003's simulate loop).
+  Symplectic where M is constant (a pendulum: the energy error stays bounded); with a
+  configuration-dependent M it is not exactly symplectic in (q, v), but its energy error
+  stays well below explicit Euler's.
 * ``rk4``: the classical Runge-Kutta method in the chart at q (Munthe-Kaas): each stage's
   position is ``q (+) delta_i`` and its chart rate ``J_r(delta_i)^-1 v_i``, so a free
   joint keeps fourth order (for 1-dof joints ``J_r = 1`` and this is plain RK4).

@@ -78,7 +78,8 @@ def _states(model, q0, v0):
 def _name(controller) -> str:
     if controller is None:
         return "none"
-    return getattr(controller, "name", None) or type(controller).__name__
+    name = getattr(controller, "name", None) or getattr(controller, "__name__", None)
+    return str(name or type(controller).__name__)
 
 
 # ------------------------------------------------------------------------ the system
