@@ -44,7 +44,7 @@ def _gain(k, name: str, nv: int | None = None) -> np.ndarray:
     return k
 
 
-def _times(k: np.ndarray, e: np.ndarray) -> np.ndarray:
+def _times(k, e: np.ndarray) -> np.ndarray:
     """K e for a scalar, diagonal (vector) or full (matrix) gain, e of shape (..., nv)."""
     return e @ k.T if k.ndim == 2 else k * e
 
@@ -63,13 +63,14 @@ class _Reference:
                 raise ValueError(f"{name} must be a configuration (nq,) or a reference "
                                  f"ref(t) -> (q, v, a), got shape {q.shape}")  # fmt: skip
             self.fn, self.q = None, q
+        self.zero = None
 
     def __call__(self, t, nv):
         if self.fn is not None:
-            qd, vd, ad = self.fn(t)
-            return np.asarray(qd, float), np.asarray(vd, float), np.asarray(ad, float)
-        z = np.zeros(nv)
-        return self.q, z, z
+            return self.fn(t)
+        if self.zero is None or self.zero.shape[0] != nv:
+            self.zero = np.zeros(nv)
+        return self.q, self.zero, self.zero
 
 
 def _error(model, q_d, q):
@@ -241,19 +242,19 @@ class ComputedTorque(Controller):
         self.friction = friction
         self.tau_max = None if tau_max is None else _gain(tau_max, "tau_max", model.nv)
         self.state_size = 0 if ki is None else model.nv
-
-    def _tau(self, t, q, v, z):
         from ..dynamics import inverse_dynamics
 
-        q = np.asarray(q, dtype=float)
-        v = np.asarray(v, dtype=float)
-        q_d, v_d, a_d = self.ref(t, self.model.nv)
-        e = _error(self.model, q_d, q)
+        self._rnea, self._nv, self._flat = inverse_dynamics, model.nv, model.nq == model.nv
+
+    def _tau(self, t, q, v, z):
+        q_d, v_d, a_d = self.ref(t, self._nv)
+        e = q_d - q if self._flat else _error(self.model, q_d, q)
+        # a = a_d + K_d (v_d - v) + K_p e (+ K_i z)
         a = a_d + _times(self.kd, v_d - v) + _times(self.kp, e)
         if z is not None:
             a = a + _times(self.ki, z)
-        tau = inverse_dynamics(self.model, q, v, a, friction=self.friction)
-        return _saturate(tau, self.tau_max), e
+        tau = self._rnea(self.model, q, v, a, friction=self.friction)
+        return (tau if self.tau_max is None else np.clip(tau, -self.tau_max, self.tau_max)), e
 
     def __call__(self, t, q, v, z=None):
         tau, e = self._tau(t, q, v, z)

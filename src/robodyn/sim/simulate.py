@@ -94,23 +94,36 @@ def _accelerations(model, friction: bool, f_ext, threads: int):
         raise ValueError(f"f_ext must have shape (..., {model.nb}, 6) (one wrench per body), "
                          f"got {ext.shape}")  # fmt: skip
 
-    def accel(t, q, v, tau):
-        fe = f_ext(t, q, v) if callable(f_ext) else ext
-        fl = flags if fe is None else flags | FL_FEXT
-        a = entry(P, q, v, tau, fe, fl, 0.0, threads)
-        if a.__class__ is np.ndarray:
-            return a
+    def fallback(q, v, tau, fe):
         # a bad state or an unusual layout: the public path says which (or computes it)
         from ..dynamics import forward_dynamics
 
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
+            raise _StepError(
+                "the state became NaN or inf (the motion diverged; try a smaller dt or "
+                "another integrator)"
+            )
+        if not np.all(np.isfinite(tau)):
+            raise _StepError("the torque is NaN or inf")
         try:
             return forward_dynamics(
                 model, q, v, tau, fe, friction=friction, threads=threads or None
             )
         except ValueError as exc:
-            if not np.all(np.isfinite(tau)):
-                raise _StepError(f"the torque is NaN or inf ({exc})") from exc
-            raise _StepError(f"the state left the valid range: {exc}") from exc
+            raise _StepError(f"the dynamics failed: {exc}") from exc
+
+    if f_ext is None:
+
+        def accel(t, q, v, tau):
+            a = entry(P, q, v, tau, None, flags, 0.0, threads)
+            return a if a.__class__ is np.ndarray else fallback(q, v, tau, None)
+
+    else:
+
+        def accel(t, q, v, tau):
+            fe = f_ext(t, q, v) if callable(f_ext) else ext
+            a = entry(P, q, v, tau, fe, flags | FL_FEXT, 0.0, threads)
+            return a if a.__class__ is np.ndarray else fallback(q, v, tau, fe)
 
     return accel
 
@@ -377,31 +390,35 @@ def simulate(
             k = K
         else:
             step = STEPS[integrator]
-            stage = {}
+            first = []  # the first stage's torque and dz of a step: the sample's
 
-            def rate(t, q, v, z):
-                if hold:
-                    a, tau, dz = rate_of(t, q, v, z, (held["tau"], held["dz"]))
-                else:
-                    a, tau, dz = rate_of(t, q, v, z)
-                if "tau" not in stage:  # the first stage of a step: the sample's torque
-                    stage["tau"], stage["dz"] = tau, dz
-                return a, (dz if dz is not None else 0.0)
+            if hold:
+
+                def rate(t, q, v, z):
+                    tau = held["tau"]
+                    if not first:
+                        first.append((tau, held["dz"]))
+                    return accel(t, q, v, tau), 0.0
+
+            else:
+
+                def rate(t, q, v, z):
+                    tau, dz = torque(t, q, v, z)
+                    if not first:
+                        first.append((tau, dz))
+                    return accel(t, q, v, tau), dz
 
             every = max(1, min(K, 2000))
             for k in range(K):
                 t = k * dt
                 if hold and k % hold == 0:
                     held["tau"], held["dz"] = torque(t, q, v, z)
-                stage.clear()
+                first.clear()
                 q1, v1, z1, a = step(chart, rate, t, q, v, z, dt)
                 if hold and z is not None:  # a digital controller integrates its state itself
                     z1 = z + hold * dt * held["dz"] if (k + 1) % hold == 0 else z
-                rec.put(k, t, q, v, a, stage["tau"], z)
-                if not (np.isfinite(q1).all() and np.isfinite(v1).all()):
-                    raise _StepError("the state became NaN or inf (the motion diverged; try a "
-                                "smaller dt or another integrator)")  # fmt: skip
-                q, v, z = q1, v1, z1
+                rec.put(k, t, q, v, a, first[0][0], z)
+                q, v, z = q1, v1, z1  # (a NaN or inf is caught by the next evaluation)
                 if bar is not None:
                     bar.update(1)
                 if rec.folder is not None and (k + 1) % every == 0:
@@ -410,8 +427,9 @@ def simulate(
             # the last sample: its torque and acceleration at the final state
             if hold and K % hold == 0:
                 held["tau"], held["dz"] = torque(K * dt, q, v, z)
-            a, tau, _ = rate_of(K * dt, q, v, z, (held["tau"], held["dz"]) if hold else None)
-            rec.put(K, K * dt, q, v, a, tau, z)
+            tau = held["tau"] if hold else torque(K * dt, q, v, z)[0]
+            rec.put(K, K * dt, q, v, accel(K * dt, q, v, tau), tau, z)
+            counter["eval"] = K * {"rk4": 4}.get(integrator, 1) + 1
     except (_StepError, KeyboardInterrupt) as exc:
         n = rec.done
         meta_p = {**meta, "complete": False, "n_eval": counter["eval"]}
