@@ -189,6 +189,90 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 1 if result.after.errors else 0
 
 
+_GAINS = {"pd": (100.0, 20.0), "gravity-pd": (100.0, 20.0), "pid": (100.0, 20.0),
+          "computed-torque": (100.0, 20.0)}  # fmt: skip
+
+
+def _numbers(option: str, values, n: int, what: str):
+    if values is None:
+        return None
+    x = np.asarray(values, dtype=float)
+    if x.shape not in ((n,), (1,)):
+        raise ValueError(f"{option} takes {n} numbers ({what}) or one for all, got {len(x)}")
+    return np.broadcast_to(x, (n,)).copy()
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    import time
+
+    from . import control
+    from .model.configuration import neutral
+    from .sim import simulate
+
+    model = load_robot(args.robot, args.floating_base)
+    paths = {}
+    for option in ("out", "csv", "plot", "animate"):
+        value = getattr(args, option)
+        if value is not None:
+            paths[option] = check_output_path("--" + option, value)
+    q0 = _numbers("--q0", args.q0, model.nq, "nq") if args.q0 else neutral(model)
+    v0 = _numbers("--v0", args.v0, model.nv, "nv") if args.v0 else np.zeros(model.nv)
+    target = _numbers("--target", args.target, model.nq, "nq")
+    kp_d, kd_d = _GAINS.get(args.controller, (0.0, 0.0))
+    kp = _numbers("--kp", args.kp, model.nv, "nv") if args.kp else kp_d
+    kd = _numbers("--kd", args.kd, model.nv, "nv") if args.kd else kd_d
+    if args.controller != "none" and target is None:
+        raise ValueError(f"--controller {args.controller} needs --target (nq = {model.nq} numbers)")
+    ref = None
+    if args.controller == "none":
+        ctrl = None
+    elif args.controller == "pd":
+        ctrl = control.PD(kp, kd, target=target, model=model)
+    elif args.controller == "gravity-pd":
+        ctrl = control.PD(kp, kd, target=target, gravity_compensation=model)
+    elif args.controller == "pid":
+        ki = _numbers("--ki", args.ki, model.nv, "nv") if args.ki else 0.5 * kp
+        ctrl = control.PID(kp, ki, kd, target=target, gravity_compensation=None, model=model)
+    else:  # computed torque along a quintic from q0 to the target
+        from .trajectory import joint_trajectory
+
+        move = args.move_time if args.move_time else 0.5 * args.duration
+        ref = joint_trajectory(q0, target, move, time_scaling="quintic")
+        ctrl = control.ComputedTorque(model, ref, kp=kp, kd=kd)
+    steps = round(args.duration / args.dt) if args.dt > 0 else 0
+    progress = args.progress or (steps >= 20000 and sys.stderr.isatty())
+    t0 = time.perf_counter()
+    res = simulate(
+        model, q0, v0, controller=ctrl, duration=args.duration, dt=args.dt,
+        integrator=args.integrator, control_dt=args.control_dt, friction=not args.no_friction,
+        clip_torque=args.clip_torque, out=paths.get("out"), progress=progress,
+    )  # fmt: skip
+    wall = time.perf_counter() - t0
+    with np.printoptions(precision=5, suppress=True, linewidth=110):
+        print(res)
+        print(f"  simulated {args.duration:g} s in {wall:.3f} s ({res.meta['n_eval']} evaluations)")
+        print(f"  q(end)   = {res.q[-1]}")
+        if target is not None:
+            print(f"  |target - q(end)| max = {np.max(np.abs(target - res.q[-1])):.3e} rad")
+        if ctrl is not None:
+            print(f"  max |tau| = {np.max(np.abs(res.tau), axis=0)} N m")
+        E = res.energy()
+        print(f"  energy: {E[0]:.6g} J -> {E[-1]:.6g} J")
+    if "out" in paths:
+        print(f"trajectory: {paths['out']}")
+    if "csv" in paths:
+        print(f"csv: {res.to_csv(paths['csv'])}")
+    if "plot" in paths:
+        res.plot(paths["plot"], reference=ref if ref is not None else target)
+        print(f"figure: {paths['plot']}")
+    if "animate" in paths:
+        from .sim.plot import animate
+
+        animate(res, paths["animate"])
+        print(f"animation: {paths['animate']}")
+    return 0
+
+
 def _cmd_derive(args: argparse.Namespace) -> int:
     from .symbolic.cli import derive_command
 
@@ -244,6 +328,49 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", help="benchmark against Pinocchio, MuJoCo, modern_robotics (bench --help)"
     )
 
+    m = sub.add_parser(
+        "simulate",
+        help="simulate a robot under a controller; trajectory, figure, animation",
+        description="Simulate ROBOT from --q0 under a controller (no contact model: links "
+        "pass through each other and the ground). Writes the trajectory (--out .npz, --csv), "
+        "a figure (--plot) and an animation (--animate .gif/.mp4).",
+    )
+    m.add_argument("robot", metavar="ROBOT", help=_ROBOT_HELP)
+    m.add_argument(
+        "--controller",
+        choices=("none", "pd", "gravity-pd", "pid", "computed-torque"),
+        default="none",
+        help="none (free motion), pd, gravity-pd (PD + gravity compensation), pid, or "
+        "computed-torque along a quintic to --target (default none)",
+    )
+    m.add_argument("--target", type=float, nargs="+", help="target configuration (nq numbers, rad)")
+    m.add_argument("--q0", type=float, nargs="+", help="initial configuration (default: neutral)")
+    m.add_argument("--v0", type=float, nargs="+", help="initial velocity (default: zero)")
+    m.add_argument("--kp", type=float, nargs="+", help="proportional gain(s) (default 100)")
+    m.add_argument("--kd", type=float, nargs="+", help="derivative gain(s) (default 20)")
+    m.add_argument("--ki", type=float, nargs="+", help="integral gain(s) of pid (default kp/2)")
+    m.add_argument("--move-time", type=float, help="computed-torque: seconds of the quintic move "
+                   "(default half the duration)")  # fmt: skip
+    m.add_argument("--duration", type=float, default=5.0, help="seconds simulated (default 5)")
+    m.add_argument("--dt", type=float, default=1e-3, help="sample step, s (default 1e-3)")
+    m.add_argument(
+        "--integrator",
+        default="rk4",
+        choices=("rk4", "semi_implicit_euler", "euler", "rk45", "dop853", "radau"),
+        help="integration method (default rk4)",
+    )
+    m.add_argument("--control-dt", type=float, help="hold the torque for this period, s "
+                   "(zero-order hold; default: continuous)")  # fmt: skip
+    m.add_argument("--no-friction", action="store_true", help="leave the joint friction out")
+    m.add_argument("--clip-torque", action="store_true", help="clip torques to effort limits")
+    m.add_argument("--out", metavar="FILE", help="write the trajectory (.npz), streamed")
+    m.add_argument("--csv", metavar="FILE", help="write the trajectory as CSV")
+    m.add_argument("--plot", metavar="FILE", help="write a figure of q, v, tau against time")
+    m.add_argument("--animate", metavar="FILE", help="write an animation (.gif or .mp4)")
+    m.add_argument("--progress", action="store_true", help="show a progress bar")
+    m.add_argument("--floating-base", action="store_true", help=_FLOATING_HELP)
+    m.set_defaults(func=_cmd_simulate)
+
     s = sub.add_parser("derive", help="symbolic equations of motion of a robot")
     s.add_argument("robot", metavar="ROBOT", help=_ROBOT_HELP)
     s.add_argument(
@@ -270,6 +397,13 @@ def _run(argv: list[str]) -> int:
     except (ValueError, OSError) as exc:  # ModelError is a ValueError
         print(f"robodyn {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except RuntimeError as exc:  # SimulationError: what was simulated is in --out
+        from .errors import SimulationError
+
+        if not isinstance(exc, SimulationError):
+            raise
+        print(f"robodyn {args.command}: error: {exc}", file=sys.stderr)
+        return 1
 
 
 def _silence_stdout() -> None:
