@@ -111,6 +111,19 @@ def test_cold_and_memory_rows(quick_run):
     assert mem["robodyn"]["peak_rss_mb"] >= mem["robodyn"]["baseline_rss_mb"] > 0
 
 
+def test_simulate_rows(quick_run):
+    _, result, _ = quick_run
+    rows = {(r["model"], r["library"]): r for r in result["simulate"]}
+    assert set(rows) == {("panda", "robodyn"), ("panda", "pinocchio"), ("ur5", "robodyn"),
+                         ("ur5", "mujoco"), ("ur5", "pinocchio")}  # fmt: skip
+    # checked before timed: the final states equal the peers' (same RK4, same step)
+    for key in (("panda", "robodyn"), ("ur5", "robodyn"), ("ur5", "mujoco")):
+        assert rows[key]["status"] == "ok" and rows[key]["check_err"] <= 1e-8, rows[key]
+    assert rows[("ur5", "robodyn")]["ratio_to_mujoco"] > 0
+    assert rows[("panda", "robodyn")]["ratio_to_pinocchio"] > 0
+    assert "Simulation (panda" in result["_markdown"] and "mujoco.rollout" in result["_markdown"]
+
+
 def test_flop_count_ur5():
     # UR5: 6 revolute joints in a chain, the first a child of the world.
     # rnea: 348 (child of the world) + 5 * 396; aba: 344 + 5 * 981;
@@ -174,9 +187,9 @@ def test_without_optional_packages_one_line_per_section(tmp_path):
     def count(text):
         return sum(text in line for line in lines)
 
-    # Pinocchio in latency, batch, cold and memory; the other two only in latency
-    assert count("pinocchio: skipped: install Pinocchio (pip install pin)") == 4
-    assert count("mujoco: skipped: install MuJoCo (pip install mujoco)") == 1
+    # Pinocchio in latency, batch, cold, memory and simulate; MuJoCo in latency and simulate
+    assert count("pinocchio: skipped: install Pinocchio (pip install pin)") == 5
+    assert count("mujoco: skipped: install MuJoCo (pip install mujoco)") == 2
     assert count("skipped: install modern_robotics (pip install modern-robotics)") == 1
     erd = [line for line in lines if "example-robot-data (pip install example-robot-data)" in line]
     assert len(erd) == 1 and "solo12" in erd[0] and "talos" in erd[0]

@@ -98,7 +98,7 @@ __all__ = ["main", "flop_count", "machine_info", "MODELS", "FUNCTIONS", "LIBRARI
 MODELS = ("ur5", "panda", "solo12", "talos")
 FUNCTIONS = ("fk", "jacobian", "rnea", "crba", "aba", "coriolis", "gravity")
 LIBRARIES = ("robodyn", "pinocchio", "mujoco", "modern_robotics")
-SECTIONS = ("latency", "batch", "cold", "memory")
+SECTIONS = ("latency", "batch", "cold", "memory", "simulate")
 RTOL = 1e-8  # equality to Pinocchio before timing (relative, infinity norm)
 
 FUNCTION_TITLES = {
@@ -137,6 +137,7 @@ _SECTION_PEERS = {
     "batch": ("pinocchio",),
     "cold": ("pinocchio",),
     "memory": ("pinocchio",),
+    "simulate": ("pinocchio", "mujoco"),
 }
 
 
@@ -1646,6 +1647,16 @@ def format_table(result: dict) -> str:
                 f"{r['data_mb']:.0f} MB, extra/(inputs+outputs) = {r['over_data']:.2f}"
                 f"  (batch {r['batch_seconds']:.2f} s)"
             )
+    if result.get("simulate") or notes.get("simulate"):
+        section("simulate", "SIMULATE: whole simulations (time per run, or per rollout-step)")
+        for r in result.get("simulate", []):
+            ratios = f"{_fmt_ratio(r['ratio_to_pinocchio']):>7}"
+            if r.get("ratio_to_mujoco") is not None:
+                ratios += f" (to MuJoCo {_fmt_ratio(r['ratio_to_mujoco'])})"
+            out.append(
+                f"{r['model']:<6} {r['function']:<24} {r['library']:<10} "
+                f"{_fmt_time(r['median_s']):>10} {ratios}  {_status_text(r):<20} {r['call']}"
+            )
     if result.get("flops"):
         out.append("")
         peak, scalar = mach["peak_gflops"], result["flops"][0]["scalar_peak_gflops"]
@@ -1725,6 +1736,19 @@ def format_markdown(result: dict) -> str:
     if cold:
         lines.append(
             "Cold start: " + "; ".join(f"{r['call']} {r['median_s']:.3g} s" for r in cold) + "."
+        )
+    for r in result.get("simulate", []):
+        if r["library"] != "robodyn" or not r.get("median_s"):
+            continue
+        vs = []
+        if r.get("ratio_to_pinocchio") is not None:
+            vs.append(f"{_fmt_ratio(r['ratio_to_pinocchio'])} of the same loop over Pinocchio")
+        if r.get("ratio_to_mujoco") is not None:
+            vs.append(f"{_fmt_ratio(r['ratio_to_mujoco'])} of mujoco.rollout")
+        per = "per rollout-step" if r["model"] == "ur5" else "in all"
+        lines.append(
+            f"Simulation ({r['model']}, {r['function']}): {r['call']}: "
+            f"{_fmt_time(r['median_s'])} {per}" + (f" ({'; '.join(vs)})" if vs else "") + "."
         )
     for r in result["memory"]:
         if r["library"] == "robodyn" and r.get("over_data"):
@@ -1848,6 +1872,7 @@ def run(cfg: Config) -> dict:
         "batch": [],
         "cold": [],
         "memory": [],
+        "simulate": [],
         "flops": [],
         # section -> one line per optional package it needs that is not installed
         "skipped": {},
@@ -1865,6 +1890,7 @@ def run(cfg: Config) -> dict:
         total += len(cfg.models) * nf * 2 * len(cfg.threads)
     total += 5 if "cold" in cfg.sections else 0
     total += 2 if "memory" in cfg.sections else 0
+    total += 2 if "simulate" in cfg.sections else 0
     prog = Progress(total + len(cfg.models), enabled=cfg.progress)
     cases: dict[str, Case] = {}
     try:
@@ -1907,6 +1933,11 @@ def run(cfg: Config) -> dict:
         if "memory" in cfg.sections and cases:
             name = "panda" if "panda" in cases else next(iter(cases))
             result["memory"] = run_memory(cfg, {"pinocchio": pin}, prog, name)
+        if "simulate" in cfg.sections:
+            from .bench_simulate import run_simulate
+
+            peers = {"pinocchio": pin, "mujoco": mods["mujoco"][0]}
+            result["simulate"] = run_simulate(cfg, peers, prog, cases, _build_case, _row)
     finally:
         prog.close()
     if cases and ("latency" in cfg.sections or "batch" in cfg.sections):

@@ -1,0 +1,182 @@
+"""The ``simulate`` section of ``robodyn bench``: whole simulations, robodyn beside its peers.
+
+* ``panda``, computed torque along a quintic for 10 s at 1 kHz with RK4 (40,000 dynamics
+  evaluations): :func:`robodyn.simulate` with :class:`robodyn.control.ComputedTorque`,
+  beside the same loop written over Pinocchio in Python (``pin.rnea`` for the controller,
+  ``pin.aba`` for the dynamics, the same RK4).
+* ``ur5``, 1,000 open-loop rollouts of 1 s at 1 kHz with RK4: one batched
+  :func:`robodyn.simulate`, beside ``mujoco.rollout`` on the model written by robodyn's
+  MJCF converter (contacts off, RK4, the same step) and the loop over Pinocchio (a few
+  rollouts; the time is per rollout-step).
+
+Each run is checked before it is timed: the final states agree with the peer's.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+__all__ = ["run_simulate"]
+
+
+def _quintic(q_a, q_b, T):
+    d = q_b - q_a
+
+    def ref(t):
+        r = min(max(t / T, 0.0), 1.0)
+        s = 10 * r**3 - 15 * r**4 + 6 * r**5
+        sd = (30 * r**2 - 60 * r**3 + 30 * r**4) / T
+        sdd = (60 * r - 180 * r**2 + 120 * r**3) / T**2
+        return q_a + s * d, sd * d, sdd * d
+
+    return ref
+
+
+def _pin_rk4(pin, pm, pd, q, v, h, K, control):
+    """The fixed-step loop a Pinocchio user writes: RK4 on (q, v), a = aba(q, v, tau)."""
+    for k in range(K):
+        t = k * h
+        a1 = pin.aba(pm, pd, q, v, control(t, q, v))
+        q2, v2 = q + 0.5 * h * v, v + 0.5 * h * a1
+        a2 = pin.aba(pm, pd, q2, v2, control(t + 0.5 * h, q2, v2))
+        q3, v3 = q + 0.5 * h * v2, v + 0.5 * h * a2
+        a3 = pin.aba(pm, pd, q3, v3, control(t + 0.5 * h, q3, v3))
+        q4, v4 = q + h * v3, v + h * a3
+        a4 = pin.aba(pm, pd, q4, v4, control(t + h, q4, v4))
+        q = q + h / 6 * (v + 2 * (v2 + v3) + v4)
+        v = v + h / 6 * (a1 + 2 * (a2 + a3) + a4)
+    return q, v
+
+
+def _best(fn, repeat: int) -> tuple[float, list[float]]:
+    runs = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        runs.append(time.perf_counter() - t0)
+    return min(runs), runs
+
+
+def run_simulate(cfg, libs: dict, prog, cases: dict, build_case, row) -> list[dict]:
+    """Rows of the simulate section (see the module docstring)."""
+    from . import control
+    from .bench import mjcf_from
+    from .sim import simulate
+
+    pin, mujoco = libs.get("pinocchio"), libs.get("mujoco")
+    rows: list[dict] = []
+    repeat = 1 if cfg.quick else 3
+    # ---- panda: computed torque, 10 s at 1 kHz, RK4
+    prog.show("simulate: panda computed torque")
+    case = cases.get("panda") or build_case("panda", cfg, pin)
+    m = case.model
+    dur = 0.5 if cfg.quick else 10.0
+    q_a = np.zeros(m.nv) + 0.1
+    ref = _quintic(q_a, q_a + 0.5, dur)
+    ctrl = control.ComputedTorque(m, ref, kp=100.0, kd=20.0, friction=False)
+    K = round(dur / 1e-3)
+
+    def rd_ct():
+        return simulate(m, q_a, controller=ctrl, duration=dur, dt=1e-3, friction=False)
+
+    res = rd_ct()
+    best, runs = _best(rd_ct, repeat)
+    rd_row = row("simulate", "panda", "computed torque, RK4", "robodyn",
+                 call=f"simulate {dur:g} s at 1 kHz, ComputedTorque ({4 * K} evaluations)",
+                 median_s=best, runs_s=runs, n_states=K)  # fmt: skip
+    rows.append(rd_row)
+    if pin is not None:
+        pm, pd = case.pin_model, case.pin_model.createData()
+        to_pin, v_pin = case.pmap.q_to_pin, case.pmap.v_to_pin
+
+        def pin_ctrl(t, q, v):
+            qd, vd, ad = ref(t)
+            e = to_pin(qd) - q
+            return pin.rnea(pm, pd, q, v, v_pin(ad) + 20.0 * (v_pin(vd) - v) + 100.0 * e)
+
+        def pin_ct():
+            return _pin_rk4(pin, pm, pd, to_pin(q_a), v_pin(np.zeros(m.nv)), 1e-3, K, pin_ctrl)
+
+        q_end, _ = pin_ct()
+        err = float(np.max(np.abs(q_end - to_pin(res.q[-1]))))
+        best_p, runs_p = _best(pin_ct, repeat)
+        rd_row["ratio_to_pinocchio"] = best / best_p
+        rd_row["status"], rd_row["check_err"] = ("ok" if err < 1e-8 else "FAIL"), err
+        rows.append(row("simulate", "panda", "computed torque, RK4", "pinocchio",
+                        call="the same RK4 loop in Python over pin.rnea and pin.aba",
+                        median_s=best_p, runs_s=runs_p, n_states=K,
+                        status="reference"))  # fmt: skip
+    prog.step()
+    # ---- ur5: 1,000 open-loop rollouts of 1 s at 1 kHz, RK4
+    prog.show("simulate: ur5 open-loop rollouts")
+    case = cases.get("ur5") or build_case("ur5", cfg, pin)
+    m = case.model
+    N, dur = (50, 0.1) if cfg.quick else (1000, 1.0)
+    K = round(dur / 1e-3)
+    rng = np.random.default_rng(cfg.seed)
+    q0 = rng.uniform(-1.0, 1.0, (N, m.nq))
+    v0 = rng.uniform(-1.0, 1.0, (N, m.nv))
+
+    def rd_roll():
+        return simulate(m, q0, v0, duration=dur, dt=1e-3, friction=False)
+
+    res = rd_roll()
+    best, runs = _best(rd_roll, repeat)
+    per = best / (N * K)
+    rd_row = row("simulate", "ur5", "open-loop rollouts, RK4", "robodyn",
+                 call=f"simulate {N} rollouts x {K} steps in one batch", median_s=per,
+                 runs_s=[r / (N * K) for r in runs], n_states=N * K)  # fmt: skip
+    rows.append(rd_row)
+    if mujoco is not None:
+        from mujoco import rollout
+
+        mm = mujoco.MjModel.from_xml_string(mjcf_from(m))
+        mm.opt.timestep = 1e-3
+        mm.opt.integrator = int(mujoco.mjtIntegrator.mjINT_RK4)
+        datas = [mujoco.MjData(mm) for _ in range(max(cfg.threads))]
+        spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+        state0 = np.empty((N, mujoco.mj_stateSize(mm, spec)))
+        for i in range(N):
+            datas[0].qpos[:], datas[0].qvel[:] = q0[i], v0[i]
+            mujoco.mj_getState(mm, datas[0], state0[i], spec)
+        ctrl0 = np.zeros((N, K, mm.nu))
+
+        def mj_roll():
+            return rollout.rollout(mm, datas, state0, ctrl0, nstep=K)[0]
+
+        st = mj_roll()
+        err = float(np.max(np.abs(st[:, -1, 1 : 1 + m.nq] - res.q[:, -1])))
+        best_m, runs_m = _best(mj_roll, repeat)
+        rd_row["ratio_to_mujoco"] = per / (best_m / (N * K))
+        rows.append(row("simulate", "ur5", "open-loop rollouts, RK4", "mujoco",
+                        call=f"mujoco.rollout, {len(datas)} thread(s), RK4, contacts off",
+                        median_s=best_m / (N * K), runs_s=[r / (N * K) for r in runs_m],
+                        n_states=N * K, status="ok" if err < 1e-8 else "FAIL",
+                        check_err=err))  # fmt: skip
+    if pin is not None:
+        pm, pd = case.pin_model, case.pin_model.createData()
+        n_pin = 2 if cfg.quick else 5
+        zero = np.zeros(m.nv)
+
+        def pin_roll():
+            return [
+                _pin_rk4(pin, pm, pd, case.pmap.q_to_pin(q0[i]), case.pmap.v_to_pin(v0[i]),
+                         1e-3, K, lambda t, q, v: zero)[0]
+                for i in range(n_pin)
+            ]  # fmt: skip
+
+        ends = pin_roll()
+        err = max(
+            float(np.max(np.abs(ends[i] - case.pmap.q_to_pin(res.q[i, -1])))) for i in range(n_pin)
+        )
+        best_p, runs_p = _best(pin_roll, repeat)
+        rd_row["ratio_to_pinocchio"] = per / (best_p / (n_pin * K))
+        rd_row["status"], rd_row["check_err"] = ("ok" if err < 1e-8 else "FAIL"), err
+        rows.append(row("simulate", "ur5", "open-loop rollouts, RK4", "pinocchio",
+                        call=f"the RK4 loop in Python over pin.aba, {n_pin} rollouts",
+                        median_s=best_p / (n_pin * K), runs_s=[r / (n_pin * K) for r in runs_p],
+                        n_states=n_pin * K, status="reference"))  # fmt: skip
+    prog.step()
+    return rows
