@@ -1,4 +1,4 @@
-"""MR ch. 8 trajectory helpers vs the modern_robotics package (robodyn.trajectory_dynamics)."""
+"""MR ch. 8 trajectory helpers vs the modern_robotics package (robodyn.sim.dynamics_trajectory)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from robodyn import models
 from robodyn.dynamics import inverse_dynamics
 from robodyn.model.configuration import random_configuration
-from robodyn.trajectory_dynamics import forward_dynamics_trajectory, inverse_dynamics_trajectory
+from robodyn.sim.dynamics_trajectory import forward_dynamics_trajectory, inverse_dynamics_trajectory
 
 
 @pytest.fixture(scope="module")

@@ -96,8 +96,8 @@ _LAZY: dict[str, str] = {
     "constraint_projections": "robodyn.constrained",
     "HolonomicConstraint": "robodyn.constrained",
     "holonomic_forward_dynamics": "robodyn.constrained",
-    "inverse_dynamics_trajectory": "robodyn.trajectory_dynamics",
-    "forward_dynamics_trajectory": "robodyn.trajectory_dynamics",
+    "inverse_dynamics_trajectory": "robodyn.sim.dynamics_trajectory",
+    "forward_dynamics_trajectory": "robodyn.sim.dynamics_trajectory",
     "reference": "robodyn.reference",
     # simulation and control (MR ch. 9, 11)
     "sim": "robodyn.sim",

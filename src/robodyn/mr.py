@@ -1409,12 +1409,30 @@ def ForwardDynamicsTrajectory(
     thetamat = np.empty((N, n))
     dthetamat = np.empty((N, n))
     thetamat[0], dthetamat[0] = theta, dtheta
+    step, flat = _euler()
     for k in range(N - 1):
-        for _ in range(intRes):
-            ddtheta = _fd(c, theta, dtheta, tau[k], g, Fk[k])
-            theta, dtheta = theta + h * dtheta, dtheta + h * ddtheta  # Euler step
+
+        def rate(t, th, dth, z, k=k):
+            return _fd(c, th, dth, tau[k], g, Fk[k]), None
+
+        for _ in range(intRes):  # MR's EulerStep, robodyn.sim's explicit Euler
+            theta, dtheta, _, _ = step(flat, rate, 0.0, theta, dtheta, None, h)
         thetamat[k + 1], dthetamat[k + 1] = theta, dtheta
     return thetamat, dthetamat
+
+
+def _euler():
+    """robodyn.sim's explicit Euler step (MR's EulerStep) and a chart of 1-dof joints."""
+    from .sim.integrators import euler_step
+
+    class _Flat:  # theta (+) d = theta + d: MR's joints are 1-dof
+        flat = True
+
+        @staticmethod
+        def plus(q, d):
+            return q + d
+
+    return euler_step, _Flat()
 
 
 def _int_res(intRes: int) -> int:
@@ -1696,11 +1714,15 @@ def SimulateControl(
     eint = np.zeros(n)
     taumat = np.empty((N, n))
     thetamat = np.empty((N, n))
+    step, flat = _euler()
     for k in range(N):
         tau = _computed_torque(ctrl, theta, dtheta, eint, gt, Qd[k], Vd[k], Ad[k], Kp, Ki, Kd)
-        for _ in range(intRes):
-            ddtheta = _fd(actual, theta, dtheta, tau, g, Fk[k])
-            theta, dtheta = theta + h * dtheta, dtheta + h * ddtheta  # Euler step
+
+        def rate(t, th, dth, z, tau=tau, k=k):
+            return _fd(actual, th, dth, tau, g, Fk[k]), None
+
+        for _ in range(intRes):  # MR's EulerStep, robodyn.sim's explicit Euler
+            theta, dtheta, _, _ = step(flat, rate, 0.0, theta, dtheta, None, h)
         taumat[k] = tau
         thetamat[k] = theta
         eint = eint + dt * (Qd[k] - theta)

@@ -10,17 +10,17 @@
       q  <- q (+) v h,   v <- v + ddq h          (MR's EulerStep; (+) = rd.integrate)
 
   The first output row is the initial state; the last torque row is not used (as in
-  the book). Better integrators come with :mod:`robodyn.sim`.
+  the book). It is :func:`robodyn.simulate` with ``integrator="euler"`` and the torque
+  held over each sample (``control_dt = dt``); other integrators are a keyword away.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import dynamics as _dyn
-from ._checks import as_array, as_vector
-from .model.configuration import integrate
-from .model.model import Model
+from .. import dynamics as _dyn
+from .._checks import as_array, as_vector
+from ..model.model import Model
 
 __all__ = ["inverse_dynamics_trajectory", "forward_dynamics_trajectory"]
 
@@ -86,6 +86,7 @@ def forward_dynamics_trajectory(
     *,
     frame=None,
     friction: bool = True,
+    integrator: str = "euler",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Simulate a torque history with explicit Euler steps (MR's ForwardDynamicsTrajectory).
 
@@ -106,6 +107,8 @@ def forward_dynamics_trajectory(
         Frame of ``f_tip``.
     friction : bool
         Include joint friction.
+    integrator : str
+        Any integrator of :func:`robodyn.simulate` (default MR's explicit Euler).
 
     Returns
     -------
@@ -122,17 +125,26 @@ def forward_dynamics_trajectory(
         raise ValueError(f"dt must be finite and > 0, got {dt}")
     if int(integration_steps) != integration_steps or integration_steps < 1:
         raise ValueError(f"integration_steps must be an integer >= 1, got {integration_steps}")
-    h = float(dt) / int(integration_steps)
-    Q = np.empty((N, model.nq))
-    V = np.empty((N, model.nv))
-    Q[0], V[0] = q, v
-    for i in range(N - 1):
-        for _ in range(int(integration_steps)):
-            ddq = _dyn.forward_dynamics(
-                model, q, v, tau[i], None, None if f_tip is None else f_tip[i],
-                frame=frame, friction=friction,
-            )  # fmt: skip
-            # MR's EulerStep: q <- q + v h, v <- v + ddq h (q (+) v h on a free joint)
-            q, v = integrate(model, q, v, h), v + ddq * h
-        Q[i + 1], V[i + 1] = q, v
-    return Q, V
+    n_sub = int(integration_steps)
+    h = float(dt) / n_sub
+    if N == 1:
+        return q[None].copy(), v[None].copy()
+    from .simulate import simulate
+
+    def held(t, q_, v_):  # row i from t_i = i dt to t_{i+1}
+        return tau[min(int((t + 0.5 * h) / dt), N - 2)]
+
+    f_ext = None
+    if f_tip is not None:
+        body, F = _dyn._tip_wrench(model, frame, f_tip)
+        W = np.zeros((N, model.nb, 6))
+        W[:, body] = F
+
+        def f_ext(t, q_, v_):
+            return W[min(int((t + 0.5 * h) / dt), N - 2)]
+
+    res = simulate(
+        model, q, v, controller=held, duration=(N - 1) * dt, dt=h, integrator=integrator,
+        control_dt=dt, f_ext=f_ext, friction=friction,
+    )  # fmt: skip
+    return res.q[::n_sub].copy(), res.v[::n_sub].copy()
