@@ -410,3 +410,46 @@ def test_no_contact_model_is_said(arm):
     assert "no contact model" in rd.simulate.__doc__.lower()
     assert "mujoco" in rd.simulate.__doc__.lower()
     assert os.path.basename(rd.sim.__file__) == "__init__.py"
+
+
+# ------------------------------------------------------------------ the compiled rollout
+def _python_path(ctrl):
+    """The same controller as a plain callable: simulate takes its Python loop."""
+    if ctrl is None:
+        return lambda t, q, v: np.zeros(np.shape(v))
+    return lambda t, q, v: ctrl(t, q, v)
+
+
+@pytest.mark.parametrize("integrator", ["euler", "semi_implicit_euler", "rk4"])
+def test_the_compiled_rollout_equals_the_python_loop(ur5, integrator):
+    damped = dataclasses.replace(ur5, dof_damping=np.full(6, 0.3), dof_friction=np.full(6, 0.2),
+                                 dof_armature=np.full(6, 0.05))  # fmt: skip
+    wrong = rd.control.perturbed(damped, 1.1)
+    q0 = np.array([0.3, -1.0, 1.2, -0.5, 1.1, 0.2])
+    target = q0 + 0.4
+    ctrls = {
+        "none": None,
+        "pd": rd.control.PD(np.arange(1.0, 7.0) * 20, 10.0, target=target, tau_max=30.0),
+        "pd+gravity": rd.control.PD(80.0, 15.0, target=target, gravity_compensation=wrong),
+        "computed_torque": rd.control.ComputedTorque(wrong, target, kp=100.0, kd=20.0),
+    }
+    limited = dataclasses.replace(damped, effort_limit=np.full(6, 60.0))
+    for name, ctrl in ctrls.items():
+        assert ctrl is None or ctrl._c_law(limited) is not None, name  # takes the C path
+        kw = dict(duration=0.3, dt=1e-3, integrator=integrator, clip_torque=True)
+        fast = rd.simulate(limited, q0, controller=ctrl, **kw)
+        slow = rd.simulate(limited, q0, controller=_python_path(ctrl), **kw)
+        for x in ("q", "v", "a", "tau"):
+            assert np.max(np.abs(getattr(fast, x) - getattr(slow, x))) < 1e-12, (name, x)
+        assert np.array_equal(fast.t, slow.t) and fast.meta["n_eval"] == slow.meta["n_eval"]
+
+
+def test_the_compiled_rollout_hands_back_what_it_finished(arm):
+    ctrl = rd.control.PD(1e6, 0.0, target=[1.0, 1.0])
+    kw = dict(duration=5.0, dt=1e-2, integrator="euler")
+    with pytest.raises(rd.SimulationError, match=r"step \d+ .*NaN or inf") as fast:
+        rd.simulate(arm, np.zeros(2), controller=ctrl, **kw)
+    with pytest.raises(rd.SimulationError, match=r"step \d+ .*NaN or inf") as slow:
+        rd.simulate(arm, np.zeros(2), controller=_python_path(ctrl), **kw)
+    a, b = fast.value.partial, slow.value.partial
+    assert len(a) == len(b) > 1 and np.array_equal(a.q, b.q) and np.all(np.isfinite(a.q))

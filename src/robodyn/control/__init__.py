@@ -65,6 +65,15 @@ class _Reference:
             self.fn, self.q = None, q
         self.zero = None
 
+    def c_spec(self, nv):
+        """``(q_a, q_b, T, c)`` with ``q_d(t) = q_a + s(t / T) (q_b - q_a)``,
+        ``s(r) = sum_k c_k r^k``, for the compiled rollout; None if not of that form."""
+        if self.fn is None:
+            q = self.q if self.q is not None else np.zeros(nv)
+            return (q, q, 1.0, np.zeros(6)) if q.shape == (nv,) else None
+        spec = getattr(self.fn, "_c_reference", None)
+        return spec() if spec is not None else None
+
     def __call__(self, t, nv):
         if self.fn is not None:
             return self.fn(t)
@@ -131,6 +140,18 @@ class PD(Controller):
         self.tau_max = None if tau_max is None else _gain(tau_max, "tau_max")
         if gravity_compensation is not None:
             self.name = "pd+gravity"
+
+    def _c_law(self, model):
+        """This law for the compiled rollout of robodyn.simulate (None: not expressible)."""
+        ref = self.ref.c_spec(model.nv)
+        if ref is None or self.kp.ndim > 1 or self.kd.ndim > 1:
+            return None
+        g = self.gravity_model
+        return {
+            "law": "pd" if g is None else "pd+gravity", "kp": self.kp, "kd": self.kd,
+            "model": model if g is None else g, "cflags": 0, "q_a": ref[0], "q_b": ref[1],
+            "T": ref[2], "c": ref[3], "tau_max": np.inf if self.tau_max is None else self.tau_max,
+        }  # fmt: skip
 
     def __call__(self, t, q, v):
         q = np.asarray(q, dtype=float)
@@ -245,6 +266,20 @@ class ComputedTorque(Controller):
         from ..dynamics import inverse_dynamics
 
         self._rnea, self._nv, self._flat = inverse_dynamics, model.nv, model.nq == model.nv
+
+    def _c_law(self, model):
+        """This law for the compiled rollout of robodyn.simulate (None: not expressible)."""
+        ref = self.ref.c_spec(model.nv)
+        if ref is None or self.kp.ndim > 1 or self.kd.ndim > 1 or self.ki is not None:
+            return None
+        from ..kernels._pack import FL_ARMATURE, FL_FRICTION
+
+        return {
+            "law": "computed_torque", "kp": self.kp, "kd": self.kd, "model": self.model,
+            "cflags": FL_ARMATURE | (FL_FRICTION if self.friction else 0), "q_a": ref[0],
+            "q_b": ref[1], "T": ref[2], "c": ref[3],
+            "tau_max": np.inf if self.tau_max is None else self.tau_max,
+        }  # fmt: skip
 
     def _tau(self, t, q, v, z):
         q_d, v_d, a_d = self.ref(t, self._nv)

@@ -222,6 +222,62 @@ class _Record:
         )  # fmt: skip
 
 
+# ------------------------------------------------------------------------ the C rollout
+_LAWS = {"none": 0, "pd": 1, "pd+gravity": 2, "computed_torque": 3}
+_C_INTEGRATORS = {"euler": 0, "semi_implicit_euler": 1, "rk4": 2}
+
+
+def _c_rollout(model, controller, integrator, q, v, K, dt, friction, clip_torque):
+    """One rollout in the compiled core (kernels/core/sim.c) when it can run there: 1-dof
+    joints, a fixed-step integrator, and no controller or one of robodyn.control's laws
+    that describes itself (``_c_law``). Returns (Q, V, A, TAU, code, done) or None."""
+    pk = model._rd_packed or packed(model)
+    if integrator not in _C_INTEGRATORS or model.nq != model.nv or pk.has_mimic:
+        return None
+    nv = model.nv
+    if controller is None:
+        law = {"law": "none", "kp": 0.0, "kd": 0.0, "model": model, "cflags": 0,
+               "q_a": np.zeros(nv), "q_b": np.zeros(nv), "T": 1.0, "c": np.zeros(6),
+               "tau_max": np.inf}  # fmt: skip
+    else:
+        spec = getattr(controller, "_c_law", None)
+        law = spec(model) if spec is not None else None
+        if law is None:
+            return None
+    mc = law["model"]
+    pc = mc._rd_packed or packed(mc)
+    if mc.nv != nv or mc.nq != nv or pc.has_mimic:
+        return None
+    tau_max = np.broadcast_to(np.asarray(law["tau_max"], dtype=float), (nv,))
+    if clip_torque:
+        tau_max = np.minimum(tau_max, model.effort_limit)
+    params = np.concatenate([
+        np.broadcast_to(np.asarray(law["kp"], dtype=float), (nv,)),
+        np.broadcast_to(np.asarray(law["kd"], dtype=float), (nv,)),
+        law["q_a"], law["q_b"], tau_max, [float(law["T"])], law["c"],
+    ])  # fmt: skip
+    out = [np.empty((K + 1, nv)) for _ in range(4)]
+    flags = FL_GRAVITY | FL_ARMATURE | (FL_FRICTION if friction else 0)
+    code, done = core.simulate(
+        pk.P, pc.P, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
+        K, float(dt), _C_INTEGRATORS[integrator], _LAWS[law["law"]], flags, law["cflags"],
+        np.ascontiguousarray(params), *out,
+    )  # fmt: skip
+    return (*out, code, done)
+
+
+def _c_message(code: int, model) -> str:
+    if code == 16:
+        return (
+            "the state became NaN or inf (the motion diverged; try a smaller dt or another "
+            "integrator)"
+        )
+    if 1000 <= code < 2000:
+        body = model.body_names[code - 1000] if code - 1000 < model.nb else code - 1000
+        return f"the dynamics failed: the articulated inertia of body {body!r} is singular"
+    return f"the dynamics failed (core code {code})"
+
+
 # ------------------------------------------------------------------------ simulate
 def simulate(
     model,
@@ -364,6 +420,26 @@ def simulate(
             raise ValueError(f"out: folder {str(out.parent)!r} does not exist")
         folder = out.with_name(out.name + ".partial")
         shutil.rmtree(folder, ignore_errors=True)
+    if not batch and not hold and f_ext is None and out is None and not progress and z is None:
+        fast = _c_rollout(model, controller, integrator, q, v, K, dt, friction, clip_torque)
+        if fast is not None:
+            Q, V, A, TAU, code, done = fast
+            meta["n_eval"] = K * (4 if integrator == "rk4" else 1) + 1
+            meta["complete"] = code == 0
+
+            def cut(n):
+                return Trajectory(dt * np.arange(n), Q[:n], V[:n], A[:n], TAU[:n], meta=meta,
+                                  model=model)  # fmt: skip
+
+            if code:
+                meta["n_eval"] = None
+                raise SimulationError(
+                    f"simulate({model.name!r}) stopped at step {done} (t = {done * dt:g} s) of "
+                    f"{K}: {_c_message(code, model)}. err.partial holds the {done} samples "
+                    "before it",
+                    partial=cut(done),
+                )
+            return cut(K + 1)
     rec = _Record(K, shape_q, shape_v, None if z is None else z.shape, folder, meta)
 
     accel = _accelerations(model, friction, f_ext, th)

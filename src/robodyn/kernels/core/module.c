@@ -19,6 +19,8 @@
  *   com(P, q, threads)                                 -> c (3)
  *   com_jacobian(P, q, threads)                        -> [c (3), J_c (3 nv)]
  *   ik_residual(P, q, T_sd, frame, threads)            -> [T (16), J_b (6 nv), V_b (6)]
+ *   simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU)
+ *                                                      -> (code, samples done)
  *
  * A state argument is a C-contiguous, native float64 array: (n,) for one state, (N, n)
  * for a batch of N (the result gains the leading N); v and a of rnea may be None when
@@ -38,7 +40,7 @@
 /* numpy includes complex.h, whose I (the imaginary unit) is a field of model_t here */
 #undef I
 
-#include "batch.h"
+#include "sim.h"
 
 /* ---------------------------------------------------------------- the algorithms */
 static int64_t sz_nv(const model_t *md) { return md->nv; }
@@ -374,6 +376,61 @@ static const named_t LAYOUT[] = {
 };
 
 #define METHOD(name, doc) {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, doc}
+/* ---------------------------------------------------------------- a rollout (sim.c) */
+static double *out_array(PyObject *o, npy_intp rows, npy_intp n)
+{
+    /* a writable C-contiguous float64 (rows, n) array's data, or NULL */
+    if (!PyArray_Check(o))
+        return NULL;
+    PyArrayObject *x = (PyArrayObject *)o;
+    if (PyArray_TYPE(x) != NPY_DOUBLE || !PyArray_ISCARRAY(x) || !PyArray_ISNOTSWAPPED(x)
+        || PyArray_NDIM(x) != 2 || PyArray_DIM(x, 0) != rows || PyArray_DIM(x, 1) != n)
+        return NULL;
+    return (double *)PyArray_DATA(x);
+}
+
+static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* (P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU) with
+     * params = [kp, kd, q_a, q_b, tau_max (nv each), T, c_0 .. c_5] -> (code, done) */
+    (void)self;
+    if (!nargs_ok("simulate", nargs, 15))
+        return NULL;
+    model_t md, mc;
+    if (get_model(args[0], &md) || get_model(args[1], &mc))
+        return NULL;
+    const int64_t K = PyLong_AsLongLong(args[4]);
+    const double h = PyFloat_AsDouble(args[5]);
+    const int integrator = (int)PyLong_AsLong(args[6]), law = (int)PyLong_AsLong(args[7]);
+    const long flags = PyLong_AsLong(args[8]), cflags = PyLong_AsLong(args[9]);
+    if (PyErr_Occurred())
+        return NULL;
+    const npy_intp n = md.nv;
+    const double *q0, *v0, *par;
+    double *Q, *V, *A, *TAU;
+    if (md.nq != md.nv || md.has_free || mc.nv != md.nv || K < 0 || integrator < 0
+        || integrator > INT_RK4 || law < 0 || law > LAW_CT
+        || state_array(args[2], 1, 1, n, 1, &q0) || state_array(args[3], 1, 1, n, 1, &v0)
+        || state_array(args[10], 1, 1, 5 * n + 7, 1, &par)
+        || !(Q = out_array(args[11], K + 1, n)) || !(V = out_array(args[12], K + 1, n))
+        || !(A = out_array(args[13], K + 1, n)) || !(TAU = out_array(args[14], K + 1, n))) {
+        PyErr_SetString(PyExc_ValueError, "simulate: bad arguments (see robodyn.sim.simulate)");
+        return NULL;
+    }
+    sim_t s = {&md, &mc, integrator, law, flags, cflags, par, par + n, par + 2 * n, par + 3 * n,
+               par[5 * n], {0.0}, par + 4 * n};
+    for (int k = 0; k < 6; k++)
+        s.c[k] = par[5 * n + 1 + k];
+    int64_t done = 0;
+    int code;
+    Py_BEGIN_ALLOW_THREADS
+    code = rd_simulate(&s, q0, v0, K, h, Q, V, A, TAU, &done);
+    Py_END_ALLOW_THREADS
+    if (code == E_MEMORY)
+        return PyErr_NoMemory();
+    return Py_BuildValue("(iL)", code, (long long)done);
+}
+
 static PyMethodDef methods[] = {
     METHOD(rnea, "rnea(P, q, v, a, fext, flags, eps, threads) -> tau"),
     METHOD(aba, "aba(P, q, v, tau, fext, flags, eps, threads) -> qdd"),
@@ -390,6 +447,8 @@ static PyMethodDef methods[] = {
     METHOD(com_jacobian, "com_jacobian(P, q, threads) -> [c, J_c] flat"),
     METHOD(ik_residual, "ik_residual(P, q, T_sd, frame, threads) -> [T, J_b, V_b] flat"),
     METHOD(tumble, "tumble(I, Iinv, R0, w0, h, n, method) -> (R, w): a torque-free rigid body"),
+    METHOD(simulate, "simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, "
+                     "Q, V, A, TAU) -> (code, done): one rollout (sim.c)"),
     METHOD(threads, "threads() -> the default number of threads of a batch"),
     {NULL, NULL, 0, NULL},
 };
