@@ -104,6 +104,7 @@ _LAZY: dict[str, str] = {
     "simulate": "robodyn.sim",
     "Trajectory": "robodyn.sim",
     "control": "robodyn.control",
+    "trajectory": "robodyn.trajectory",
 }
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -1446,6 +1446,8 @@ def _int_res(intRes: int) -> int:
 def CubicTimeScaling(Tf: float, t: float | ArrayLike) -> float | np.ndarray:
     """Cubic time scaling ``s(t) = 3 (t/Tf)^2 - 2 (t/Tf)^3`` (MR sec. 9.2.2.1).
 
+    :class:`robodyn.trajectory.CubicScaling` (held at 0 before and 1 after [0, Tf]).
+
     Parameters
     ----------
     Tf : float
@@ -1457,15 +1459,15 @@ def CubicTimeScaling(Tf: float, t: float | ArrayLike) -> float | np.ndarray:
     -------
     float or numpy.ndarray (shape of t)
     """
-    r = np.asarray(t, dtype=float) / float(Tf)
-    s = 3 * r**2 - 2 * r**3
-    return float(s) if s.ndim == 0 else s
+    from .trajectory import CubicScaling
+
+    return CubicScaling(Tf)(t)[0]
 
 
 def QuinticTimeScaling(Tf: float, t: float | ArrayLike) -> float | np.ndarray:
     """Quintic time scaling ``s(t) = 10 r^3 - 15 r^4 + 6 r^5``, ``r = t / Tf``.
 
-    Zero velocity and acceleration at both ends.
+    Zero velocity and acceleration at both ends; :class:`robodyn.trajectory.QuinticScaling`.
 
     Parameters
     ----------
@@ -1476,24 +1478,28 @@ def QuinticTimeScaling(Tf: float, t: float | ArrayLike) -> float | np.ndarray:
     -------
     float or numpy.ndarray (shape of t)
     """
-    r = np.asarray(t, dtype=float) / float(Tf)
-    s = 10 * r**3 - 15 * r**4 + 6 * r**5
-    return float(s) if s.ndim == 0 else s
+    from .trajectory import QuinticScaling
+
+    return QuinticScaling(Tf)(t)[0]
 
 
-def _scaling(Tf: float, N: int, method: int) -> np.ndarray:
-    """s at the N equally spaced times 0 .. Tf (method 3: cubic, otherwise quintic)."""
+def _scaling(Tf: float, N: int, method: int):
+    """MR's N equally spaced times 0 .. Tf and its time scaling (3: cubic, else quintic)."""
+    from .trajectory import CubicScaling, QuinticScaling
+
     N = int(N)
     if N < 2:
         raise ValueError(f"N must be at least 2 (start and end), got {N}")
     t = (float(Tf) / (N - 1.0)) * np.arange(N)
-    return CubicTimeScaling(Tf, t) if method == 3 else QuinticTimeScaling(Tf, t)
+    return t, (CubicScaling(Tf) if method == 3 else QuinticScaling(Tf))
 
 
 def JointTrajectory(
     thetastart: ArrayLike, thetaend: ArrayLike, Tf: float, N: int, method: int
 ) -> np.ndarray:
-    """Straight line in joint space, ``theta(s) = s theta_end + (1 - s) theta_start``.
+    """Straight line in joint space, ``theta(s) = theta_start + s (theta_end - theta_start)``.
+
+    :func:`robodyn.trajectory.joint_trajectory` sampled at MR's N times.
 
     Parameters
     ----------
@@ -1509,18 +1515,21 @@ def JointTrajectory(
     -------
     numpy.ndarray, shape (N, n)
     """
+    from .trajectory import joint_trajectory
+
     a = as_array(thetastart, "thetastart", ())
     if a.ndim != 1:
         raise ValueError(f"thetastart must have shape (n,), got {a.shape}")
     b = as_vector(thetaend, "thetaend", a.shape[0])
-    s = _scaling(Tf, N, method)[:, None]
-    return s * b + (1 - s) * a
+    t, scaling = _scaling(Tf, N, method)
+    return joint_trajectory(a, b, time_scaling=scaling)(t)[0]
 
 
 def ScrewTrajectory(
     Xstart: ArrayLike, Xend: ArrayLike, Tf: float, N: int, method: int
 ) -> list[np.ndarray]:
-    """Screw motion ``X(s) = X_start exp(log(X_start^-1 X_end) s)`` (MR eq. 9.7).
+    """Screw motion ``X(s) = X_start exp(log(X_start^-1 X_end) s)`` (MR eq. 9.7):
+    :func:`robodyn.trajectory.screw_trajectory` sampled at MR's N times.
 
     Parameters
     ----------
@@ -1534,19 +1543,19 @@ def ScrewTrajectory(
     -------
     list of N numpy.ndarray, shape (4, 4)
     """
+    from .trajectory import screw_trajectory
+
     X0 = _transform_arg(Xstart, "Xstart")
     X1 = _transform_arg(Xend, "Xend")
-    S = _sp.log6(_sp.inv_transform(X0) @ X1, check=False)
-    s = _scaling(Tf, N, method)
-    return list(X0 @ _sp.exp6(s[:, None] * S))
+    t, scaling = _scaling(Tf, N, method)
+    return list(screw_trajectory(X0, X1, Tf, time_scaling=scaling)(t)[0])
 
 
 def CartesianTrajectory(
     Xstart: ArrayLike, Xend: ArrayLike, Tf: float, N: int, method: int
 ) -> list[np.ndarray]:
-    """Straight line of the origin with a decoupled rotation (MR eqs. 9.8-9.9).
-
-    ``p(s) = p_start + s (p_end - p_start)``, ``R(s) = R_start exp(log(R_start^T R_end) s)``.
+    """Straight line of the origin with a decoupled rotation (MR eqs. 9.8-9.9):
+    :func:`robodyn.trajectory.cartesian_trajectory` sampled at MR's N times.
 
     Parameters
     ----------
@@ -1560,13 +1569,12 @@ def CartesianTrajectory(
     -------
     list of N numpy.ndarray, shape (4, 4)
     """
+    from .trajectory import cartesian_trajectory
+
     X0 = _transform_arg(Xstart, "Xstart")
     X1 = _transform_arg(Xend, "Xend")
-    R0, p0 = X0[:3, :3], X0[:3, 3]
-    w = _sp.log3(R0.T @ X1[:3, :3], check=False)
-    s = _scaling(Tf, N, method)[:, None]
-    R = R0 @ _sp.exp3(s * w)
-    return list(_sp.transform(R, s * X1[:3, 3] + (1 - s) * p0))
+    t, scaling = _scaling(Tf, N, method)
+    return list(cartesian_trajectory(X0, X1, Tf, time_scaling=scaling)(t)[0])
 
 
 # ========================================================= chapter 11: robot control

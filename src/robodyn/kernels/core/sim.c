@@ -22,15 +22,13 @@ RD_INLINE void reference(const sim_t *s, double t, int64_t n, double *qd, double
 {
     /* q_d, v_d = s' (q_b - q_a), a_d = s'' (q_b - q_a) with s' = ds/dr / T, s'' = ... / T^2 */
     double r = s->T > 0.0 ? t / s->T : 1.0, s0 = 0.0, s1 = 0.0, s2 = 0.0;
-    if (r >= 1.0) {
-        r = 1.0;
+    if (r >= 1.0 || r < 0.0) { /* held at the ends: s(1) from T on, s(0) before 0 */
+        r = r < 0.0 ? 0.0 : 1.0;
         for (int k = 5; k >= 0; k--)
             s0 = s0 * r + s->c[k];
     }
     else {
-        if (r < 0.0)
-            r = 0.0;
-        for (int k = 5; k >= 0; k--) /* Horner: s, ds/dr, d2s/dr2 */
+        for (int k = 5; k >= 0; k--) /* Horner: s, ds/dr, d2s/dr2 on [0, 1) */
             s0 = s0 * r + s->c[k];
         for (int k = 5; k >= 1; k--)
             s1 = s1 * r + k * s->c[k];
