@@ -7,7 +7,8 @@
   placements with exp3 and the quaternion formula, no robodyn kinematics involved;
 * one tolerance convention: :func:`assert_close` (error relative to max(1, |want|));
 * example-robot-data: where its URDFs are, which ones Pinocchio loads, and a pair of the
-  same URDF loaded by robodyn and by Pinocchio.
+  same URDF loaded by robodyn and by Pinocchio;
+* :func:`figure_problems`: the audit of a figure's readability (title, units, legends).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import functools
 import glob
 import os
+import re
 import sysconfig
 
 import numpy as np
@@ -257,3 +259,80 @@ def load_pair(path: str, floating_base: bool = False):
     else:
         pm = pin.buildModelFromUrdf(path)
     return model, pm, pm.createData(), PinocchioMap(model, pm)
+
+
+# ----------------------------------------------------------------------------- figures
+UNIT = re.compile(r"\(.+\)|\[.+\]")  # "t (s)", "q1 (deg)"
+
+
+def _inside(points: np.ndarray, box) -> np.ndarray:
+    return (
+        (points[:, 0] > box.x0)
+        & (points[:, 0] < box.x1)
+        & (points[:, 1] > box.y0)
+        & (points[:, 1] < box.y1)
+    )
+
+
+def _dense(points: np.ndarray, n: int = 25) -> np.ndarray:
+    """The polyline through ``points`` (display coordinates) sampled ``n`` times a segment."""
+    if len(points) < 2:
+        return points
+    s = np.linspace(0.0, 1.0, n, endpoint=False)[:, None, None]
+    seg = points[:-1] + s * (points[1:] - points[:-1])
+    return np.concatenate([seg.reshape(-1, 2), points[-1:]])
+
+
+def figure_problems(fig) -> list[str]:
+    """What makes ``fig`` hard to read, one line per problem (empty: readable): a title
+    that says what is shown, a unit in parentheses on every axis with data, a legend naming
+    every curve and covering none, curves spanning the same x range."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)  # a figure made without pyplot has no renderer of its own
+    canvas.draw()  # lay out the figure so legend and axes extents are final
+    renderer = canvas.get_renderer()
+    problems = []
+    titles = [fig._suptitle.get_text() if fig._suptitle else ""]
+    titles += [ax.get_title() for ax in fig.axes]
+    if not any(t.strip() for t in titles):
+        problems.append("no title")
+    if any("course notes" in t.lower() for t in titles):
+        problems.append(f"title names a source, not what is shown: {titles}")
+    for k, ax in enumerate(fig.axes):
+        if not ax.has_data():
+            continue
+        where = f"axes {k} ({ax.get_ylabel() or ax.get_title()!r})"
+        siblings = ax.get_shared_x_axes().get_siblings(ax)
+        xlabel = next((a.get_xlabel() for a in siblings if a.get_xlabel()), "")
+        for axis, label in (("x", xlabel), ("y", ax.get_ylabel())):
+            if not UNIT.search(label):
+                problems.append(f"{where}: {axis} label {label!r} has no unit in parentheses")
+        data_lines = [
+            ln for ln in ax.get_lines() if ln.get_transform().contains_branch(ax.transData)
+        ]
+        other_lines = [ln for ln in ax.get_lines() if ln not in data_lines]
+        spans = [np.nanmax(ln.get_xdata()) for ln in data_lines if len(ln.get_xdata())]
+        if spans and min(spans) < 0.99 * max(spans):
+            short = [
+                ln.get_label() for ln in data_lines if np.nanmax(ln.get_xdata()) < 0.99 * max(spans)
+            ]
+            problems.append(f"{where}: curves {short} stop before the others")
+        legend = ax.get_legend()
+        curves = data_lines + other_lines
+        if len(curves) > 1 or other_lines:
+            if legend is None:
+                problems.append(f"{where}: {len(curves)} curves and no legend")
+            unlabelled = [ln for ln in curves if ln.get_label().startswith("_")]
+            if unlabelled:
+                problems.append(f"{where}: {len(unlabelled)} curve(s) without a legend entry")
+        if legend is not None:
+            box = legend.get_window_extent(renderer)
+            for ln in curves:
+                pts = ln.get_transform().transform(np.column_stack(ln.get_data()).astype(float))
+                pts = pts[np.all(np.isfinite(pts), axis=1)]
+                if ln.get_linestyle() not in ("None", "", " "):
+                    pts = _dense(pts)
+                if np.any(_inside(pts, box)):
+                    problems.append(f"{where}: the legend covers curve {ln.get_label()!r}")
+    return problems

@@ -13,7 +13,7 @@ import pytest
 from robodyn import models
 from robodyn.cli import EXIT_BROKEN_PIPE, build_parser, main
 
-SUBCOMMANDS = ["demo", "info", "fk", "check", "bench", "derive"]
+SUBCOMMANDS = ["demo", "info", "fk", "check", "bench", "derive", "simulate"]
 
 
 def test_help_lists_every_subcommand():
@@ -66,8 +66,9 @@ def test_demo_runs_and_writes_figures(tmp_path, robot, capsys):
     assert main(["demo", "--out", str(tmp_path), "--robot", robot]) == 0
     out = capsys.readouterr().out
     assert "forward dynamics recovers a to" in out
-    assert (tmp_path / "gravity_torques.png").stat().st_size > 1000
-    assert (tmp_path / "dzhanibekov.png").stat().st_size > 1000
+    assert "computed torque: max tracking error" in out and "free fall 1 s, RK4" in out
+    for name in ("gravity_torques.png", "dzhanibekov.png", "tracking.png", "energy.png"):
+        assert (tmp_path / name).stat().st_size > 1000
 
 
 def test_bench_options_reach_the_benchmark(capsys):
@@ -395,3 +396,52 @@ def test_derive_writes_latex_and_code_that_computes_the_dynamics(tmp_path, capsy
         np.testing.assert_allclose(
             mod.M(q), rd.mass_matrix(model, q, armature=False), rtol=1e-10, atol=1e-12
         )
+
+
+# ------------------------------------------------------------------ simulate
+def test_simulate_writes_what_it_simulated(tmp_path, capsys):
+    import robodyn as rd
+
+    out, csv = tmp_path / "run.npz", tmp_path / "run.csv"
+    argv = ["simulate", "planar_2r", "--controller", "gravity-pd", "--target", "0.7", "0.5",
+            "--duration", "3", "--out", str(out), "--csv", str(csv)]  # fmt: skip
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "|target - q(end)| max" in text and f"trajectory: {out}" in text
+    res = rd.Trajectory.load(out)
+    assert res.q.shape == (3001, 2) and res.meta["controller"] == "pd+gravity"
+    # the same run from Python
+    arm = rd.models.load("planar_2r")
+    ctrl = rd.control.PD(100.0, 20.0, target=[0.7, 0.5], gravity_compensation=arm)
+    again = rd.simulate(arm, np.zeros(2), controller=ctrl, duration=3.0, dt=1e-3)
+    assert np.array_equal(res.q, again.q)
+    assert np.allclose(res.q[-1], [0.7, 0.5], atol=1e-6)
+    assert np.loadtxt(csv, delimiter=",", skiprows=1).shape == (3001, 9)
+
+
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["--controller", "pd"], "needs --target"),
+        (["--controller", "pd", "--target", "1", "2", "3"], "--target takes 2 numbers"),
+        (["--dt", "0"], "dt must be a positive"),
+        (["--duration", "1", "--dt", "0.3"], "whole number of steps"),
+        (["--out", "/no/such/folder/run.npz"], "--out '/no/such/folder/run.npz'"),
+    ],
+)
+def test_simulate_bad_arguments_are_one_line(argv, match, capsys):
+    assert main(["simulate", "planar_2r", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and match in err, err
+
+
+def test_simulate_a_diverging_run_exits_1_with_the_partial_saved(tmp_path, capsys):
+    import robodyn as rd
+
+    out = tmp_path / "bad.npz"
+    argv = ["simulate", "planar_2r", "--controller", "pd", "--target", "1", "1", "--kp", "1e6",
+            "--kd", "0", "--integrator", "euler", "--dt", "0.01", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 1
+    assert "NaN or inf" in capsys.readouterr().err
+    part = rd.Trajectory.load(out)
+    assert part.meta["complete"] is False and np.all(np.isfinite(part.q))
