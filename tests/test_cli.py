@@ -399,6 +399,21 @@ def test_derive_writes_latex_and_code_that_computes_the_dynamics(tmp_path, capsy
 
 
 # ------------------------------------------------------------------ simulate
+def test_simulate_plots_and_animates(tmp_path, capsys):
+    from PIL import Image
+
+    png, gif = tmp_path / "run.png", tmp_path / "run.gif"
+    target = ["0.5", "-0.5", "0.5", "0", "0.3", "0"]
+    argv = ["simulate", "ur5", "--controller", "computed-torque", "--target", *target,
+            "--duration", "1", "--plot", str(png), "--animate", str(gif)]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"figure: {png}" in out and f"animation: {gif}" in out
+    assert png.stat().st_size > 10_000
+    with Image.open(gif) as im:
+        assert im.n_frames == 31  # 1 s at 30 frames per second, both ends
+
+
 def test_simulate_writes_what_it_simulated(tmp_path, capsys):
     import robodyn as rd
 
