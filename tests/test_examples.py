@@ -20,7 +20,7 @@ from matplotlib.lines import Line2D
 
 from helpers import figure_problems
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.py"))
+EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").rglob("*.py"))
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
-"""Course notes 003 (the Python lesson on robot dynamics) as an oracle for rd.simulate and
-rd.control: its TwoLinkDynamics, its simulate loop and its three controllers are typed
-in below from the lesson (numbers and code), and robodyn must reproduce their
-trajectories on the bundled planar_2r (the lesson's arm) to 1e-9.
+"""Course notes 003 (the Python lesson on robot dynamics), worked: its code as an oracle for
+rd.simulate and rd.control (its TwoLinkDynamics, simulate loop and three controllers are
+typed in below from the lesson, and robodyn reproduces their trajectories on the bundled
+planar_2r, the lesson's arm, to 1e-9), its pendulum snippet, and its Exercises 1-5 with
+the numbers worked by hand and typed in.
 
 Errata of the lesson, fixed here and said:
 * newton_euler_2link double-counts link 2's force in joint 1's torque: f1 = m1 a_c1 + f2
@@ -230,3 +231,150 @@ def test_free_fall_from_horizontal_and_from_the_lessons_start(arm):
     # from horizontal (0, 0) the arm falls: link 1 swings down (q1 decreases)
     fall = rd.simulate(arm, np.zeros(2), duration=0.3, dt=1e-3)
     assert fall.q[-1, 0] < -0.2
+
+
+# ---------------------------------------------------------------- the pendulum snippet
+# single_pendulum_dynamics: a point mass m = 2 kg on a massless rod l = 0.5 m, theta = 0
+# hanging down: M = m l^2 = 0.5 kg m^2, gravity torque m g l sin(theta) = 6.9367 N m at
+# 45 deg (the lesson prints 0.5000 and 6.9367)
+def _single_link(m, lc, I_c):
+    """A single link about z, theta = 0 hanging down (gravity along -y): CoM at (0, -lc)."""
+    xml = f"""<robot name="link"><link name="base"/>
+      <link name="arm"><inertial><origin xyz="0 {-lc} 0"/><mass value="{m}"/>
+        <inertia ixx="{I_c}" iyy="{I_c}" izz="{I_c}" ixy="0" ixz="0" iyz="0"/></inertial></link>
+      <joint name="theta" type="continuous"><parent link="base"/><child link="arm"/>
+        <axis xyz="0 0 1"/></joint></robot>"""
+    import dataclasses
+
+    model = rd.load_urdf(xml)
+    return dataclasses.replace(model, gravity=np.array([0.0, -9.81, 0.0]))
+
+
+def test_the_lessons_pendulum_snippet():
+    pend = _single_link(2.0, 0.5, 0.0)  # a point mass: no inertia about its centre
+    assert rd.mass_matrix(pend, [np.radians(45)])[0, 0] == pytest.approx(0.5, abs=1e-15)
+    g45 = rd.gravity_forces(pend, [np.radians(45)])[0]
+    assert g45 == pytest.approx(6.9367, abs=5e-5)  # the lesson's printed value
+    assert g45 == pytest.approx(2 * 9.81 * 0.5 * np.sin(np.pi / 4), rel=1e-14)
+
+
+# ---------------------------------------------------------------- Exercise 1
+# m = 2 kg, l = 0.5 m, lc = 0.25 m, I = 0.02 kg m^2 about the CoM. Euler-Lagrange with
+# K = 1/2 (I + m lc^2) thetadot^2, P = m g lc (1 - cos theta):
+#   (I + m lc^2) theta_dd + m g lc sin(theta) = tau,  I + m lc^2 = 0.145 kg m^2
+# gravity torque at 0, 45, 90 deg: 0, 3.46836, 4.905 N m; holding at 45 deg: 3.46836 N m
+EX1 = {"M": 0.145, "g": {0: 0.0, 45: 3.4683587617200153, 90: 4.905}}
+
+
+def test_exercise_1_single_link_equation_of_motion():
+    link = _single_link(2.0, 0.25, 0.02)
+    for deg, g in EX1["g"].items():
+        q = [np.radians(deg)]
+        assert rd.mass_matrix(link, q)[0, 0] == pytest.approx(EX1["M"], rel=1e-14)
+        assert rd.gravity_forces(link, q)[0] == pytest.approx(g, abs=1e-13)
+    # holding at 45 deg: the torque that makes theta_dd = 0 at rest is g(45 deg)
+    hold = rd.inverse_dynamics(link, [np.radians(45)], [0.0], [0.0])[0]
+    assert hold == pytest.approx(EX1["g"][45], rel=1e-14)
+    assert rd.forward_dynamics(link, [np.radians(45)], [0.0], [hold])[0] == pytest.approx(
+        0, abs=1e-13
+    )
+    # the symbolic Lagrangian gives the same equation
+    eom = rd.symbolic.derive(link)
+    import sympy as sp
+
+    th = eom.q[0]
+    assert sp.simplify(eom.M[0, 0] - sp.Rational(145, 1000)) == 0
+    assert abs(float(eom.g[0].subs(th, sp.pi / 4)) - EX1["g"][45]) < 1e-12
+
+
+def test_exercise_1_free_fall_from_90_degrees():
+    link = _single_link(2.0, 0.25, 0.02)
+    Ip, mgl = EX1["M"], 2 * 9.81 * 0.25
+
+    def lesson_loop(theta, dt, n):  # the lesson's update order: velocity, then position
+        th, thd, out = theta, 0.0, [theta]
+        for _ in range(n):
+            thd = thd + (-mgl * np.sin(th) / Ip) * dt
+            th = th + thd * dt
+            out.append(th)
+        return np.array(out)
+
+    res = rd.simulate(link, [np.pi / 2], duration=2.0, dt=1e-3, integrator="semi_implicit_euler")
+    assert np.max(np.abs(res.q[:, 0] - lesson_loop(np.pi / 2, 1e-3, 2000))) < 1e-9
+    # the large-amplitude period T = 4 sqrt(I_p / (m g lc)) K(sin^2(45 deg)) = 1.27512 s
+    # (K the complete elliptic integral of the first kind; scipy's ellipk takes m = k^2)
+    rk4 = rd.simulate(link, [np.pi / 2], duration=2.0, dt=1e-4)
+    th = rk4.q[:, 0]
+    up = np.nonzero((th[:-1] < 0) & (th[1:] >= 0))[0][0]  # first upward zero crossing
+    t0 = rk4.t[up] - th[up] / (th[up + 1] - th[up]) * 1e-4
+    down = np.nonzero((th[:-1] > 0) & (th[1:] <= 0))[0][0]
+    t_down = rk4.t[down] - th[down] / (th[down + 1] - th[down]) * 1e-4
+    assert t_down == pytest.approx(1.2751219124944377 / 4, abs=1e-6)  # a quarter period
+    assert t0 == pytest.approx(3 * 1.2751219124944377 / 4, abs=1e-6)
+
+
+# ---------------------------------------------------------------- Exercise 2
+# M(q) of the lesson's arm: M11 = 1.3325 + 0.6 cos(theta2), M12 = 0.17 + 0.3 cos(theta2),
+# M22 = 0.17 (worked by hand from the lesson's inertia_matrix with its parameters)
+EX2 = {
+    0: [[1.9325, 0.47], [0.47, 0.17]],
+    90: [[1.3325, 0.17], [0.17, 0.17]],
+    180: [[0.7325, -0.13], [-0.13, 0.17]],
+}
+
+
+def test_exercise_2_inertia_matrix(arm, rng):
+    for deg, M in EX2.items():
+        got = rd.mass_matrix(arm, [0.0, np.radians(deg)])
+        assert np.allclose(got, M, atol=1e-14), deg
+        # eigenvalues: trace and determinant of the typed matrix
+        lam = np.linalg.eigvalsh(got)
+        tr, det = M[0][0] + M[1][1], M[0][0] * M[1][1] - M[0][1] ** 2
+        assert lam.sum() == pytest.approx(tr) and np.prod(lam) == pytest.approx(det)
+    # M11 is largest with the arm stretched (theta2 = 0), smallest folded (180 deg)
+    t2 = np.radians(np.arange(-180, 181))
+    M11 = rd.mass_matrix(arm, np.stack([np.zeros_like(t2), t2], -1))[:, 0, 0]
+    assert np.degrees(t2[np.argmax(M11)]) == 0 and abs(np.degrees(t2[np.argmin(M11)])) == 180
+    # symmetric and positive definite at 100 random configurations (also the lesson's M)
+    Q = rng.uniform(-np.pi, np.pi, (100, 2))
+    Ms = rd.mass_matrix(arm, Q)
+    assert np.allclose(Ms, np.swapaxes(Ms, 1, 2)) and np.all(np.linalg.eigvalsh(Ms) > 0)
+    assert all(np.all(np.linalg.eigvalsh(ARM.inertia_matrix(q)) > 0) for q in Q)
+
+
+# ---------------------------------------------------------------- Exercise 3
+# q = (45, 60) deg, qdot = (2, 0): h = m2 l1 lc2 sin(theta2) = 0.3 sin 60 deg, the torque
+# on joint 2 is (C qdot)_2 = h qdot1^2 = 1.2 sin 60 deg = 1.03923 N m (centrifugal: link 2
+# swung about joint 1 is pulled outward, which turns it about joint 2)
+def test_exercise_3_coriolis_torque_and_skew_symmetry(arm, rng):
+    q, qd = np.radians([45.0, 60.0]), np.array([2.0, 0.0])
+    c = rd.velocity_forces(arm, q, qd)
+    assert c[1] == pytest.approx(1.0392304845413263, rel=1e-14)
+    assert c[0] == pytest.approx(
+        -0.3 * np.sin(np.pi / 3) * 0.0 * 2, abs=1e-14
+    )  # -h qd2 (2 qd1 + qd2)
+    assert np.allclose(rd.coriolis_matrix(arm, q, qd) @ qd, c, atol=1e-14)
+    for _ in range(3):
+        q, qd = rng.uniform(-np.pi, np.pi, 2), rng.normal(size=2)
+        S = rd.mass_matrix_dot(arm, q, qd) - 2 * rd.coriolis_matrix(arm, q, qd)
+        assert np.allclose(S + S.T, 0, atol=1e-13)
+        # the lesson's own check: forward differences of its M, its C
+        h = 1e-7
+        Md = (ARM.inertia_matrix(q + h * qd) - ARM.inertia_matrix(q)) / h
+        S_l = Md - 2 * ARM.coriolis_matrix(q, qd)
+        assert np.allclose(S_l + S_l.T, 0, atol=1e-5)
+
+
+# ---------------------------------------------------------------- Exercise 5
+def test_exercise_5_newton_euler_against_euler_lagrange(arm, rng):
+    eom = rd.symbolic.derive(arm)
+    for _ in range(5):
+        q, qd, qdd = rng.uniform(-np.pi, np.pi, 2), rng.normal(size=2), rng.normal(size=2)
+        subs = dict(zip(eom.q, q)) | dict(zip(eom.qd, qd))
+        M = np.array(eom.M.subs(subs).evalf(), dtype=float)
+        C = np.array(eom.C.subs(subs).evalf(), dtype=float)
+        g = np.array(eom.g.subs(subs).evalf(), dtype=float).ravel()
+        tau_el = M @ qdd + C @ qd + g  # Euler-Lagrange (sympy)
+        assert np.allclose(rd.inverse_dynamics(arm, q, qd, qdd), tau_el, atol=1e-12)  # RNEA
+        assert np.allclose(newton_euler_2link(ARM, q, qd, qdd), tau_el, atol=1e-12)
+        assert np.allclose(rd.reference.rnea(arm, q, qd, qdd), tau_el, atol=1e-12)
