@@ -146,9 +146,12 @@ static void run_range(work_t *w)
             free(buf);
             return;
         }
-        for (int l = 0; l < m; l++) /* scatter the lanes into the output rows */
-            for (int64_t j = 0; j < osz; j++)
-                w->out[(s0 + l) * osz + j] = ob[j * LANES + l];
+        /* scatter the lanes into the output rows: the lane buffer read once, in order,
+         * the m rows written as m sequential streams */
+        double *rows = w->out + s0 * osz;
+        for (int64_t j = 0; j < osz; j++)
+            for (int l = 0; l < m; l++)
+                rows[l * osz + j] = ob[j * LANES + l];
     }
     free(buf);
 }
