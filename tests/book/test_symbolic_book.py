@@ -2,9 +2,10 @@
 
 Every expected expression below is typed from the course texts (000: 2R arm with point
 masses; 001: planar body 10.2-10.4, RP arm 10.5-10.6, Christoffel symbols 10.9 and example
-10.2.1, thruster map 10.12, knife-edge 10.21-10.28, Euler angles 10.47-10.49, problems 1
-and 11; 003: 2R arm with link inertias). Comparisons are symbolic (the simplified
-difference is zero) and numeric at random values.
+10.2.1, thruster map 10.12, knife-edge 10.21-10.28, Euler angles 10.47-10.49, problems 1,
+4 (a PR arm), 8 (the parallel-axis theorem), 11 and 12 (with the form 10.20), and the
+Coriolis-matrix index order; 003: 2R arm with link inertias). Comparisons are symbolic
+(the simplified difference is zero) and numeric at random values.
 """
 
 from __future__ import annotations
@@ -379,6 +380,14 @@ def test_point_on_sphere_problems_11_12():
     assert abs(pt @ got + vel @ vel) < 1e-12
     # P = 1 - q q^T / (q.q) (problem 12), and P qdd = P M^-1 u (10.20)
     assert_same(con.P, sp.eye(3) - Q * Q.T / Q.dot(Q))
+    P = np.array(con.P.subs(vals), dtype=float)
+    np.testing.assert_allclose(P @ got, P @ np.asarray(uu) / 1.7, atol=1e-12)  # (10.20)
+    # and the numeric projections of robodyn.constrained agree: P = 1 - q q^T on |q| = 1
+    from robodyn.constrained import constraint_projections
+
+    P_u, P_num = constraint_projections(1.7 * np.eye(3), pt)
+    np.testing.assert_allclose(P_num, np.eye(3) - np.outer(pt, pt), atol=1e-12)
+    np.testing.assert_allclose(P_u, P_num.T, atol=1e-12)  # P = P_u^T
 
 
 def test_sphere_latitude_longitude_christoffel():
@@ -397,3 +406,96 @@ def test_sphere_latitude_longitude_christoffel():
             for k in range(2):
                 assert sp.simplify(G[i, j, k] - expected.get((i, j, k), 0)) == 0
     skew_check(eom)
+
+
+# ------------------------------------------------------------------------- problem 4
+def test_pr_arm_problem_4():
+    """A PR arm of our own drawing: a slider of mass m1 moving along x (q1), carrying a
+    revolute joint (q2, from the x axis) whose link has mass m2, inertia I2 about its
+    centre of mass, and its centre of mass at r2; gravity a_g along -y. By hand:
+    p2 = (q1 + r2 c2, r2 s2), so
+      M = [[m1 + m2, -m2 r2 s2], [-m2 r2 s2, I2 + m2 r2^2]],
+      c = [-m2 r2 c2 qd2^2, 0],  g = [0, m2 a_g r2 c2]."""
+    import robodyn as rd
+    from robodyn.inertia import RigidInertia
+
+    q1, q2, qd1, qd2 = sp.symbols("q1 q2 qdot1 qdot2", real=True)
+    m1, m2, I2, r2, ag = sp.symbols("m1 m2 I2 r2 a_g", positive=True)
+    p2 = sp.Matrix([q1 + r2 * sp.cos(q2), r2 * sp.sin(q2)])
+    v2 = p2.jacobian([q1, q2]) * sp.Matrix([qd1, qd2])
+    K = m1 * qd1**2 / 2 + m2 * v2.dot(v2) / 2 + I2 * qd2**2 / 2
+    eom = lagrange(K=K, V=m2 * ag * p2[1], q=[q1, q2], qd=[qd1, qd2])
+    M = sp.Matrix([[m1 + m2, -m2 * r2 * sp.sin(q2)], [-m2 * r2 * sp.sin(q2), I2 + m2 * r2**2]])
+    assert_same(eom.M, M)
+    assert_same(eom.velocity_products, [-m2 * r2 * sp.cos(q2) * qd2**2, 0])
+    assert_same(eom.g, [0, m2 * ag * r2 * sp.cos(q2)])
+    skew_check(eom)
+    # and with numbers, robodyn's algorithms on the same arm
+    vals = {m1: 2.0, m2: 1.5, I2: 0.08, r2: 0.35, ag: 9.81}
+    arm = (
+        rd.ModelBuilder(name="pr_arm", gravity=(0.0, -9.81, 0.0))
+        .add_body("slider", "world", joint_type="prismatic", axis=(1, 0, 0),
+                  inertia=RigidInertia(2.0, np.zeros(3), np.diag([0.01, 0.01, 0.01])))
+        .add_body("link", "slider", axis=(0, 0, 1),
+                  inertia=RigidInertia(1.5, [0.35, 0.0, 0.0], np.diag([0.02, 0.06, 0.08])))
+        .build()
+    )  # fmt: skip
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        q, qd, qdd = rng.normal(size=2), rng.normal(size=2), rng.normal(size=2)
+        at = vals | {q1: q[0], q2: q[1], qd1: qd[0], qd2: qd[1]}
+        tau = eom.M * sp.Matrix(qdd) + sp.Matrix(eom.velocity_products) + sp.Matrix(eom.g)
+        want = np.array(tau.subs(at), dtype=float).ravel()
+        np.testing.assert_allclose(rd.inverse_dynamics(arm, q, qd, qdd), want, atol=1e-12)
+
+
+# ------------------------------------------------------------------------- problem 8
+def test_parallel_axis_theorem_problem_8():
+    """(10.46) I' = I + m (|r|^2 1 - r r^T) for the inertia about a point at -r from the
+    centre of mass, proved for any set of point masses whose centre of mass is at the
+    origin: the cross terms carry sum_k m_k x_k = 0."""
+    n = 3
+    ms = sp.symbols(f"m1:{n + 1}", positive=True)
+    xs = [sp.Matrix(sp.symbols(f"x{k}_1:4", real=True)) for k in range(1, n + 1)]
+    r = sp.Matrix(sp.symbols("r1:4", real=True))
+
+    def inertia(points):
+        return sum(
+            (m * (x.dot(x) * sp.eye(3) - x * x.T) for m, x in zip(ms, points)), sp.zeros(3, 3)
+        )
+
+    # the last point placed so that the centre of mass is at the origin
+    last = -sum((m * x for m, x in zip(ms[:-1], xs[:-1])), sp.zeros(3, 1)) / ms[-1]
+    pts = [*xs[:-1], last]
+    moved = inertia([x + r for x in pts])  # the same body seen from a point at -r
+    m = sum(ms)
+    assert_same(moved, inertia(pts) + m * (r.dot(r) * sp.eye(3) - r * r.T))
+    # and RigidInertia.about, numerically: the inertia about a point p
+    import robodyn as rd
+
+    I_c = np.array([[0.3, 0.01, -0.02], [0.01, 0.2, 0.03], [-0.02, 0.03, 0.4]])
+    body = rd.RigidInertia(2.5, [0.1, -0.2, 0.3], I_c)
+    p = np.array([0.5, 0.4, -0.1])
+    d = np.array([0.1, -0.2, 0.3]) - p  # the centre of mass seen from p
+    want = I_c + 2.5 * (d @ d * np.eye(3) - np.outer(d, d))
+    np.testing.assert_allclose(body.about(p), want, atol=1e-14)
+
+
+# ------------------------------------------------------------------------- C_ij index order
+def test_coriolis_matrix_index_order_of_the_notes():
+    """001 writes C_ij = sum_k Gamma^k_ij qdot_k after defining Gamma^i_jk by (10.9) and
+    c_i = sum_jk Gamma^i_jk qdot_j qdot_k (10.8). The form consistent with both is
+    C_ij = sum_k Gamma^i_jk qdot_k: it gives C qdot = c and a skew dM/dt - 2C; the printed
+    index order does neither (checked on the RP arm of example 10.1.2)."""
+    eom, (q1, q2, qd1, qd2, m1, m2, I1, I2, r1, ag) = rp_arm()
+    n = 2
+    G = eom.christoffel  # G[i][j][k] = Gamma^i_jk of (10.9)
+    qd = sp.Matrix(eom.qd)
+    right = sp.Matrix(n, n, lambda i, j: sum(G[i][j][k] * qd[k] for k in range(n)))
+    printed = sp.Matrix(n, n, lambda i, j: sum(G[k][i][j] * qd[k] for k in range(n)))
+    assert_same(right * qd, eom.velocity_products)
+    Mdot = sum((sp.diff(eom.M, eom.q[k]) * qd[k] for k in range(n)), sp.zeros(n, n))
+    N = Mdot - 2 * right
+    assert (N + N.T).applyfunc(sp.simplify) == sp.zeros(n, n)
+    diff = (printed * qd - sp.Matrix(eom.velocity_products)).applyfunc(sp.simplify)
+    assert diff != sp.zeros(n, 1)  # the printed order is not C of (10.7)
