@@ -79,8 +79,10 @@ def test_wrench_matches_course_notes_formula_and_mr_ad(rng):
         # course notes 004: [I dw + [w] I w, m (dv + [w] v)]
         np.testing.assert_allclose(F[:3], I @ dw + _hat(w) @ I @ w, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(F[3:], m * (dv + _hat(w) @ v), rtol=1e-12, atol=1e-12)
-        # MR eq. 8.41 with the modern_robotics package's ad
+        # MR eq. 8.41 with the modern_robotics package's ad; course notes 004 print it without
+        # the minus sign (G dV [ad_V]^T G V): the plus reading is wrong
         np.testing.assert_allclose(F, G @ dV - mr.ad(V).T @ G @ V, rtol=1e-12, atol=1e-12)
+        assert not np.allclose(F, G @ dV + mr.ad(V).T @ G @ V, atol=1e-6)
         np.testing.assert_allclose(F[:3], euler_body(I, w, dw), rtol=1e-12, atol=1e-12)
 
 

@@ -145,3 +145,13 @@ def test_tip_wrench_adds_j_transpose_f(arm, rng):
     tau = notes_M(th) @ thdd + notes_c(th, thd) + notes_g(th) + J.T @ f_w
     got = rd.inverse_dynamics(arm, th, thd, thdd, f_tip=F_tip, frame="ee")
     assert np.allclose(got, tau, atol=1e-12)
+
+
+def test_joint_power_is_the_rate_of_the_energy(arm):
+    # the notes: the joints' power is tau . thetadot; with no friction it is d(K + P)/dt
+    ctrl = rd.control.PD(20.0, 2.0, target=[0.8, -0.6])
+    res = rd.simulate(arm, [0.2, 0.4], [1.0, -0.5], controller=ctrl, duration=1.0, dt=1e-4)
+    E = res.energy()
+    dE = (E[2:] - E[:-2]) / (2e-4)  # central differences
+    power = np.einsum("ki,ki->k", res.tau, res.v)[1:-1]
+    assert np.max(np.abs(dE - power)) < 1e-5 * np.max(np.abs(power))
