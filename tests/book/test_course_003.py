@@ -378,3 +378,19 @@ def test_exercise_5_newton_euler_against_euler_lagrange(arm, rng):
         assert np.allclose(rd.inverse_dynamics(arm, q, qd, qdd), tau_el, atol=1e-12)  # RNEA
         assert np.allclose(newton_euler_2link(ARM, q, qd, qdd), tau_el, atol=1e-12)
         assert np.allclose(rd.reference.rnea(arm, q, qd, qdd), tau_el, atol=1e-12)
+
+
+# ---------------------------------------------------------------- notes 001, problem 3
+def test_the_eight_christoffel_symbols_of_the_2r_arm(arm):
+    # course notes 001, problems 2-3, on the lesson's arm: M = [[a + 2 b c2, d + b c2],
+    # [d + b c2, d]] with b = m2 l1 lc2 = 0.3 kg m^2; only dM/dq2 is nonzero, so by (10.9)
+    # Gamma^1_12 = Gamma^1_21 = Gamma^1_22 = -b s2, Gamma^2_11 = b s2, the other four 0
+    q = np.radians([20.0, 60.0])
+    bs2 = 0.3 * np.sin(np.radians(60.0))
+    want = np.zeros((2, 2, 2))  # want[i, j, k] = Gamma^i_jk
+    want[0, 0, 1] = want[0, 1, 0] = want[0, 1, 1] = -bs2
+    want[1, 0, 0] = bs2
+    assert np.allclose(rd.christoffel(arm, q), want, atol=1e-14)
+    # c_i = sum_jk Gamma^i_jk qd_j qd_k (10.8) is the velocity force
+    qd = np.array([1.3, -0.4])
+    assert np.allclose(np.einsum("ijk,j,k->i", want, qd, qd), rd.velocity_forces(arm, q, qd))
