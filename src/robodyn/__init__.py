@@ -47,6 +47,9 @@ _LAZY: dict[str, str] = {
     "jacobian_space": "robodyn.model.poe",
     "jacobian_body": "robodyn.model.poe",
     "dh_transform": "robodyn.model.dh",
+    # configuration space (MR ch. 2)
+    "grubler": "robodyn.cspace",
+    "cspace": "robodyn.cspace",
     # kinematics (MR ch. 4-6)
     "fk": "robodyn.kinematics",
     "forward_kinematics": "robodyn.kinematics",
