@@ -16,7 +16,7 @@ from robodyn import models
 from robodyn.inertia import RigidInertia
 from robodyn.model.builder import ModelBuilder
 from robodyn.model.configuration import random_configuration
-from robodyn.spatial import exp3, transform
+from robodyn.spatial import exp3, inv_transform, log6, transform
 
 N_TARGETS = 100
 MIN_RATE = 0.95
@@ -73,7 +73,7 @@ def test_ik_without_restarts_from_a_close_start_converges_quadratically():
 def test_unreachable_target_fails_within_the_iteration_cap(method):
     model = models.load("ur5")
     T = transform(np.eye(3), [3.0, 0.0, 0.5])  # the UR5 reaches ~0.95 m
-    r = kin.ik(model, "ee", T, np.zeros(6), method=method, max_iterations=40)
+    r = kin.ik(model, "ee", T, np.zeros(6), method=method, max_iterations=40, restarts=0)
     assert not r.success
     assert r.iterations == 40
     assert r.error > 1.0
@@ -142,3 +142,57 @@ def test_ik_bad_input():
         kin.ik(model, "ee", T, np.zeros(6), damping=np.nan)
     with pytest.raises(ValueError, match="q0 contains NaN"):
         kin.ik(model, "ee", T, np.full(6, np.nan))
+
+
+# ------------------------------------------------------------------ IK that answers (MR ch. 6)
+def _arms():
+    """The bundled UR5 and Panda and every example-robot-data arm with 6-7 joints."""
+    import warnings
+
+    from helpers import erd_urdfs
+    from robodyn.model.urdf import load_urdf
+
+    arms = [("ur5", models.load("ur5"), "ee"), ("panda", models.load("panda"), "ee")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for path in erd_urdfs():
+            try:
+                m = load_urdf(path)
+            except Exception:  # noqa: BLE001 (the few URDFs robodyn refuses by default)
+                continue
+            if m.nv in (6, 7) and "bolt" not in path:  # bolt: a pair of legs, not an arm
+                arms.append((path.split("robots/")[-1], m, m.frame_names[-1]))
+    return arms
+
+
+ARMS = _arms()
+
+
+@pytest.mark.parametrize("name, model, frame", ARMS, ids=[a[0] for a in ARMS])
+def test_ik_answers_on_1000_random_reachable_poses(name, model, frame):
+    # poses = fk of random configurations within the limits; every solve starts from the
+    # neutral configuration with the defaults
+    rng = np.random.default_rng(0)
+    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
+    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
+    T = kin.fk(model, rng.uniform(lo, hi, (1000, model.nq)), frame)
+    ok = 0
+    for k in range(1000):
+        r = kin.ik(model, frame, T[k], rng=k)
+        if r.success:
+            ok += 1
+            assert np.all(r.q >= model.q_lower) and np.all(r.q <= model.q_upper)
+            Vb = log6(inv_transform(kin.fk(model, r.q, frame)) @ T[k])
+            assert np.linalg.norm(Vb[:3]) <= 1e-8 and np.linalg.norm(Vb[3:]) <= 1e-8
+        else:
+            assert "did not converge" in r.message and "best twist error" in r.message
+    assert ok >= 990, f"{name}: {ok} of 1000"
+
+
+def test_ik_timeout_returns_the_best_so_far():
+    model = models.load("ur5")
+    T = transform(np.eye(3), [3.0, 0.0, 0.5])  # out of reach: only the budget stops it
+    r = kin.ik(model, "ee", T, restarts=100000, timeout=0.05)
+    assert not r.success and "timed out after 0.05 s" in r.message and r.error > 1.0
+    with pytest.raises(ValueError, match="timeout"):
+        kin.ik(model, "ee", T, timeout=-1.0)

@@ -32,6 +32,7 @@ packed once; the functions here take one state or any number of leading batch di
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -631,8 +632,11 @@ def _step(J: np.ndarray, Vb: np.ndarray, method: str, lam2: float) -> np.ndarray
     if method == "newton":
         return np.linalg.pinv(J, rcond=1e-12) @ Vb  # MR eq. 6.7 with J^+
     # Levenberg-Marquardt with lambda_k = damping^2 + |V_b|^2 (Fan-Yuan): strong damping
-    # far from the target, nearly the Newton step (fast convergence) close to it
-    lam = lam2 + float(Vb @ Vb)
+    # far from the target, nearly the Newton step (fast convergence) close to it; within
+    # 1e-4 of it the floor goes, so a target at a singular configuration (a stretched
+    # elbow) is still reached superlinearly
+    e2 = float(Vb @ Vb)
+    lam = (lam2 if e2 > 1e-8 else 0.0) + e2
     return J.T @ np.linalg.solve(J @ J.T + lam * np.eye(6), Vb)
 
 
@@ -642,14 +646,15 @@ def ik(
     T_target,
     q0=None,
     *,
-    method: str = "newton",
+    method: str = "dls",
     tol_omega: float = 1e-8,
     tol_v: float = 1e-8,
     max_iterations: int = 100,
     damping: float = 1e-3,
     respect_limits: bool = True,
     max_step: float | None = 1.0,
-    restarts: int = 0,
+    restarts: int = 50,
+    timeout: float | None = None,
     rng=None,
 ) -> IKResult:
     """Inverse kinematics of one frame: find q with ``fk(model, q, frame) = T_target``.
@@ -658,11 +663,11 @@ def ik(
     and the body Jacobian ``J_b(q)``, stops when ``|omega_b| <= tol_omega`` and
     ``|v_b| <= tol_v``, and otherwise updates q by
 
-    * ``"newton"``: Newton-Raphson, ``dq = pinv(J_b) V_b`` (MR alg. IKinBody, sec. 6.2.2);
-    * ``"dls"``: damped least squares (Levenberg-Marquardt),
+    * ``"dls"`` (default): damped least squares (Levenberg-Marquardt),
       ``dq = J_b^T (J_b J_b^T + lambda_k I)^-1 V_b`` with ``lambda_k = damping^2 +
       |V_b|^2``: the step stays bounded near singularities and far from the target, and
       tends to the Newton step (fast convergence) as the error vanishes;
+    * ``"newton"``: Newton-Raphson, ``dq = pinv(J_b) V_b`` (MR alg. IKinBody, sec. 6.2.2);
 
     then ``q <- q (+) dq`` (:func:`robodyn.integrate`, exact for a floating base) and, if
     ``respect_limits``, clips q into the joint limits. It never loops forever: it stops
@@ -693,10 +698,17 @@ def ik(
         It only acts far from the solution and makes Newton much more robust; None gives
         MR's plain IKinBody step.
     restarts : int
-        After a failure, retry up to this many times from
-        :func:`robodyn.random_configuration` draws.
+        After a failed start, retry up to this many times from
+        :func:`robodyn.random_configuration` draws (within the joint limits). A start
+        that stalls (its error not halved in 15 iterations) or reaches ``max_iterations``
+        fails, so a start in a poor basin costs a few iterations, not the whole budget.
+        ``restarts=0, method="newton", max_step=None`` is MR's IKinBody.
+    timeout : float, optional
+        Wall-clock budget in seconds over all starts; when it runs out the best iterate
+        so far is returned with ``success=False`` and a message saying so.
     rng : numpy.random.Generator or int, optional
-        Random source of the restarts.
+        Random source of the restarts (default a fixed seed: the same call gives the same
+        answer).
 
     Returns
     -------
@@ -730,17 +742,25 @@ def ik(
     lim = _limits(model)
     clip = respect_limits and lim.any
     floating = bool(np.any(model.jnt_type == JOINT_FREE))
-    gen = np.random.default_rng(rng)
+    if timeout is not None and not (np.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    gen = np.random.default_rng(0 if rng is None else rng)
     lam2 = float(damping) ** 2
     total = 0
     best = (np.inf, q, False)
     nv = pack.nv
+    t_end = None if timeout is None else time.perf_counter() + float(timeout)
+    why = f"did not converge in {max_iterations} iterations x {int(restarts) + 1} start(s)"
     for attempt in range(int(restarts) + 1):
         if attempt > 0:
+            if t_end is not None and time.perf_counter() > t_end:
+                why = f"timed out after {timeout:g} s and {attempt} start(s)"
+                break
             q = random_configuration(model, gen)
         if clip:
             q = np.clip(q, lim.lo, lim.hi)
         it = 0
+        history = []  # the error of each iteration of this start (stall detection)
         while True:
             q = np.ascontiguousarray(q, dtype=float)
             r = _core.ik_residual(pack.P, q, T_flat, k, 1)
@@ -755,6 +775,12 @@ def ik(
                 msg = f"converged in {it} iterations" + (f" (restart {attempt})" if attempt else "")
                 return IKResult(q, True, total + it, err, msg)
             if it >= max_iterations:
+                break
+            history.append(err)
+            if restarts and len(history) > 15 and err > 0.5 * history[-16] and err > 1e-5:
+                break  # stalled in a poor basin: a new start is cheaper than more steps
+            if t_end is not None and it % 8 == 7 and time.perf_counter() > t_end:
+                why = f"timed out after {timeout:g} s"
                 break
             dq = _step(J, Vb, method, lam2)
             if clip:
@@ -777,12 +803,48 @@ def ik(
                 break
             it += 1
         total += it
+        if why.startswith("timed out"):
+            break
+    if restarts and clip and not floating and not why.startswith("timed out"):
+        # the last resort for solutions pressed against the joint limits: a bounded
+        # trust-region least-squares solve (scipy's "trf") from the best iterate and from
+        # a few more draws within the limits
+        for x0 in [best[1]] + [random_configuration(model, gen) for _ in range(24)]:
+            if t_end is not None and time.perf_counter() > t_end:
+                why = f"timed out after {timeout:g} s"
+                break
+            qb, nit = _bounded_solve(pack, k, T_flat, np.clip(x0, lim.lo, lim.hi), lim, nv)
+            total += nit
+            r = _core.ik_residual(pack.P, qb, T_flat, k, 1)
+            Vb = r[16 + 6 * nv :]
+            ew, ev = np.linalg.norm(Vb[:3]), np.linalg.norm(Vb[3:])
+            err = float(np.hypot(ew, ev))
+            if ew <= tol_omega and ev <= tol_v:
+                return IKResult(
+                    qb, True, total, err, "converged in the bounded least-squares stage"
+                )
+            if err < best[0]:
+                best = (err, qb, False)
     err, q, _ = best
-    return IKResult(
-        q,
-        False,
-        total,
-        err,
-        f"did not converge in {max_iterations} iterations x {int(restarts) + 1} start(s); "
-        f"best twist error {err:.3g}",
-    )
+    return IKResult(q, False, total, err, f"{why}; best twist error {err:.3g}")
+
+
+def _bounded_solve(pack, k, T_flat, q0, lim, nv):
+    """scipy's bounded trust-region least squares on the body-twist error V_b(q), with
+    dV_b/dq ~ -J_b; returns (q, function evaluations)."""
+    from scipy.optimize import least_squares
+
+    def residual(q):
+        r = _core.ik_residual(pack.P, np.ascontiguousarray(q), T_flat, k, 1)
+        return r[16 + 6 * nv :]
+
+    def jac(q):
+        r = _core.ik_residual(pack.P, np.ascontiguousarray(q), T_flat, k, 1)
+        return -r[16 : 16 + 6 * nv].reshape(6, nv)
+
+    lo = np.where(np.isfinite(lim.lo), lim.lo, -np.inf)
+    hi = np.where(np.isfinite(lim.hi), lim.hi, np.inf)
+    x0 = np.clip(q0, lo + 1e-12 * (hi - lo), hi - 1e-12 * (hi - lo))
+    sol = least_squares(residual, x0, jac=jac, bounds=(lo, hi), method="trf", xtol=1e-15,
+                        ftol=1e-15, gtol=1e-15, max_nfev=200)  # fmt: skip
+    return np.ascontiguousarray(sol.x), int(sol.nfev)
