@@ -124,6 +124,17 @@ def test_simulate_rows(quick_run):
     assert "Simulation (panda" in result["_markdown"] and "mujoco.rollout" in result["_markdown"]
 
 
+def test_ik_rows(quick_run):
+    _, result, _ = quick_run
+    rows = {(r["model"], r["library"]): r for r in result["ik"]}
+    assert set(rows) == {("ur5", "robodyn"), ("ur5", "modern_robotics"), ("panda", "robodyn")}
+    for key in (("ur5", "robodyn"), ("panda", "robodyn")):
+        r = rows[key]
+        assert r["success"] >= 0.98 and 0 < r["median_s"] <= r["p95_s"], r
+    assert 0 <= rows[("ur5", "modern_robotics")]["success"] <= 1
+    assert "IK (ur5, robodyn)" in result["_markdown"]
+
+
 def test_flop_count_ur5():
     # UR5: 6 revolute joints in a chain, the first a child of the world.
     # rnea: 348 (child of the world) + 5 * 396; aba: 344 + 5 * 981;
@@ -190,7 +201,8 @@ def test_without_optional_packages_one_line_per_section(tmp_path):
     # Pinocchio in latency, batch, cold, memory and simulate; MuJoCo in latency and simulate
     assert count("pinocchio: skipped: install Pinocchio (pip install pin)") == 5
     assert count("mujoco: skipped: install MuJoCo (pip install mujoco)") == 2
-    assert count("skipped: install modern_robotics (pip install modern-robotics)") == 1
+    # modern_robotics in latency and ik
+    assert count("skipped: install modern_robotics (pip install modern-robotics)") == 2
     erd = [line for line in lines if "example-robot-data (pip install example-robot-data)" in line]
     assert len(erd) == 1 and "solo12" in erd[0] and "talos" in erd[0]
     result = json.loads(js.read_text())

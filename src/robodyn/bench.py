@@ -98,7 +98,7 @@ __all__ = ["main", "flop_count", "machine_info", "MODELS", "FUNCTIONS", "LIBRARI
 MODELS = ("ur5", "panda", "solo12", "talos")
 FUNCTIONS = ("fk", "jacobian", "rnea", "crba", "aba", "coriolis", "gravity")
 LIBRARIES = ("robodyn", "pinocchio", "mujoco", "modern_robotics")
-SECTIONS = ("latency", "batch", "cold", "memory", "simulate")
+SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik")
 RTOL = 1e-8  # equality to Pinocchio before timing (relative, infinity norm)
 
 FUNCTION_TITLES = {
@@ -138,6 +138,7 @@ _SECTION_PEERS = {
     "cold": ("pinocchio",),
     "memory": ("pinocchio",),
     "simulate": ("pinocchio", "mujoco"),
+    "ik": ("modern_robotics",),
 }
 
 
@@ -1657,6 +1658,13 @@ def format_table(result: dict) -> str:
                 f"{r['model']:<6} {r['function']:<24} {r['library']:<10} "
                 f"{_fmt_time(r['median_s']):>10} {ratios}  {_status_text(r):<20} {r['call']}"
             )
+    if result.get("ik") or notes.get("ik"):
+        section("ik", "IK: random reachable poses from neutral (median, 95th percentile, success)")
+        for r in result.get("ik", []):
+            out.append(
+                f"{r['model']:<6} {r['library']:<16} {_fmt_time(r['median_s']):>10} "
+                f"{_fmt_time(r['p95_s']):>10} {100 * r['success']:6.1f} %  {r['call']}"
+            )
     if result.get("flops"):
         out.append("")
         peak, scalar = mach["peak_gflops"], result["flops"][0]["scalar_peak_gflops"]
@@ -1749,6 +1757,11 @@ def format_markdown(result: dict) -> str:
         lines.append(
             f"Simulation ({r['model']}, {r['function']}): {r['call']}: "
             f"{_fmt_time(r['median_s'])} {per}" + (f" ({'; '.join(vs)})" if vs else "") + "."
+        )
+    for r in result.get("ik", []):
+        lines.append(
+            f"IK ({r['model']}, {r['library']}): {r['call']}: median {_fmt_time(r['median_s'])}, "
+            f"95th percentile {_fmt_time(r['p95_s'])}, success {100 * r['success']:.1f} %."
         )
     for r in result["memory"]:
         if r["library"] == "robodyn" and r.get("over_data"):
@@ -1873,6 +1886,7 @@ def run(cfg: Config) -> dict:
         "cold": [],
         "memory": [],
         "simulate": [],
+        "ik": [],
         "flops": [],
         # section -> one line per optional package it needs that is not installed
         "skipped": {},
@@ -1891,6 +1905,7 @@ def run(cfg: Config) -> dict:
     total += 5 if "cold" in cfg.sections else 0
     total += 2 if "memory" in cfg.sections else 0
     total += 2 if "simulate" in cfg.sections else 0
+    total += 2 if "ik" in cfg.sections else 0
     prog = Progress(total + len(cfg.models), enabled=cfg.progress)
     cases: dict[str, Case] = {}
     try:
@@ -1938,6 +1953,11 @@ def run(cfg: Config) -> dict:
 
             peers = {"pinocchio": pin, "mujoco": mods["mujoco"][0]}
             result["simulate"] = run_simulate(cfg, peers, prog, cases, _build_case, _row)
+        if "ik" in cfg.sections:
+            from .bench_ik import run_ik
+
+            result["ik"] = run_ik(cfg, {"modern_robotics": mods["modern_robotics"][0]}, prog,
+                                  cases, _row)  # fmt: skip
     finally:
         prog.close()
     if cases and ("latency" in cfg.sections or "batch" in cfg.sections):

@@ -1,0 +1,76 @@
+"""The ``ik`` section of ``robodyn bench``: inverse kinematics on random reachable poses.
+
+For the UR5 and the Panda: 1,000 poses (``--quick``: 50), each the forward kinematics of
+a random configuration within the joint limits, solved from the neutral configuration by
+``rd.ik`` with its defaults and by the ``modern_robotics`` package's IKinBody (MR's Newton
+iteration; UR5 only: it needs the PoE description) on the same poses. Reported: the
+success rate, the median and 95th-percentile time per solve. TRAC-IK's published figure
+(~99 % within 5 ms on common arms) is quoted for reference, not measured.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+__all__ = ["run_ik"]
+
+
+def _poses(model, frame, n, seed):
+    from .kinematics import fk
+
+    rng = np.random.default_rng(seed)
+    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
+    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
+    return fk(model, rng.uniform(lo, hi, (n, model.nq)), frame)
+
+
+def _stats(times, ok):
+    t = np.array(times)
+    return float(np.median(t)), float(np.percentile(t, 95)), float(np.mean(ok))
+
+
+def run_ik(cfg, libs: dict, prog, cases: dict, row) -> list[dict]:
+    """Rows of the ik section: robodyn on the UR5 and the Panda, IKinBody on the UR5."""
+    from . import models
+    from .kinematics import fk, ik
+    from .spatial import inv_transform, log6
+
+    n = 50 if cfg.quick else 1000
+    rows: list[dict] = []
+    mr = libs.get("modern_robotics")
+    for name in ("ur5", "panda"):
+        prog.show(f"ik: {name}")
+        model = models.load(name)  # the bundled robots: their "ee" frame and MR's data
+        T = _poses(model, "ee", n, cfg.seed)
+        times, ok = [], []
+        for k in range(n):
+            t0 = time.perf_counter()
+            r = ik(model, "ee", T[k], rng=k)
+            times.append(time.perf_counter() - t0)
+            err = log6(inv_transform(fk(model, r.q, "ee")) @ T[k])
+            ok.append(bool(r.success and np.linalg.norm(err) < 1e-7))
+        med, p95, rate = _stats(times, ok)
+        rows.append(row("ik", name, "ik, 1 start + restarts", "robodyn",
+                        call=f"rd.ik on {n} random reachable poses from neutral",
+                        median_s=med, p95_s=p95, success=rate, n_states=n))  # fmt: skip
+        if mr is not None and name == "ur5":
+            M, Slist, _, _ = model.to_mr("ee")
+            B = np.array([mr.Adjoint(mr.TransInv(M)) @ s for s in Slist.T]).T
+            q0 = np.zeros(model.nq)
+            times, ok = [], []
+            for k in range(n):
+                t0 = time.perf_counter()
+                q, success = mr.IKinBody(B, M, T[k], q0, 1e-8, 1e-8)
+                times.append(time.perf_counter() - t0)
+                err = log6(inv_transform(fk(model, np.asarray(q, float), "ee")) @ T[k])
+                ok.append(bool(success and np.linalg.norm(err) < 1e-7))
+            med_m, p95_m, rate_m = _stats(times, ok)
+            rows[-1]["ratio_to_mr"] = med / med_m
+            rows.append(row("ik", name, "ik, 1 start + restarts", "modern_robotics",
+                            call=f"IKinBody on the same {n} poses (20 Newton steps)",
+                            median_s=med_m, p95_s=p95_m, success=rate_m, n_states=n,
+                            status="reference"))  # fmt: skip
+        prog.step()
+    return rows
