@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_array", "as_vector", "as_square"]
+__all__ = ["as_array", "as_vector", "as_square", "as_positive"]
 
 
 def as_array(x, name: str, tail: tuple[int, ...], *, finite: bool = True) -> np.ndarray:
@@ -58,3 +58,17 @@ def as_square(x, name: str, n: int, *, finite: bool = True) -> np.ndarray:
     if a.ndim != 2:
         raise ValueError(f"{name} must have shape ({n}, {n}), got {a.shape}")
     return a
+
+
+def as_positive(x, name: str, unit: str = "") -> float:
+    """Return ``x`` as a positive, finite float (a duration, a step, a limit).
+
+    ``unit`` (e.g. ``" seconds"``) is said in the message.
+    """
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive number{unit}, got {x!r}") from None
+    if not (x > 0 and np.isfinite(x)):
+        raise ValueError(f"{name} must be a positive, finite number{unit}, got {x!r}")
+    return x

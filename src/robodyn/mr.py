@@ -1421,18 +1421,21 @@ def ForwardDynamicsTrajectory(
     return thetamat, dthetamat
 
 
+class _FlatChart:
+    """theta (+) d = theta + d: MR's chains have 1-dof joints (robodyn.sim's Chart API)."""
+
+    flat = True
+
+    @staticmethod
+    def plus(q, d):
+        return q + d
+
+
 def _euler():
     """robodyn.sim's explicit Euler step (MR's EulerStep) and a chart of 1-dof joints."""
     from .sim.integrators import euler_step
 
-    class _Flat:  # theta (+) d = theta + d: MR's joints are 1-dof
-        flat = True
-
-        @staticmethod
-        def plus(q, d):
-            return q + d
-
-    return euler_step, _Flat()
+    return euler_step, _FlatChart
 
 
 def _int_res(intRes: int) -> int:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._checks import as_positive
 from ..errors import SimulationError
 from ..kernels import core
 from ..kernels._pack import FL_ARMATURE, FL_CHECK, FL_FEXT, FL_FRICTION, FL_GRAVITY, packed
@@ -36,14 +37,8 @@ class _StepError(Exception):
 
 
 # ------------------------------------------------------------------------ arguments
-def _positive(x, name: str) -> float:
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number of seconds, got {x!r}") from None
-    if not (x > 0 and math.isfinite(x)):
-        raise ValueError(f"{name} must be a positive, finite number of seconds, got {x!r}")
-    return x
+def _as_seconds(x, name: str) -> float:
+    return as_positive(x, name, " of seconds")
 
 
 def _states(model, q0, v0):
@@ -128,7 +123,7 @@ def _accelerations(model, friction: bool, f_ext, threads: int):
     return accel
 
 
-def _torques(model, controller, shape, clip: bool, zoh: bool):
+def _torques(model, controller, shape, clip: bool):
     """``torque(t, q, v, z) -> (tau, dz)`` with the controller's output checked."""
     nv = model.nv
     zero = np.zeros(shape[:-1] + (nv,))
@@ -378,14 +373,14 @@ def simulate(
         raise NotImplementedError("simulate(client=...) comes with the Dask scale-out work")
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
-    duration = _positive(duration, "duration")
-    dt = _positive(dt, "dt")
+    duration = _as_seconds(duration, "duration")
+    dt = _as_seconds(dt, "dt")
     K = round(duration / dt)
     if K < 1 or abs(K * dt - duration) > 1e-9 * duration:
         raise ValueError(f"duration ({duration:g} s) must be a whole number of steps dt ({dt:g} s)")
     hold = 0
     if control_dt is not None:
-        control_dt = _positive(control_dt, "control_dt")
+        control_dt = _as_seconds(control_dt, "control_dt")
         hold = round(control_dt / dt)
         if hold < 1 or abs(hold * dt - control_dt) > 1e-9 * control_dt:
             raise ValueError(f"control_dt ({control_dt:g} s) must be a multiple of dt ({dt:g} s)")
@@ -443,7 +438,7 @@ def simulate(
     rec = _Record(K, shape_q, shape_v, None if z is None else z.shape, folder, meta)
 
     accel = _accelerations(model, friction, f_ext, th)
-    torque = _torques(model, controller, shape_v, clip_torque, hold > 0)
+    torque = _torques(model, controller, shape_v, clip_torque)
     chart = Chart(model)
     counter = {"eval": 0}
     held = {"tau": None, "dz": None}

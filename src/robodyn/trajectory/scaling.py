@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from .._checks import as_positive
+
 __all__ = [
     "CubicScaling",
     "QuinticScaling",
@@ -29,14 +31,7 @@ __all__ = [
 ]
 
 
-def _positive(x, name: str) -> float:
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number, got {x!r}") from None
-    if not (x > 0 and math.isfinite(x)):
-        raise ValueError(f"{name} must be a positive, finite number, got {x!r}")
-    return x
+_positive = as_positive  # the shared check (robodyn._checks)
 
 
 def _times(t) -> np.ndarray:
