@@ -31,6 +31,8 @@ if (ROOT / "src" / "robodyn").is_dir():
     sys.path.insert(0, str(ROOT / "src"))
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+from sphinx_gallery.sorting import ExplicitOrder  # noqa: E402
+
 import robodyn  # noqa: E402
 
 project = "robodyn"
@@ -49,7 +51,7 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "tutorials/README.txt", "tutorials/*.py"]
+exclude_patterns = ["_build", "tutorials"]
 nitpicky = True
 suppress_warnings: list[str] = []
 
@@ -84,6 +86,11 @@ sphinx_gallery_conf = {
     "only_warn_on_example_error": False,
     "download_all_examples": False,
     "remove_config_comments": True,
+    # the course's chapters first (chNN_*.py sort in the book's order), then the other
+    # topics, then the pages for readers of other libraries; a new folder goes before those
+    "subsection_order": ExplicitOrder(
+        ["tutorials/course", "tutorials/topics", "*", "tutorials/coming_from"]
+    ),
     "within_subsection_order": "FileNameSortKey",
     "matplotlib_animations": False,
     "plot_gallery": "True",
