@@ -82,7 +82,8 @@ sphinx_gallery_conf = {
     "examples_dirs": ["tutorials"],
     "gallery_dirs": ["auto_tutorials"],
     "filename_pattern": r".*\.py$",  # execute every tutorial, not only plot_*.py
-    "abort_on_example_error": False,  # report all failures; -W turns each into an error
+    "abort_on_example_error": False,  # run every tutorial, then fail the build on any error
+    "run_stale_examples": True,  # re-run unchanged scripts too: the library may have changed
     "only_warn_on_example_error": False,
     "download_all_examples": False,
     "remove_config_comments": True,
@@ -179,7 +180,8 @@ def api_entries() -> dict[str, list[tuple[str, str | None]]]:
         rows = []
         for n in names:
             key = _owner_key(getattr(mod, n))
-            if key is not None and key in owner:
+            # an alias on the same page (rd.rnea and rd.inverse_dynamics) gets its own entry
+            if key is not None and key in owner and owner[key].rpartition(".")[0] != page:
                 rows.append((n, owner[key]))
             else:
                 if key is not None:
@@ -224,7 +226,6 @@ def write_api_pages(app=None) -> None:
             "",
             f".. automodule:: robodyn.{m}",
             "   :no-members:",
-            "   :no-index:",
             "",
         ]
         page += _page_body(title, mod, entries[title])
