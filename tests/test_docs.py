@@ -127,14 +127,21 @@ def test_the_api_reference_lists_every_public_name(site):
     assert not missing, f"not in the API reference: {missing}"
 
 
-def test_cli_page_has_every_subcommand(site):
+def test_the_help_texts_point_to_pages_that_exist(site):
     from robodyn.cli import build_parser
 
     page = (site / "cli.html").read_text(encoding="utf-8")
     parser = build_parser()
+    main_help = " ".join(parser.format_help().split())
+    for target in re.findall(r"\(([\w/]+\.html)\)", main_help):
+        assert (site / target).is_file(), target
+    assert {"auto_tutorials/index.html", "api/index.html", "cli.html"} <= set(
+        re.findall(r"\(([\w/]+\.html)\)", main_help)
+    )
     (sub,) = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"]
-    for name in sub.choices:
-        assert f"robodyn {name}" in page, name
+    for name, command in sub.choices.items():
+        assert f"cli.html#robodyn-{name}" in " ".join(command.format_help().split())
+        assert f'id="robodyn-{name}"' in page, f"cli.html has no section for {name}"
 
 
 # ---------------------------------------------------------------------- docstring examples
