@@ -191,9 +191,8 @@ def api_entries() -> dict[str, list[tuple[str, str | None]]]:
     return pages
 
 
-def write_api_pages(app=None) -> None:
+def write_api_pages(app=None, api: Path = DOCS / "api") -> None:
     """Write docs/api/*.rst from ``robodyn.__all__`` and each public module's ``__all__``."""
-    api = DOCS / "api"
     api.mkdir(exist_ok=True)
     entries = api_entries()
     lines = [

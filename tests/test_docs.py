@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import os
 import pkgutil
 import re
@@ -142,6 +143,34 @@ def test_the_help_texts_point_to_pages_that_exist(site):
     for name, command in sub.choices.items():
         assert f"cli.html#robodyn-{name}" in " ".join(command.format_help().split())
         assert f'id="robodyn-{name}"' in page, f"cli.html has no section for {name}"
+
+
+def test_a_new_public_name_or_module_enters_the_reference_by_itself(monkeypatch, tmp_path):
+    """What another area adds to ``robodyn.__all__`` (a function, a module such as rd.mobile
+    with its own ``__all__``) is listed by the page generator with no edit to docs/."""
+    spec = importlib.util.spec_from_file_location("robodyn_docs_conf", DOCS / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+
+    def fresh_function(x):
+        """A function added by another area."""
+        return x
+
+    fresh = types.ModuleType("robodyn.fresh_module", "A module added by another area.")
+    fresh.__all__ = ["helper"]
+    fresh.helper = fresh_function
+    monkeypatch.setattr(rd, "__all__", [*rd.__all__, "fresh_function", "fresh_module"])
+    monkeypatch.setattr(rd, "fresh_function", fresh_function, raising=False)
+    monkeypatch.setattr(rd, "fresh_module", fresh, raising=False)
+    conf.write_api_pages(api=tmp_path)
+    index = (tmp_path / "index.rst").read_text()
+    assert "\n   fresh_function\n" in index and "\n   fresh_module\n" in index
+    page = (tmp_path / "fresh_module.rst").read_text()
+    # the same object as rd.fresh_function: linked to its entry, not documented twice
+    assert "``robodyn.fresh_module.helper``: :py:obj:`robodyn.fresh_function`" in page
+    assert set(index.split()) >= {n for n in dir(rd) if not n.startswith("__")} - set(
+        conf.public_modules()
+    )
 
 
 # ---------------------------------------------------------------------- docstring examples

@@ -94,7 +94,14 @@ for i, q2 in enumerate([2.2, 1.4, 0.7, 0.15]):
     ring = e.axes[:2, :2] @ (e.lengths[:2, None] * np.array([np.cos(s), np.sin(s)]))
     color = f"C{i}"
     ax.plot(pts[:, 0], pts[:, 1], "o-", color=color, label=f"q2 = {q2} rad")
-    ax.plot(pts[-1, 0] + 0.3 * ring[0], pts[-1, 1] + 0.3 * ring[1], color=color, lw=1)
+    ax.plot(
+        pts[-1, 0] + 0.3 * ring[0],
+        pts[-1, 1] + 0.3 * ring[1],
+        color=color,
+        lw=1,
+        ls="--",
+        label="its velocity ellipse",
+    )
     print(f"q2 = {q2}: semi-axes {e.lengths[:2]} (m/s per rad/s)")
 ax.set(xlabel="x (m)", ylabel="y (m)", title="2R arm: linear velocity ellipses (x 0.3)")
 ax.set_aspect("equal")

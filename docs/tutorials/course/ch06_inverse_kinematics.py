@@ -57,7 +57,11 @@ print("errors (m):", np.array(errors))
 
 fig, ax = plt.subplots(layout="constrained")
 ax.semilogy(np.arange(len(errors)), np.maximum(errors, 1e-17), "o-", label="|x_goal - x|")
-ax.set(xlabel="iteration", ylabel="tip position error (m)", title="Newton-Raphson on the 2R arm")
+ax.set(
+    xlabel="Newton-Raphson step (count)",
+    ylabel="tip position error (m)",
+    title="Newton-Raphson on the 2R arm",
+)
 ax.legend(loc="upper right")
 plt.show()
 

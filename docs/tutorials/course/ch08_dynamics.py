@@ -131,7 +131,8 @@ fig, ax = plt.subplots(subplot_kw={"projection": "polar"}, layout="constrained")
 for q2 in (0.5, 1.2, 2.0):
     L = rd.task_space_inertia(arm, [0.0, q2], "ee", kind="world_aligned", part=(3, 4))
     ax.plot(phi, np.einsum("in,ij,jn->n", u, L, u), label=f"q = (0, {q2}) rad")
-ax.set_title("apparent tip mass u^T Lambda u (kg) by push direction")
+ax.set(xlabel="push direction (rad)", ylabel="u^T Lambda u (kg)")
+ax.set_title("apparent tip mass by push direction")
 ax.legend(loc="upper left", bbox_to_anchor=(1.05, 1.0))
 plt.show()
 

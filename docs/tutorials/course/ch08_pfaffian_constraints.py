@@ -99,7 +99,7 @@ fig, ax = plt.subplots(layout="constrained")
 ax.plot(path[:, 0], path[:, 1], label="contact point")
 ax.set(xlabel="x (m)", ylabel="y (m)", title="knife edge under constant pushes, 4 s")
 ax.set_aspect("equal")
-ax.legend(loc="upper left")
+ax.legend(loc="best")
 plt.show()
 
 # %%

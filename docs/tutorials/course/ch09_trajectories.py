@@ -35,7 +35,7 @@ for name, scaling in scalings.items():
     print(f"{name:12s} duration {scaling.duration:.3f} s, peak speed {sd.max():.3f} 1/s")
     for ax, y in zip(axs, (s, sd, sdd)):
         ax.plot(t, y, label=name)
-axs[0].set(ylabel="s", title="time scalings from rest to rest")
+axs[0].set(ylabel="s (fraction)", title="time scalings from rest to rest")
 axs[1].set(ylabel="ds/dt (1/s)")
 axs[2].set(ylabel="d2s/dt2 (1/s^2)", xlabel="t (s)")
 axs[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
