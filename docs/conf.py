@@ -31,6 +31,9 @@ if (ROOT / "src" / "robodyn").is_dir():
     sys.path.insert(0, str(ROOT / "src"))
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+from sphinx.errors import PycodeError  # noqa: E402
+from sphinx.pycode import ModuleAnalyzer  # noqa: E402
+from sphinx.util import logging  # noqa: E402
 from sphinx_gallery.sorting import ExplicitOrder  # noqa: E402
 
 import robodyn  # noqa: E402
@@ -352,8 +355,38 @@ def resolve_robodyn_reference(app, env, node, contnode):
     return None
 
 
+def document_constants(app, what, name, obj, options, lines) -> None:
+    """A public constant's documentation is the ``#:`` comment above its assignment, in
+    whichever robodyn module assigns it (autodoc only reads the module it is listed in);
+    never the docstring of its type (``tuple``, ``dict``). A constant without one is a
+    warning, an error with -W, like a function without a docstring."""
+    if what != "data":
+        return
+    type_doc = inspect.cleandoc(type(obj).__doc__ or "")
+    if "\n".join(lines).strip() not in ("", type_doc.strip()):
+        return  # documented where it is listed
+    lines.clear()
+    attr = name.rpartition(".")[2]
+    for modname, mod in sorted(sys.modules.items()):
+        if not modname.startswith("robodyn") or getattr(mod, attr, None) is not obj:
+            continue
+        try:
+            docs = ModuleAnalyzer.for_module(modname).find_attr_docs()
+        except PycodeError:
+            continue
+        if ("", attr) in docs:
+            lines.extend(line for line in docs[("", attr)] if line.strip())
+            lines.append("")
+            return
+    logging.getLogger(__name__).warning(
+        "public constant %s has no documentation: add a '#:' comment above its assignment",
+        name,
+    )
+
+
 def setup(app):
     write_api_pages()
     write_cli_page()
     app.connect("missing-reference", resolve_robodyn_reference)
+    app.connect("autodoc-process-docstring", document_constants, priority=100)  # before numpydoc
     return {"parallel_read_safe": True}
