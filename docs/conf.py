@@ -182,9 +182,12 @@ def api_entries() -> dict[str, list[tuple[str, str | None]]]:
     ]:
         rows = []
         for n in names:
-            key = _owner_key(getattr(mod, n))
-            # an alias on the same page (rd.rnea and rd.inverse_dynamics) gets its own entry
-            if key is not None and key in owner and owner[key].rpartition(".")[0] != page:
+            obj = getattr(mod, n)
+            key = _owner_key(obj)
+            # a function's alias on the same page (rd.rnea, rd.inverse_dynamics) gets its own
+            # entry; a class is documented once (two entries would register it twice)
+            same_page = key in owner and owner[key].rpartition(".")[0] == page
+            if key is not None and key in owner and (not same_page or inspect.isclass(obj)):
                 rows.append((n, owner[key]))
             else:
                 if key is not None:

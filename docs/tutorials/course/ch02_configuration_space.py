@@ -18,6 +18,8 @@ import numpy as np
 
 import robodyn as rd
 
+np.set_printoptions(precision=5, suppress=True)
+
 # %%
 # Planar mechanisms (m = 3)
 # -------------------------

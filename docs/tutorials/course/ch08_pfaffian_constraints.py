@@ -21,6 +21,8 @@ import sympy as sp
 
 import robodyn as rd
 
+np.set_printoptions(precision=5, suppress=True)
+
 m, I_z = 2.5, 0.4  # kg, kg m^2
 
 # %%

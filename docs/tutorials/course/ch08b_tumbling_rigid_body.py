@@ -15,6 +15,8 @@ import numpy as np
 
 import robodyn as rd
 
+np.set_printoptions(precision=5, suppress=True)
+
 # %%
 # A box of 0.3 x 0.1 x 0.05 m, spun about its intermediate axis (y) with a small
 # perturbation about x.

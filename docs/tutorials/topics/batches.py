@@ -16,6 +16,8 @@ import numpy as np
 
 import robodyn as rd
 
+np.set_printoptions(precision=5, suppress=True)
+
 model = rd.models.load("panda")
 rng = np.random.default_rng(0)
 

@@ -13,6 +13,8 @@ import sympy as sp
 
 import robodyn as rd
 
+np.set_printoptions(precision=5, suppress=True)
+
 # %%
 # From a Lagrangian: the RP arm
 # -----------------------------
