@@ -23,6 +23,7 @@ import inspect
 import os
 import sys
 import types
+import warnings
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
@@ -75,6 +76,9 @@ autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
+# numpydoc reports a docstring it cannot parse (an unknown section) as a Python warning,
+# which sphinx-build -W would not see: make it an error that stops the build.
+warnings.filterwarnings("error", category=UserWarning, module=r"numpydoc\.docscrape")
 # A public name without a docstring is a build warning, hence an error with -W (GL08).
 numpydoc_validation_checks = {"GL08"}
 numpydoc_validation_exclude = {r"\.__\w+__$", r"\._\w+$"}
