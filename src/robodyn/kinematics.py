@@ -915,26 +915,44 @@ def ik(
         if why.startswith("timed out"):
             break
     if restarts and clip and not floating and not why.startswith("timed out"):
-        # the last resort for solutions pressed against the joint limits: a bounded
-        # trust-region least-squares solve (scipy's "trf") from the best iterate and from
-        # a few more draws within the limits
-        for x0 in [best[1]] + [random_configuration(model, gen) for _ in range(24)]:
-            if t_end is not None and time.perf_counter() > t_end:
-                why = f"timed out after {timeout:g} s"
-                break
-            qb, nit = _bounded_solve(pack, k, T_flat, np.clip(x0, lim.lo, lim.hi), lim, nv, task)
-            total += nit
-            r = _core.ik_residual(pack.P, qb, T_flat, k, 1)
-            _, _, ew, ev = _task_error(task, r, T_flat, nv)
-            err = float(np.hypot(ew, ev))
-            if ew <= tol_omega and ev <= tol_v:
-                return IKResult(
-                    qb, True, total, err, "converged in the bounded least-squares stage"
-                )
-            if err < best[0]:
-                best = (err, qb)
+        res, nit, timed_out = _bounded_stage(model, pack, k, T_flat, best[1], lim, task, gen,
+                                             tol_omega, tol_v, t_end)  # fmt: skip
+        total += nit
+        if res[2]:
+            return IKResult(
+                res[0], True, total, res[1], "converged in the bounded least-squares stage"
+            )
+        if res[1] < best[0]:
+            best = (res[1], res[0])
+        if timed_out:
+            why = f"timed out after {timeout:g} s"
     err, q = best
     return IKResult(q, False, total, err, f"{why}; best twist error {err:.3g}")
+
+
+def _bounded_stage(model, pack, k, T_flat, q_best, lim, task, gen, tol_omega, tol_v, t_end):
+    """The last resort for solutions pressed against the joint limits: a bounded
+    trust-region least-squares solve (scipy's "trf") from the best iterate and from a few
+    more draws within the limits. Returns ((q, error, converged), evaluations, timed out)."""
+    nv = pack.nv
+    best = (q_best, np.inf, False)
+    total = 0
+    from .model.configuration import random_configuration
+
+    for attempt in range(25):
+        if t_end is not None and time.perf_counter() > t_end:
+            return best, total, True
+        x0 = q_best if attempt == 0 else random_configuration(model, gen)
+        qb, nit = _bounded_solve(pack, k, T_flat, np.clip(x0, lim.lo, lim.hi), lim, nv, task)
+        total += nit
+        r = _core.ik_residual(pack.P, qb, T_flat, k, 1)
+        _, _, ew, ev = _task_error(task, r, T_flat, nv)
+        err = float(np.hypot(ew, ev))
+        if ew <= tol_omega and ev <= tol_v:
+            return (qb, err, True), total, False
+        if err < best[1]:
+            best = (qb, err, False)
+    return best, total, False
 
 
 def _bounded_solve(pack, k, T_flat, q0, lim, nv, task):
