@@ -92,9 +92,10 @@ def ik_batch(
 
     The iteration, its stopping tests, the joint-limit active set, the restarts and the
     bounded least-squares last stage are those of :func:`robodyn.ik` (see it for every
-    parameter); a lane whose start fails draws its next start within the limits from
-    the one generator, so a lane's restarts differ from a single solve's. Lanes that
-    converge from the same start agree with :func:`robodyn.ik` to rounding.
+    parameter). With ``rng`` None or an integer seed every lane draws its restarts from
+    the generator :func:`robodyn.ik` would use with that ``rng``, so each lane follows
+    the single solve of its pose and agrees with it to rounding (a generator object as
+    ``rng`` seeds one generator per lane from it instead).
 
     Parameters
     ----------
@@ -160,7 +161,19 @@ def ik_batch(
     th = 0 if threads is None else _threads(threads)
     lim = _limits(model)
     clip = respect_limits and lim.any
-    gen = np.random.default_rng(0 if rng is None else rng)
+    # each lane's own random source: with rng None or a seed, the generator a single
+    # rd.ik(..., rng=rng) would use, so a lane's restarts are that solve's restarts
+    seeded = rng is None or isinstance(rng, (int, np.integer))
+    parent = None if seeded else np.random.default_rng(rng)
+    gens: dict = {}
+
+    def lane_gen(i):
+        if i not in gens:
+            gens[i] = np.random.default_rng(
+                (0 if rng is None else int(rng)) if seeded else parent.integers(2**63)
+            )
+        return gens[i]
+
     lam2 = float(damping) ** 2
     tol_w = tol_omega if task.ang else np.inf
     tol_l = tol_v if task.lin else np.inf
@@ -214,7 +227,7 @@ def ik_batch(
         if lanes.size:  # a new start within the limits for each failed lane
             attempt[lanes] += 1
             it[lanes] = 0
-            new = random_configuration(model, gen, size=lanes.size)
+            new = np.array([random_configuration(model, lane_gen(i)) for i in lanes])
             Q[lanes] = np.clip(new, lim.lo, lim.hi) if clip else new
         step = ~conv & ~ended
         running_next = running[~conv & (~ended | again)]
@@ -251,7 +264,8 @@ def ik_batch(
         if cut[i]:
             why = f"timed out after {timeout:g} s"
         elif restarts and clip and not lim.floating:
-            res, nit, late = _bounded_stage(model, pack, k, Tf[i], best_q[i], lim, task, gen,
+            g = lane_gen(i)
+            res, nit, late = _bounded_stage(model, pack, k, Tf[i], best_q[i], lim, task, g,
                                             tol_omega, tol_v, t_end)  # fmt: skip
             total[i] += nit
             if res[2]:

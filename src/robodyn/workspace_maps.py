@@ -285,7 +285,7 @@ def _grid(model: Model, grid) -> np.ndarray:
     lo_f, hi_f = np.isfinite(lo), np.isfinite(hi)
     lo, hi = (np.where(lo_f, lo, np.where(hi_f, hi - 2 * half, -half)),
               np.where(hi_f, hi, np.where(lo_f, lo + 2 * half, half)))  # fmt: skip
-    if np.ndim(grid) == 0:
+    if np.isscalar(grid):
         m = int(grid)
         if m < 1 or m != grid:
             raise ValueError(f"grid must be an int >= 1 or one sequence per joint, got {grid!r}")
