@@ -26,6 +26,8 @@ from .kernels.call import threads as _threads
 from .kinematics import (
     IKResult,
     _bounded_stage,
+    _c_options,
+    _c_starts,
     _frame_index,
     _limits,
     _packed,
@@ -36,6 +38,8 @@ from .model.model import JOINT_REVOLUTE, Model
 from .spatial import check_transform, inv_transform, log6
 
 __all__ = ["ik_batch", "ik_all"]
+
+_TAIL = 32  # lanes left when the batch hands them to the compiled core one by one
 
 
 def _batch_error(task, r, T, nv):
@@ -192,10 +196,32 @@ def ik_batch(
     message = np.empty(N, dtype=object)
     running = np.arange(N)
     cut = np.zeros(N, bool)  # lanes stopped by the time budget
+    tail = method == "dls" and not lim.floating
+    if tail:
+        lo_c, hi_c, opts = _c_options(lim, clip, task, tol_omega, tol_v, lam2, max_step,
+                                      max_iterations, restarts)  # fmt: skip
     while running.size:
         if t_end is not None and time.perf_counter() > t_end:
             cut[running] = True
             total[running] += it[running]
+            break
+        if tail and running.size <= _TAIL:
+            # the last few lanes: a vectorised iteration would cost its Python overhead
+            # for a handful of lanes, so each goes on in the compiled core from where it
+            # is (same iterate, iteration count and error history: the same arithmetic)
+            for i in running:
+                ok, q_i, n_i, e_i, msg = _c_starts(
+                    model, pack, k, Tf[i], task.w, lo_c, hi_c, opts, Q[i], int(attempt[i]),
+                    int(restarts), lane_gen(i), t_end, timeout, int(it[i]), hist[i],
+                )  # fmt: skip
+                total[i] += n_i
+                if ok:
+                    Q[i], err_out[i], success[i], message[i] = q_i, e_i, True, msg
+                    continue
+                if e_i < best_err[i]:
+                    best_err[i], best_q[i] = e_i, q_i
+                if msg is not None:  # timed out
+                    cut[i] = True
             break
         q = np.ascontiguousarray(Q[running])
         r = _core.ik_residual(pack.P, q, np.ascontiguousarray(Tf[running]), k, th)

@@ -846,27 +846,21 @@ def ik(
     t_end = None if timeout is None else time.perf_counter() + float(timeout)
     why = f"did not converge in {max_iterations} iterations x {int(restarts) + 1} start(s)"
     in_c = method == "dls" and not floating
-    if in_c:  # one start whole in the compiled core (kernels/core/ik.c)
-        lo, hi = (lim.lo, lim.hi) if clip else (np.full(nv, -np.inf), np.full(nv, np.inf))
-        opts = np.array([tol_omega if task.ang else np.inf, tol_v if task.lin else np.inf,
-                         lam2, max_step, max_iterations, 1.0 if restarts else 0.0,
-                         1.0 if task.position_only else 0.0])  # fmt: skip
-    for attempt in range(int(restarts) + 1):
+    if in_c:  # each start whole in the compiled core (kernels/core/ik.c)
+        lo, hi, opts = _c_options(lim, clip, task, tol_omega, tol_v, lam2, max_step,
+                                  max_iterations, restarts)  # fmt: skip
+        ok, q, total, err, msg = _c_starts(model, pack, k, T_flat, task.w, lo, hi, opts, q, 0,
+                                           int(restarts), gen, t_end, timeout)  # fmt: skip
+        if ok:
+            return IKResult(q, True, total, err, msg)
+        best = (err, q)
+        why = msg or why
+    for attempt in range(0 if in_c else int(restarts) + 1):
         if attempt > 0:
             if t_end is not None and time.perf_counter() > t_end:
                 why = f"timed out after {timeout:g} s and {attempt} start(s)"
                 break
             q = random_configuration(model, gen)
-        if in_c:
-            q = np.ascontiguousarray(q, dtype=float)
-            qe, qb, status, it, err = _core.ik_dls(pack.P, q, T_flat, k, lo, hi, task.w, opts)
-            if status == 0:
-                msg = f"converged in {it} iterations" + (f" (restart {attempt})" if attempt else "")
-                return IKResult(qe, True, total + it, err, msg)
-            total += it
-            if err < best[0]:
-                best = (err, qb)
-            continue
         if clip:
             q = np.clip(q, lim.lo, lim.hi)
         it = 0
@@ -928,6 +922,51 @@ def ik(
             why = f"timed out after {timeout:g} s"
     err, q = best
     return IKResult(q, False, total, err, f"{why}; best twist error {err:.3g}")
+
+
+def _c_options(lim, clip, task, tol_omega, tol_v, lam2, max_step, max_iterations, restarts):
+    """(lo, hi, opts) of ``_core.ik_dls``."""
+    nv = len(lim.lo)
+    lo, hi = (lim.lo, lim.hi) if clip else (np.full(nv, -np.inf), np.full(nv, np.inf))
+    opts = np.array([tol_omega if task.ang else np.inf, tol_v if task.lin else np.inf, lam2,
+                     max_step, max_iterations, 1.0 if restarts else 0.0,
+                     1.0 if task.position_only else 0.0, 0.0])  # fmt: skip
+    return lo, hi, opts
+
+
+def _c_starts(model, pack, k, T_flat, w, lo, hi, opts, q, attempt, restarts, gen, t_end,
+              timeout, it0=0, hist=None):  # fmt: skip
+    """The starts of :func:`ik` in the compiled core, from start number ``attempt`` (q its
+    start, or with ``it0`` > 0 its iterate after it0 updates, ``hist`` their errors), then
+    fresh draws within the limits until ``restarts``. Returns (converged, q, iterations,
+    error, message: why it converged or timed out, None when it ran out of starts)."""
+    from .model.configuration import random_configuration
+
+    total = 0
+    best = (np.inf, q)
+    while True:
+        q = np.ascontiguousarray(q, dtype=float)
+        if it0:
+            o = opts.copy()
+            o[7] = it0
+            res = _core.ik_dls(pack.P, q, T_flat, k, lo, hi, w, o, np.ascontiguousarray(hist[:it0]))
+            it0 = 0
+        else:
+            res = _core.ik_dls(pack.P, q, T_flat, k, lo, hi, w, opts, None)
+        qe, qb, status, it, err = res
+        if status == 0:
+            msg = f"converged in {it} iterations" + (f" (restart {attempt})" if attempt else "")
+            return True, qe, total + it, err, msg
+        total += it
+        if err < best[0]:
+            best = (err, qb)
+        if attempt >= restarts:
+            return False, best[1], total, best[0], None
+        attempt += 1
+        if t_end is not None and time.perf_counter() > t_end:
+            why = f"timed out after {timeout:g} s and {attempt} start(s)"
+            return False, best[1], total, best[0], why
+        q = random_configuration(model, gen)
 
 
 def _bounded_stage(model, pack, k, T_flat, q_best, lim, task, gen, tol_omega, tol_v, t_end):

@@ -95,7 +95,7 @@ static void dls_step(int m, int64_t nv, const double *G, const double *e, double
 
 int rd_ik_dls(const model_t *md, int64_t frame, const double *T_sd, const double *q0,
               const double *lo, const double *hi, const double *w, const ik_opts_t *o,
-              double *q, double *q_best, ik_out_t *res)
+              const double *hist0, double *q, double *q_best, ik_out_t *res)
 {
     const int64_t nv = md->nv;
     const int64_t nout = 16 + 6 * nv + 6;
@@ -120,7 +120,10 @@ int rd_ik_dls(const model_t *md, int64_t frame, const double *T_sd, const double
         q[c] = fmin(fmax(q0[c], lo[c]), hi[c]);
     res->err = INFINITY;
     res->status = IK_MAX_ITERATIONS;
-    int it = 0, lane = 0;
+    /* a start continued from iteration it0 brings the errors of its iterations so far */
+    int it = o->it0 > 0 && o->it0 <= o->max_iterations ? o->it0 : 0, lane = 0;
+    for (int k = 0; k < it; k++)
+        hist[k] = hist0[k];
     for (;;) {
         rd_ik_residual(md, 1, &a, r, W, &lane);
         const double *T = r, *J = r + 16, *V = r + 16 + 6 * nv;
