@@ -224,7 +224,9 @@ def ik_batch(
                     cut[i] = True
             break
         q = np.ascontiguousarray(Q[running])
-        r = _core.ik_residual(pack.P, q, np.ascontiguousarray(Tf[running]), k, th)
+        # threads only pay off on a wide batch (each call starts its own)
+        r = _core.ik_residual(pack.P, q, np.ascontiguousarray(Tf[running]), k,
+                              th if running.size >= 512 else 1)  # fmt: skip
         if r.__class__ is not np.ndarray:
             raise ValueError(f"IK residual failed ({r}); q or T_target not finite")
         e, G, ew, ev = _batch_error(task, r, T[running], nv)

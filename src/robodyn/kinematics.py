@@ -577,15 +577,17 @@ class IKResult:
 
     Attributes
     ----------
-    q : numpy.ndarray, shape (nq,)
-        The last iterate (the solution when ``success``).
-    success : bool
+    q : numpy.ndarray, shape (nq,) or, for a batch, (..., nq)
+        The solution when ``success``, else the best iterate found.
+    success : bool or numpy.ndarray of bool, shape (...)
         Both error norms are within their tolerances.
-    iterations : int
+    iterations : int or numpy.ndarray of int, shape (...)
         Number of updates of q (summed over restarts).
-    error : float
-        Norm of the final body-twist error ``|log6(T_sf^-1 T_target)|``.
-    message : str
+    error : float or numpy.ndarray, shape (...)
+        Norm of the final error (the body twist ``log6(T_sf^-1 T_target)``, its weighted
+        rows kept, or the position error).
+    message : str or numpy.ndarray of str (object), shape (...)
+        Why it stopped.
     """
 
     q: np.ndarray
@@ -659,14 +661,11 @@ class _Task(NamedTuple):
     lin: bool
 
 
-_FULL_TASK = None
+_FULL_TASK = _Task(np.ones(6), np.arange(6), False, True, True)  # the whole pose
 
 
 def _task(position_only, weights) -> _Task:
-    global _FULL_TASK
     if weights is None and not position_only:
-        if _FULL_TASK is None:
-            _FULL_TASK = _Task(np.ones(6), np.arange(6), False, True, True)
         return _FULL_TASK
     if position_only:
         if weights is not None:
