@@ -313,6 +313,12 @@ def test_batch_ik_from_neutral_answers(robot, rng):
     assert list(r2.success) == [True, True, True, False]
     assert "did not converge" in r2.message[3] and "best twist error" in r2.message[3]
     assert r2.error[3] > 1.0
+    # one pose from many starts: q0 (4, nq) against T (4, 4)
+    starts = random_configuration(model, rng, size=4)
+    r3 = kin.ik(model, "ee", T[0], starts)
+    assert r3.q.shape == (4, model.nq) and r3.success.all()
+    for j in range(4):
+        np.testing.assert_allclose(r3.q[j], kin.ik(model, "ee", T[0], starts[j]).q, atol=1e-9)
     with pytest.raises(ValueError, match="broadcast"):
         kin.ik(model, "ee", T[:4], np.zeros((3, model.nq)))
     with pytest.raises(ValueError, match="T_target"):

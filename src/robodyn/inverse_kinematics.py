@@ -105,9 +105,11 @@ def ik_batch(
     ----------
     model : Model
     frame : str or int
-    T_target : array_like, shape (..., 4, 4)
+    T_target : array_like, shape (..., 4, 4) or (4, 4)
     q0 : array_like, shape (nq,) or (..., nq), optional
-        Start(s), broadcast against the batch (default: neutral).
+        Start(s) (default: neutral). The batch is T_target's and q0's leading dimensions
+        broadcast together: many poses from one start, one pose from many starts, or
+        pose k from start k.
     timeout : float, optional
         Budget in seconds for the whole batch; lanes still running when it ends return
         their best iterate with a message saying so.
@@ -128,25 +130,27 @@ def ik_batch(
     if T.ndim < 2 or T.shape[-2:] != (4, 4):
         raise ValueError(f"T_target must have shape (..., 4, 4), got {T.shape}")
     check_transform(T, "T_target")
-    lead = T.shape[:-2]
-    N = math.prod(lead)
-    T = np.ascontiguousarray(T, dtype=float).reshape(N, 4, 4)
-    Tf = T.reshape(N, 16)
     nq, nv = pack.nq, pack.nv
-    if q0 is None:
-        Q = np.tile(neutral(model), (N, 1))
-    else:
+    lead = T.shape[:-2]
+    if q0 is not None:
         q0 = np.asarray(q0, dtype=float)
         if q0.ndim == 0 or q0.shape[-1] != nq:
             raise ValueError(f"q0 must have shape (nq,) = ({nq},) or (..., {nq}), got {q0.shape}")
-        try:
-            Q = np.broadcast_to(q0, (*lead, nq)).reshape(N, nq).copy()
+        try:  # the batch: T_target's and q0's leading dimensions broadcast together
+            lead = np.broadcast_shapes(lead, q0.shape[:-1])
         except ValueError:
             raise ValueError(
-                f"q0 of shape {q0.shape} does not broadcast against the batch {lead}"
+                f"q0 of shape {q0.shape} does not broadcast against T_target's batch {lead}"
             ) from None
-        if not np.all(np.isfinite(Q)):
+        if not np.all(np.isfinite(q0)):
             raise ValueError("q0 contains NaN or inf")
+    N = math.prod(lead)
+    T = np.ascontiguousarray(np.broadcast_to(T, (*lead, 4, 4)), dtype=float).reshape(N, 4, 4)
+    Tf = T.reshape(N, 16)
+    if q0 is None:
+        Q = np.tile(neutral(model), (N, 1))
+    else:
+        Q = np.broadcast_to(q0, (*lead, nq)).reshape(N, nq).copy()
     task = _task(position_only, weights)
     if method not in ("newton", "dls"):
         raise ValueError(f"method must be 'newton' or 'dls', got {method!r}")

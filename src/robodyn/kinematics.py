@@ -755,7 +755,8 @@ def ik(
         by :func:`robodyn.inverse_kinematics.ik_batch` (vectorised damped least squares on
         the batch kernels); the result's fields then carry those dimensions.
     q0 : array_like, shape (nq,) or (..., nq), optional
-        Initial guess (default: the neutral configuration); broadcast against a batch.
+        Initial guess (default: the neutral configuration). Leading dimensions (broadcast
+        with T_target's) make a batch too: one pose from many starts.
     method : {"newton", "dls"}
     tol_omega, tol_v : float
         Tolerances on the norms of the angular and linear parts of ``V_b`` (rad, m).
@@ -804,7 +805,7 @@ def ik(
     k = pack.frames.get(frame) if type(frame) is str else None
     if k is None:
         k = _frame_index(model, pack, frame)
-    if np.ndim(T_target) > 2:
+    if np.ndim(T_target) > 2 or np.ndim(q0) > 1:
         from .inverse_kinematics import ik_batch
 
         return ik_batch(model, frame, T_target, q0, method=method, tol_omega=tol_omega,
