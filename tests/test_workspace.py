@@ -78,6 +78,19 @@ def test_2r_arm_annulus_and_yoshikawa_closed_form():
     np.testing.assert_allclose(ws.points[:, 2], 0.0, atol=1e-15)
     np.testing.assert_allclose(ws.manipulability, L1 * L2 * np.abs(np.sin(ws.q[:, 1])), atol=1e-12)
     assert ws.q.shape == (41 * 41, 2)
+    # statics (MR eq. 5.26): a tip force (f_x, f_y) in world axes needs the torques
+    # tau_1 = -f_x (L1 s1 + L2 s12) + f_y (L1 c1 + L2 c12), tau_2 = -f_x L2 s12 + f_y L2 c12
+    ws = rd.workspace(model, "ee", grid=9, kind="world_aligned")
+    fx, fy = 3.0, -2.0
+    tau = ws.torques([0, 0, 0, fx, fy, 0])
+    t1, t12 = ws.q[:, 0], ws.q[:, 0] + ws.q[:, 1]
+    want = np.column_stack([
+        -fx * (L1 * np.sin(t1) + L2 * np.sin(t12)) + fy * (L1 * np.cos(t1) + L2 * np.cos(t12)),
+        -fx * L2 * np.sin(t12) + fy * L2 * np.cos(t12),
+    ])  # fmt: skip
+    np.testing.assert_allclose(tau, want, atol=1e-12)
+    with pytest.raises(ValueError, match="wrench"):
+        ws.torques([1.0, 2.0])
 
 
 # ------------------------------------------------------------------ UR5 singularities

@@ -114,6 +114,8 @@ class Workspace:
         Unit directions of the radial boundary.
     radius : numpy.ndarray, shape (d,)
         Farthest sample from the centre within each direction's cell (m; 0: no sample).
+    jacobians : numpy.ndarray, shape (n, 6, nv)
+        The Jacobian (all six rows, the kind above) at every sample.
     """
 
     frame: str
@@ -130,6 +132,29 @@ class Workspace:
     directions: np.ndarray
     radius: np.ndarray
     model_name: str = field(default="")
+    jacobians: np.ndarray | None = field(default=None, repr=False)  # (n, 6, nv), all rows
+
+    def torques(self, wrench) -> np.ndarray:
+        """Joint torques that hold a wrench at the frame in every sample: statics,
+        ``tau = J^T F`` (MR eq. 5.26).
+
+        Parameters
+        ----------
+        wrench : array_like, shape (6,) or (n, 6)
+            ``F = [m; f]`` (N m, N) in the coordinates of the Jacobian kind (``"body"``:
+            frame axes; ``"world_aligned"``: world axes at the frame origin, e.g. a payload's
+            weight ``[0, 0, 0, 0, 0, -m g]``).
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, nv)
+            Joint torques (N m) and forces (N).
+        """
+        F = np.asarray(wrench, dtype=float)
+        n = len(self.points)
+        if F.shape not in ((6,), (n, 6)):
+            raise ValueError(f"wrench must have shape (6,) or ({n}, 6), got {F.shape}")
+        return np.einsum("nij,ni->nj", self.jacobians, np.broadcast_to(F, (n, 6)))
 
     @property
     def boundary(self) -> np.ndarray:
@@ -369,7 +394,7 @@ def workspace(
         frame=model.frame_names[k], q=Q, points=P, sigma=m["sigma"],
         manipulability=m["manipulability"], condition=m["condition"], isotropy=m["isotropy"],
         sigma_min=m["sigma_min"], kind=kind, part=part, centre=centre, directions=D,
-        radius=_radial_boundary(P, centre, D), model_name=model.name,
+        radius=_radial_boundary(P, centre, D), model_name=model.name, jacobians=J,
     )  # fmt: skip
 
 
