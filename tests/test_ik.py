@@ -369,3 +369,19 @@ def test_ur5_all_eight_solutions(rng):
                 assert q3.size == 2 and q3[0] == pytest.approx(-q3[1], abs=1e-7)
     with pytest.raises(ValueError, match="isolated"):
         ik_all(models.load("panda"), "ee", np.eye(4))
+
+
+def test_restart_draws_are_random_configuration_draws():
+    """The restarts (and the workspace grid) use random_configuration's ranges, cached:
+    the same numbers from the same generator, one-sided and unlimited joints included."""
+    from helpers import point_mass_2r
+    from robodyn.kinematics import _draw
+
+    one_sided = ModelBuilder("one_sided")
+    one_sided.add_body("a", "world", axis=(0, 0, 1), lower=-0.5)
+    one_sided.add_body("b", "a", axis=(1, 0, 0), joint_type="prismatic", upper=0.2)
+    one_sided.add_frame("ee", "b")
+    for model in (models.load("ur5"), models.load("panda"), point_mass_2r(), one_sided.build()):
+        g1, g2 = np.random.default_rng(3), np.random.default_rng(3)
+        a = [random_configuration(model, g1) for _ in range(5)]
+        np.testing.assert_array_equal(a, [_draw(model, g2) for _ in range(5)])

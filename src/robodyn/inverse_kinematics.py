@@ -28,6 +28,7 @@ from .kinematics import (
     _bounded_stage,
     _c_options,
     _c_starts,
+    _draw,
     _frame_index,
     _limits,
     _packed,
@@ -122,7 +123,7 @@ def ik_batch(
         ``q`` (..., nq), ``success`` (...) bool, ``iterations`` (...) int, ``error``
         (...), ``message`` (...) object array of str (why each lane stopped).
     """
-    from .model.configuration import integrate, neutral, random_configuration
+    from .model.configuration import integrate, neutral
 
     pack = _packed(model)
     k = _frame_index(model, pack, frame)
@@ -259,7 +260,7 @@ def ik_batch(
         if lanes.size:  # a new start within the limits for each failed lane
             attempt[lanes] += 1
             it[lanes] = 0
-            new = np.array([random_configuration(model, lane_gen(i)) for i in lanes])
+            new = np.array([_draw(model, lane_gen(i)) for i in lanes])
             Q[lanes] = np.clip(new, lim.lo, lim.hi) if clip else new
         step = ~conv & ~ended
         running_next = running[~conv & (~ended | again)]

@@ -631,6 +631,42 @@ def _limits(model: Model) -> _Limits:
     return lim
 
 
+def _sample_ranges(model: Model):
+    """(q indices, lo, hi) of the one-coordinate joints as
+    :func:`robodyn.random_configuration` draws them: the limits, an unlimited side
+    replaced by -pi/pi (revolute) or -1/1 m (prismatic), a one-sided limit giving a width
+    of 2 pi (2 m); None when the model has a floating joint. Cached on the model."""
+    from .model.configuration import _joint_slices
+
+    out = model.__dict__.get("_ik_ranges", 0)
+    if out == 0:
+        q1, _, prismatic, free = _joint_slices(model)
+        out = None
+        if not free:
+            lo, hi = model.q_lower[q1], model.q_upper[q1]
+            half = np.where(prismatic, 1.0, np.pi)
+            lo_inf, hi_inf = ~np.isfinite(lo), ~np.isfinite(hi)
+            out = (q1, np.where(lo_inf, np.where(hi_inf, -half, hi - 2 * half), lo),
+                   np.where(hi_inf, np.where(lo_inf, half, lo + 2 * half), hi))  # fmt: skip
+        object.__setattr__(model, "_ik_ranges", out)
+    return out
+
+
+def _draw(model: Model, gen) -> np.ndarray:
+    """A restart: the numbers :func:`robodyn.random_configuration` (model, gen) draws,
+    with the ranges computed once per model (a restart is drawn per failed start, so its
+    cost shows in a batch)."""
+    ranges = _sample_ranges(model)
+    if ranges is None:
+        from .model.configuration import random_configuration
+
+        return random_configuration(model, gen)
+    q1, lo, hi = ranges
+    q = np.zeros(model.nq)
+    q[q1] = gen.uniform(lo, hi, size=(1, len(q1)))[0]
+    return q
+
+
 def _blocked(lim: _Limits, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
     """v indices of the dofs sitting on a limit that dq would push through."""
     x, d = q[lim.dof_q], dq[lim.dof_v]
@@ -940,7 +976,6 @@ def _c_starts(model, pack, k, T_flat, w, lo, hi, opts, q, attempt, restarts, gen
     start, or with ``it0`` > 0 its iterate after it0 updates, ``hist`` their errors), then
     fresh draws within the limits until ``restarts``. Returns (converged, q, iterations,
     error, message: why it converged or timed out, None when it ran out of starts)."""
-    from .model.configuration import random_configuration
 
     total = 0
     best = (np.inf, q)
@@ -966,7 +1001,7 @@ def _c_starts(model, pack, k, T_flat, w, lo, hi, opts, q, attempt, restarts, gen
         if t_end is not None and time.perf_counter() > t_end:
             why = f"timed out after {timeout:g} s and {attempt} start(s)"
             return False, best[1], total, best[0], why
-        q = random_configuration(model, gen)
+        q = _draw(model, gen)
 
 
 def _bounded_stage(model, pack, k, T_flat, q_best, lim, task, gen, tol_omega, tol_v, t_end):

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .kinematics import _frame_index, _packed, _rows, fk, jacobian
-from .model.model import JOINT_FREE, JOINT_PRISMATIC, Model
+from .kinematics import _frame_index, _packed, _rows, _sample_ranges, fk, jacobian
+from .model.model import JOINT_FREE, Model
 
 __all__ = ["workspace", "Workspace", "singularities", "Singularity", "MEASURES"]
 
@@ -300,16 +300,9 @@ class Workspace:
 def _grid(model: Model, grid) -> np.ndarray:
     """Configurations on a grid within the limits (unlimited revolute: [-pi, pi],
     prismatic: [-1, 1] m): ``grid`` points per joint (int) or one sequence per joint."""
-    lo = np.array(model.q_lower, dtype=float)
-    hi = np.array(model.q_upper, dtype=float)
-    pris = np.zeros(model.nq, bool)
-    for i in range(1, model.nb):
-        if model.jnt_nq[i] == 1 and int(model.jnt_type[i]) == JOINT_PRISMATIC:
-            pris[int(model.jnt_qadr[i])] = True
-    half = np.where(pris, 1.0, math.pi)
-    lo_f, hi_f = np.isfinite(lo), np.isfinite(hi)
-    lo, hi = (np.where(lo_f, lo, np.where(hi_f, hi - 2 * half, -half)),
-              np.where(hi_f, hi, np.where(lo_f, lo + 2 * half, half)))  # fmt: skip
+    q1, lo1, hi1 = _sample_ranges(model)  # random_configuration's ranges
+    lo, hi = np.zeros(model.nq), np.zeros(model.nq)
+    lo[q1], hi[q1] = lo1, hi1
     if np.isscalar(grid):
         m = int(grid)
         if m < 1 or m != grid:
