@@ -5,7 +5,12 @@
 compiled core's batched IK residual (pose, body Jacobian and body-twist error of every
 lane still running, threads over the batch) and solves the ``m x m`` damped normal
 equations of all those lanes with one vectorised numpy call; converged lanes leave the
-batch, failed starts are redrawn within the limits lane by lane.
+batch. For the damped least squares of a fixed-base arm, the lanes whose first start
+fails, and the last few lanes of the first start, go on one by one in the compiled core's
+start (``kernels/core/ik.c``, the same arithmetic continued from the same iterate,
+iteration count and error history): there a vectorised iteration would pay its Python
+overhead for a handful of lanes. Restarts draw within the limits from each lane's own
+generator.
 
 :func:`ik_all` enumerates the isolated solutions of an arm whose joints match the task
 (6 joints for a full pose, 3 for a position): a batch of random starts within the
@@ -205,6 +210,23 @@ def ik_batch(
     if tail:
         lo_c, hi_c, opts = _c_options(lim, clip, task, tol_omega, tol_v, lam2, max_step,
                                       max_iterations, restarts)  # fmt: skip
+
+    def in_core(lanes):
+        for i in lanes:
+            ok, q_i, n_i, e_i, msg = _c_starts(
+                model, pack, k, Tf[i], task.w, lo_c, hi_c, opts, Q[i], int(attempt[i]),
+                int(restarts), lane_gen(i), t_end, timeout, int(it[i]), hist[i],
+            )  # fmt: skip
+            total[i] += n_i
+            if ok:
+                Q[i], err_out[i], success[i], message[i] = q_i, e_i, True, msg
+                continue
+            if e_i < best_err[i]:
+                best_err[i], best_q[i] = e_i, q_i
+            if msg is not None:  # timed out
+                cut[i] = True
+
+    handed = []  # lanes whose first start failed: their restarts run in the core
     while running.size:
         if t_end is not None and time.perf_counter() > t_end:
             cut[running] = True
@@ -214,19 +236,7 @@ def ik_batch(
             # the last few lanes: a vectorised iteration would cost its Python overhead
             # for a handful of lanes, so each goes on in the compiled core from where it
             # is (same iterate, iteration count and error history: the same arithmetic)
-            for i in running:
-                ok, q_i, n_i, e_i, msg = _c_starts(
-                    model, pack, k, Tf[i], task.w, lo_c, hi_c, opts, Q[i], int(attempt[i]),
-                    int(restarts), lane_gen(i), t_end, timeout, int(it[i]), hist[i],
-                )  # fmt: skip
-                total[i] += n_i
-                if ok:
-                    Q[i], err_out[i], success[i], message[i] = q_i, e_i, True, msg
-                    continue
-                if e_i < best_err[i]:
-                    best_err[i], best_q[i] = e_i, q_i
-                if msg is not None:  # timed out
-                    cut[i] = True
+            in_core(running)
             break
         q = np.ascontiguousarray(Q[running])
         # threads only pay off on a wide batch (each call starts its own)
@@ -263,6 +273,9 @@ def ik_batch(
             new = np.array([_draw(model, lane_gen(i)) for i in lanes])
             Q[lanes] = np.clip(new, lim.lo, lim.hi) if clip else new
         step = ~conv & ~ended
+        if tail and lanes.size:
+            handed.append(lanes)
+            again[:] = False
         running_next = running[~conv & (~ended | again)]
         idx = running[step]
         if idx.size:
@@ -290,6 +303,12 @@ def ik_batch(
             Q[idx] = qn
             it[idx] += 1
         running = running_next
+    if handed:
+        handed = np.concatenate(handed)
+        if t_end is not None and time.perf_counter() > t_end:
+            cut[handed] = True  # out of time before their next start
+        else:
+            in_core(handed)
     # lanes left: the bounded least-squares stage one by one, as robodyn.ik does
     failed = np.flatnonzero(~success)
     for i in failed:
