@@ -826,7 +826,7 @@ def ik(
     weights : array_like, shape (6,), optional
         Weights >= 0 of the error rows ``[omega_x, omega_y, omega_z, v_x, v_y, v_z]``.
     threads : int, optional
-        Threads of the batch kernels (batch only).
+        Threads of a batch's residual calls (batch only; default 1).
 
     Returns
     -------
