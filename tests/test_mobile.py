@@ -453,3 +453,81 @@ def test_simulate_constraints_bad_input():
     res = rd.simulate(model, np.zeros(3), [1.0, 1.0, 0.0], duration=0.1, dt=0.01,
                       constraints=con)  # fmt: skip
     np.testing.assert_allclose(res.v[0], [1.0, 0.0, 0.0], atol=1e-15)
+
+
+# ------------------------------------------------------------ command line, figures
+@pytest.fixture
+def audited(monkeypatch):
+    """Every figure saved is checked for readability as it is written."""
+    from matplotlib.figure import Figure
+
+    from helpers import figure_problems
+
+    seen = []
+    save = Figure.savefig
+
+    def savefig(fig, fname, *args, **kwargs):
+        seen.append((str(fname), figure_problems(fig)))
+        return save(fig, fname, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", savefig)
+    return seen
+
+
+@pytest.mark.parametrize("kind", ["unicycle", "diffdrive", "car", "omni", "mecanum", "youbot"])
+def test_cli_mobile_demo_writes_readable_figures(kind, tmp_path, audited, capsys):
+    from robodyn.cli import main
+
+    args = ["mobile", kind, "--out", str(tmp_path)]
+    if kind not in ("omni", "car"):  # two of them also write their GIF
+        args.append("--no-animation")
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert audited, "no figure written"
+    bad = [f"{p}: {m}" for p, ms in audited for m in ms]
+    assert not bad, "\n".join(bad)
+    pngs = list(tmp_path.glob("*.png"))
+    assert len(pngs) == len(audited) and all(p.stat().st_size > 10_000 for p in pngs)
+    if kind in ("omni", "car"):
+        from PIL import Image
+
+        with Image.open(tmp_path / f"{kind}.gif") as im:
+            assert im.n_frames > 10
+    # the numbers printed are the ones the library computes
+    if kind == "mecanum":
+        assert "-8.1053  21.0526 -21.0526" in out  # (1/r)(-l-w), 1/r, -1/r of MR eq. 13.10
+    if kind == "car":
+        p = mobile.dubins([0, 0, 0], [np.pi, -1.0, 3.0], 0.5 / np.tan(0.6))
+        assert f"Dubins path {p.word}" in out and f"length {p.length:.3f} m" in out
+    if kind == "youbot":
+        assert "below 1 mm after" in out
+    if kind == "diffdrive":
+        import re
+
+        m = re.search(r"energy gained (\S+) J = work of the wheel torques (\S+) J", out)
+        gained, work = float(m[1]), float(m[2])
+        assert gained == pytest.approx(work, rel=1e-5)
+
+
+def test_cli_mobile_rejects_an_unknown_robot(capsys):
+    from robodyn.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["mobile", "tank"])
+    assert exc.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_plot_functions_check_their_input():
+    from robodyn.mobile import plot as mp
+
+    with pytest.raises(ValueError, match=r"shape \(K, 3\)"):
+        mp.plot_path(np.zeros((5, 2)))
+    model, con = mobile.knife_edge_model()
+    plain = rd.simulate(model, np.zeros(3), None, duration=0.1, dt=0.01)
+    with pytest.raises(ValueError, match="constraint_violation"):
+        mp.plot_constraint_violation(plain)
+    run = mobile.drive(ROBOTS["diffdrive"], np.zeros(3), lambda t, q: np.array([0.1, 0.2, 0]),
+                       duration=0.2, dt=0.1)  # fmt: skip
+    with pytest.raises(ValueError, match=".gif"):
+        mp.animate(run, "x.mp4")
