@@ -351,6 +351,18 @@ def test_youbot_speed_limits_bind():
     assert run.position_error().max() > 1e-3  # the limits cost accuracy
 
 
+def test_mobile_manipulator_bad_input():
+    yb, c, ref = _youbot_task()
+    with pytest.raises(ValueError, match=r"config must have shape \(\.\.\., 12\)"):
+        yb.ee_pose(np.zeros(11))
+    with pytest.raises(ValueError, match="kp must be"):
+        mobile.track(yb, c, ref, dt=0.01, kp=np.ones(5))
+    with pytest.raises(ValueError, match="reference must be"):
+        mobile.track(yb, c, np.eye(4), dt=0.01)
+    with pytest.raises(ValueError, match="omnidirectional"):
+        mobile.MobileManipulator(ROBOTS["diffdrive"], mobile.youbot_arm())
+
+
 # --------------------------------------------------- dynamics with rolling constraints
 M_KNIFE, I_KNIFE = 2.5, 0.4
 

@@ -79,10 +79,11 @@ class Pfaffian:
         h = 1e-6 / nv
         return (self.matrix(q + h * v) - self.matrix(q - h * v)) @ v / (2 * h)
 
-    def bias(self, q, v) -> np.ndarray:
+    def bias(self, q, v, A=None) -> np.ndarray:
         """``dA/dt v + 2 alpha A v + beta^2 c(q)``: the ``dA_dq_v`` argument of
-        :func:`robodyn.constrained_forward_dynamics`."""
-        out = self.velocity_term(q, v) + 2.0 * self.alpha * (self.matrix(q) @ v)
+        :func:`robodyn.constrained_forward_dynamics` (``A``: ``A(q)`` if already known)."""
+        A = self.matrix(q) if A is None else A
+        out = self.velocity_term(q, v) + 2.0 * self.alpha * (A @ v)
         if self.c is not None and self.beta:
             out = out + self.beta**2 * np.atleast_1d(np.asarray(self.c(q), dtype=float))
         return out

@@ -232,9 +232,16 @@ class TaskSpacePI:
     """
 
     def __init__(self, kp=1.0, ki=0.0):
-        self.kp = np.asarray(kp, dtype=float)
-        self.ki = np.asarray(ki, dtype=float)
+        self.kp = self._gain(kp, "kp")
+        self.ki = self._gain(ki, "ki")
         self.integral = np.zeros(6)
+
+    @staticmethod
+    def _gain(k, name: str) -> np.ndarray:
+        k = np.asarray(k, dtype=float)
+        if k.shape not in ((), (6,), (6, 6)) or not np.all(np.isfinite(k)):
+            raise ValueError(f"{name} must be a finite scalar, (6,) or (6, 6), got shape {k.shape}")
+        return k
 
     def _times(self, K, x):
         return K @ x if K.ndim == 2 else K * x
@@ -279,6 +286,11 @@ def track(robot: MobileManipulator, config0, reference, *, dt, kp=1.0, ki=0.0,
     """
     c = robot._config(config0).copy()
     dt = as_positive(dt, "dt", " of seconds")
+    if not callable(reference) or not hasattr(reference, "duration"):
+        raise ValueError(
+            "reference must be an SE(3) trajectory ref(t) -> (X_d, ...) with "
+            ".duration (robodyn.trajectory.screw_trajectory, cartesian_trajectory)"
+        )
     K = int(round(reference.duration / dt))
     if K < 1:
         raise ValueError(

@@ -34,7 +34,7 @@ class _Stack:
     def matrix(self, q):
         return np.concatenate([p.matrix(q) for p in self.parts], axis=0)
 
-    def bias(self, q, v):
+    def bias(self, q, v, A=None):
         return np.concatenate([p.bias(q, v) for p in self.parts])
 
     def violation(self, q, v):
@@ -107,7 +107,8 @@ def simulate_constrained(model, q0, v0, controller, *, duration, dt, integrator,
             raise _StepError("the state became NaN or inf (try a smaller dt)")
         tau = torque(t, q, v, None)[0]
         try:
-            a, lam = constrained_forward_dynamics(model, q, v, tau, con.matrix(q), con.bias(q, v),
+            A = con.matrix(q)
+            a, lam = constrained_forward_dynamics(model, q, v, tau, A, con.bias(q, v, A),
                                                   friction=friction)  # fmt: skip
         except ValueError as exc:
             raise _StepError(f"the constrained dynamics failed: {exc}") from exc
