@@ -440,6 +440,10 @@ def test_diff_drive_with_mass_accelerates_as_the_closed_form():
                       constraints=con)  # fmt: skip
     # rolling rates up to ~10 rad/s, RK4 at 10 ms: the violation stays at ~1e-9 relative
     assert res.constraint_violation.max() < 1e-8 * np.abs(res.v).max()
+    # rolling without slipping: the chassis twist is F times the wheel rates, sample by sample
+    run = mobile.MobileRun.from_trajectory(res, dd)
+    np.testing.assert_allclose(dd.chassis_twist(run.u), run.twist, atol=1e-8 * np.abs(res.v).max())
+    assert np.abs(run.twist[:, 2]).max() < 1e-8  # no sideways slip
     # the wheels' rolling gives back the chassis motion through odometry
     inc = np.diff(res.q[:, 3:], axis=0)
     qc = res.q[:, [2, 0, 1]]

@@ -67,6 +67,33 @@ class MobileRun:
     robot: object
     q_d: np.ndarray | None = None
 
+    @classmethod
+    def from_trajectory(cls, traj, robot, index=(2, 0, 1, 3, 4)) -> MobileRun:
+        """The chassis motion of a simulated model (``rd.simulate(..., constraints=)``).
+
+        Parameters
+        ----------
+        traj : Trajectory
+            ``q``, ``v`` of shape (K + 1, nq), one rollout.
+        robot : the wheeled robot
+        index : sequence of int
+            Model coordinates of ``(phi, x, y)`` then of the wheel angles (as in
+            :func:`robodyn.mobile.rolling_constraints`); without wheel coordinates the wheel
+            speeds are ``H(0) V_b``.
+
+        Returns
+        -------
+        MobileRun
+            ``twist`` is the body twist ``(phidot, R(phi)^T (xdot, ydot))``.
+        """
+        idx = np.asarray(index, dtype=int)
+        q = np.asarray(traj.q)[:, idx[:3]]
+        qd = np.asarray(traj.v)[:, idx[:3]]
+        c, s = np.cos(q[:, 0]), np.sin(q[:, 0])
+        twist = np.stack([qd[:, 0], c * qd[:, 1] + s * qd[:, 2], -s * qd[:, 1] + c * qd[:, 2]], 1)
+        u = np.asarray(traj.v)[:, idx[3:]] if len(idx) > 3 else robot.wheel_speeds(twist)
+        return cls(np.asarray(traj.t), q, twist, u, robot)
+
     def tracking_error(self) -> np.ndarray:
         """Position error ``|p - p_d|`` (K + 1,), m (needs q_d)."""
         if self.q_d is None:

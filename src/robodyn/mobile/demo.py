@@ -41,11 +41,11 @@ def _tracking(robot, out: Path, name: str, animate: bool) -> None:
         mp.animate(run, out / f"{name}.gif", fps=8, speed=2.5, reference=refq)
 
 
-def _diffdrive_dynamics(robot, out: Path) -> None:
+def _diffdrive_dynamics(robot, out: Path, animate: bool) -> None:
     from scipy.integrate import simpson
 
     from ..sim.simulate import simulate
-    from . import diff_drive_model
+    from . import MobileRun, diff_drive_model
     from . import plot as mp
 
     model, con = diff_drive_model(robot, chassis_mass=10.0, chassis_inertia=0.5,
@@ -62,8 +62,13 @@ def _diffdrive_dynamics(robot, out: Path) -> None:
           f"Baumgarte alpha = {con.alpha:g} 1/s)")  # fmt: skip
     print(f"  energy gained {E[-1] - E[0]:.6f} J = work of the wheel torques {work:.6f} J")
     mp.plot_constraint_violation(traj, out / "diffdrive_constraint.png")
-    mp.plot_path({"diffdrive with mass": traj.q[:, [2, 0, 1]]}, out / "diffdrive_dynamics_path.png",
+    run = MobileRun.from_trajectory(traj, robot)  # chassis (phi, x, y) and wheel rates
+    mp.plot_path({"diffdrive with mass": run}, out / "diffdrive_dynamics_path.png",
                  title="diffdrive with mass: path under wheel torques")  # fmt: skip
+    mp.plot_wheel_speeds(run, out / "diffdrive_dynamics_wheel_speeds.png",
+                         title="diffdrive with mass: wheel speeds under wheel torques")  # fmt: skip
+    if animate:
+        mp.animate(run, out / "diffdrive_dynamics.gif", fps=8, speed=1.5)
 
 
 def _car(out: Path, animate: bool) -> None:
@@ -170,7 +175,7 @@ def run_mobile_demo(kind: str, out, *, animate: bool = True) -> int:
     elif kind == "diffdrive":
         dd = DiffDrive(wheel_radius=0.1, half_track=0.25)
         _tracking(dd, out, "diffdrive", animate)
-        _diffdrive_dynamics(dd, out)
+        _diffdrive_dynamics(dd, out, animate)
     elif kind == "car":
         _car(out, animate)
     elif kind == "omni":
