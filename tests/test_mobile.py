@@ -275,6 +275,35 @@ def test_dubins_paths_reach_the_goal(rng):
         assert p.length <= 2 * np.pi * R + np.hypot(*(q1[1:] - q0[1:])) + 4 * np.pi * R
 
 
+def test_reeds_shepp_paths_reach_the_goal_and_form_a_metric(rng):
+    from robodyn.mobile.control import _reeds_shepp_candidates
+
+    words = set()
+    for _ in range(60):
+        x, y, phi = *rng.uniform(-4, 4, 2), rng.uniform(-np.pi, np.pi)
+        for word, seg in _reeds_shepp_candidates(x, y, phi):  # every word, every gear
+            end = mobile.car_path([0, 0, 0], list(zip(word, seg)), 1.0, step=0.05)[-1]
+            assert abs(mobile.wrap_angle(end[0] - phi)) < 1e-9, word
+            np.testing.assert_allclose(end[1:], [x, y], atol=1e-9, err_msg=word)
+            words.add(word)
+    assert len(words) >= 16  # CSC, CCC, CCCC, CCSC and CCSCC families all occur
+    for _ in range(30):
+        a, b, c = rng.uniform(-3, 3, (3, 3))
+        R = rng.uniform(0.5, 2.0)
+        ab = mobile.reeds_shepp(a, b, R)
+        end = ab.sample(a)[-1]
+        assert abs(mobile.wrap_angle(end[0] - b[0])) < 1e-9
+        np.testing.assert_allclose(end[1:], b[1:], atol=1e-9)
+        # reversing allowed: never longer than Dubins; a metric: symmetric, triangle
+        assert ab.length <= mobile.dubins(a, b, R).length + 1e-12
+        assert ab.length == pytest.approx(mobile.reeds_shepp(b, a, R).length, abs=1e-12)
+        via = mobile.reeds_shepp(a, c, R).length + mobile.reeds_shepp(c, b, R).length
+        assert ab.length <= via + 1e-12
+    # typed: straight back 3 m is one reversing segment of 3 m
+    back = mobile.reeds_shepp([0, 0, 0], [0, -3, 0], 1.0)
+    assert back.length == pytest.approx(3.0) and min(back.lengths) == pytest.approx(-3.0)
+
+
 # ------------------------------------------------------------ mobile manipulation
 def test_youbot_arm_matches_modern_robotics(rng):
     import modern_robotics as mr

@@ -13,7 +13,8 @@ Kinematic models with chassis configuration ``q = (phi, x, y)`` and planar body 
 
 * :mod:`robodyn.mobile.wheeled`: the robots, :func:`odometry`, :func:`planar_exp`.
 * :mod:`robodyn.mobile.control`: :func:`drive`, :class:`TrackingController` (MR 13.3.4),
-  :class:`PurePursuit`, :func:`car_path` (lines and arcs), :func:`dubins`.
+  :class:`PurePursuit`, :func:`car_path` (lines and arcs), :func:`dubins`,
+  :func:`reeds_shepp`.
 * :mod:`robodyn.mobile.manipulator`: :func:`youbot` (the MR capstone), ``J_e = [J_base,
   J_arm]``, :class:`TaskSpacePI`, :func:`track`.
 * :mod:`robodyn.mobile.dynamics`: :class:`Pfaffian` for ``rd.simulate(..., constraints=)``,
@@ -33,6 +34,7 @@ from .control import (
     drive,
     dubins,
     line,
+    reeds_shepp,
     wrap_angle,
 )
 from .dynamics import Pfaffian, diff_drive_model, knife_edge_model, rolling_constraints
@@ -63,6 +65,7 @@ __all__ = [
     "line",
     "car_path",
     "dubins",
+    "reeds_shepp",
     "DubinsPath",
     "wrap_angle",
     "MobileManipulator",

@@ -8,8 +8,8 @@
 * :class:`PurePursuit`: follow a polyline by steering toward a look-ahead point on it.
 * :func:`circle`, :func:`line`: reference trajectories ``ref(t) -> (q_d, v_d, omega_d)``.
 * :func:`car_path`: a car's motion along straight lines and arcs of its minimum turning
-  radius (the segments of Dubins and Reeds-Shepp paths), and :func:`dubins` the shortest
-  forward-only path between two poses.
+  radius (the segments of Dubins and Reeds-Shepp paths), :func:`dubins` the shortest
+  forward-only path between two poses and :func:`reeds_shepp` the shortest with reversing.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ __all__ = [
     "line",
     "car_path",
     "dubins",
+    "reeds_shepp",
     "DubinsPath",
 ]
 
@@ -326,12 +327,13 @@ class DubinsPath:
     the total ``length`` (m). ``sample(q0, step)`` gives the configurations along it."""
 
     word: str
-    lengths: tuple[float, float, float]
+    lengths: tuple[float, ...]
     radius: float
 
     @property
     def length(self) -> float:
-        return float(sum(self.lengths))
+        """Distance driven, m (reversing segments count positive)."""
+        return float(sum(abs(x) for x in self.lengths))
 
     @property
     def segments(self) -> list[tuple[str, float]]:
@@ -404,3 +406,196 @@ def dubins(q0, q1, radius: float) -> DubinsPath:
     words = _dubins_words(a, b, d)
     word, lens = min(words.items(), key=lambda kv: sum(kv[1]))
     return DubinsPath(word, tuple(float(R * x) for x in lens), R)
+
+
+# ---------------------------------------------------------------------- Reeds-Shepp
+def _m2pi(x: float) -> float:
+    """x wrapped to [-pi, pi]."""
+    v = np.fmod(x, 2 * np.pi)
+    if v < -np.pi:
+        v += 2 * np.pi
+    elif v > np.pi:
+        v -= 2 * np.pi
+    return float(v)
+
+
+def _polar(x: float, y: float) -> tuple[float, float]:
+    return float(np.hypot(x, y)), float(np.arctan2(y, x))
+
+
+def _tau_omega(u, v, xi, eta, phi):
+    delta = _m2pi(u - v)
+    A = np.sin(u) - np.sin(delta)
+    B = np.cos(u) - np.cos(delta) - 1.0
+    t1 = np.arctan2(eta * A - xi * B, xi * A + eta * B)
+    t2 = 2.0 * (np.cos(delta) - np.cos(v) - np.cos(u)) + 3.0
+    tau = _m2pi(t1 + np.pi) if t2 < 0 else _m2pi(t1)
+    return tau, _m2pi(tau - u + v - phi)
+
+
+# The base words of Reeds and Shepp (1990), for a goal (x, y, phi) at unit radius; each
+# returns its signed segment lengths (t, u, v) or None. Paths for the other quadrants come
+# from the symmetries below (time flip: x, phi -> -x, -phi and every length negated;
+# reflection: y, phi -> -y, -phi and L <-> R).
+def _LpSpLp(x, y, phi):  # noqa: N802
+    u, t = _polar(x - np.sin(phi), y - 1 + np.cos(phi))
+    if t >= 0:
+        v = _m2pi(phi - t)
+        if v >= 0:
+            return (t, u, v)
+    return None
+
+
+def _LpSpRp(x, y, phi):  # noqa: N802
+    u1, t1 = _polar(x + np.sin(phi), y - 1 - np.cos(phi))
+    u1 = u1 * u1
+    if u1 >= 4:
+        u = np.sqrt(u1 - 4)
+        t = _m2pi(t1 + np.arctan2(2.0, u))
+        v = _m2pi(t - phi)
+        if t >= 0 and v >= 0:
+            return (t, float(u), v)
+    return None
+
+
+def _LpRmL(x, y, phi):  # noqa: N802
+    xi, eta = x - np.sin(phi), y - 1 + np.cos(phi)
+    u1, theta = _polar(xi, eta)
+    if u1 <= 4:
+        u = -2 * np.arcsin(u1 / 4)
+        t = _m2pi(theta + u / 2 + np.pi)
+        v = _m2pi(phi - t + u)
+        if t >= 0 and u <= 0:
+            return (t, float(u), v)
+    return None
+
+
+def _LpRupLumRm(x, y, phi):  # noqa: N802
+    xi, eta = x + np.sin(phi), y - 1 - np.cos(phi)
+    rho = 0.25 * (2 + np.hypot(xi, eta))
+    if rho <= 1:
+        u = float(np.arccos(rho))
+        t, v = _tau_omega(u, -u, xi, eta, phi)
+        if t >= 0 and v <= 0:
+            return (t, u, v)
+    return None
+
+
+def _LpRumLumRp(x, y, phi):  # noqa: N802
+    xi, eta = x + np.sin(phi), y - 1 - np.cos(phi)
+    rho = (20 - xi * xi - eta * eta) / 16
+    if 0 <= rho <= 1:
+        u = -float(np.arccos(rho))
+        if u >= -np.pi / 2:
+            t, v = _tau_omega(u, u, xi, eta, phi)
+            if t >= 0 and v >= 0:
+                return (t, u, v)
+    return None
+
+
+def _LpRmSmLm(x, y, phi):  # noqa: N802
+    # L+ t, R- pi/2, S- u, L- v: (x - sin phi, y - 1 + cos phi) = R(t) (-2, -(2 - u))
+    xi, eta = x - np.sin(phi), y - 1 + np.cos(phi)
+    rho, theta = _polar(xi, eta)
+    if rho >= 2:
+        r = np.sqrt(rho * rho - 4)
+        u = float(2 - r)
+        t = _m2pi(theta + np.arctan2(r, -2.0))
+        v = _m2pi(phi - np.pi / 2 - t)
+        if t >= 0 and u <= 0 and v <= 0:
+            return (t, u, v)
+    return None
+
+
+def _LpRmSmRm(x, y, phi):  # noqa: N802
+    xi, eta = x + np.sin(phi), y - 1 - np.cos(phi)
+    rho, theta = _polar(-eta, xi)
+    if rho >= 2:
+        t, u = theta, 2 - rho
+        v = _m2pi(t + np.pi / 2 - phi)
+        if t >= 0 and u <= 0 and v <= 0:
+            return (t, u, v)
+    return None
+
+
+def _LpRmSLmRp(x, y, phi):  # noqa: N802
+    xi, eta = x + np.sin(phi), y - 1 - np.cos(phi)
+    rho, _ = _polar(xi, eta)
+    if rho >= 2:
+        u = float(4 - np.sqrt(rho * rho - 4))
+        if u <= 0:
+            t = _m2pi(np.arctan2((4 - u) * xi - 2 * eta, -2 * xi + (u - 4) * eta))
+            v = _m2pi(t - phi)
+            if t >= 0 and v >= 0:
+                return (t, u, v)
+    return None
+
+
+_H = np.pi / 2
+# (base word, its letters, segment lengths from (t, u, v), backwards variant)
+_RS = [
+    (_LpSpLp, "LSL", lambda t, u, v: (t, u, v), False),
+    (_LpSpRp, "LSR", lambda t, u, v: (t, u, v), False),
+    (_LpRmL, "LRL", lambda t, u, v: (t, u, v), False),
+    (_LpRmL, "LRL", lambda t, u, v: (v, u, t), True),
+    (_LpRupLumRm, "LRLR", lambda t, u, v: (t, u, -u, v), False),
+    (_LpRumLumRp, "LRLR", lambda t, u, v: (t, u, u, v), False),
+    (_LpRmSmLm, "LRSL", lambda t, u, v: (t, -_H, u, v), False),
+    (_LpRmSmRm, "LRSR", lambda t, u, v: (t, -_H, u, v), False),
+    (_LpRmSmLm, "LSRL", lambda t, u, v: (v, u, -_H, t), True),
+    (_LpRmSmRm, "RSRL", lambda t, u, v: (v, u, -_H, t), True),
+    (_LpRmSLmRp, "LRSLR", lambda t, u, v: (t, -_H, u, -_H, v), False),
+]
+_SWAP = str.maketrans("LR", "RL")
+
+
+def _reeds_shepp_candidates(x: float, y: float, phi: float):
+    """Every Reeds-Shepp candidate (word, signed lengths) at unit radius."""
+    out = []
+    xb, yb = x * np.cos(phi) + y * np.sin(phi), x * np.sin(phi) - y * np.cos(phi)
+    for base, word, lengths, backwards in _RS:
+        X, Y = (xb, yb) if backwards else (x, y)
+        quadrants = (  # (arguments, time flip, reflection)
+            ((X, Y, phi), False, False),
+            ((-X, Y, -phi), True, False),
+            ((X, -Y, -phi), False, True),
+            ((-X, -Y, phi), True, True),
+        )
+        for args, flip, refl in quadrants:
+            r = base(*args)
+            if r is None:
+                continue
+            seg = lengths(*r)
+            if flip:
+                seg = tuple(-s for s in seg)
+            out.append((word.translate(_SWAP) if refl else word, tuple(float(s) for s in seg)))
+    return out
+
+
+def reeds_shepp(q0, q1, radius: float) -> DubinsPath:
+    """The shortest path of a car that may reverse (Reeds and Shepp 1990), turning radius
+    ``radius``: the best of the CSC, CCC, CCCC, CCSC and CCSCC families (48 words).
+
+    Parameters
+    ----------
+    q0, q1 : array_like, shape (3,)
+        (phi, x, y) start and goal.
+    radius : float
+        m.
+
+    Returns
+    -------
+    DubinsPath
+        ``word`` (e.g. "LSR", "LRLR"), signed segment ``lengths`` (m, negative: reverse),
+        ``length`` the total distance driven; ``sample(q0)`` gives the path.
+    """
+    q0 = as_array(q0, "q0", (3,))
+    q1 = as_array(q1, "q1", (3,))
+    R = as_positive(radius, "radius", " of metres")
+    dx, dy = (q1[1] - q0[1]) / R, (q1[2] - q0[2]) / R
+    c, s = np.cos(q0[0]), np.sin(q0[0])
+    x, y = c * dx + s * dy, -s * dx + c * dy
+    phi = float(wrap_angle(q1[0] - q0[0]))
+    cands = _reeds_shepp_candidates(float(x), float(y), phi)
+    word, seg = min(cands, key=lambda ws: sum(abs(v) for v in ws[1]))
+    return DubinsPath(word, tuple(R * v for v in seg), R)
