@@ -574,7 +574,8 @@ def _reeds_shepp_candidates(x: float, y: float, phi: float):
 
 def reeds_shepp(q0, q1, radius: float) -> DubinsPath:
     """The shortest path of a car that may reverse (Reeds and Shepp 1990), turning radius
-    ``radius``: the best of the CSC, CCC, CCCC, CCSC and CCSCC families (48 words).
+    ``radius``: the best of the CSC, CCC, CCCC, CCSC and CCSCC families (44 candidates:
+    11 base words in four symmetric quadrants).
 
     Parameters
     ----------
