@@ -391,7 +391,11 @@ def build_parser() -> argparse.ArgumentParser:
     w = sub.add_parser(
         "mobile", help="wheeled-robot demo (MR ch. 13): prints numbers, writes figures"
     )
-    w.add_argument("kind", choices=("unicycle", "diffdrive", "car", "omni", "mecanum", "youbot"))
+    w.add_argument(
+        "kind",
+        choices=("unicycle", "diffdrive", "car", "omni", "mecanum", "youbot"),
+        help="robot type: unicycle, diffdrive, car, omni, mecanum or youbot (the MR capstone)",
+    )
     w.add_argument(
         "--out", default="out/mobile", help="folder for the figures (default out/mobile)"
     )
