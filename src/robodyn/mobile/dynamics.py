@@ -44,7 +44,9 @@ class Pfaffian:
         ``dA_v(q, v) -> (k,)``, ``dA/dt v``. Default: central difference of A along
         ``qdot = v`` (1-dof joints; step 1e-6 / |v|).
     alpha : float
-        Baumgarte damping rate, 1/s (0: no stabilisation).
+        Baumgarte damping rate, 1/s (0: no stabilisation). Keep ``alpha * dt`` below about
+        0.1: a stiffer rate raises the integrator's own error (knife-edge, RK4, dt = 20 ms:
+        max violation 6e-7 at alpha = 0, 8e-8 at 2, 9e-6 at 20, 1e-4 at 50 over 30 s).
     c : callable, optional
         ``c(q) -> (k,)`` for holonomic constraints (``A = dc/dq``).
     beta : float
