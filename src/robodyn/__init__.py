@@ -108,6 +108,8 @@ _LAZY: dict[str, str] = {
     "Trajectory": "robodyn.sim",
     "control": "robodyn.control",
     "trajectory": "robodyn.trajectory",
+    # wheeled mobile robots and mobile manipulation (MR ch. 13)
+    "mobile": "robodyn.mobile",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
