@@ -115,6 +115,8 @@ _LAZY: dict[str, str] = {
     "Singularity": "robodyn.workspace_maps",
     "ik_batch": "robodyn.inverse_kinematics",
     "ik_all": "robodyn.inverse_kinematics",
+    # wheeled mobile robots and mobile manipulation (MR ch. 13)
+    "mobile": "robodyn.mobile",
 }
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -123,6 +123,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args.out, robot=load_robot(args.robot))
 
 
+def _cmd_mobile(args: argparse.Namespace) -> int:
+    from .mobile.demo import run_mobile_demo
+
+    return run_mobile_demo(args.kind, args.out, animate=not args.no_animation)
+
+
 def _limit(x: float) -> str:
     """A joint limit for the info table: "none" where the model has no limit (+-inf)."""
     return "none" if np.isinf(x) else f"{x:.4g}"
@@ -381,6 +387,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--latex", metavar="FILE", help="write M, C, g as LaTeX to FILE")
     s.add_argument("--python", metavar="FILE", help="write a Python module computing M, C, g")
     s.set_defaults(func=_cmd_derive)
+
+    w = sub.add_parser(
+        "mobile", help="wheeled-robot demo (MR ch. 13): prints numbers, writes figures"
+    )
+    w.add_argument(
+        "kind",
+        choices=("unicycle", "diffdrive", "car", "omni", "mecanum", "youbot"),
+        help="robot type: unicycle, diffdrive, car, omni, mecanum or youbot (the MR capstone)",
+    )
+    w.add_argument(
+        "--out", default="out/mobile", help="folder for the figures (default out/mobile)"
+    )
+    w.add_argument("--no-animation", action="store_true", help="skip the GIF")
+    w.set_defaults(func=_cmd_mobile)
     return p
 
 

@@ -342,9 +342,14 @@ def simulate(
         Show a progress bar (tqdm) on stderr.
     threads : int, optional
         Threads of the batch kernels for a batch of rollouts.
-    constraints, client
-        Pfaffian constraints (the wheeled-robot issue) and Dask clients (the scale-out
-        issue): not available yet; passing one raises NotImplementedError.
+    constraints : robodyn.mobile.Pfaffian, HolonomicConstraint or list, optional
+        Constraints ``A(q) v = 0`` (rolling without slipping): the accelerations come from
+        :func:`robodyn.constrained_forward_dynamics` with Baumgarte stabilisation, one
+        rollout, fixed-step integrators; the result has ``constraint_violation`` (K + 1,)
+        and ``constraint_force`` (K + 1, k). See :mod:`robodyn.sim.constrained_sim`.
+    client
+        Dask clients (the scale-out issue): not available yet; passing one raises
+        NotImplementedError.
 
     Returns
     -------
@@ -367,8 +372,13 @@ def simulate(
     There is no contact model: links pass through each other and through the ground.
     For contact-rich simulation use MuJoCo (``rd.convert.to_mujoco`` writes the model).
     """
-    if constraints is not None:
-        raise NotImplementedError("simulate(constraints=...) comes with the wheeled-robot work")
+    if constraints is not None:  # Pfaffian constraints: robodyn.sim.constrained_sim
+        from .constrained_sim import simulate_constrained
+
+        return simulate_constrained(model, q0, v0, controller, duration=duration, dt=dt,
+                                    integrator=integrator, control_dt=control_dt, f_ext=f_ext,
+                                    friction=friction, clip_torque=clip_torque,
+                                    constraints=constraints)  # fmt: skip
     if client is not None:
         raise NotImplementedError("simulate(client=...) comes with the Dask scale-out work")
     if integrator not in INTEGRATORS:
