@@ -12,17 +12,55 @@ call takes the general path here: convert each argument, check its trailing shap
 message names the argument and the shape the user passed), broadcast the leading
 dimensions, flatten them to one batch, call the core again and reshape its result; an
 error in a state names the argument and the state's index.
+
+Dask arrays take the same road: the general path meets them in :func:`prepare` (the core's
+fast path takes only numpy arrays, so a NumPy call never gets there and never imports
+dask), which raises :class:`LazyInput`; the public function's :func:`batched` decorator
+catches it and hands the call to :func:`robodyn.distributed.lazy_call`, which maps the
+same function over the blocks of the batch axes and returns a lazy dask array.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-__all__ = ["threads", "prepare", "finish", "describe"]
+__all__ = ["threads", "prepare", "finish", "describe", "batched", "LazyInput", "is_dask"]
 
 _ND = np.ndarray
+
+
+class LazyInput(Exception):  # noqa: N818 (a signal, not an error)
+    """Raised by :func:`prepare` when an argument is a dask array (caught by :func:`batched`)."""
+
+
+def is_dask(x) -> bool:
+    """True for a dask collection, by its type's module (dask itself is not imported)."""
+    return x.__class__ is not _ND and type(x).__module__.startswith("dask.")
+
+
+def batched(fn):
+    """Make a public batch function accept dask arrays (the one place it is done).
+
+    A NumPy call runs ``fn`` as before; a call with a dask array among the state
+    arguments reaches :func:`prepare`, which raises
+    :class:`LazyInput`, and the call is answered by
+    :func:`robodyn.distributed.lazy_call`: ``fn`` mapped over the chunks of the leading
+    (batch) axes, a lazy dask array.
+    """
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except LazyInput:
+            from ..distributed import lazy_call
+
+            return lazy_call(call, args, kwargs)
+
+    return call
 
 
 def threads(value) -> int:
@@ -81,6 +119,8 @@ def prepare(names, xs, tails):
     for x, name, tail in zip(xs, names, tails):
         if x is None:
             raise ValueError(f"{name} must have shape {_want(tail)}, got None")
+        if x.__class__ is not _ND and is_dask(x):
+            raise LazyInput(name)
         try:
             a = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError) as exc:
