@@ -434,6 +434,8 @@ def _rollout_block(model, controller, opts, q0, v0):
     """One chunk of rollouts: robodyn's batched simulate on this worker, one core thread."""
     from .sim.simulate import simulate
 
+    q0 = np.array(q0, dtype=np.float64, order="C")  # aligned (a deserialised block may not be)
+    v0 = np.array(v0, dtype=np.float64, order="C")
     traj = simulate(model, q0, v0, controller, threads=1, **opts)
     return {"q": traj.q, "v": traj.v, "a": traj.a, "tau": traj.tau}
 
