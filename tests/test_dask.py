@@ -187,7 +187,7 @@ def test_ten_thousand_rollouts_on_the_cluster_equal_the_local_run(client, ur5, r
     assert np.array_equal(lazy2.q.compute(), want.q[:999])
 
 
-MC = {"n": 2000, "duration": 0.02, "dt": 0.002, "mass_sigma": 0.15, "friction_sigma": 0.3,
+MC = {"n": 1000, "duration": 0.02, "dt": 0.002, "mass_sigma": 0.15, "friction_sigma": 0.3,
       "seed": 4}  # fmt: skip
 
 
@@ -237,7 +237,7 @@ def test_sweep_survives_a_killed_worker_with_the_local_results(
 
     run = sweep.monte_carlo(ur5, controller, chunk=50, client=client, on_chunk=kill_one,
                             out=tmp_path / "fault.zarr", **MC)  # fmt: skip
-    assert len(run.computed) == 40
+    assert len(run.computed) == 20
     got = {k: v.compute() for k, v in run.arrays.items()}
     assert killed and killed[0] in before
     client.wait_for_workers(2, timeout=60)
@@ -254,7 +254,7 @@ def test_resumed_store_equals_uninterrupted_and_skips_finished_chunks(
     client, ur5, controller, mc_local, tmp_path
 ):  # fmt: skip
     path = tmp_path / "mc.zarr"
-    opts = {**MC, "chunk": 100, "client": client, "out": path}
+    opts = {**MC, "chunk": 50, "client": client, "out": path}
 
     def stop(i):
         if stop.n >= 5:
@@ -301,3 +301,28 @@ def test_workspace_map_matches_manipulability_and_fk(client, ur5, tmp_path):
         q[1], q[2] = axes[0][k // 12], axes[1][k % 12]
         assert np.array_equal(p[k], rd.fk(ur5, q, "ee")[:3, 3])
         assert w[k] == pytest.approx(rd.manipulability(ur5, q, "ee", "body", "linear"), rel=1e-12)
+
+
+def test_sweep_command_on_the_cluster_and_resumed(client, tmp_path, capsys):
+    from robodyn.cli import main
+
+    store = tmp_path / "ws.zarr"
+    argv = ["sweep", "workspace", "planar_2r", "--joints", "0", "1", "--points", "9",
+            "--part", "3,4", "--chunk", "20", "--out", str(store), "--no-progress",
+            "--scheduler-address", client.scheduler.address]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "81 configurations of 'planar_2r'" in out and "(5 chunks computed)" in out
+    assert main(argv) == 2  # the store exists
+    assert "pass resume=True" in capsys.readouterr().err
+    assert main([*argv, "--resume"]) == 0
+    assert "(0 chunks computed)" in capsys.readouterr().out
+    # the planar 2R arm of course notes 003 (l1 = 0.5, l2 = 0.4 m): the tip's linear
+    # Jacobian has |det| = l1 l2 |sin q2|, whatever q1; the grid is [-pi, pi] per joint
+    g = zarr.open_group(str(store), mode="r")
+    w = g["manipulability"][:].reshape(9, 9)
+    q = np.linspace(-np.pi, np.pi, 9)
+    assert np.allclose(w, 0.5 * 0.4 * np.abs(np.sin(q))[None, :], rtol=0, atol=1e-15)
+    p = g["p"][:].reshape(9, 9, 3)
+    q1, q2 = np.meshgrid(q, q, indexing="ij")
+    assert np.allclose(p[..., 0], 0.5 * np.cos(q1) + 0.4 * np.cos(q1 + q2), atol=1e-15)

@@ -273,6 +273,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import command
+
+    return command(args)
+
+
 def _cmd_derive(args: argparse.Namespace) -> int:
     from .symbolic.cli import derive_command
 
@@ -381,6 +387,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--latex", metavar="FILE", help="write M, C, g as LaTeX to FILE")
     s.add_argument("--python", metavar="FILE", help="write a Python module computing M, C, g")
     s.set_defaults(func=_cmd_derive)
+
+    w = sub.add_parser("sweep", help="Monte-Carlo rollouts or a workspace map on Dask (Zarr, "
+                       "resumable)")  # fmt: skip
+    from .sweep import add_arguments as _sweep_arguments
+
+    _sweep_arguments(w)
+    w.set_defaults(func=_cmd_sweep)
     return p
 
 
