@@ -224,6 +224,31 @@ def _store_block(fn, shared, path, fields, i, start, args):
     return i
 
 
+def _executing(keys, dask_worker=None):
+    """How many of ``keys`` this worker is running (called on each worker)."""
+    try:
+        return sum(ts.key in keys for ts in dask_worker.state.executing)
+    except AttributeError:  # another distributed version: do not wait
+        return 0
+
+
+def _quiesce(client, keys, timeout: float = 60.0) -> None:
+    """Wait until no worker still runs one of the cancelled tasks ``keys`` (a running task
+    is not stopped by cancelling it; it finishes its chunk), so that an interrupted store
+    does not change after the interruption."""
+    import time
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            busy = sum(client.run(_executing, keys).values())
+        except Exception:  # a worker that went away runs nothing
+            return
+        if not busy:
+            return
+        time.sleep(0.05)
+
+
 def open_store(path):
     """The arrays of a store written by :func:`run_chunks` as lazy dask arrays.
 
@@ -393,6 +418,7 @@ def run_chunks(
                     on_chunk(i)
         except BaseException:
             client.cancel(futures)
+            _quiesce(client, {f.key for f in futures})
             raise
     arrays, _ = open_store(path)
     return ChunkRun(arrays, sorted(computed), path)

@@ -41,25 +41,47 @@ def is_dask(x) -> bool:
     return x.__class__ is not _ND and type(x).__module__.startswith("dask.")
 
 
+def _lazy(fn, args, kwargs):
+    from ..distributed import lazy_call
+
+    return lazy_call(fn, args, kwargs)
+
+
 def batched(fn):
     """Make a public batch function accept dask arrays (the one place it is done).
 
     A NumPy call runs ``fn`` as before; a call with a dask array among the state
-    arguments reaches :func:`prepare`, which raises
-    :class:`LazyInput`, and the call is answered by
-    :func:`robodyn.distributed.lazy_call`: ``fn`` mapped over the chunks of the leading
-    (batch) axes, a lazy dask array.
+    arguments reaches :func:`prepare`, which raises :class:`LazyInput`, and the call is
+    answered by :func:`robodyn.distributed.lazy_call`: ``fn`` mapped over the chunks of the
+    leading (batch) axes, a lazy dask array.
+
+    The wrapper has ``fn``'s positional parameters and defaults, so a call without
+    keywords is forwarded as positional arguments (no ``*args`` tuple, no ``**kwargs``
+    dict to build): the cost of the extra call is kept to one frame.
     """
+    import inspect
 
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except LazyInput:
-            from ..distributed import lazy_call
-
-            return lazy_call(call, args, kwargs)
-
+    sig = inspect.signature(fn)
+    pos = [p for p in sig.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+    if len(pos) != sum(p.kind is not p.KEYWORD_ONLY for p in sig.parameters.values()):
+        raise TypeError(f"batched: {fn.__name__} has *args or positional-only parameters")
+    names = ", ".join(p.name for p in pos)
+    params = ", ".join(p.name if p.default is p.empty else f"{p.name}=_d[{k}]"
+                       for k, p in enumerate(pos))  # fmt: skip
+    src = (
+        f"def {fn.__name__}({params}, **kwargs):\n"
+        f"    try:\n"
+        f"        if kwargs:\n"
+        f"            return _fn({names}, **kwargs)\n"
+        f"        return _fn({names})\n"
+        f"    except _LazyInput:\n"
+        f"        return _lazy(_self[0], ({names},), kwargs)\n"
+    )
+    scope = {"_fn": fn, "_d": [p.default for p in pos], "_LazyInput": LazyInput,
+             "_lazy": _lazy, "_self": []}  # fmt: skip
+    exec(compile(src, f"<robodyn batched {fn.__name__}>", "exec"), scope)
+    call = functools.wraps(fn)(scope[fn.__name__])
+    scope["_self"].append(call)
     return call
 
 
