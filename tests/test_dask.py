@@ -326,3 +326,22 @@ def test_sweep_command_on_the_cluster_and_resumed(client, tmp_path, capsys):
     p = g["p"][:].reshape(9, 9, 3)
     q1, q2 = np.meshgrid(q, q, indexing="ij")
     assert np.allclose(p[..., 0], 0.5 * np.cos(q1) + 0.4 * np.cos(q1 + q2), atol=1e-15)
+
+
+def test_bench_dask_section_quick(tmp_path):
+    import json
+
+    from robodyn.bench import main as bench_main
+
+    js = tmp_path / "b.json"
+    assert (
+        bench_main(
+            ["--quick", "--only", "dask", "--models", "ur5", "--no-progress", "--json", str(js)]
+        )
+        == 0
+    )
+    rows = json.loads(js.read_text())["dask"]
+    assert [r["chunk"] for r in rows] == [None, 1000, 10000]
+    for r in rows:
+        assert r["n_states"] == 20_000 and r["median_s"] > 0 and r["cpu_s"] > 0
+        assert r["overhead"] == pytest.approx(r["median_s"] / rows[0]["median_s"] - 1)

@@ -108,6 +108,9 @@ _LAZY: dict[str, str] = {
     "Trajectory": "robodyn.sim",
     "control": "robodyn.control",
     "trajectory": "robodyn.trajectory",
+    # scale-out with Dask (issue 16): dask is imported only when a dask array arrives
+    "distributed": "robodyn.distributed",
+    "sweep": "robodyn.sweep",
 }
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -518,6 +518,10 @@ def simulate_chunks(
 
     from .sim.simulate import simulate
 
+    if out is not None and Path(out).suffix != ".zarr":
+        raise ValueError(
+            f"out: rollouts on Dask stream to a Zarr store, a folder named *.zarr; got {str(out)!r}"
+        )
     q0 = _as_batch(q0, "q0", model.nq, model)
     N = q0.shape[0]
     v0 = np.zeros((N, model.nv)) if v0 is None else v0
