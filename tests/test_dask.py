@@ -149,6 +149,10 @@ def test_chunks_along_a_state_axis_are_merged_and_bad_input_named(client, ur5, r
         rd.mass_matrix(ur5, da.from_array(Q[:, :5], chunks=(30, -1)))
     with pytest.raises(ValueError, match="'coulomb_eps' cannot be a dask array"):
         rd.inverse_dynamics(ur5, dq, V, A, coulomb_eps=da.zeros(()))
+    bad = Q.copy()
+    bad[57, 2] = np.nan  # state 7 of the chunk 50..99: found when the chunk is computed
+    with pytest.raises(ValueError, match=r"mass_matrix on a dask chunk: q\[7\] contains NaN"):
+        rd.mass_matrix(ur5, da.from_array(bad, chunks=(50, -1))).compute()
     # a single numpy state broadcasts against a dask batch, two batch axes stay two
     q2 = da.from_array(Q.reshape(10, 10, 6), chunks=(4, 5, -1))
     r2 = rd.inverse_dynamics(ur5, q2, V[0], A[0])

@@ -72,7 +72,11 @@ class _Blocks:
     def __call__(self, model, *blocks):
         kw = dict(self.static)
         kw.update(zip(self.names, blocks))
-        return np.asarray(self.fn(model, **kw), dtype=np.float64)
+        try:
+            return np.asarray(self.fn(model, **kw), dtype=np.float64)
+        except ValueError as exc:  # a bad state: its index is within this chunk
+            raise ValueError(f"{self.fn.__name__} on a dask chunk: {exc} (the index counts "
+                             "from the chunk's first state)") from exc  # fmt: skip
 
 
 def lazy_call(fn, args, kwargs):
