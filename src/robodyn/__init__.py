@@ -110,6 +110,9 @@ _LAZY: dict[str, str] = {
     "trajectory": "robodyn.trajectory",
     # wheeled mobile robots and mobile manipulation (MR ch. 13)
     "mobile": "robodyn.mobile",
+    # scale-out with Dask (issue 16): dask is imported only when a dask array arrives
+    "distributed": "robodyn.distributed",
+    "sweep": "robodyn.sweep",
 }
 
 if TYPE_CHECKING:  # pragma: no cover

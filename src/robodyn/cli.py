@@ -279,6 +279,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import command
+
+    return command(args)
+
+
 def _cmd_derive(args: argparse.Namespace) -> int:
     from .symbolic.cli import derive_command
 
@@ -401,6 +407,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     w.add_argument("--no-animation", action="store_true", help="skip the GIF")
     w.set_defaults(func=_cmd_mobile)
+    w = sub.add_parser("sweep", help="Monte-Carlo rollouts or a workspace map on Dask (Zarr, "
+                       "resumable)")  # fmt: skip
+    from .sweep import add_arguments as _sweep_arguments
+
+    _sweep_arguments(w)
+    w.set_defaults(func=_cmd_sweep)
     return p
 
 
