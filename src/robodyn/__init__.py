@@ -108,6 +108,8 @@ _LAZY: dict[str, str] = {
     "Trajectory": "robodyn.sim",
     "control": "robodyn.control",
     "trajectory": "robodyn.trajectory",
+    # 3-D viewer: one self-contained HTML page (three.js inside)
+    "viz": "robodyn.viz",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
