@@ -206,7 +206,7 @@ def test_slider_moves_the_robot_and_the_readout_shows_the_samples(browser, tmp_p
         assert t_shown == pytest.approx(t[150], abs=5e-5)
         shown = [float(page.page.locator(f"#rd-q{k}").inner_text()) for k in range(model.nq)]
         np.testing.assert_allclose(shown, Q[150], atol=5e-5)  # printed with 4 decimals
-        np.testing.assert_array_equal(page.eval("robodyn.q()"), Q[150])
+        np.testing.assert_array_equal(page.eval("robodyn.q()"), Q[150].astype(np.float32))
         # the marker follows: fk at sample 150 through the camera
         cam = page.eval("robodyn.camera()")
         err = np.linalg.norm(magenta_centroid(b) - project(cam, rd.fk(model, Q[150], "ee")[:3, 3]))

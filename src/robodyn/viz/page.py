@@ -49,7 +49,7 @@ def scene_json(scene: Scene) -> str:
         "frameCount": len(scene.t),
         "samples": scene.samples,
         "t": _b64(scene.t, "<f8"),
-        "q": _b64(scene.q, "<f8"),
+        "q": _b64(scene.q, "<f4"),  # the readout prints 4 decimals
         "poses": _b64(scene.poses, "<f4"),
         "shapes": scene.shapes,
         "meshes": meshes,

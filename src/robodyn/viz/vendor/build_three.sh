@@ -15,7 +15,7 @@ cat > entry.js <<'JS'
 export {
   WebGLRenderer, Scene, PerspectiveCamera, Color, Group, Mesh, LineSegments,
   BufferGeometry, BufferAttribute, Float32BufferAttribute, BoxGeometry, CylinderGeometry,
-  SphereGeometry, CapsuleGeometry, MeshStandardMaterial, MeshBasicMaterial, LineBasicMaterial,
+  SphereGeometry, CapsuleGeometry, MeshStandardMaterial, MeshLambertMaterial, MeshBasicMaterial, LineBasicMaterial,
   AmbientLight, DirectionalLight, HemisphereLight, GridHelper, AxesHelper, Matrix4,
   Vector3, Quaternion, Spherical, DoubleSide, SRGBColorSpace
 } from "three";
