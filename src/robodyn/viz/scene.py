@@ -265,9 +265,9 @@ def _load_mesh(path: Path, scale) -> dict:
         raise OSError(f"{path}: unreadable (no triangles)")
     V, F, C = np.concatenate(Vs), np.concatenate(Fs), np.concatenate(Cs)
     # merge vertices equal in position (to 1e-7 m) and colour: smaller page, smooth normals
-    key = np.concatenate([np.round(V * 1e7), C], axis=1)
-    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    V, C, F = V[first], C[first], inverse.reshape(-1)[F]
+    key = np.concatenate([np.round(V * 1e7), C], axis=1).astype(np.int64)
+    first, inverse = trimesh.grouping.unique_rows(key)  # by row hash: 10x np.unique(axis=0)
+    V, C, F = V[first], C[first], np.asarray(inverse).reshape(-1)[F]
     V = V * np.asarray(scale, dtype=float)
     return {
         "positions": V.astype(np.float32),

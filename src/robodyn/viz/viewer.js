@@ -1,21 +1,33 @@
 /* robodyn 3-D viewer: draws a scene computed by robodyn.viz (Python) with three.js.
    The page does no kinematics: every body pose of every frame comes with the scene.
    window.robodyn exposes the state for tests and scripts (setFrame, play, pause, camera). */
-(function () {
+(async function () {
   "use strict";
   const T3 = THREE;
   const data = JSON.parse(document.getElementById("rd-scene").textContent);
 
-  function bytes(b64) {
+  // arrays come base64-encoded, deflated and byte-shuffled (robodyn/viz/page.py: _b64)
+  async function bytes(b64, size) {
     const s = atob(b64);
-    const out = new Uint8Array(s.length);
-    for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+    const z = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) z[i] = s.charCodeAt(i);
+    const stream = new Blob([z]).stream().pipeThrough(new DecompressionStream("deflate"));
+    const raw = new Uint8Array(await new Response(stream).arrayBuffer());
+    if (size === 1) return raw.buffer;
+    const n = raw.length / size, out = new Uint8Array(raw.length);
+    for (let p = 0; p < size; p++) {
+      const o = p * n;
+      for (let i = 0; i < n; i++) out[i * size + p] = raw[o + i];
+    }
     return out.buffer;
   }
   const F = data.frameCount, nb = data.bodyNames.length, nq = data.nq;
-  const times = new Float64Array(bytes(data.t));
-  const qs = new Float32Array(bytes(data.q));
-  const poses = new Float32Array(bytes(data.poses));
+  const times = new Float64Array(await bytes(data.t, 8));
+  const qs = new Float32Array(await bytes(data.q, 4));
+  const poses = new Float32Array(await bytes(data.poses, 4));  // (nb * 7, F)
+  const meshData = await Promise.all(data.meshes.map(async function (m) {
+    return [await bytes(m.positions, 4), await bytes(m.indices, 4), m.colors ? await bytes(m.colors, 1) : null];
+  }));
 
   // ------------------------------------------------------------------ renderer, camera
   const canvas = document.getElementById("rd-canvas");
@@ -59,11 +71,11 @@
     scene.add(g);
     bodies.push(g);
   }
-  const meshGeoms = data.meshes.map(function (m) {
+  const meshGeoms = meshData.map(function (m) {
     const geo = new T3.BufferGeometry();
-    geo.setAttribute("position", new T3.BufferAttribute(new Float32Array(bytes(m.positions)), 3));
-    geo.setIndex(new T3.BufferAttribute(new Uint32Array(bytes(m.indices)), 1));
-    if (m.colors) geo.setAttribute("color", new T3.BufferAttribute(new Uint8Array(bytes(m.colors)), 3, true));
+    geo.setAttribute("position", new T3.BufferAttribute(new Float32Array(m[0]), 3));
+    geo.setIndex(new T3.BufferAttribute(new Uint32Array(m[1]), 1));
+    if (m[2]) geo.setAttribute("color", new T3.BufferAttribute(new Uint8Array(m[2]), 3, true));
     geo.computeVertexNormals();
     return geo;
   });
@@ -174,11 +186,10 @@
   let frame = -1, dirty = true, playing = false, tPlay = times[0], last = null, renders = 0;
   function setFrame(i) {
     i = Math.max(0, Math.min(F - 1, i | 0));
-    const o = i * nb * 7;
     for (let b = 0; b < nb; b++) {
-      const k = o + 7 * b;
-      pos.set(poses[k], poses[k + 1], poses[k + 2]);
-      quat.set(poses[k + 3], poses[k + 4], poses[k + 5], poses[k + 6]);
+      const k = 7 * b * F + i;  // channel (7 b + c) of frame i at (7 b + c) F + i
+      pos.set(poses[k], poses[k + F], poses[k + 2 * F]);
+      quat.set(poses[k + 3 * F], poses[k + 4 * F], poses[k + 5 * F], poses[k + 6 * F]);
       bodies[b].matrix.compose(pos, quat, one);
       bodies[b].matrixWorldNeedsUpdate = true;
     }
@@ -261,4 +272,9 @@
   placeCamera();
   setFrame(0);
   requestAnimationFrame(loop);
-})();
+})().catch(function (e) {
+  console.error("robodyn viewer: " + (e && e.stack || e));
+  const m = document.getElementById("rd-messages");
+  m.textContent = "The viewer failed: " + e;
+  m.style.display = "block";
+});
