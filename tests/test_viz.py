@@ -330,6 +330,27 @@ def test_ellipsoid_semi_axes_of_a_solid_ellipsoid():
     np.testing.assert_allclose(ellipsoid_semi_axes(m, I), abc, rtol=1e-12)
 
 
+def test_com_balls_and_inertia_ellipsoids_carry_the_bodies_inertia():
+    model = rd.models.load("panda")
+    v = viz.show(model, com=True, inertia=True)
+    balls = [s for s in v.scene.shapes if s["role"] == "com"]
+    ells = [s for s in v.scene.shapes if s["role"] == "inertia"]
+    bodies = [b for b in range(1, model.nb) if model.body_mass[b] > 0]
+    assert [s["body"] for s in balls] == [s["body"] for s in ells] == bodies
+    m = model.body_mass[bodies]
+    r = np.array([s["radius"] for s in balls])
+    np.testing.assert_allclose(r**3 / m, r[0] ** 3 / m[0], rtol=1e-12)  # volume ~ mass
+    for s, b in zip(ells, bodies):
+        T = np.array(s["T"]).reshape(4, 4).T
+        np.testing.assert_allclose(T[:3, 3], model.body_com[b], atol=1e-12)
+        a, bb, c = s["size"]
+        mb = model.body_mass[b]
+        # a solid ellipsoid: I = diag(m (b^2 + c^2), m (a^2 + c^2), m (a^2 + b^2)) / 5 on its axes
+        I_e = mb / 5 * np.diag([bb**2 + c**2, a**2 + c**2, a**2 + bb**2])
+        R = T[:3, :3]
+        np.testing.assert_allclose(R @ I_e @ R.T, model.body_inertia[b], atol=1e-9)
+
+
 def test_mesh_paths_resolve_through_the_search_path_only(tmp_path):
     pkg = tmp_path / "share" / "my_robot" / "meshes"
     pkg.mkdir(parents=True)

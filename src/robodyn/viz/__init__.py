@@ -108,7 +108,7 @@ def show(
     frames : bool
         Draw a triad (x red, y green, z blue) at each body frame and marked frame.
     com : bool
-        Draw each body's centre of mass as a ball with the volume of its mass of water.
+        Draw each body's centre of mass as a ball whose volume is proportional to its mass.
     out : path-like, optional
         Write the page there.
     inertia : bool

@@ -35,7 +35,7 @@ STICK_RGBA = (0.95, 0.55, 0.15, 1.0)  # the fallback stick figure
 COM_RGBA = (0.1, 0.45, 0.95, 0.9)
 INERTIA_RGBA = (0.2, 0.7, 0.95, 0.25)
 MARKER_RGBA = (1.0, 0.0, 1.0, 1.0)  # end-effector markers: pure magenta, drawn on top
-WATER = 1000.0  # kg/m^3: a CoM sphere has the volume of its body's mass of water
+COM_BALL = 0.035  # radius of the heaviest body's CoM ball, as a fraction of the robot's size
 
 
 @dataclass
@@ -428,7 +428,8 @@ def build_scene(
     frames : bool
         A triad (x red, y green, z blue) at each body frame and marked frame.
     com : bool
-        A sphere at each body's centre of mass, with the volume of its mass of water.
+        A ball at each body's centre of mass, its volume proportional to the body's mass
+        (the heaviest body's radius is 3.5 % of the robot's size).
     inertia : bool
         Each body's equivalent inertia ellipsoid (uniform solid, same mass and principal
         moments), on its principal axes at the CoM.
@@ -507,7 +508,7 @@ def build_scene(
             continue
         T_bc = transform(None, model.body_com[b])
         if com:
-            r = (3 * m / (4 * math.pi * WATER)) ** (1 / 3)
+            r = COM_BALL * size * (m / float(model.body_mass.max())) ** (1 / 3)
             scene.shapes.append(
                 dict(body=b, T=_col_major(T_bc), kind="sphere", radius=r, rgba=COM_RGBA, role="com")
             )
