@@ -245,6 +245,12 @@
       bodies[m.body].updateMatrixWorld(true);
       return new T3.Vector3(m.p[0], m.p[1], m.p[2]).applyMatrix4(bodies[m.body].matrixWorld).toArray();
     },
+    markerScreen: function (name) {  // CSS pixels from the canvas's top left corner
+      const p = api.markerWorld(name);
+      if (!p) return null;
+      const v = new T3.Vector3(p[0], p[1], p[2]).project(camera);
+      return [(v.x + 1) / 2 * canvas.clientWidth, (1 - v.y) / 2 * canvas.clientHeight];
+    },
     markers: data.markers.map(function (m) { return m.name; }),
     render: function () { dirty = true; },
     setRoleVisible: function (role, on) {  // roles: visual stick frame com inertia marker
