@@ -4,7 +4,8 @@ For the bundled Panda (stick figure) and Talos (example-robot-data, 45 bodies, 5
 meshes): the time to build the page in Python, its size, and the load-to-first-frame time
 (navigation start to the first drawn frame, median of 3 loads). For Talos playing a
 10,000-sample trajectory: the same, and the frames drawn per second while it plays at
-1x for 3 s (``--quick``: the Panda, standing and playing 1,000 samples for 1 s).
+1x for 3 s (``--quick``: the Panda, standing and playing 1,000 samples for 1 s), and the
+median time to draw one frame (21 frames drawn at once, waiting for the rasteriser).
 Headless Chromium draws with its software WebGL (SwiftShader) here, so frames per second
 are a floor for a machine with a GPU.
 """
@@ -77,6 +78,17 @@ _FPS_JS = """async (ms) => {
 }"""
 
 
+_RENDER_JS = """() => {
+  const out = [], F = robodyn.frameCount;
+  for (let i = 0; i < 21; i++) {
+    robodyn.setFrame(Math.floor(i * (F - 1) / 20));
+    out.push(robodyn.renderNow());
+  }
+  out.sort((a, b) => a - b);
+  return out[10];
+}"""
+
+
 def run_viz(cfg, prog, row) -> list[dict]:
     """Rows of the viz section (page size, load to first frame, frames per second)."""
     import tempfile
@@ -112,8 +124,10 @@ def run_viz(cfg, prog, row) -> list[dict]:
                         page.goto(path.resolve().as_uri())
                         page.wait_for_function("window.robodyn && window.robodyn.ready")
                         fps, advanced = page.evaluate(_FPS_JS, play_ms)
+                        render_ms = page.evaluate(_RENDER_JS)
                         page.close()
                         r["fps"], r["frames_advanced"] = float(fps), int(advanced)
+                        r["render_ms"] = float(render_ms)
                     rows.append(r)
                     prog.step()
         except RuntimeError as exc:  # no Chromium or no Playwright: one line, no timings
@@ -133,7 +147,9 @@ def viz_lines(rows: list[dict]) -> list[str]:
         if r["status"] != "ok":
             out.append(f"{r['model']:<10} {r['status']}")
             continue
-        fps = "" if r.get("fps") is None else f", playing {r['fps']:.0f} frames/s"
+        fps = ""
+        if r.get("fps") is not None:
+            fps = f", playing {r['fps']:.1f} frames/s ({r['render_ms']:.0f} ms to draw a frame)"
         out.append(
             f"{r['model']:<10} {r['size_mb']:6.2f} MB, built in {r['build_s']:.2f} s, first "
             f"frame {1000 * r['median_s']:.0f} ms after navigation{fps}  ({r['call']})"

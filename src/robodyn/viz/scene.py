@@ -266,7 +266,7 @@ def _load_mesh(path: Path, scale) -> dict:
     V, F, C = np.concatenate(Vs), np.concatenate(Fs), np.concatenate(Cs)
     # merge vertices equal in position (to 1e-7 m) and colour: smaller page, smooth normals
     key = np.concatenate([np.round(V * 1e7), C], axis=1).astype(np.int64)
-    first, inverse = trimesh.grouping.unique_rows(key)  # by row hash: 10x np.unique(axis=0)
+    first, inverse = trimesh.grouping.unique_rows(key, keep_order=True)  # by row hash
     V, C, F = V[first], C[first], np.asarray(inverse).reshape(-1)[F]
     V = V * np.asarray(scale, dtype=float)
     return {

@@ -253,6 +253,12 @@
     },
     markers: data.markers.map(function (m) { return m.name; }),
     render: function () { dirty = true; },
+    renderNow: function () {  // draw at once and wait for the GPU: ms, for measurements
+      const t0 = performance.now();
+      renderer.render(scene, camera);
+      renderer.getContext().readPixels(0, 0, 1, 1, 0x1908, 0x1401, new Uint8Array(4));
+      return performance.now() - t0;
+    },
     setRoleVisible: function (role, on) {  // roles: visual stick frame com inertia marker
       for (const g of bodies) for (const o of g.children) if (o.userData.role === role) o.visible = !!on;
       dirty = true;
