@@ -47,7 +47,7 @@ def browser():
 class Page:
     """A viewer page open in the browser, with its console errors and requests recorded."""
 
-    def __init__(self, ctx, path: Path):
+    def __init__(self, ctx, path: Path, ready: bool = True):
         self.url = path.resolve().as_uri()
         self.errors: list[str] = []
         self.requests: list[str] = []
@@ -57,7 +57,8 @@ class Page:
         self.page.on("request", lambda r: self.requests.append(r.url))
         self.page.route("**/*", self._route)  # anything fetched over a network is refused
         self.page.goto(self.url)
-        self.page.wait_for_function("window.robodyn && window.robodyn.ready", timeout=60_000)
+        if ready:
+            self.page.wait_for_function("window.robodyn && window.robodyn.ready", timeout=60_000)
 
     def _route(self, route):
         if route.request.url == self.url:
@@ -286,6 +287,23 @@ def test_a_huge_trajectory_is_decimated_with_a_note(browser, tmp_path):
         assert page.eval("robodyn.frameCount") == viz.MAX_FRAMES
         note = page.page.locator("#rd-notes li").inner_text()
         assert "30001 samples shown as 10000 frames" in note
+        page.assert_offline_and_clean()
+    finally:
+        page.close()
+
+
+def test_notebook_display_runs_inside_its_iframe(browser, tmp_path):
+    # what Jupyter does with _repr_html_: put the fragment in its own page
+    v = viz.show(rd.models.load("ur5"), com=True)
+    host = tmp_path / "notebook.html"
+    host.write_text(f"<!DOCTYPE html><html><body><h1>cell</h1>{v._repr_html_()}</body></html>")
+    page = Page(browser, host, ready=False)
+    try:
+        frame = page.page.frames[1]
+        frame.wait_for_function("window.robodyn && window.robodyn.ready", timeout=60_000)
+        assert frame.evaluate("robodyn.shapeCounts")["com"] == 6
+        page.shot("notebook_iframe")
+        # the page and, inside the iframe, nothing but about:srcdoc
         page.assert_offline_and_clean()
     finally:
         page.close()
