@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..inertia import RigidInertia
 from ..model.model import Model
 from ..spatial import rot_x, rotation_to_quat, transform
 
@@ -491,12 +492,8 @@ def build_scene(
             if s is not None:
                 scene.shapes.append(s)
                 drawn.add(int(body))
-    with_visual = {int(b) for b, _, _ in model.visuals} if visuals else set()
     # the stick figure for bodies that have no visual, or whose visuals all failed
-    bare = [b for b in range(model.nb) if b not in drawn and (b > 0 or not with_visual)]
-    if not drawn:
-        bare = list(range(model.nb))
-    scene.shapes += _stick_shapes(model, bare, r_stick)
+    scene.shapes += _stick_shapes(model, [b for b in range(model.nb) if b not in drawn], r_stick)
     if frames:
         for b in range(1, model.nb):
             scene.shapes.append(
@@ -513,9 +510,11 @@ def build_scene(
                 dict(body=b, T=_col_major(T_bc), kind="sphere", radius=r, rgba=COM_RGBA, role="com")
             )
         if inertia:
-            moments, axes = np.linalg.eigh(model.body_inertia[b])
-            if np.linalg.det(axes) < 0:
-                axes[:, 2] = -axes[:, 2]
+            try:
+                moments, axes = RigidInertia(m, None, model.body_inertia[b]).principal()
+            except ValueError as exc:  # a tensor kept as written (invalid_inertia="keep")
+                notes.append(f"body {model.body_names[b]!r}: no inertia ellipsoid ({exc})")
+                continue
             abc = ellipsoid_semi_axes(m, moments)
             T_be = transform(axes, model.body_com[b])
             scene.shapes.append(
