@@ -42,7 +42,7 @@ from ._checks import as_array, as_vector
 from .errors import ModelError
 from .kernels import core as _core
 from .kernels._pack import KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
-from .kernels.call import finish, prepare
+from .kernels.call import batched, finish, prepare
 from .kernels.call import threads as _threads
 from .model.model import JOINT_FREE, Model
 from .spatial import check_transform
@@ -154,6 +154,7 @@ def _kind(kind) -> int:
 
 
 # ------------------------------------------------------------------------- poses
+@batched
 def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray:
     """Forward kinematics: the pose ``T_sf`` of an operational frame in the world.
 
@@ -213,6 +214,7 @@ def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray
 forward_kinematics = fk
 
 
+@batched
 def body_poses(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Poses ``T_s,i`` of every body (the world, body 0, is the identity).
 
@@ -232,6 +234,7 @@ def body_poses(model: Model, q, *, threads: int | None = None) -> np.ndarray:
 
 
 # --------------------------------------------------------------------- Jacobians
+@batched
 def jacobian(
     model: Model, q, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:
@@ -290,6 +293,7 @@ def _jdot(model, q, v, frame, kind, threads=None):
     return J, dJ, out[..., 12 * nv :]
 
 
+@batched
 def jacobian_dot(
     model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:
@@ -317,6 +321,7 @@ def jacobian_dot(
     return _jdot(model, q, v, frame, kind, threads)[1]
 
 
+@batched
 def frame_velocity(
     model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:
@@ -341,6 +346,7 @@ def frame_velocity(
     return _jdot(model, q, v, frame, kind, threads)[2]
 
 
+@batched
 def frame_acceleration(
     model: Model, q, v, a, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:
@@ -378,6 +384,7 @@ def _mass_check(model: Model, pack: _Pack) -> None:
         raise ModelError(f"model {model.name!r} has no mass: the centre of mass is undefined")
 
 
+@batched
 def com(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Centre of mass of the whole model in the world, ``sum_i m_i c_i / sum_i m_i``.
 
@@ -406,6 +413,7 @@ def _com_jacobian(model, q, threads):
     return out[..., :3], out[..., 3:].reshape((*out.shape[:-1], 3, pack.nv))
 
 
+@batched
 def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Jacobian of the centre of mass: ``cdot = J_c v``, world axes.
 
@@ -427,6 +435,7 @@ def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     return _com_jacobian(model, q, threads)[1]
 
 
+@batched
 def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
     """Velocity of the centre of mass in the world, ``J_c v``.
 
