@@ -287,6 +287,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from .sweep import command
 
     return command(args)
+
+
 def _cmd_view(args: argparse.Namespace) -> int:
     from .viz.cli import view_command
 
