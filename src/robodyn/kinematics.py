@@ -758,9 +758,6 @@ def _task_error(task: _Task, r: np.ndarray, T_flat: np.ndarray, nv: int):
     return task.w[task.rows] * Vb[task.rows], task.w[task.rows, None] * J[task.rows], ew, ev
 
 
-_STATUS = {1: "reached the iteration cap", 2: "stalled", 3: "left the finite numbers"}
-
-
 def ik(
     model: Model,
     frame,
@@ -1001,7 +998,6 @@ def _c_starts(model, pack, k, T_flat, w, lo, hi, opts, q, attempt, restarts, gen
     start, or with ``it0`` > 0 its iterate after it0 updates, ``hist`` their errors), then
     fresh draws within the limits until ``restarts``. Returns (converged, q, iterations,
     error, message: why it converged or timed out, None when it ran out of starts)."""
-
     total = 0
     best = (np.inf, q)
     while True:
