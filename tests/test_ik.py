@@ -385,3 +385,22 @@ def test_restart_draws_are_random_configuration_draws():
         g1, g2 = np.random.default_rng(3), np.random.default_rng(3)
         a = [random_configuration(model, g1) for _ in range(5)]
         np.testing.assert_array_equal(a, [_draw(model, g2) for _ in range(5)])
+
+
+@pytest.mark.parametrize("name, model, frame", ARMS, ids=[a[0] for a in ARMS])
+def test_batch_ik_on_every_arm_equals_single_ik(name, model, frame):
+    rng = np.random.default_rng(1)
+    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
+    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
+    T = kin.fk(model, rng.uniform(lo, hi, (200, model.nq)), frame)
+    r = kin.ik(model, frame, T, rng=0)
+    ok = r.success
+    assert ok.mean() >= 0.99, f"{name}: {ok.sum()} of 200"
+    assert np.all(r.q[ok] >= model.q_lower) and np.all(r.q[ok] <= model.q_upper)
+    Vb = log6(inv_transform(kin.fk(model, r.q[ok], frame)) @ T[ok])
+    assert np.linalg.norm(Vb[:, :3], axis=1).max() <= 1e-8
+    assert np.linalg.norm(Vb[:, 3:], axis=1).max() <= 1e-8
+    for k in range(0, 200, 20):
+        rs = kin.ik(model, frame, T[k], rng=0)
+        assert rs.success == r.success[k] and rs.message == r.message[k], (k, rs.message)
+        np.testing.assert_allclose(r.q[k], rs.q, atol=1e-8)
