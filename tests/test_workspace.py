@@ -217,6 +217,13 @@ def test_workspace_bad_input():
         rd.workspace(UR5, "tip")
     with pytest.raises(ValueError, match="centre"):
         rd.workspace(UR5, "ee", n=10, centre=[0, 0])
+    floating = rd.ModelBuilder("floating")
+    floating.add_body("base", "world", joint_type="free",
+                      inertia=rd.RigidInertia(1.0, np.zeros(3), np.eye(3)))  # fmt: skip
+    floating.add_body("l1", "base", axis=(0, 0, 1))
+    floating.add_frame("ee", "l1")
+    with pytest.raises(ValueError, match="fixed-base"):
+        rd.workspace(floating.build(), "ee", n=10)
     ws = rd.workspace(PANDA, "ee", grid=2)  # the corners of the joint box
     assert ws.q.shape == (128, 7)
     assert set(np.unique(ws.q[:, 0])) == {PANDA.q_lower[0], PANDA.q_upper[0]}

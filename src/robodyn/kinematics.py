@@ -628,7 +628,7 @@ class _Limits(NamedTuple):
     dof_q: np.ndarray  # (m,) q index of each limited one-coordinate dof
     dof_v: np.ndarray  # (m,) its v index
     any: bool  # a limited dof exists
-    floating: bool  # a floating base (free joint) exists
+    floating: bool  # a joint of several coordinates (a floating base): q moves on its group
 
 
 def _limits(model: Model) -> _Limits:
@@ -651,7 +651,7 @@ def _limits(model: Model) -> _Limits:
             dof_q.append(qa)
             dof_v.append(int(model.jnt_vadr[i]))
     lim = _Limits(lo, hi, np.array(dof_q, dtype=np.int64), np.array(dof_v, dtype=np.int64),
-                  bool(dof_q), bool(np.any(model.jnt_type == JOINT_FREE)))  # fmt: skip
+                  bool(dof_q), _lie(model))  # fmt: skip
     object.__setattr__(model, "_ik_limits", lim)
     return lim
 
@@ -667,7 +667,7 @@ def _sample_ranges(model: Model):
     if out == 0:
         q1, _, prismatic, free = _joint_slices(model)
         out = None
-        if not free:
+        if not free and not _lie(model) and len(q1) == model.nq:
             lo, hi = model.q_lower[q1], model.q_upper[q1]
             half = np.where(prismatic, 1.0, np.pi)
             lo_inf, hi_inf = ~np.isfinite(lo), ~np.isfinite(hi)
@@ -690,6 +690,12 @@ def _draw(model: Model, gen) -> np.ndarray:
     q = np.zeros(model.nq)
     q[q1] = gen.uniform(lo, hi, size=(1, len(q1)))[0]
     return q
+
+
+def _lie(model: Model) -> bool:
+    """True when a joint is not one plain coordinate (a floating base, or any joint whose
+    q is updated by robodyn.integrate rather than q + dq)."""
+    return bool(np.any(model.jnt_type == JOINT_FREE) or np.any(np.asarray(model.jnt_nq) > 1))
 
 
 def _blocked(lim: _Limits, q: np.ndarray, dq: np.ndarray) -> np.ndarray:

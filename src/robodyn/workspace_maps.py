@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .kinematics import _frame_index, _packed, _rows, _sample_ranges, fk, jacobian
-from .model.model import JOINT_FREE, Model
+from .model.model import Model
 
 __all__ = ["workspace", "Workspace", "singularities", "Singularity", "MEASURES"]
 
@@ -364,8 +364,11 @@ def workspace(
 
     pack = _packed(model)
     k = _frame_index(model, pack, frame)
-    if np.any(model.jnt_type == JOINT_FREE):
-        raise ValueError("workspace needs a fixed-base model (it has a floating joint)")
+    if _sample_ranges(model) is None:
+        raise ValueError(
+            "workspace needs a fixed-base model of one-coordinate joints (it has a floating "
+            "or multi-coordinate joint)"
+        )
     if grid is None:
         if int(n) != n or n < 1:
             raise ValueError(f"n must be an integer >= 1, got {n!r}")
