@@ -113,6 +113,8 @@ _LAZY: dict[str, str] = {
     # scale-out with Dask (issue 16): dask is imported only when a dask array arrives
     "distributed": "robodyn.distributed",
     "sweep": "robodyn.sweep",
+    # 3-D viewer: one self-contained HTML page (three.js inside)
+    "viz": "robodyn.viz",
 }
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -131,6 +131,10 @@ class Model:
     frame_R: np.ndarray  # (nf, 3, 3)
     frame_p: np.ndarray  # (nf, 3)
     notes: tuple[str, ...] = field(default=())  # what the builder merged or adapted
+    # URDF models: each <visual> as (body, T_body_geometry (4, 4), UrdfGeometry), and the file
+    # read (mesh paths are relative to it); only the 3-D viewer (robodyn.viz) uses them.
+    visuals: tuple = field(default=())
+    source: str | None = None
 
     # Not a field: the kernels' packed arrays, set on the instance on first use by
     # robodyn.kernels._pack.packed (a class attribute, so the hot path reads
