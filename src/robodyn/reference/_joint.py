@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
+from ..model.model import (
+    JOINT_CYLINDRICAL,
+    JOINT_FREE,
+    JOINT_HELICAL,
+    JOINT_PLANAR,
+    JOINT_PRISMATIC,
+    JOINT_REVOLUTE,
+    JOINT_SPHERICAL,
+    planar_basis,
+)
 from ..spatial import adjoint, exp3, quat_to_rotation, transform
 
 
@@ -32,6 +41,20 @@ def joint_placement(model, i: int, q: np.ndarray) -> tuple[np.ndarray, np.ndarra
         quat = q[qa + 3 : qa + 7] / np.linalg.norm(q[qa + 3 : qa + 7])
         X_J = transform(quat_to_rotation(quat), q[qa : qa + 3])
         S[:, va : va + 6] = np.eye(6)
+    elif model.jnt_type[i] == JOINT_SPHERICAL:  # q = quaternion, v = omega_b
+        X_J[:3, :3] = quat_to_rotation(q[qa : qa + 4] / np.linalg.norm(q[qa : qa + 4]))
+        S[:3, va : va + 3] = np.eye(3)
+    elif model.jnt_type[i] == JOINT_PLANAR:  # q = (phi, x, y), v = (omega, v_1, v_2)
+        t1, t2 = planar_basis(axis)
+        X_J = transform(exp3(axis * q[qa]), q[qa + 1] * t1 + q[qa + 2] * t2)
+        S[:3, va], S[3:, va + 1], S[3:, va + 2] = axis, t1, t2
+    elif model.jnt_type[i] == JOINT_HELICAL:  # screw [a; h a] (MR eq. 3.73)
+        h = model.jnt_pitch[i]
+        X_J = transform(exp3(axis * q[qa]), h * q[qa] * axis)
+        S[:3, va], S[3:, va] = axis, h * axis
+    elif model.jnt_type[i] == JOINT_CYLINDRICAL:  # q = (theta, d)
+        X_J = transform(exp3(axis * q[qa]), q[qa + 1] * axis)
+        S[:3, va], S[3:, va + 1] = axis, axis
     return transform(model.jnt_R[i], model.jnt_p[i]) @ X_J, S
 
 

@@ -59,6 +59,11 @@ RD_INLINE double project(int64_t jt, const double *Fi, int k, const double *fm,
         return ax[0] * fm[l] + ax[1] * fm[L + l] + ax[2] * fm[2 * L + l];
     if (jt == J_PRISMATIC)
         return ax[0] * ff[l] + ax[1] * ff[L + l] + ax[2] * ff[2 * L + l];
+    if (jt >= J_SPHERICAL) {
+        const double *s = Fi + BF_S + 6 * k;
+        return s[0] * fm[l] + s[1] * fm[L + l] + s[2] * fm[2 * L + l] + s[3] * ff[l]
+               + s[4] * ff[L + l] + s[5] * ff[2 * L + l];
+    }
     return k < 3 ? fm[k * L + l] : ff[(k - 3) * L + l];
 }
 

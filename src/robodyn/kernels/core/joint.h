@@ -9,6 +9,17 @@
  * Revolute S = [axis; 0], prismatic [0; axis], free S = 1_6 (its velocity is the body
  * twist, its configuration (x, y, z, qw, qx, qy, qz)), fixed S = 0 (no column). A mimic
  * joint reads mult q[leader] + offset and adds mult S_i^T F to its leader's torque.
+ *
+ * The joints of MR Table 2.1 beyond R and P keep S_i constant in body coordinates (the
+ * columns at BF_S, written by _pack.py), so no S-dot term appears anywhere:
+ *   spherical    q = (qw, qx, qy, qz), v = omega_b:        X_J = (R(quat), 0), S = [1_3; 0]
+ *   planar       q = (phi, x, y), v = (omega_n, v_1, v_2):  X_J = (Rot(n, phi), x t1 + y t2),
+ *                S = [n, 0, 0; 0, t1, t2] (n = axis, (t1, t2, n) right-handed)
+ *   helical      q = theta:                                 X_J = (Rot(a, th), h th a),
+ *                S = [a; h a] (pitch h in m/rad)
+ *   cylindrical  q = (theta, d):                            X_J = (Rot(a, th), d a),
+ *                S = [a, 0; 0, a]
+ * The planar v is the body twist of the chassis (MR ch. 13), not the rate of (phi, x, y).
  */
 #ifndef RD_JOINT_H
 #define RD_JOINT_H
@@ -59,7 +70,8 @@ RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const doub
     const int64_t jt = Ii[BI_TYPE];
     const double *q0 = q + Ii[BI_QIDX] * L;
     const double mult = Fi[BF_MULT], off = Fi[BF_OFF];
-    if (jt == J_REVOLUTE) {
+    if (jt == J_REVOLUTE || jt == J_HELICAL || jt == J_CYLINDRICAL || jt == J_PLANAR) {
+        /* the rotation by the first coordinate (mult = 1, off = 0 but for a mimic) */
         double s[LANES], c[LANES];
         int big = 0;
         LANE { big |= fabs(mult * q0[l] + off) > 1e5; }
@@ -78,6 +90,20 @@ RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const doub
             LANE { R[k * L + l] = Fi[BF_R0 + k] + s[l] * Fi[BF_A1 + k] + c[l] * Fi[BF_A2 + k]; }
         for (int k = 0; k < 3; k++)
             LANE { p[k * L + l] = Fi[BF_P0 + k]; }
+        if (jt == J_HELICAL) /* p = p0 + h th R0 a */
+            for (int k = 0; k < 3; k++)
+                LANE { p[k * L + l] += Fi[BF_PITCH] * q0[l] * Fi[BF_RA + k]; }
+        else if (jt == J_CYLINDRICAL) /* p = p0 + d R0 a */
+            for (int k = 0; k < 3; k++)
+                LANE { p[k * L + l] += q0[L + l] * Fi[BF_RA + k]; }
+        else if (jt == J_PLANAR) { /* p = p0 + R0 (x t1 + y t2) */
+            const double *t1 = Fi + BF_S + 6 + 3, *t2 = Fi + BF_S + 12 + 3, *R0 = Fi + BF_R0;
+            for (int k = 0; k < 3; k++) {
+                const double a1 = R0[3 * k] * t1[0] + R0[3 * k + 1] * t1[1] + R0[3 * k + 2] * t1[2];
+                const double a2 = R0[3 * k] * t2[0] + R0[3 * k + 1] * t2[1] + R0[3 * k + 2] * t2[2];
+                LANE { p[k * L + l] += a1 * q0[L + l] + a2 * q0[2 * L + l]; }
+            }
+        }
     }
     else if (jt == J_PRISMATIC) {
         for (int k = 0; k < 9; k++)
@@ -85,10 +111,12 @@ RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const doub
         for (int k = 0; k < 3; k++)
             LANE { p[k * L + l] = Fi[BF_P0 + k] + (mult * q0[l] + off) * Fi[BF_RA + k]; }
     }
-    else if (jt == J_FREE) {
+    else if (jt == J_FREE || jt == J_SPHERICAL) {
+        /* the quaternion: q0[3:7] (free) or q0[0:4] (spherical) */
         double Rq[9 * LANES];
+        const double *e = jt == J_FREE ? q0 + 3 * L : q0;
         LANE {
-            double w = q0[3 * L + l], x = q0[4 * L + l], y = q0[5 * L + l], z = q0[6 * L + l];
+            double w = e[l], x = e[L + l], y = e[2 * L + l], z = e[3 * L + l];
             double s = 2.0 / (w * w + x * x + y * y + z * z);
             Rq[0 * L + l] = 1.0 - s * (y * y + z * z);
             Rq[1 * L + l] = s * (x * y - w * z);
@@ -101,6 +129,11 @@ RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const doub
             Rq[8 * L + l] = 1.0 - s * (x * x + y * y);
         }
         mm_cl(L, Fi + BF_R0, Rq, R);
+        if (jt == J_SPHERICAL) {
+            for (int k = 0; k < 3; k++)
+                LANE { p[k * L + l] = Fi[BF_P0 + k]; }
+            return;
+        }
         for (int r = 0; r < 3; r++)
             LANE {
                 p[r * L + l] = Fi[BF_P0 + r] + Fi[BF_R0 + 3 * r] * q0[l]
@@ -132,6 +165,19 @@ RD_INLINE void joint_rate(int L, const int64_t *Ii, const double *Fi, const doub
             jw[k] = x0[k], jv[k] = x0[3 * L + k];
         return;
     }
+    if (jt >= J_SPHERICAL) {
+        /* S_i x_i over the constant columns at BF_S */
+        const int64_t n = Ii[BI_NV];
+        const double *S = Fi + BF_S;
+        for (int r = 0; r < 3; r++)
+            LANE {
+                double aw = 0.0, av = 0.0;
+                for (int k = 0; k < n; k++)
+                    aw += S[6 * k + r] * x0[k * L + l], av += S[6 * k + 3 + r] * x0[k * L + l];
+                jw[r * L + l] = aw, jv[r * L + l] = av;
+            }
+        return;
+    }
     double *on = jt == J_REVOLUTE ? jw : jv, *off = jt == J_REVOLUTE ? jv : jw;
     const double *ax = Fi + BF_AXIS, mult = Fi[BF_MULT];
     for (int r = 0; r < 3; r++)
@@ -143,25 +189,28 @@ RD_INLINE void joint_rate(int L, const int64_t *Ii, const double *Fi, const doub
 
 RD_INLINE void joint_column(int64_t jt, const double *Fi, int k, double *s)
 {
-    /* column k of S_i (6): revolute [axis; 0], prismatic [0; axis], free e_k */
+    /* column k of S_i (6): revolute [axis; 0], prismatic [0; axis], free e_k, the others
+     * their constant column k at BF_S */
     memset(s, 0, 6 * sizeof(double));
     if (jt == J_REVOLUTE)
         memcpy(s, Fi + BF_AXIS, 3 * sizeof(double));
     else if (jt == J_PRISMATIC)
         memcpy(s + 3, Fi + BF_AXIS, 3 * sizeof(double));
+    else if (jt >= J_SPHERICAL)
+        memcpy(s, Fi + BF_S + 6 * k, 6 * sizeof(double));
     else
         s[k] = 1.0;
 }
 
 RD_INLINE int joint_check(const model_t *md, const double *q)
 {
-    /* 0, or E_QUATERNION if a free joint's quaternion is zero (one state) */
+    /* 0, or E_QUATERNION if a free or spherical joint's quaternion is zero (one state) */
     if (!md->has_free)
         return 0;
     for (int64_t i = 1; i < md->nb; i++) {
         const int64_t *Ii = body_i(md, i);
-        if (Ii[BI_TYPE] == J_FREE) {
-            const double *e = q + Ii[BI_QIDX] + 3;
+        if (Ii[BI_TYPE] == J_FREE || Ii[BI_TYPE] == J_SPHERICAL) {
+            const double *e = q + Ii[BI_QIDX] + (Ii[BI_TYPE] == J_FREE ? 3 : 0);
             if (e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] == 0.0)
                 return E_QUATERNION;
         }

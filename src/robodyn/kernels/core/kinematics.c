@@ -82,7 +82,8 @@ RD_INLINE int joint_columns(const model_t *md, int L, const double *W, int64_t i
     /* the space screw axes of joint i into col (6 x 6, column c at col[6 c L ...]); their
      * number. Revolute S = [w; p x w] with w = R_s,i a (MR eq. 5.11); prismatic [0; w]; a
      * mimic scales its axis by its multiplier; a free joint's velocity is its body twist,
-     * so its columns are [Ad_T_s,i]: angular k [R e_k; p x R e_k], linear k [0; R e_k]. */
+     * so its columns are [Ad_T_s,i]: angular k [R e_k; p x R e_k], linear k [0; R e_k];
+     * the other joints' constant body columns are moved the same way. */
     const int64_t *Ii = body_i(md, i);
     const double *Fi = body_f(md, i), *R = W + (WK * i + K_R) * L, *p = W + (WK * i + K_P) * L;
     const int64_t jt = Ii[BI_TYPE];
@@ -113,6 +114,20 @@ RD_INLINE int joint_columns(const model_t *md, int L, const double *W, int64_t i
             cross_l(L, p, ca, ca + 3 * L);
         }
         return 6;
+    }
+    if (jt >= J_SPHERICAL) {
+        /* constant body columns s = [s_w; s_v]: [Ad_T_s,i] s = [R s_w; p x R s_w + R s_v] */
+        const int64_t n = Ii[BI_NV];
+        for (int k = 0; k < n; k++) {
+            const double *s = Fi + BF_S + 6 * k;
+            double *c = col + 6 * k * L, t[3 * LANES];
+            rmul_lc(L, R, s, c);
+            rmul_lc(L, R, s + 3, t);
+            cross_l(L, p, c, c + 3 * L);
+            for (int r = 0; r < 3 * L; r++)
+                c[3 * L + r] += t[r];
+        }
+        return (int)n;
     }
     return 0;
 }

@@ -103,6 +103,14 @@ RD_INLINE int rnea_lanes(const model_t *md, const int L, const args_t *a, double
                 tau[va * L + l] += mult * (ax[0] * f[l] + ax[1] * f[L + l] + ax[2] * f[2 * L + l]);
             }
         }
+        else if (jt >= J_SPHERICAL)
+            for (int k = 0; k < Ii[BI_NV]; k++) {
+                const double *sk = Fi + BF_S + 6 * k; /* column k of S_i */
+                LANE {
+                    tau[(va + k) * L + l] += sk[0] * fm[l] + sk[1] * fm[L + l] + sk[2] * fm[2 * L + l]
+                                             + sk[3] * ff[l] + sk[4] * ff[L + l] + sk[5] * ff[2 * L + l];
+                }
+            }
         /* 8.53 (child part): F_lambda += Ad_{T_{i,lambda}}^T F_i */
         const int64_t lam = Ii[BI_PARENT];
         if (lam > 0) {
