@@ -2,7 +2,9 @@
 
 * random models: kinematic trees in the spirit of Featherstone's autoTree (every joint
   type, fixed links the builder merges, an optional floating base, optional mimic joints,
-  friction and armature) and random states;
+  friction and armature) and random states; :func:`random_joint_pair` builds one random
+  tree of any joint types (spherical, planar, helical, cylindrical, free anywhere) twice,
+  with robodyn's builder and with Pinocchio's, from one description;
 * an independent forward kinematics: world poses by chaining the Model's joint
   placements with exp3 and the quaternion formula, no robodyn kinematics involved;
 * one tolerance convention: :func:`assert_close` (error relative to max(1, |want|));
@@ -49,10 +51,13 @@ def random_tree(
     damping: bool = False,
     gravity=None,
     explicit: bool = False,
+    kinds=("revolute", "continuous", "prismatic"),
 ):
     """A random tree of ``n`` moving bodies (plus mimics and merged fixed links).
 
     ``explicit=True`` builds the same tree with the mimic joints as ordinary joints.
+    ``kinds``: the joint types drawn (the first ``len(kinds)`` bodies take each in turn);
+    any of :data:`JOINT_KINDS`, helical joints with a random pitch.
 
     Returns
     -------
@@ -66,16 +71,18 @@ def random_tree(
     if floating:
         b.add_body("base", "world", joint_type="free", inertia=random_inertia(rng))
         links.append("base")
-    kinds = ["revolute", "continuous", "prismatic"]
+    kinds = list(kinds)
     for k in range(n):
         parent = str(rng.choice(links)) if links and (floating or rng.random() < 0.8) else "world"
-        kind = kinds[k % 3] if k < 3 else str(rng.choice(kinds))
+        kind = kinds[k % len(kinds)] if k < len(kinds) else str(rng.choice(kinds))
         extra = {}
         if damping:
             extra = dict(
                 damping=rng.uniform(0.1, 1), friction=rng.uniform(0.1, 1),
                 armature=rng.uniform(0.01, 0.5),
             )  # fmt: skip
+        if kind == "helical":
+            extra["pitch"] = float(rng.uniform(-0.5, 0.5))
         b.add_body(
             f"l{k}", parent, joint_type=kind, axis=rng.normal(size=3),
             T=random_placement(rng), inertia=random_inertia(rng), **extra,
@@ -103,6 +110,88 @@ def random_tree(
             links.append(f"m{k}")
     b.add_frame("tool", links[-1], T=random_placement(rng))
     return b.build(), mimics
+
+
+#: every joint type the builder takes that moves (MR Table 2.1, the URDF's and a free joint)
+JOINT_KINDS = ("revolute", "continuous", "prismatic", "spherical", "planar", "helical",
+               "cylindrical", "free")  # fmt: skip
+
+
+def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = True):
+    """One random tree of ``n`` bodies with joints drawn from ``kinds`` (each at least once
+    when n allows), built from one description by robodyn's ModelBuilder and by
+    Pinocchio's own ``Model.addJoint`` / ``appendBodyToJoint`` with Pinocchio's joint of
+    each type (RevoluteUnaligned for revolute and continuous, PrismaticUnaligned,
+    Spherical, Planar, HelicalUnaligned, a composite [RevoluteUnaligned,
+    PrismaticUnaligned] for a cylindrical joint, FreeFlyer anywhere). Pinocchio's planar
+    joint moves in its frame's xy-plane: for a plane normal n its joint frame is turned by
+    R_n = [t1, t2, n] (robodyn's planar_basis), so that body's Pinocchio frame is robodyn's
+    turned by R_n, and its inertia, frames and children are expressed accordingly.
+
+    Returns
+    -------
+    (Model, pinocchio.Model, pinocchio.Data, PinocchioMap); the frame "tool" exists in both.
+    """
+    import pinocchio as pin
+
+    from robodyn.convert import PinocchioMap
+    from robodyn.model.model import planar_basis
+
+    rng = np.random.default_rng(seed)
+    g = rng.normal(size=3) * 5.0 if gravity else np.zeros(3)
+    b = ModelBuilder("pair", gravity=g)
+    pm = pin.Model()
+    pm.gravity = pin.Motion(np.r_[g, 0.0, 0.0, 0.0])
+    jid = {"world": 0}  # Pinocchio joint of each body
+    turn = {"world": np.eye(4)}  # Pinocchio body frame = robodyn body frame @ turn
+    kinds = list(kinds)
+    links: list[str] = []
+    for k in range(n):
+        parent = str(rng.choice(links)) if links and rng.random() < 0.85 else "world"
+        kind = kinds[k % len(kinds)] if k < len(kinds) else str(rng.choice(kinds))
+        axis = rng.normal(size=3)
+        T, inertia = random_placement(rng), random_inertia(rng)
+        pitch = float(rng.uniform(-0.5, 0.5))
+        name = f"l{k}"
+        b.add_body(name, parent, joint_name=f"j{k}", joint_type=kind, axis=axis, T=T,
+                   inertia=inertia, pitch=pitch)  # fmt: skip
+        a = axis / np.linalg.norm(axis)
+        O = np.eye(4)
+        if kind in ("revolute", "continuous"):  # an angle (Pinocchio's unbounded revolute
+            jm = pin.JointModelRevoluteUnaligned(a)  # takes no axis from Python)
+        elif kind == "helical":
+            jm = pin.JointModelHelicalUnaligned(a, pitch)
+        elif kind == "prismatic":
+            jm = pin.JointModelPrismaticUnaligned(a)
+        elif kind == "spherical":
+            jm = pin.JointModelSpherical()
+        elif kind == "free":
+            jm = pin.JointModelFreeFlyer()
+        elif kind == "cylindrical":
+            jm = pin.JointModelComposite()
+            jm.addJoint(pin.JointModelRevoluteUnaligned(a))
+            jm.addJoint(pin.JointModelPrismaticUnaligned(a))
+        elif kind == "planar":
+            jm = pin.JointModelPlanar()
+            O[:3, :3] = np.stack([*planar_basis(a), a], axis=1)  # columns t1, t2, n
+        else:
+            raise ValueError(kind)
+        placement = np.linalg.inv(turn[parent]) @ T @ O
+        j = pm.addJoint(jid[parent], jm, pin.SE3(placement[:3, :3], placement[:3, 3]), f"j{k}")
+        Ro = O[:3, :3]
+        pm.appendBodyToJoint(
+            j, pin.Inertia(inertia.mass, Ro.T @ inertia.com, Ro.T @ inertia.inertia @ Ro),
+            pin.SE3.Identity(),
+        )  # fmt: skip
+        jid[name], turn[name] = j, O
+        links.append(name)
+    T_tool = random_placement(rng)
+    b.add_frame("tool", links[-1], T=T_tool)
+    F = np.linalg.inv(turn[links[-1]]) @ T_tool
+    pm.addFrame(pin.Frame("tool", jid[links[-1]], pin.SE3(F[:3, :3], F[:3, 3]),
+                          pin.FrameType.OP_FRAME))  # fmt: skip
+    model = b.build()
+    return model, pm, pm.createData(), PinocchioMap(model, pm)
 
 
 def random_state(model, rng: np.random.Generator, size: int | None = None):
