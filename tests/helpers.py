@@ -123,7 +123,8 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
     Pinocchio's own ``Model.addJoint`` / ``appendBodyToJoint`` with Pinocchio's joint of
     each type (RevoluteUnaligned for revolute and continuous, PrismaticUnaligned,
     Spherical, Planar, HelicalUnaligned, a composite [RevoluteUnaligned,
-    PrismaticUnaligned] for a cylindrical joint, FreeFlyer anywhere). Pinocchio's planar
+    PrismaticUnaligned] for a cylindrical joint, FreeFlyer anywhere), added to Pinocchio
+    depth first. Pinocchio's planar
     joint moves in its frame's xy-plane: for a plane normal n its joint frame is turned by
     R_n = [t1, t2, n] (robodyn's planar_basis), so that body's Pinocchio frame is robodyn's
     turned by R_n, and its inertia, frames and children are expressed accordingly.
@@ -142,20 +143,27 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
     b = ModelBuilder("pair", gravity=g)
     pm = pin.Model()
     pm.gravity = pin.Motion(np.r_[g, 0.0, 0.0, 0.0])
-    jid = {"world": 0}  # Pinocchio joint of each body
-    turn = {"world": np.eye(4)}  # Pinocchio body frame = robodyn body frame @ turn
     kinds = list(kinds)
-    links: list[str] = []
+    spec: list[tuple] = []  # (name, parent, kind, unit axis, T, inertia, pitch)
     for k in range(n):
-        parent = str(rng.choice(links)) if links and rng.random() < 0.85 else "world"
+        parent = str(rng.choice([s[0] for s in spec])) if spec and rng.random() < 0.85 else "world"
         kind = kinds[k % len(kinds)] if k < len(kinds) else str(rng.choice(kinds))
         axis = rng.normal(size=3)
         T, inertia = random_placement(rng), random_inertia(rng)
         pitch = float(rng.uniform(-0.5, 0.5))
-        name = f"l{k}"
-        b.add_body(name, parent, joint_name=f"j{k}", joint_type=kind, axis=axis, T=T,
+        b.add_body(f"l{k}", parent, joint_name=f"j{k}", joint_type=kind, axis=axis, T=T,
                    inertia=inertia, pitch=pitch)  # fmt: skip
-        a = axis / np.linalg.norm(axis)
+        spec.append((f"l{k}", parent, kind, axis / np.linalg.norm(axis), T, inertia, pitch))
+    T_tool = random_placement(rng)
+    b.add_frame("tool", spec[-1][0], T=T_tool)
+    # Pinocchio numbers joints in the order they are added and needs that order depth
+    # first (its CRBA assumes contiguous subtrees): add them from a depth-first walk
+    jid = {"world": 0}  # Pinocchio joint of each body
+    turn = {"world": np.eye(4)}  # Pinocchio body frame = robodyn body frame @ turn
+    stack = [s for s in reversed(spec) if s[1] == "world"]
+    while stack:
+        name, parent, kind, a, T, inertia, pitch = stack.pop()
+        stack.extend(s for s in reversed(spec) if s[1] == name)
         O = np.eye(4)
         if kind in ("revolute", "continuous"):  # an angle (Pinocchio's unbounded revolute
             jm = pin.JointModelRevoluteUnaligned(a)  # takes no axis from Python)
@@ -177,18 +185,16 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
         else:
             raise ValueError(kind)
         placement = np.linalg.inv(turn[parent]) @ T @ O
-        j = pm.addJoint(jid[parent], jm, pin.SE3(placement[:3, :3], placement[:3, 3]), f"j{k}")
+        j = pm.addJoint(jid[parent], jm, pin.SE3(placement[:3, :3], placement[:3, 3]),
+                        "j" + name[1:])  # fmt: skip
         Ro = O[:3, :3]
         pm.appendBodyToJoint(
             j, pin.Inertia(inertia.mass, Ro.T @ inertia.com, Ro.T @ inertia.inertia @ Ro),
             pin.SE3.Identity(),
         )  # fmt: skip
         jid[name], turn[name] = j, O
-        links.append(name)
-    T_tool = random_placement(rng)
-    b.add_frame("tool", links[-1], T=T_tool)
-    F = np.linalg.inv(turn[links[-1]]) @ T_tool
-    pm.addFrame(pin.Frame("tool", jid[links[-1]], pin.SE3(F[:3, :3], F[:3, 3]),
+    F = np.linalg.inv(turn[spec[-1][0]]) @ T_tool
+    pm.addFrame(pin.Frame("tool", jid[spec[-1][0]], pin.SE3(F[:3, :3], F[:3, 3]),
                           pin.FrameType.OP_FRAME))  # fmt: skip
     model = b.build()
     return model, pm, pm.createData(), PinocchioMap(model, pm)
@@ -243,7 +249,9 @@ def assert_close(got, want, tol: float, what: str = "") -> None:
 def chain_poses(model, q) -> np.ndarray:
     """World pose (nb, 4, 4) of every body by chaining ``T(jnt_R, jnt_p) X_J(q_i)`` from the
     Model's arrays: revolute ``exp3(axis q)``, prismatic ``axis q``, free joint from its
-    position and quaternion; a mimic reads ``mult q_leader + offset``. No robodyn
+    position and quaternion, spherical from its quaternion, planar, helical and cylindrical
+    as a turn about the axis and a move in the plane or along the axis; a mimic reads
+    ``mult q_leader + offset``. No robodyn
     kinematics is involved, so it checks them."""
     T = np.zeros((model.nb, 4, 4))
     T[0] = np.eye(4)
@@ -266,6 +274,19 @@ def chain_poses(model, q) -> np.ndarray:
             quat = np.asarray(q[a + 3 : a + 7])
             J[:3, :3] = quat_to_rotation(quat / np.linalg.norm(quat))
             J[:3, 3] = q[a : a + 3]
+        elif jt == 4:  # spherical: the quaternion
+            quat = np.asarray(q[a : a + 4])
+            J[:3, :3] = quat_to_rotation(quat / np.linalg.norm(quat))
+        elif jt in (5, 6, 7):  # planar, helical, cylindrical: a turn about the axis, then
+            n = np.asarray(model.jnt_axis[i])
+            J[:3, :3] = exp3(n * q[a])
+            if jt == 5:  # a move in the plane normal to it
+                from robodyn.model.model import planar_basis
+
+                t1, t2 = planar_basis(n)
+                J[:3, 3] = q[a + 1] * t1 + q[a + 2] * t2
+            else:  # a move along it: pitch * angle, or the second coordinate
+                J[:3, 3] = n * (model.jnt_pitch[i] * q[a] if jt == 6 else q[a + 1])
         T[i] = T[model.body_parent[i]] @ X @ J
     return T
 

@@ -15,7 +15,7 @@ spherical q            ``[qx, qy, qz, qw]``                ``[qw, qx, qy, qz]`` 
 planar q / v           ``(x, y, cos, sin)`` / ``(v_x,      slide, slide, hinge (world
                        v_y, omega)`` (JointModelPlanar)    rates: no planar joint)
 helical                JointModelHelicalUnaligned          none
-cylindrical            composite [revolute, prismatic]     hinge + slide on one axis
+cylindrical            revolute then prismatic joint       hinge + slide on one axis
 joint order            depth first, as in the URDF         as in the MJCF
 =====================  ==================================  =============================
 
@@ -103,7 +103,8 @@ class PinocchioMap:
     (quaternion reordered), a planar joint ``JointModelPlanar`` (q = (phi, x, y) <-> (x,
     y, cos phi, sin phi), v = (omega, v_x, v_y) <-> (v_x, v_y, omega)), a helical joint a
     helical one and a cylindrical joint (theta, d) a composite of a revolute then a
-    prismatic joint about the same axis.
+    prismatic joint about the same axis, or two such joints one after the other (the
+    revolute one named like the cylindrical joint).
 
     Parameters
     ----------
