@@ -379,3 +379,55 @@ def test_bad_joint_inputs_name_the_element():
         rd.fk(m, np.zeros(4))
     with pytest.raises(ValueError, match=r"q must have shape \(\.\.\., 4\), got \(3,\)"):
         rd.rnea(m, np.zeros(3), np.zeros(3), np.zeros(3))
+
+
+def test_symbolic_derive_with_helical_and_cylindrical_joints(rng):
+    """Lagrange's equations (robodyn.symbolic.derive) of a tree with a helical and a
+    cylindrical joint equal the compiled M, g and C v; free-style joints are refused."""
+    import sympy as sp
+
+    from robodyn.symbolic.derive import derive
+
+    model = rd.ModelBuilder("screwy", gravity=(0.3, -1.0, -9.81))
+    model.add_body(
+        "c",
+        "world",
+        joint_type="cylindrical",
+        axis=(0, 0, 1),
+        inertia=rd.RigidInertia(2.0, (0.1, 0.05, 0.0), np.diag([0.1, 0.2, 0.25])),
+    )
+    model.add_body(
+        "h",
+        "c",
+        joint_type="helical",
+        axis=(1, 0, 0),
+        pitch=0.02,
+        T=rd.transform(None, (0.3, 0, 0.1)),
+        inertia=rd.RigidInertia(0.5, (0.0, 0.1, 0.0), np.diag([0.01, 0.02, 0.02])),
+    )
+    model = model.build()  # fmt: skip
+    eom = derive(model)
+    q, qd = list(eom.q), list(eom.qd)
+    fM = sp.lambdify([q], eom.M.xreplace(eom.parameters), "numpy")
+    fg = sp.lambdify([q], eom.g.xreplace(eom.parameters), "numpy")
+    fC = sp.lambdify([q, qd], eom.C.xreplace(eom.parameters), "numpy")
+    for _ in range(3):
+        x, v = rng.normal(size=3), rng.normal(size=3)
+        assert_close(np.array(fM(x), dtype=float), rd.crba(model, x), 1e-12, "M")
+        assert_close(np.array(fg(x), dtype=float).ravel(), rd.gravity_forces(model, x), 1e-12)
+        Cv = np.array(fC(x, v), dtype=float) @ v
+        assert_close(Cv, rd.velocity_forces(model, x, v), 1e-12, "C v")
+    ball = rd.ModelBuilder().add_body("s", "world", joint_type="spherical").build()
+    with pytest.raises(rd.ModelError, match="spherical joint: symbolic derive supports"):
+        derive(ball)
+
+
+@pytest.mark.parametrize("kind", ["spherical", "planar", "mixed"])
+def test_simulation_conserves_energy_on_the_joint_manifolds(kind, rng):
+    """rd.simulate (RK4 on the Lie groups of the free, spherical and planar joints) keeps
+    the total energy of a frictionless tree (MuJoCo's invariant)."""
+    model = _pair(kind, 60)[0]
+    q0, v0 = rd.random_configuration(model, rng), rng.normal(size=model.nv)
+    tr = rd.simulate(model, q0, v0, duration=0.1, dt=5e-4)
+    E = tr.energy()
+    assert np.ptp(E) <= 1e-6 * max(1.0, np.abs(E).max()), f"energy drift {np.ptp(E):.3g}"
