@@ -431,3 +431,21 @@ def test_simulation_conserves_energy_on_the_joint_manifolds(kind, rng):
     tr = rd.simulate(model, q0, v0, duration=0.1, dt=5e-4)
     E = tr.energy()
     assert np.ptp(E) <= 1e-6 * max(1.0, np.abs(E).max()), f"energy drift {np.ptp(E):.3g}"
+
+
+def test_ik_through_spherical_and_planar_joints_respects_the_other_limits(rng):
+    """IK integrates the quaternion and planar coordinates on their groups and keeps the
+    limits of the revolute joint after them (fk checks the answer)."""
+    b = rd.ModelBuilder("ball-arm")
+    b.add_body("base", "world", joint_type="planar")
+    b.add_body("ball", "base", joint_type="spherical", T=rd.transform(None, (0, 0, 0.2)))
+    b.add_body("fore", "ball", joint_type="revolute", axis=(0, 1, 0), lower=-0.5, upper=0.5,
+               T=rd.transform(None, (0, 0, 0.4)))  # fmt: skip
+    b.add_frame("tip", "fore", T=rd.transform(None, (0.3, 0, 0.1)))
+    model = b.build()
+    for _ in range(5):
+        target = rd.fk(model, rd.random_configuration(model, rng), "tip")
+        res = rd.ik(model, "tip", target)
+        assert res.success
+        assert_close(rd.fk(model, res.q, "tip"), target, 1e-6, "ik pose")
+        assert -0.5 - 1e-12 <= res.q[model.jnt_qadr[model.joint_id("fore_joint")]] <= 0.5 + 1e-12

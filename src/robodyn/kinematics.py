@@ -612,8 +612,9 @@ def _limits(model: Model) -> _Limits:
             continue
         qa = int(model.jnt_qadr[i])
         if int(model.jnt_type[i]) in (JOINT_FREE, JOINT_SPHERICAL):  # a quaternion is kept
-            lo[qa : qa + 7] = -np.inf  # unit, not clipped (a spherical joint has 4 entries)
-            hi[qa : qa + 7] = np.inf
+            n = int(model.jnt_nq[i])  # unit, not clipped (free: 7 entries, spherical: 4)
+            lo[qa : qa + n] = -np.inf
+            hi[qa : qa + n] = np.inf
         elif np.isfinite(lo[qa]) or np.isfinite(hi[qa]):
             dof_q.append(qa)
             dof_v.append(int(model.jnt_vadr[i]))
