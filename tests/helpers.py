@@ -114,7 +114,7 @@ def random_tree(
 
 #: every joint type the builder takes that moves (MR Table 2.1, the URDF's and a free joint)
 JOINT_KINDS = ("revolute", "continuous", "prismatic", "spherical", "planar", "helical",
-               "cylindrical", "free")  # fmt: skip
+               "cylindrical", "universal", "free")  # fmt: skip
 
 
 def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = True):
@@ -123,7 +123,8 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
     Pinocchio's own ``Model.addJoint`` / ``appendBodyToJoint`` with Pinocchio's joint of
     each type (RevoluteUnaligned for revolute and continuous, PrismaticUnaligned,
     Spherical, Planar, HelicalUnaligned, a composite [RevoluteUnaligned,
-    PrismaticUnaligned] for a cylindrical joint, FreeFlyer anywhere), added to Pinocchio
+    PrismaticUnaligned] for a cylindrical joint, Universal, FreeFlyer anywhere), added to
+    Pinocchio
     depth first. Pinocchio's planar
     joint moves in its frame's xy-plane: for a plane normal n its joint frame is turned by
     R_n = [t1, t2, n] (robodyn's planar_basis), so that body's Pinocchio frame is robodyn's
@@ -151,9 +152,11 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
         axis = rng.normal(size=3)
         T, inertia = random_placement(rng), random_inertia(rng)
         pitch = float(rng.uniform(-0.5, 0.5))
+        axis2 = rng.normal(size=3)
         b.add_body(f"l{k}", parent, joint_name=f"j{k}", joint_type=kind, axis=axis, T=T,
-                   inertia=inertia, pitch=pitch)  # fmt: skip
-        spec.append((f"l{k}", parent, kind, axis / np.linalg.norm(axis), T, inertia, pitch))
+                   inertia=inertia, pitch=pitch, axis2=axis2)  # fmt: skip
+        spec.append((f"l{k}", parent, kind, axis / np.linalg.norm(axis), T, inertia,
+                     (pitch, axis2 / np.linalg.norm(axis2))))  # fmt: skip
     T_tool = random_placement(rng)
     b.add_frame("tool", spec[-1][0], T=T_tool)
     # Pinocchio numbers joints in the order they are added and needs that order depth
@@ -162,7 +165,7 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
     turn = {"world": np.eye(4)}  # Pinocchio body frame = robodyn body frame @ turn
     stack = [s for s in reversed(spec) if s[1] == "world"]
     while stack:
-        name, parent, kind, a, T, inertia, pitch = stack.pop()
+        name, parent, kind, a, T, inertia, (pitch, a2) = stack.pop()
         stack.extend(s for s in reversed(spec) if s[1] == name)
         O = np.eye(4)
         if kind in ("revolute", "continuous"):  # an angle (Pinocchio's unbounded revolute
@@ -173,6 +176,8 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
             jm = pin.JointModelPrismaticUnaligned(a)
         elif kind == "spherical":
             jm = pin.JointModelSpherical()
+        elif kind == "universal":
+            jm = pin.JointModelUniversal(a, a2)
         elif kind == "free":
             jm = pin.JointModelFreeFlyer()
         elif kind == "cylindrical":
@@ -287,6 +292,9 @@ def chain_poses(model, q) -> np.ndarray:
                 J[:3, 3] = q[a + 1] * t1 + q[a + 2] * t2
             else:  # a move along it: pitch * angle, or the second coordinate
                 J[:3, 3] = n * (model.jnt_pitch[i] * q[a] if jt == 6 else q[a + 1])
+        elif jt == 8:  # universal: a turn about the axis, then about axis2
+            J[:3, :3] = exp3(np.asarray(model.jnt_axis[i]) * q[a])
+            J[:3, :3] = J[:3, :3] @ exp3(np.asarray(model.jnt_axis2[i]) * q[a + 1])
         T[i] = T[model.body_parent[i]] @ X @ J
     return T
 

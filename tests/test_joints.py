@@ -1,10 +1,11 @@
 """The joints of MR Table 2.1 and the URDF specification beyond R and P: spherical, planar,
-helical, cylindrical, and free joints anywhere in the tree.
+helical, cylindrical, universal, and free joints anywhere in the tree.
 
 Oracle: Pinocchio, each tree built twice from one random description (robodyn's
 ModelBuilder, Pinocchio's ``addJoint`` with its own joint of that type:
 ``JointModelSpherical``, ``JointModelPlanar``, ``JointModelHelicalUnaligned``, a composite
-revolute + prismatic for cylindrical, ``JointModelFreeFlyer``; tests/helpers.py), and
+revolute + prismatic for cylindrical, ``JointModelUniversal``, ``JointModelFreeFlyer``;
+tests/helpers.py), and
 URDFs parsed by both libraries (``pin.buildModelFromXML``). Pinocchio orders twists [v;
 omega], quaternions (x, y, z, w), its planar q (x, y, cos, sin) and v (v_x, v_y, omega):
 robodyn.convert.PinocchioMap converts.
@@ -25,7 +26,7 @@ from robodyn.model.model import planar_basis
 
 TOL = 1e-10
 KINDS = (("space", pin.WORLD), ("body", pin.LOCAL), ("world_aligned", pin.LOCAL_WORLD_ALIGNED))
-NEW = ("spherical", "planar", "helical", "cylindrical", "free")
+NEW = ("spherical", "planar", "helical", "cylindrical", "universal", "free")
 
 # one tree per new joint type (with revolute and prismatic joints around it), and trees of
 # every type mixed
@@ -54,6 +55,19 @@ def _pin_quantities(pm, pd, mp, fid, q, v, a):
     for kind, rf in KINDS:
         out["J " + kind] = mp.jacobian_from_pin(pin.getFrameJacobian(pm, pd, fid, rf))
         out["dJ " + kind] = mp.jacobian_from_pin(pin.getFrameJacobianTimeVariation(pm, pd, fid, rf))
+    if any(j.shortname() == "JointModelUniversal" for j in pm.joints):
+        # Pinocchio 4.1's Jacobian time variation leaves out the turning of a universal
+        # joint's first column (dS/dt): dJ/dt by central differences of Pinocchio's own
+        # Jacobians along q (+) v t instead (step h: error ~ h^2)
+        h = 1e-5
+        for kind, rf in KINDS:
+            J = []
+            for t in (h, -h):
+                qt = pin.integrate(pm, qp, vp * t)
+                pin.computeJointJacobians(pm, pd, qt)
+                pin.updateFramePlacements(pm, pd)
+                J.append(mp.jacobian_from_pin(pin.getFrameJacobian(pm, pd, fid, rf)))
+            out["dJ " + kind] = (J[0] - J[1]) / (2 * h)
     out["rnea"] = mp.v_from_pin(pin.rnea(pm, pd, qp, vp, ap))
     out["crba"] = _pin_matrix(mp, pin.crba(pm, pd, qp))
     out["aba"] = mp.v_from_pin(pin.aba(pm, pd, qp, vp, mp.v_to_pin(out["rnea"])))
@@ -62,6 +76,39 @@ def _pin_quantities(pm, pd, mp, fid, q, v, a):
     out["com"] = pin.centerOfMass(pm, pd, qp).copy()
     out["com_jacobian"] = mp.v_from_pin(pin.jacobianCenterOfMass(pm, pd, qp))
     return out
+
+
+def _pin_mass_matrix(pm, pd, mp, qp):
+    return _pin_matrix(mp, pin.crba(pm, pd, qp))
+
+
+def _check_coriolis_universal(model, pm, pd, mp, q, v, C, what):
+    """Pinocchio 4.1's computeCoriolisMatrix is wrong with a universal joint (even C v
+    differs from its own rnea). Oracle instead, from Pinocchio's crba and rnea: with only
+    coordinate joints, C_ij = sum_k Gamma_ijk v_k with Gamma from central differences of
+    Pinocchio's M (h ~ eps^(1/3)); with group joints too, C v = Pinocchio's velocity
+    forces and dM/dt - 2C skew, dM/dt from Pinocchio's M along q (+) v t."""
+    qp, vp = mp.q_to_pin(q), mp.v_to_pin(v)
+    h, n = 1e-5, model.nv
+    lie = {"JointModelFreeFlyer", "JointModelSpherical", "JointModelPlanar"}
+    if not any(j.shortname() in lie for j in pm.joints):
+        dM = np.zeros((n, n, n))  # dM[i, j, k] = dM_ij / dq_k
+        for k in range(n):
+            e = mp.v_to_pin(np.eye(n)[k]) * h
+            dM[:, :, k] = (
+                _pin_mass_matrix(pm, pd, mp, pin.integrate(pm, qp, e))
+                - _pin_mass_matrix(pm, pd, mp, pin.integrate(pm, qp, -e))
+            ) / (2 * h)
+        Gamma = 0.5 * (dM + dM.transpose(0, 2, 1) - dM.transpose(2, 0, 1))
+        assert_close(C, Gamma @ v, 1e-7, what + ": C = Gamma v")
+    zero = np.zeros(pm.nv)
+    h_v = mp.v_from_pin(pin.rnea(pm, pd, qp, vp, zero) - pin.rnea(pm, pd, qp, zero, zero))
+    assert_close(C @ v, h_v, 1e-10, what + ": C v")
+    dMdt = (
+        _pin_mass_matrix(pm, pd, mp, pin.integrate(pm, qp, vp * h))
+        - _pin_mass_matrix(pm, pd, mp, pin.integrate(pm, qp, -vp * h))
+    ) / (2 * h)
+    assert_close(dMdt - 2 * C, -(dMdt - 2 * C).T, 1e-7, what + ": dM/dt - 2C skew")
 
 
 def _robodyn_quantities(model, q, v, a):
@@ -88,8 +135,13 @@ def test_random_trees_match_pinocchio(kind, seed, rng):
         v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
         got = _robodyn_quantities(model, q, v, a)
         want = _pin_quantities(pm, pd, mp, fid, q, v, a)
+        universal = rd.model.model.JOINT_UNIVERSAL in model.jnt_type
         for key in want:
-            assert_close(got[key], want[key], TOL, f"{kind} tree {seed}: {key}")
+            if key == "coriolis" and universal:
+                _check_coriolis_universal(model, pm, pd, mp, q, v, got[key], f"{kind} {seed}")
+                continue
+            tol = 1e-8 if key.startswith("dJ") and universal else TOL
+            assert_close(got[key], want[key], tol, f"{kind} tree {seed}: {key}")
         # forward dynamics recovers the acceleration Pinocchio's rnea was given
         assert_close(got["aba"], a, 1e-9, "aba(rnea(a))")
 
@@ -132,7 +184,12 @@ def test_numpy_reference_parity_with_every_joint(seed, rng):
         1e-10,
         "aba",
     )
-    assert_close(rd.coriolis_matrix(model, q, v), coriolis_matrix_reference(model, q, v), 1e-11)
+    # the Coriolis reference takes constant motion subspaces: every joint but universal
+    plain = random_joint_pair(22 + seed, 8, [k for k in JOINT_KINDS if k != "universal"])[0]
+    qp, vp = rd.random_configuration(plain, rng), rng.normal(size=plain.nv)
+    assert_close(rd.coriolis_matrix(plain, qp, vp), coriolis_matrix_reference(plain, qp, vp), 1e-11)
+    with pytest.raises(rd.ModelError, match="universal joint"):
+        coriolis_matrix_reference(model, q, v)
     # forward kinematics against an independent chain of the reference joint placements
     T = np.eye(4)
     i = int(model.frame_body[model.frame_id("tool")])
@@ -361,16 +418,20 @@ def test_cspace_topology():
     b.add_body("p", "s", joint_type="prismatic")
     b.add_body("y", "p", joint_type="cylindrical")
     b.add_body("h", "y", joint_type="helical", pitch=0.01)
-    b.add_body("f", "h", joint_type="fixed")
+    b.add_body("u", "h", joint_type="universal", axis=(1, 0, 0), axis2=(0, 1, 0))
+    b.add_body("f", "u", joint_type="fixed")
     cs = b.build().cspace
-    assert cs.topology == "R^4 x S^3 x T^3" and cs.dim == 10
-    assert str(cs) == "R^4 x S^3 x T^3 (dimension 10)"
+    assert cs.topology == "R^4 x S^3 x T^5" and cs.dim == 12
+    assert str(cs) == "R^4 x S^3 x T^5 (dimension 12)"
 
 
 def test_bad_joint_inputs_name_the_element():
     with pytest.raises(rd.ModelError, match=r"joint 'j'.*zero axis"):
         rd.ModelBuilder().add_body("a", "world", joint_name="j", joint_type="planar",
                                    axis=(0, 0, 0)).build()  # fmt: skip
+    with pytest.raises(rd.ModelError, match=r"joint 'j'.*axis2 \[1.0, 0.0, 0.0\] is parallel"):
+        rd.ModelBuilder().add_body("a", "world", joint_name="j", joint_type="universal",
+                                   axis=(2, 0, 0), axis2=(1, 0, 0)).build()  # fmt: skip
     with pytest.raises(rd.ModelError, match=r"joint 'j'.*pitch"):
         rd.ModelBuilder().add_body("a", "world", joint_name="j", joint_type="helical",
                                    pitch=float("nan")).build()  # fmt: skip

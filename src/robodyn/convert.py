@@ -16,6 +16,7 @@ planar q / v           ``(x, y, cos, sin)`` / ``(v_x,      slide, slide, hinge (
                        v_y, omega)`` (JointModelPlanar)    rates: no planar joint)
 helical                JointModelHelicalUnaligned          none
 cylindrical            revolute then prismatic joint       hinge + slide on one axis
+universal              JointModelUniversal                 two hinges
 joint order            depth first, as in the URDF         as in the MJCF
 =====================  ==================================  =============================
 
@@ -104,7 +105,8 @@ class PinocchioMap:
     y, cos phi, sin phi), v = (omega, v_x, v_y) <-> (v_x, v_y, omega)), a helical joint a
     helical one and a cylindrical joint (theta, d) a composite of a revolute then a
     prismatic joint about the same axis, or two such joints one after the other (the
-    revolute one named like the cylindrical joint).
+    revolute one named like the cylindrical joint); a universal joint matches
+    ``JointModelUniversal`` (the same (t1, t2)).
 
     Parameters
     ----------
@@ -156,7 +158,7 @@ class PinocchioMap:
                 vperm[va] = iv + 2  # omega -> pin's last
                 vperm[va + 1 : va + 3] = np.arange(iv, iv + 2)
                 q_plan.append(("planar", qa, iq))
-            elif int(model.jnt_nv[i]) == 2:  # cylindrical: the same (theta, d) order
+            elif int(model.jnt_nv[i]) == 2:  # cylindrical, universal: the same order
                 vperm[va : va + 2] = np.arange(iv, iv + 2)
                 q_plan.append(("one", qa, iq))
                 q_plan.append(("one", qa + 1, iq + 1))

@@ -76,7 +76,7 @@ from .kernels._pack import FL_CHECK, packed
 from .kernels.call import finish, prepare
 from .kernels.call import threads as _threads
 from .kinematics import body_poses
-from .model.model import JOINT_FREE, JOINT_PLANAR, JOINT_SPHERICAL, Model
+from .model.model import JOINT_FREE, JOINT_PLANAR, JOINT_SPHERICAL, JOINT_UNIVERSAL, Model
 
 __all__ = [
     "mass_matrix_derivative",
@@ -159,6 +159,12 @@ def _tree(model: Model) -> _Tree:
         a0, c = int(first[i]), int(count[i])
         if c == 0:
             continue
+        if jt == JOINT_UNIVERSAL:
+            raise ModelError(
+                f"joint {model.joint_names_all[i]!r} is a universal joint: its motion subspace "
+                "depends on q, which the numpy reference does not model; coriolis_matrix, "
+                "christoffel and mass_matrix_derivative (the compiled core) take it"
+            )
         dof_body[a0 : a0 + c] = i
         lead = int(model.jnt_mimic[i])
         S = model.joint_subspace(i)  # (6, c), constant in body coordinates

@@ -61,7 +61,8 @@ BF_OFF = 29
 BF_A1 = 30  # R0 [axis] (9): R0 Rot(axis, t) = R0 + sin t A1 + (1 - cos t) A2
 BF_A2 = 39  # R0 [axis]^2 (9)
 BF_RA = 48  # R0 axis (3): the prismatic direction in the parent frame
-BF_S = 51  # up to 3 constant columns of S_i (6 each, body coordinates): joints >= J_SPHERICAL
+BF_S = 51  # up to 3 constant columns of S_i (6 each, body coordinates): joints >= J_SPHERICAL;
+# a universal joint keeps a2, a2 x a1 and a2 x (a2 x a1) there (3 each)
 BF_PITCH = 69  # helical pitch (m/rad)
 
 # joint types (same codes as robodyn.model.model)
@@ -73,6 +74,7 @@ J_SPHERICAL = 4
 J_PLANAR = 5
 J_HELICAL = 6
 J_CYLINDRICAL = 7
+J_UNIVERSAL = 8
 
 # kernel flags
 FL_FRICTION = 1  # viscous damping and Coulomb friction
@@ -149,7 +151,11 @@ def pack_model(model) -> Packed:
         F[f + BF_A1 : f + BF_A1 + 9] = (R0 @ K).ravel()
         F[f + BF_A2 : f + BF_A2 + 9] = (R0 @ K @ K).ravel()
         F[f + BF_RA : f + BF_RA + 3] = R0 @ ax
-        if model.jnt_type[i] >= J_SPHERICAL:
+        if model.jnt_type[i] == J_UNIVERSAL:
+            a2 = np.asarray(model.jnt_axis2[i], dtype=float)
+            w1 = np.cross(a2, ax)
+            F[f + BF_S : f + BF_S + 9] = np.concatenate([a2, w1, np.cross(a2, w1)])
+        elif model.jnt_type[i] >= J_SPHERICAL:
             S = model.joint_subspace(i)
             F[f + BF_S : f + BF_S + S.size] = S.T.ravel()
             F[f + BF_PITCH] = model.jnt_pitch[i]

@@ -20,8 +20,9 @@ for the quaternion entries; its velocity and effort limits are infinite. Continu
 are revolute joints with infinite position limits. The joints of MR Table 2.1: "spherical"
 (q = [qw, qx, qy, qz], v = omega_b), "planar" (q = (phi, x, y) in the plane normal to the
 axis, v = planar body twist (omega, v_1, v_2)), "helical" (q = theta, translation pitch *
-theta along the axis) and "cylindrical" (q = (theta, d)); the position limits apply to
-the helical angle only.
+theta along the axis), "cylindrical" (q = (theta, d)) and "universal" (q = (theta_1,
+theta_2), ``R = Rot(axis, theta_1) Rot(axis2, theta_2)``); the position limits apply to the
+helical angle only.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from .model import (
     JOINT_PRISMATIC,
     JOINT_REVOLUTE,
     JOINT_SPHERICAL,
+    JOINT_UNIVERSAL,
     Model,
 )
 
@@ -60,13 +62,15 @@ JOINT_TYPES: dict[str, int] = {
     "planar": JOINT_PLANAR,
     "helical": JOINT_HELICAL,
     "cylindrical": JOINT_CYLINDRICAL,
+    "universal": JOINT_UNIVERSAL,
 }
 
 _NQ = {JOINT_FIXED: 0, JOINT_REVOLUTE: 1, JOINT_PRISMATIC: 1, JOINT_FREE: 7, JOINT_SPHERICAL: 4,
-       JOINT_PLANAR: 3, JOINT_HELICAL: 1, JOINT_CYLINDRICAL: 2}  # fmt: skip
+       JOINT_PLANAR: 3, JOINT_HELICAL: 1, JOINT_CYLINDRICAL: 2, JOINT_UNIVERSAL: 2}  # fmt: skip
 _NV = {JOINT_FIXED: 0, JOINT_REVOLUTE: 1, JOINT_PRISMATIC: 1, JOINT_FREE: 6, JOINT_SPHERICAL: 3,
-       JOINT_PLANAR: 3, JOINT_HELICAL: 1, JOINT_CYLINDRICAL: 2}  # fmt: skip
-_AXIAL = (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_PLANAR, JOINT_HELICAL, JOINT_CYLINDRICAL)
+       JOINT_PLANAR: 3, JOINT_HELICAL: 1, JOINT_CYLINDRICAL: 2, JOINT_UNIVERSAL: 2}  # fmt: skip
+_AXIAL = (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_PLANAR, JOINT_HELICAL, JOINT_CYLINDRICAL,
+          JOINT_UNIVERSAL)  # fmt: skip
 _ROT_TOL = 1e-6  # tolerance on R^T R = I and det R = 1 for placements
 
 
@@ -92,6 +96,7 @@ class _BodySpec:
     multiplier: Any
     offset: Any
     pitch: Any = 0.0
+    axis2: Any = (0.0, 1.0, 0.0)
     frames: list = field(default_factory=list)  # [(name, T_raw)]
 
 
@@ -121,6 +126,7 @@ class _Checked:
     offset: float
     frames: list  # [(name, T (4, 4))]
     pitch: float = 0.0
+    axis2: np.ndarray | None = None  # (3,) unit, universal joints
 
 
 class ModelBuilder:
@@ -175,6 +181,7 @@ class ModelBuilder:
         multiplier: float = 1.0,
         offset: float = 0.0,
         pitch: float = 0.0,
+        axis2=(0.0, 1.0, 0.0),
     ) -> ModelBuilder:
         """Add a body hanging from ``parent`` by its inboard joint.
 
@@ -210,6 +217,10 @@ class ModelBuilder:
             Mimic coefficients.
         pitch : float
             Helical joints: translation along the axis per radian (m/rad).
+        axis2 : array_like, shape (3,)
+            Universal joints: the second axis, in the frame turned by the first rotation
+            (``R = Rot(axis, q_1) Rot(axis2, q_2)``, Pinocchio's JointModelUniversal);
+            normalised, not parallel to ``axis``.
 
         Returns
         -------
@@ -236,6 +247,7 @@ class ModelBuilder:
                 multiplier=multiplier,
                 offset=offset,
                 pitch=pitch,
+                axis2=axis2,
             )
         )
         return self
@@ -411,6 +423,15 @@ def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
         if jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_FIXED) and s.mimic is not None:
             raise ModelError(f"{j}: a {kind} joint cannot be a mimic joint")
         pitch = _scalar(s.pitch, f"{j} pitch")
+        axis2 = None
+        if jtype == JOINT_UNIVERSAL:
+            axis2 = _finite_vector(s.axis2, 3, f"{j} axis2")
+            n2 = np.linalg.norm(axis2)
+            if n2 < 1e-12:
+                raise ModelError(f"{j} has a zero axis2 {axis2.tolist()}")
+            axis2 = axis2 / n2
+            if np.linalg.norm(np.cross(axis, axis2)) < 1e-6:
+                raise ModelError(f"{j}: axis2 {axis2.tolist()} is parallel to axis")
         m, c, Ic = _inertia_parts(s.inertia, f"{b} inertia")
         lower = _scalar(s.lower, f"{j} lower limit", allow_inf=True)
         upper = _scalar(s.upper, f"{j} upper limit", allow_inf=True)
@@ -454,6 +475,7 @@ def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
                 offset=off,
                 frames=[],
                 pitch=pitch if jtype == JOINT_HELICAL else 0.0,
+                axis2=axis2,
                 **vals,
             )
         )
@@ -546,6 +568,11 @@ def _moved_sum(host: tuple, child: tuple, T_hc: np.ndarray) -> tuple:
     R, p = T_hc[:3, :3], T_hc[:3, 3]
     moved = (child[0], R @ child[1] + p, R @ child[2] @ R.T)
     return compound([host, moved])
+
+
+def _axis2(spec) -> np.ndarray:
+    """A universal joint's second axis (zeros for every other body)."""
+    return spec.axis2 if spec is not None and spec.axis2 is not None else np.zeros(3)
 
 
 def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> Model:
@@ -661,7 +688,7 @@ def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> 
             e = qa + (3 if s.jtype == JOINT_FREE else 0)  # the quaternion's entries
             q_lower[e : e + 4] = -1.0
             q_upper[e : e + 4] = 1.0
-        if s.jtype in (JOINT_SPHERICAL, JOINT_PLANAR, JOINT_CYLINDRICAL):
+        if s.jtype in (JOINT_SPHERICAL, JOINT_PLANAR, JOINT_CYLINDRICAL, JOINT_UNIVERSAL):
             v_limit[va : va + nvj[i]], effort[va : va + nvj[i]] = s.velocity, s.effort
         elif s.jtype != JOINT_FREE:
             q_lower[qa], q_upper[qa] = s.lower, s.upper
@@ -705,4 +732,5 @@ def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> 
         frame_p=np.array([f[2][:3, 3] for f in frame_list]).reshape(-1, 3),
         notes=tuple(notes),
         jnt_pitch=np.array([n["spec"].pitch if n["spec"] is not None else 0.0 for n in new]),
+        jnt_axis2=np.array([_axis2(n["spec"]) for n in new]).reshape(nb, 3),
     )

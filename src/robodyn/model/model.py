@@ -13,9 +13,10 @@ Layout (MuJoCo-style names ``object_attribute``, shapes in the comments):
   body, not only the root). The joints of MR Table 2.1 beyond R and P: ``JOINT_SPHERICAL``
   (q = unit quaternion [qw, qx, qy, qz], v = omega_b), ``JOINT_PLANAR`` (q = (phi, x, y),
   v = planar body twist (omega_n, v_1, v_2) in the plane normal to ``jnt_axis``),
-  ``JOINT_HELICAL`` (q = theta, screw of pitch ``jnt_pitch`` m/rad) and
-  ``JOINT_CYLINDRICAL`` (q = (theta, d)). Each has a motion subspace constant in body
-  coordinates, :meth:`Model.joint_subspace`.
+  ``JOINT_HELICAL`` (q = theta, screw of pitch ``jnt_pitch`` m/rad),
+  ``JOINT_CYLINDRICAL`` (q = (theta, d)) and ``JOINT_UNIVERSAL`` (q = (theta_1, theta_2):
+  ``Rot(jnt_axis, theta_1) Rot(jnt_axis2, theta_2)``). Each but the universal joint has a
+  motion subspace constant in body coordinates, :meth:`Model.joint_subspace`.
 * Inertia is (m, c, I_c): ``body_mass``, ``body_com`` (in the body frame) and
   ``body_inertia`` (about the CoM, body axes). Fixed-joint children are merged into
   their parent body; their frames survive as operational frames (``frame_*``).
@@ -45,6 +46,7 @@ __all__ = [
     "JOINT_PLANAR",
     "JOINT_HELICAL",
     "JOINT_CYLINDRICAL",
+    "JOINT_UNIVERSAL",
     "JOINT_TYPE_NAMES",
     "planar_basis",
     "CSpace",
@@ -60,6 +62,7 @@ JOINT_SPHERICAL = 4  # ball: nq = 4 (unit quaternion), nv = 3 (omega_b)
 JOINT_PLANAR = 5  # (phi, x, y), v = (omega_n, v_1, v_2) body twist: nq = nv = 3
 JOINT_HELICAL = 6  # screw: theta, translation pitch * theta along the axis
 JOINT_CYLINDRICAL = 7  # (theta, d) about and along the axis
+JOINT_UNIVERSAL = 8  # (theta_1, theta_2) about jnt_axis, then about jnt_axis2
 JOINT_TYPE_NAMES = {
     JOINT_FIXED: "fixed",
     JOINT_REVOLUTE: "revolute",
@@ -69,6 +72,7 @@ JOINT_TYPE_NAMES = {
     JOINT_PLANAR: "planar",
     JOINT_HELICAL: "helical",
     JOINT_CYLINDRICAL: "cylindrical",
+    JOINT_UNIVERSAL: "universal",
 }
 #: the factors of each joint's configuration space (for :attr:`Model.cspace`)
 _JOINT_SPACE = {
@@ -79,6 +83,7 @@ _JOINT_SPACE = {
     JOINT_PLANAR: ("R", "R", "T"),
     JOINT_HELICAL: ("T",),
     JOINT_CYLINDRICAL: ("T", "R"),
+    JOINT_UNIVERSAL: ("T", "T"),
 }
 
 
@@ -183,6 +188,7 @@ class Model:
     frame_p: np.ndarray  # (nf, 3)
     notes: tuple[str, ...] = field(default=())  # what the builder merged or adapted
     jnt_pitch: np.ndarray | None = None  # (nb,) helical pitch (m/rad), 0 for other joints
+    jnt_axis2: np.ndarray | None = None  # (nb, 3) a universal joint's second axis, else 0
 
     # Not a field: the kernels' packed arrays, set on the instance on first use by
     # robodyn.kernels._pack.packed (a class attribute, so the hot path reads
@@ -206,6 +212,8 @@ class Model:
     def __post_init__(self) -> None:
         if self.jnt_pitch is None:
             object.__setattr__(self, "jnt_pitch", np.zeros(len(self.body_names)))
+        if self.jnt_axis2 is None:
+            object.__setattr__(self, "jnt_axis2", np.zeros((len(self.body_names), 3)))
         for f in fields(self):
             v = getattr(self, f.name)
             if isinstance(v, np.ndarray) or f.name in self._INT:
@@ -270,15 +278,28 @@ class Model:
                 parts.append(f"{key}^{k}" if key != "S^3" else ("S^3" if k == 1 else f"(S^3)^{k}"))
         return CSpace(" x ".join(parts) if parts else "point", self.nv)
 
-    def joint_subspace(self, i: int) -> np.ndarray:
+    def joint_subspace(self, i: int, q=None) -> np.ndarray:
         """Motion subspace ``S_i`` (6, jnt_nv[i]) of joint i in body-i coordinates.
 
-        Constant for every joint type: revolute ``[a; 0]``, prismatic ``[0; a]``, free
-        ``1_6``, spherical ``[1_3; 0]``, planar ``[n, 0, 0; 0, t1, t2]``
-        (:func:`planar_basis`), helical ``[a; h a]``, cylindrical ``[a, 0; 0, a]``; the joint
-        twist is ``S_i v_i`` (a mimic joint's single column is its own, unscaled).
+        Constant for every joint type but the universal one: revolute ``[a; 0]``, prismatic
+        ``[0; a]``, free ``1_6``, spherical ``[1_3; 0]``, planar ``[n, 0, 0; 0, t1, t2]``
+        (:func:`planar_basis`), helical ``[a; h a]``, cylindrical ``[a, 0; 0, a]``;
+        universal ``[Rot(a2, theta_2)^T a1, a2; 0, 0]`` at the configuration ``q`` (nq,).
+        The joint twist is ``S_i v_i`` (a mimic joint's single column is its own,
+        unscaled).
         """
         jt, a = int(self.jnt_type[i]), np.asarray(self.jnt_axis[i], dtype=float)
+        if jt == JOINT_UNIVERSAL:
+            if q is None:
+                raise ModelError(
+                    f"joint {self.joint_names_all[i]!r}: a universal joint's motion subspace "
+                    "depends on q; pass q"
+                )
+            from ..spatial import exp3
+
+            a2 = np.asarray(self.jnt_axis2[i], dtype=float)
+            u = exp3(a2 * float(q[int(self.jnt_qadr[i]) + 1])).T @ a
+            return np.stack([np.r_[u, 0.0, 0.0, 0.0], np.r_[a2, 0.0, 0.0, 0.0]], axis=1)
         z = np.zeros(3)
         if jt == JOINT_REVOLUTE:
             cols = [np.r_[a, z]]

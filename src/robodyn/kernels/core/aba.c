@@ -252,13 +252,17 @@ RD_INLINE void aba_dof_pass3(int L, const int c0, const double *ax, double *REST
     }
 }
 
-RD_INLINE void aba_multi_pass2(int L, int64_t n, const double *S, const double *arm,
+/* entry (k, r) of S_i for lane l: constant (ls = 0: S[6 k + r]) or laned (ls = 1) */
+#define S_KR(k, r) S[(6 * (k) + (r)) * (ls ? L : 1) + (ls ? l : 0)]
+
+RD_INLINE void aba_multi_pass2(int L, int64_t n, const double *S, int ls, const double *arm,
                                 double tol, double body, const double *tau, const double *fric,
                                 double *RESTRICT Wi, double *RESTRICT Ia, double *RESTRICT pa,
                                 double *RESTRICT bad)
 {
-    /* pass 2 of a joint with n <= 3 constant columns S (6 each, body coordinates; the
-     * spherical, planar, helical and cylindrical joints), per lane:
+    /* pass 2 of a joint with n <= 3 columns S (6 each, body coordinates; constant for the
+     * spherical, planar, helical and cylindrical joints, laned for a universal one), per
+     * lane:
      *   U_i = IA_i S_i (6 x n), D_i = S_i^T U_i + diag(armature) (n x n, Cholesky),
      *   u_i = tau_i - S_i^T pA_i - friction, Ia = IA_i - U_i D_i^-1 U_i^T,
      *   pa = pA_i + Ia c_i + U_i D_i^-1 u_i
@@ -273,19 +277,19 @@ RD_INLINE void aba_multi_pass2(int L, int64_t n, const double *S, const double *
             for (int r = 0; r < 6; r++) {
                 double acc = 0.0;
                 for (int cc = 0; cc < 6; cc++)
-                    acc += T[SYM[r][cc]] * S[6 * k + cc];
+                    acc += T[SYM[r][cc]] * S_KR(k, cc);
                 U[k][r] = acc;
             }
         for (int j = 0; j < n; j++) {
             for (int k = 0; k < n; k++) {
                 double acc = j == k ? arm[k] : 0.0;
                 for (int r = 0; r < 6; r++)
-                    acc += S[6 * j + r] * U[k][r];
+                    acc += S_KR(j, r) * U[k][r];
                 D[j][k] = acc;
             }
             double acc = tau[j * L + l] - fric[j * L + l];
             for (int r = 0; r < 6; r++)
-                acc -= S[6 * j + r] * pA[r * L + l];
+                acc -= S_KR(j, r) * pA[r * L + l];
             u[j] = acc;
         }
         /* D = Lc Lc^T, then D^-1 = Lc^-T Lc^-1 */
@@ -355,10 +359,10 @@ RD_INLINE void aba_multi_pass2(int L, int64_t n, const double *S, const double *
     }
 }
 
-RD_INLINE void aba_multi_pass3(int L, int64_t n, const double *S, const double *Wi, double *dV,
-                               double *RESTRICT qdd)
+RD_INLINE void aba_multi_pass3(int L, int64_t n, const double *S, int ls, const double *Wi,
+                               double *dV, double *RESTRICT qdd)
 {
-    /* pass 3 of a joint with constant columns S, dV = a' on entry:
+    /* pass 3 of a joint with columns S (constant, or laned when ls), dV = a' on entry:
      * qdd_i = D_i^-1 (u_i - U_i^T a'), dV_i = a' + S_i qdd_i */
     const double *Us = Wi + A_LF * L, *Ds = Wi + (A_LF + 18) * L, *us = Wi + A_U * L;
     for (int l = 0; l < L; l++) {
@@ -378,10 +382,22 @@ RD_INLINE void aba_multi_pass3(int L, int64_t n, const double *S, const double *
         for (int r = 0; r < 6; r++) {
             double acc = 0.0;
             for (int j = 0; j < n; j++)
-                acc += S[6 * j + r] * y[j];
+                acc += S_KR(j, r) * y[j];
             dV[r * L + l] += acc;
         }
     }
+}
+
+RD_INLINE void universal_columns(int L, const double *Fi, const double *q0, double *S)
+{
+    /* the laned columns [u; 0], [a2; 0] of a universal joint (q0: its coordinates) */
+    double s2[LANES], c2[LANES];
+    universal_u(L, Fi, q0, S, s2, c2);
+    for (int r = 0; r < 3; r++)
+        LANE {
+            S[(3 + r) * L + l] = S[(9 + r) * L + l] = 0.0;
+            S[(6 + r) * L + l] = Fi[BF_S + r];
+        }
 }
 
 RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT qdd,
@@ -406,7 +422,7 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
         double *R = Wi + A_R * L, *p = Wi + A_P * L, *w = Wi + A_V * L;
         double jw[3 * LANES], jv[3 * LANES];
         joint_pose(L, Ii, Fi, q, R, p);
-        joint_rate(L, Ii, Fi, v, jw, jv);
+        joint_rate(L, Ii, Fi, q, v, jw, jv);
         /* IA_i = G_i = [[I_o, [h]], [[h]^T, m 1]] */
         const double m = Fi[BF_MASS], *h = Fi + BF_H;
         const double G[21] = {
@@ -419,6 +435,9 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
             LANE { Wi[(A_IA + k) * L + l] = G[k]; }
         aba_velocities(L, m, h, Fi + BF_IO, R, p, Wl + A_V * L, jw, jv, w, Wi + A_C * L,
                        Wi + A_PA * L);
+        if (joint_bias(L, Ii, Fi, q, v, jw)) /* c_i += dS_i/dt qd_i (a universal joint) */
+            for (int k = 0; k < 3 * L; k++)
+                Wi[A_C * L + k] += jw[k];
         double *pm = Wi + A_PA * L;
         if (fext)
             for (int k = 0; k < 6 * L; k++)
@@ -511,8 +530,15 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
                 if (arm)
                     armk[k] = d0[2 * nv + va + k];
             }
-            aba_multi_pass2(L, n, Fi + BF_S, armk, tol, (double)i, tau + va * L, fric, Wi, Ia,
-                            pa, bad);
+            if (jt == J_UNIVERSAL) {
+                double S[12 * LANES];
+                universal_columns(L, Fi, q + Ii[BI_QIDX] * L, S);
+                aba_multi_pass2(L, n, S, 1, armk, tol, (double)i, tau + va * L, fric, Wi, Ia, pa,
+                                bad);
+            }
+            else
+                aba_multi_pass2(L, n, Fi + BF_S, 0, armk, tol, (double)i, tau + va * L, fric, Wi,
+                                Ia, pa, bad);
             if (lam <= 0)
                 continue;
         }
@@ -561,8 +587,13 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
             for (int k = 0; k < 6 * L; k++)
                 dV[k] += Wi[A_C * L + k];
         }
-        if (jt >= J_SPHERICAL)
-            aba_multi_pass3(L, Ii[BI_NV], Fi + BF_S, Wi, dV, qdd + va * L);
+        if (jt == J_UNIVERSAL) {
+            double S[12 * LANES];
+            universal_columns(L, Fi, q + Ii[BI_QIDX] * L, S);
+            aba_multi_pass3(L, 2, S, 1, Wi, dV, qdd + va * L);
+        }
+        else if (jt >= J_SPHERICAL)
+            aba_multi_pass3(L, Ii[BI_NV], Fi + BF_S, 0, Wi, dV, qdd + va * L);
         else if (jt == J_FREE) {
             /* qdd_i = D^-1 (u_i - IA_i a'), dV_i = a' + qdd_i */
             double y[6 * LANES];

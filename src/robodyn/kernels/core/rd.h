@@ -74,11 +74,11 @@ enum {
     BF_MASS = 0, BF_H = 1, BF_IO = 4, BF_AXIS = 13, BF_R0 = 16, BF_P0 = 25, BF_MULT = 28,
     BF_OFF = 29, BF_A1 = 30, BF_A2 = 39, BF_RA = 48, BF_S = 51, BF_PITCH = 69
 };
-/* joint types; the last four have up to 3 constant columns of S_i at BF_S (body
- * coordinates, 6 doubles each) */
+/* joint types; spherical to cylindrical have up to 3 constant columns of S_i at BF_S (body
+ * coordinates, 6 doubles each); a universal joint keeps a2, a2 x a1, a2 x (a2 x a1) there */
 enum {
     J_FIXED = 0, J_REVOLUTE = 1, J_PRISMATIC = 2, J_FREE = 3, J_SPHERICAL = 4, J_PLANAR = 5,
-    J_HELICAL = 6, J_CYLINDRICAL = 7
+    J_HELICAL = 6, J_CYLINDRICAL = 7, J_UNIVERSAL = 8
 };
 /* what an algorithm includes */
 enum {
