@@ -83,12 +83,15 @@ def random_tree(
             )  # fmt: skip
         if kind == "helical":
             extra["pitch"] = float(rng.uniform(-0.5, 0.5))
+        if kind == "universal":
+            extra["axis2"] = rng.normal(size=3)
         b.add_body(
             f"l{k}", parent, joint_type=kind, axis=rng.normal(size=3),
             T=random_placement(rng), inertia=random_inertia(rng), **extra,
         )  # fmt: skip
         links.append(f"l{k}")
-        movable.append(f"l{k}_joint")
+        if kind in ("revolute", "continuous", "prismatic"):  # a mimic's leader has one dof
+            movable.append(f"l{k}_joint")
         if fixed and rng.random() < 0.3:
             b.add_body(
                 f"f{k}", f"l{k}", joint_type="fixed", T=random_placement(rng),
@@ -96,7 +99,7 @@ def random_tree(
             )  # fmt: skip
             links.append(f"f{k}")
     mimics = []
-    if mimic:
+    if mimic and movable:
         for k in range(2):
             lead = str(rng.choice(movable))
             mult, off = float(rng.uniform(-2, 2)), float(rng.uniform(-0.5, 0.5))
