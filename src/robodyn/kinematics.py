@@ -182,7 +182,19 @@ def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray
     ModelError
         Unknown frame (the message lists the frame names).
     """
-    pack = model.__dict__.get("_kinematics_pack") or _packed(model)
+    if threads is None:  # the common call, by frame name on the cached pack: no checks in Python
+        try:
+            pack = model._kinematics_pack
+            T = (
+                _FRAME_POSES(pack.P, q, 0)
+                if frame is None
+                else _FRAME_POSE(pack.P, q, pack.frames[frame], 0)
+            )
+            if T.__class__ is _ND:
+                return T
+        except (AttributeError, KeyError, TypeError):
+            pass  # not packed yet, a frame index, or an unhashable frame: the full path
+    pack = _packed(model)
     th = 0 if threads is None else _threads(threads)
     if frame is None:
         T = _FRAME_POSES(pack.P, q, th)
@@ -244,13 +256,17 @@ def jacobian(
     numpy.ndarray, shape (..., 6, nv)
         Columns of a floating base map its body twist ``[omega_b, v_b]``.
     """
-    pack = model.__dict__.get("_kinematics_pack") or _packed(model)
-    k = pack.frames.get(frame) if type(frame) is str else None
-    if k is None:
-        k = _frame_index(model, pack, frame)
-    kd = JACOBIAN_KINDS.get(kind) if type(kind) is str else None
-    if kd is None:
-        kd = _kind(kind)
+    if threads is None:  # the common call, by frame name on the cached pack: no checks in Python
+        try:
+            pack = model._kinematics_pack
+            J = _JACOBIAN(pack.P, q, pack.frames[frame], JACOBIAN_KINDS[kind], 0)
+            if J.__class__ is _ND:
+                return J
+        except (AttributeError, KeyError, TypeError):
+            pass  # not packed yet, a frame index, an unknown name or kind: the full path
+    pack = _packed(model)
+    k = _frame_index(model, pack, frame)
+    kd = _kind(kind)
     th = 0 if threads is None else _threads(threads)
     J = _JACOBIAN(pack.P, q, k, kd, th)
     if J.__class__ is _ND:
