@@ -44,7 +44,7 @@ from .kernels import core as _core
 from .kernels._pack import KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
 from .kernels.call import batched, finish, prepare
 from .kernels.call import threads as _threads
-from .model.model import JOINT_FREE, Model
+from .model.model import JOINT_FREE, JOINT_PLANAR, JOINT_SPHERICAL, Model
 from .spatial import check_transform
 
 __all__ = [
@@ -636,9 +636,10 @@ def _limits(model: Model) -> _Limits:
         if model.jnt_nq[i] == 0:
             continue
         qa = int(model.jnt_qadr[i])
-        if int(model.jnt_type[i]) == JOINT_FREE:  # the quaternion is kept unit, not clipped
-            lo[qa : qa + 7] = -np.inf
-            hi[qa : qa + 7] = np.inf
+        if int(model.jnt_type[i]) in (JOINT_FREE, JOINT_SPHERICAL):  # a quaternion is kept
+            n = int(model.jnt_nq[i])  # unit, not clipped (free: 7 entries, spherical: 4)
+            lo[qa : qa + n] = -np.inf
+            hi[qa : qa + n] = np.inf
         elif np.isfinite(lo[qa]) or np.isfinite(hi[qa]):
             dof_q.append(qa)
             dof_v.append(int(model.jnt_vadr[i]))
@@ -766,7 +767,7 @@ def ik(
         raise ValueError(f"restarts must be an integer >= 0, got {restarts!r}")
     lim = _limits(model)
     clip = respect_limits and lim.any
-    floating = bool(np.any(model.jnt_type == JOINT_FREE))
+    floating = bool(np.any(np.isin(model.jnt_type, (JOINT_FREE, JOINT_SPHERICAL, JOINT_PLANAR))))
     if timeout is not None and not (np.isfinite(timeout) and timeout > 0):
         raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
     gen = np.random.default_rng(0 if rng is None else rng)
