@@ -44,7 +44,7 @@ from .kernels import core as _core
 from .kernels._pack import KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
 from .kernels.call import batched, finish, prepare
 from .kernels.call import threads as _threads
-from .model.model import JOINT_FREE, Model
+from .model.model import JOINT_FREE, JOINT_SPHERICAL, Model
 from .spatial import check_transform
 
 __all__ = [
@@ -644,9 +644,10 @@ def _limits(model: Model) -> _Limits:
         if model.jnt_nq[i] == 0:
             continue
         qa = int(model.jnt_qadr[i])
-        if int(model.jnt_type[i]) == JOINT_FREE:  # the quaternion is kept unit, not clipped
-            lo[qa : qa + 7] = -np.inf
-            hi[qa : qa + 7] = np.inf
+        if int(model.jnt_type[i]) in (JOINT_FREE, JOINT_SPHERICAL):  # a quaternion is kept
+            n = int(model.jnt_nq[i])  # unit, not clipped (free: 7 entries, spherical: 4)
+            lo[qa : qa + n] = -np.inf
+            hi[qa : qa + n] = np.inf
         elif np.isfinite(lo[qa]) or np.isfinite(hi[qa]):
             dof_q.append(qa)
             dof_v.append(int(model.jnt_vadr[i]))
@@ -660,16 +661,18 @@ def _sample_ranges(model: Model):
     """(q indices, lo, hi) of the one-coordinate joints as
     :func:`robodyn.random_configuration` draws them: the limits, an unlimited side
     replaced by -pi/pi (revolute) or -1/1 m (prismatic), a one-sided limit giving a width
-    of 2 pi (2 m); None when the model has a floating joint. Cached on the model."""
+    of 2 pi (2 m); None when a joint is not plain coordinates (see _lie). Cached on the
+    model."""
     from .model.configuration import _joint_slices
 
     out = model.__dict__.get("_ik_ranges", 0)
     if out == 0:
-        q1, _, prismatic, free = _joint_slices(model)
+        sl = _joint_slices(model)
+        q1 = sl.q1
         out = None
-        if not free and not _lie(model) and len(q1) == model.nq:
+        if not _lie(model):
             lo, hi = model.q_lower[q1], model.q_upper[q1]
-            half = np.where(prismatic, 1.0, np.pi)
+            half = np.where(sl.prismatic, 1.0, np.pi)
             lo_inf, hi_inf = ~np.isfinite(lo), ~np.isfinite(hi)
             out = (q1, np.where(lo_inf, np.where(hi_inf, -half, hi - 2 * half), lo),
                    np.where(hi_inf, np.where(lo_inf, half, lo + 2 * half), hi))  # fmt: skip
@@ -693,9 +696,11 @@ def _draw(model: Model, gen) -> np.ndarray:
 
 
 def _lie(model: Model) -> bool:
-    """True when a joint is not one plain coordinate (a floating base, or any joint whose
-    q is updated by robodyn.integrate rather than q + dq)."""
-    return bool(np.any(model.jnt_type == JOINT_FREE) or np.any(np.asarray(model.jnt_nq) > 1))
+    """True when some coordinates of q are not plain numbers updated by q + dq: a free,
+    spherical or planar joint (q moves on its group by robodyn.integrate)."""
+    from .model.configuration import _joint_slices
+
+    return len(_joint_slices(model).q1) != model.nq
 
 
 def _blocked(lim: _Limits, q: np.ndarray, dq: np.ndarray) -> np.ndarray:

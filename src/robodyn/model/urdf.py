@@ -61,8 +61,9 @@ __all__ = [
 ]
 
 MAX_URDF_BYTES = 50 * 1024 * 1024  # refuse larger inputs (a real URDF is < 1 MB)
-JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")  # supported inside a URDF
-_UNSUPPORTED_TYPES = ("floating", "planar")  # valid URDF, not supported here
+# every joint type of the URDF specification: "planar" moves in the plane normal to its
+# axis (q = (phi, x, y), v = the planar body twist), "floating" is a free joint anywhere
+JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "planar", "floating")
 
 # A decimal number as URDF writes it; float() alone would also take "nan", "inf", "1_0".
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -423,12 +424,6 @@ def _parse_joint(el: ET.Element, name: str) -> UrdfJoint:
     jtype = el.get("type")
     if jtype is None:
         raise ModelError(f"joint {name!r}: missing attribute 'type'")
-    if jtype in _UNSUPPORTED_TYPES:
-        raise ModelError(
-            f"joint {name!r}: unsupported joint type {jtype!r} (supported in a URDF: "
-            f"{', '.join(JOINT_TYPES)}; a floating base comes from load_urdf(..., "
-            "floating_base=True))"
-        )
     if jtype not in JOINT_TYPES:
         raise ModelError(
             f"joint {name!r}: unknown joint type {jtype!r} (expected one of "
