@@ -127,10 +127,13 @@ def test_simulate_rows(quick_run):
 def test_ik_rows(quick_run):
     _, result, _ = quick_run
     rows = {(r["model"], r["library"]): r for r in result["ik"]}
-    assert set(rows) == {("ur5", "robodyn"), ("ur5", "modern_robotics"), ("panda", "robodyn")}
+    assert set(rows) == {("ur5", "robodyn"), ("ur5", "modern_robotics"), ("panda", "robodyn"),
+                         ("ur5", "robodyn batch"), ("panda", "robodyn batch")}  # fmt: skip
     for key in (("ur5", "robodyn"), ("panda", "robodyn")):
         r = rows[key]
         assert r["success"] >= 0.98 and 0 < r["median_s"] <= r["p95_s"], r
+        b = rows[(key[0], "robodyn batch")]
+        assert b["success"] >= 0.98 and b["throughput"] == pytest.approx(1 / b["median_s"])
     assert 0 <= rows[("ur5", "modern_robotics")]["success"] <= 1
     assert "IK (ur5, robodyn)" in result["_markdown"]
 

@@ -1771,9 +1771,12 @@ def format_markdown(result: dict) -> str:
             f"{_fmt_time(r['median_s'])} {per}" + (f" ({'; '.join(vs)})" if vs else "") + "."
         )
     for r in result.get("ik", []):
+        when = f"{_fmt_time(r['median_s'])} per pose"  # a batch row: the whole call over n
+        if r.get("p95_s") is not None:
+            when = f"median {_fmt_time(r['median_s'])}, 95th percentile {_fmt_time(r['p95_s'])}"
         lines.append(
-            f"IK ({r['model']}, {r['library']}): {r['call']}: median {_fmt_time(r['median_s'])}, "
-            f"95th percentile {_fmt_time(r['p95_s'])}, success {100 * r['success']:.1f} %."
+            f"IK ({r['model']}, {r['library']}): {r['call']}: {when}, "
+            f"success {100 * r['success']:.1f} %."
         )
     for r in result.get("viz", []):
         if r["status"] == "ok":
