@@ -98,7 +98,7 @@ __all__ = ["main", "flop_count", "machine_info", "MODELS", "FUNCTIONS", "LIBRARI
 MODELS = ("ur5", "panda", "solo12", "talos")
 FUNCTIONS = ("fk", "jacobian", "rnea", "crba", "aba", "coriolis", "gravity")
 LIBRARIES = ("robodyn", "pinocchio", "mujoco", "modern_robotics")
-SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik")
+SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik", "dask", "viz")
 RTOL = 1e-8  # equality to Pinocchio before timing (relative, infinity norm)
 
 FUNCTION_TITLES = {
@@ -139,6 +139,8 @@ _SECTION_PEERS = {
     "memory": ("pinocchio",),
     "simulate": ("pinocchio", "mujoco"),
     "ik": ("modern_robotics",),
+    "dask": (),
+    "viz": (),
 }
 
 
@@ -1665,6 +1667,16 @@ def format_table(result: dict) -> str:
                 f"{r['model']:<6} {r['library']:<16} {_fmt_time(r['median_s']):>10} "
                 f"{_fmt_time(r['p95_s']):>10} {100 * r['success']:6.1f} %  {r['call']}"
             )
+    if result.get("dask"):
+        from .bench_dask import text_lines
+
+        section("dask", "Dask: per-state cost of the dask path vs numpy; 1 -> 2 worker processes")
+        out += text_lines(result["dask"])
+    if result.get("viz"):
+        from .bench_viz import viz_lines
+
+        section("viz", "VIZ: viewer pages in headless Chromium (software WebGL)")
+        out += viz_lines(result["viz"])
     if result.get("flops"):
         out.append("")
         peak, scalar = mach["peak_gflops"], result["flops"][0]["scalar_peak_gflops"]
@@ -1759,10 +1771,18 @@ def format_markdown(result: dict) -> str:
             f"{_fmt_time(r['median_s'])} {per}" + (f" ({'; '.join(vs)})" if vs else "") + "."
         )
     for r in result.get("ik", []):
+        when = f"{_fmt_time(r['median_s'])} per pose"  # a batch row: the whole call over n
+        if r.get("p95_s") is not None:
+            when = f"median {_fmt_time(r['median_s'])}, 95th percentile {_fmt_time(r['p95_s'])}"
         lines.append(
-            f"IK ({r['model']}, {r['library']}): {r['call']}: median {_fmt_time(r['median_s'])}, "
-            f"95th percentile {_fmt_time(r['p95_s'])}, success {100 * r['success']:.1f} %."
+            f"IK ({r['model']}, {r['library']}): {r['call']}: {when}, "
+            f"success {100 * r['success']:.1f} %."
         )
+    for r in result.get("viz", []):
+        if r["status"] == "ok":
+            fps = "" if r.get("fps") is None else f", plays at {r['fps']:.0f} frames/s"
+            lines.append(f"Viewer page ({r['model']}): {r['size_mb']:.2f} MB, first frame "
+                         f"{1000 * r['median_s']:.0f} ms after navigation{fps}.")  # fmt: skip
     for r in result["memory"]:
         if r["library"] == "robodyn" and r.get("over_data"):
             lines.append(
@@ -1887,6 +1907,8 @@ def run(cfg: Config) -> dict:
         "memory": [],
         "simulate": [],
         "ik": [],
+        "dask": [],
+        "viz": [],
         "flops": [],
         # section -> one line per optional package it needs that is not installed
         "skipped": {},
@@ -1906,6 +1928,8 @@ def run(cfg: Config) -> dict:
     total += 2 if "memory" in cfg.sections else 0
     total += 2 if "simulate" in cfg.sections else 0
     total += 2 if "ik" in cfg.sections else 0
+    total += 2 if "dask" in cfg.sections else 0
+    total += 6 if "viz" in cfg.sections else 0
     prog = Progress(total + len(cfg.models), enabled=cfg.progress)
     cases: dict[str, Case] = {}
     try:
@@ -1958,6 +1982,14 @@ def run(cfg: Config) -> dict:
 
             result["ik"] = run_ik(cfg, {"modern_robotics": mods["modern_robotics"][0]}, prog,
                                   cases, _row)  # fmt: skip
+        if "dask" in cfg.sections:
+            from .bench_dask import run_dask
+
+            result["dask"] = run_dask(cfg, prog, _row)
+        if "viz" in cfg.sections:
+            from .bench_viz import run_viz
+
+            result["viz"] = run_viz(cfg, prog, _row)
     finally:
         prog.close()
     if cases and ("latency" in cfg.sections or "batch" in cfg.sections):

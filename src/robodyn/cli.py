@@ -123,6 +123,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args.out, robot=load_robot(args.robot))
 
 
+def _cmd_mobile(args: argparse.Namespace) -> int:
+    from .mobile.demo import run_mobile_demo
+
+    return run_mobile_demo(args.kind, args.out, animate=not args.no_animation)
+
+
 def _limit(x: float) -> str:
     """A joint limit for the info table: "none" where the model has no limit (+-inf)."""
     return "none" if np.isinf(x) else f"{x:.4g}"
@@ -211,7 +217,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     model = load_robot(args.robot, args.floating_base)
     paths = {}
-    for option in ("out", "csv", "plot", "animate"):
+    for option in ("out", "csv", "plot", "animate", "view"):
         value = getattr(args, option)
         if value is not None:
             paths[option] = check_output_path("--" + option, value)
@@ -270,7 +276,23 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
         animate(res, paths["animate"])
         print(f"animation: {paths['animate']}")
+    if "view" in paths:
+        from .viz.cli import write_view
+
+        write_view(model, paths["view"], trajectory=res)
     return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import command
+
+    return command(args)
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    from .viz.cli import view_command
+
+    return view_command(args)
 
 
 def _cmd_derive(args: argparse.Namespace) -> int:
@@ -373,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--csv", metavar="FILE", help="write the trajectory as CSV")
     m.add_argument("--plot", metavar="FILE", help="write a figure of q, v, tau against time")
     m.add_argument("--animate", metavar="FILE", help="write an animation (.gif or .mp4)")
+    m.add_argument("--view", metavar="FILE", help="write a 3-D view of the run (.html)")
     m.add_argument("--progress", action="store_true", help="show a progress bar")
     m.add_argument("--floating-base", action="store_true", help=_FLOATING_HELP)
     m.set_defaults(func=_cmd_simulate)
@@ -387,6 +410,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--latex", metavar="FILE", help="write M, C, g as LaTeX to FILE")
     s.add_argument("--python", metavar="FILE", help="write a Python module computing M, C, g")
     s.set_defaults(func=_cmd_derive)
+
+    w = sub.add_parser(
+        "mobile", help="wheeled-robot demo (MR ch. 13): prints numbers, writes figures"
+    )
+    w.add_argument(
+        "kind",
+        choices=("unicycle", "diffdrive", "car", "omni", "mecanum", "youbot"),
+        help="robot type: unicycle, diffdrive, car, omni, mecanum or youbot (the MR capstone)",
+    )
+    w.add_argument(
+        "--out", default="out/mobile", help="folder for the figures (default out/mobile)"
+    )
+    w.add_argument("--no-animation", action="store_true", help="skip the GIF")
+    w.set_defaults(func=_cmd_mobile)
+    w = sub.add_parser("sweep", help="Monte-Carlo rollouts or a workspace map on Dask (Zarr, "
+                       "resumable)")  # fmt: skip
+    from .sweep import add_arguments as _sweep_arguments
+
+    _sweep_arguments(w)
+    w.set_defaults(func=_cmd_sweep)
+    from .viz.cli import add_view_parser
+
+    add_view_parser(sub, _ROBOT_HELP, _FLOATING_HELP).set_defaults(func=_cmd_view)
 
     for name, command in sub.choices.items():  # each command's help names its page
         command.epilog = (
