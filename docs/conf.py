@@ -345,6 +345,13 @@ def resolve_robodyn_reference(app, env, node, contnode):
     source = (node.source or "").rpartition("docstring of ")[2].split(".")
     tries += [".".join(source[:k] + [target]) for k in range(len(source) - 1, 0, -1)]
     tries += [target, f"robodyn.{target}"]
+    if "." not in target:  # a bare name: the robodyn module that defines it, if one does
+        tries += [
+            f"{name}.{target}"
+            for name, mod in sorted(sys.modules.items())
+            if name.startswith("robodyn.")
+            and getattr(getattr(mod, target, None), "__module__", None) == name
+        ]
     domain = env.get_domain("py")
     for path in tries:
         found = _import_dotted(path)
