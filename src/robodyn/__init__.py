@@ -108,6 +108,16 @@ _LAZY: dict[str, str] = {
     "Trajectory": "robodyn.sim",
     "control": "robodyn.control",
     "trajectory": "robodyn.trajectory",
+    # dynamic parameter identification (issue 14)
+    "ident": "robodyn.ident",
+    "parameters": "robodyn.ident",
+    "parameter_names": "robodyn.ident",
+    "regressor": "robodyn.ident",
+    "energy_regressor": "robodyn.ident",
+    "base_parameters": "robodyn.ident",
+    "identify": "robodyn.ident",
+    "identify_energy": "robodyn.ident",
+    "excitation_trajectory": "robodyn.ident",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
