@@ -142,3 +142,207 @@ def test_regressor_bad_input_names_the_argument():
     bad[1, 2] = np.nan
     with pytest.raises(ValueError, match="a has NaN or inf in state 1"):
         regressor(model, np.full((3, 6), 0.1), np.zeros((3, 6)), bad)
+
+
+# ------------------------------------------------------------------ base parameters
+def test_planar_2r_base_parameters_by_hand_and_symbolically():
+    """The planar 2R arm (joints about z, gravity -y in the plane, joint 2 at (l1, 0, 0)).
+
+    By hand: link 1 only rotates about z, so of its 10 parameters only Izz1 (inertia) and
+    mcx1, mcy1 (gravity) act; link 2's Izz2, mcx2, mcy2 act, and its mass only through
+    the motion of joint 2's origin on a circle of radius l1: it adds m2 l1^2 to the inertia
+    about joint 1 and m2 l1 to link 1's first moment along x. Hence 6 base parameters:
+
+        Izz1 + l1^2 m2,  mcx1 + l1 m2,  mcy1,  Izz2,  mcx2,  mcy2
+
+    With joint friction (viscous and Coulomb per joint, 4 independent columns) and
+    armature, the armature of joint 1 multiplies a1 exactly as Izz1 does (it joins the
+    first group), that of joint 2 is new: 6 + 4 + 1 = 11.
+    """
+    import sympy as sp
+
+    model = rd.models.load("planar_2r")
+    l1 = sp.Rational(1, 2)
+    assert np.allclose(model.jnt_p[2], [0.5, 0, 0])  # the l1 typed above
+    bare = rd.base_parameters(model, friction=False, armature=False)
+    assert bare.rank == 6
+    exprs, s = bare.symbolic()
+    want = {
+        s["link1.Izz"] + l1**2 * s["link2.m"],
+        s["link1.mcx"] + l1 * s["link2.m"],
+        s["link1.mcy"],
+        s["link2.Izz"],
+        s["link2.mcx"],
+        s["link2.mcy"],
+    }
+    assert {sp.expand(e) for e in exprs} == {sp.expand(e) for e in want}
+    full = rd.base_parameters(model)
+    assert full.rank == 11
+    exprs, s = full.symbolic()
+    assert sp.expand(s["link1.Izz"] + l1**2 * s["link2.m"] + s["joint1.armature"]) in exprs
+
+    # an independent, fully symbolic check from rd.symbolic's Lagrange equations (masses,
+    # CoM offsets r, CoM inertias I and the length L1 all symbols): written in the base
+    # parameters above, the torques no longer depend on m1 or m2 separately
+    eom = rd.symbolic.derive(model, "symbolic")
+    x = {str(v): v for v in eom.M.free_symbols | eom.g.free_symbols}
+    m1, m2, r1, r2, I1, I2, L1 = (x[n] for n in ("m1", "m2", "r1", "r2", "I1", "I2", "L1"))
+    b1, b2, b3, b4 = sp.symbols("b1 b2 b3 b4", real=True)  # Izz1+L1^2 m2, mcx1+L1 m2, mcx2, Izz2
+    sub = {
+        r1: (b2 - L1 * m2) / m1,  # mcx1 = m1 r1 (CoM on the link's x axis)
+        r2: b3 / m2,
+        I1: b1 - L1**2 * m2 - m1 * ((b2 - L1 * m2) / m1) ** 2,  # Izz1 = I1 + m1 r1^2
+        I2: b4 - m2 * (b3 / m2) ** 2,
+    }
+    for part in (eom.M, eom.g):
+        e = part.subs(sub)
+        for mass in (m1, m2):
+            d = e.diff(mass).applyfunc(lambda t: sp.cancel(sp.expand(t)))
+            assert d == sp.zeros(*e.shape), (part, mass)
+
+
+def test_base_regressor_reproduces_every_torque(rng):
+    """Y pi = Y_b (K pi) at fresh states, on fixed and floating random trees."""
+    for floating in (False, True):
+        model = random_model(int(rng.integers(1 << 30)), 5, floating=floating, mimic=True)
+        b = rd.base_parameters(model, offset=True)
+        q, v, a = random_state(model, rng, 30)
+        Y = regressor(model, q, v, a, offset=True)
+        pi = rng.normal(size=b.size)  # any parameters, physical or not
+        assert rel_err(b.regressor(Y) @ b(pi), Y @ pi) < TOL
+        np.testing.assert_array_equal(b.K[:, b.independent], np.eye(b.rank))
+
+
+def test_ur5_base_parameter_count_matches_pinocchio_rank():
+    """The UR5 has 36 base inertial parameters (no friction): robodyn's QR on its own
+    regressor, for the bundled (MR) UR5 and for example-robot-data's, and the numerical
+    rank (SVD, with a gap of 14 orders) of Pinocchio's stacked regressors."""
+    model, pm, pd, _ = load_pair(erd_path("ur_description/urdf/ur5_robot"))
+    rng = np.random.default_rng(5)
+    W = np.vstack(
+        [
+            pin.computeJointTorqueRegressor(
+                pm, pd, pin.randomConfiguration(pm), rng.normal(size=6), rng.normal(size=6)
+            ).copy()
+            for _ in range(40)
+        ]
+    )
+    s = np.linalg.svd(W, compute_uv=False)
+    pin_rank = int(np.sum(s > 1e-9 * s[0]))
+    assert s[pin_rank - 1] > 1e-4 * s[0] and s[pin_rank] < 1e-14 * s[0]  # a clear gap
+    assert pin_rank == 36
+    assert rd.base_parameters(model, friction=False, armature=False).rank == 36
+    bundled = rd.models.load("ur5")
+    assert rd.base_parameters(bundled, friction=False, armature=False).rank == 36
+    # friction (12 columns) and armature: joint 1's armature joins link 1's Izz group
+    assert rd.base_parameters(bundled).rank == 36 + 12 + 4
+
+
+# ------------------------------------------------------------------ estimation
+@pytest.fixture(scope="module")
+def ur5_experiment():
+    """The bundled UR5 tracking an exciting Fourier trajectory in rd.simulate (with joint
+    friction and armature set on the true model), noise-free and noisy torques."""
+    from robodyn.ident import excitation_trajectory, simulate_experiment
+
+    base = rd.models.load("ur5")
+    pi = rd.parameters(base)
+    nj = base.nv
+    pi[60 : 60 + nj] = np.linspace(0.5, 1.5, nj)  # viscous N m s/rad
+    pi[60 + nj : 60 + 2 * nj] = np.linspace(1.0, 0.3, nj)  # Coulomb N m
+    pi[60 + 2 * nj :] = 0.05  # armature kg m^2
+    true = base.with_parameters(pi)
+    traj = excitation_trajectory(true, period=4.0, harmonics=3, maxiter=0, seed=2)
+    clean = simulate_experiment(true, traj, duration=8.0, sample_dt=0.02)
+    noisy = simulate_experiment(true, traj, duration=8.0, sample_dt=0.02, noise=0.5, seed=3)
+    return true, traj, clean, noisy
+
+
+def test_noise_free_simulation_recovers_the_base_parameters(ur5_experiment):
+    true, _, clean, _ = ur5_experiment
+    b = rd.base_parameters(true)
+    truth = b(rd.parameters(true))
+    pi = rd.parameters(true)
+    with pytest.warns(ModelWarning, match="non-physical"):  # a wrong, non-physical prior
+        wrong = true.with_parameters(pi * np.where(np.arange(pi.size) % 3 == 0, 1.4, 0.8))
+    for method in ("ols", "wls", "consistent"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            res = rd.identify(wrong, clean.q, clean.v, clean.a, clean.tau, method=method)
+        assert np.abs(res.base_parameters - truth).max() < 1e-8 * max(1, np.abs(truth).max())
+        assert rel_err(res.predict(clean.q, clean.v, clean.a), clean.tau) < 1e-9
+        assert res.base.rank == b.rank == 52
+    # the identified model is a Model: its own inverse dynamics give the torques
+    res = rd.identify(true, clean.q, clean.v, clean.a, clean.tau, method="consistent")
+    tau = rd.inverse_dynamics(res.model, clean.q, clean.v, clean.a)
+    assert rel_err(tau, clean.tau) < 1e-8
+    assert res.physical and "physically consistent" in res.report()
+
+
+def test_consistent_estimate_is_physical_and_predicts_held_out_torques_better(ur5_experiment):
+    """Noisy torques (noise 0.5 x each joint's torque std), half the samples for training:
+    OLS/WLS leave some bodies with an indefinite pseudo-inertia, the log-Cholesky estimate
+    keeps every body physical and predicts the held-out true torques better."""
+    true, _, _, noisy = ur5_experiment
+    train, test = noisy.split(0.5)
+    pi = rd.parameters(true)
+    prior_pi = pi.copy()
+    prior_pi[:60] *= 1.3  # a physical but wrong prior (every body 30 % heavier)
+    prior = true.with_parameters(prior_pi)
+    err, res = {}, {}
+    for method in ("ols", "wls", "consistent"):
+        r = rd.identify(prior, train.q, train.v, train.a, train.tau, method=method)
+        res[method] = r
+        err[method] = np.sqrt(np.mean((r.predict(test.q, test.v, test.a) - test.tau_true) ** 2))
+    assert res["consistent"].physical, res["consistent"].violations()
+    eig = np.linalg.eigvalsh(
+        rd.ident.pseudo_inertia(res["consistent"].parameters[:60].reshape(6, 10))
+    )
+    assert np.all(eig > 0) and np.all(res["consistent"].parameters[:60:10] > 0)
+    assert not res["ols"].physical  # "may not be": here it is not
+    assert err["consistent"] < err["ols"], err
+    # standard errors and condition number reported
+    rep = res["wls"].report()
+    assert "condition number" in rep and "std err" in rep
+    assert np.all(np.isfinite(res["wls"].standard_errors))
+    assert np.all(res["wls"].standard_errors > 0)
+
+
+def test_energy_identification_needs_no_acceleration(ur5_experiment):
+    """Finely sampled noise-free data: the energy model's base parameters (which are the
+    dynamic model's) agree with the truth to the trapezoid rule's accuracy."""
+    from robodyn.ident import identify_energy, simulate_experiment
+
+    true, traj, _, _ = ur5_experiment
+    fine = simulate_experiment(true, traj, duration=8.0, dt=1e-3, sample_dt=1e-3)
+    res = identify_energy(true, fine.t, fine.q, fine.v, fine.tau, window=50)
+    truth = res.base(rd.parameters(true))
+    pred = res.predict(fine.q, fine.v, fine.a)
+    assert rel_err(pred, fine.tau) < 2e-2, rel_err(pred, fine.tau)
+    assert np.abs(res.base_parameters - truth).max() < 0.05 * np.abs(truth).max()
+
+
+# ------------------------------------------------------------------ bad data
+def test_bad_data_gives_clear_errors(ur5_experiment):
+    true, _, clean, _ = ur5_experiment
+    Q, V, A, T = clean.q, clean.v, clean.a, clean.tau
+    Qn = Q.copy()
+    Qn[[4, 9]] = np.nan
+    with pytest.raises(ValueError, match=r"Q has NaN or inf in 2 row\(s\): 4, 9"):
+        rd.identify(true, Qn, V, A, T)
+    with pytest.raises(
+        ValueError, match="one row per sample: Q has 401, V has 401, A has 401, TAU has 400"
+    ):
+        rd.identify(true, Q, V, A, T[:-1])
+    with pytest.raises(ValueError, match=r"TAU must have shape \(N, 6\), got \(401, 5\)"):
+        rd.identify(true, Q, V, A, T[:, :5])
+    with pytest.raises(
+        ValueError, match="too few samples: 5 samples x 6 joints = 30 equations for 52"
+    ):
+        rd.identify(true, Q[:5], V[:5], A[:5], T[:5])
+    # enough rows but one repeated state: rank deficient
+    rep = [np.repeat(x[:1], 50, axis=0) for x in (Q, V, A, T)]
+    with pytest.raises(ValueError, match="do not excite every base parameter"):
+        rd.identify(true, *rep)
+    with pytest.raises(ValueError, match="method must be one of 'ols', 'wls', 'consistent'"):
+        rd.identify(true, Q, V, A, T, method="lasso")

@@ -5,6 +5,17 @@ joint frame, plus joint friction and armature): :func:`regressor`, :func:`parame
 :func:`with_parameters`; the energy form ``H = e(q, v) pi``: :func:`energy_regressor`.
 """
 
+from .base import BaseParameters, base_parameters
+from .data import Experiment, load_csv, save_csv, simulate_experiment
+from .estimate import (
+    Identification,
+    check_data,
+    from_log_cholesky,
+    identify,
+    identify_energy,
+    log_cholesky,
+)
+from .excitation import FourierTrajectory, excitation_trajectory, regressor_condition
 from .parameters import (
     BODY_PARAMETER_NAMES,
     inertia_vector,
@@ -18,6 +29,21 @@ from .parameters import (
 from .regressor import energy_regressor, regressor
 
 __all__ = [
+    "BaseParameters",
+    "Identification",
+    "base_parameters",
+    "check_data",
+    "from_log_cholesky",
+    "identify",
+    "identify_energy",
+    "Experiment",
+    "FourierTrajectory",
+    "excitation_trajectory",
+    "load_csv",
+    "regressor_condition",
+    "save_csv",
+    "simulate_experiment",
+    "log_cholesky",
     "BODY_PARAMETER_NAMES",
     "energy_regressor",
     "inertia_vector",
