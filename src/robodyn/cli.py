@@ -273,6 +273,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_identify(args: argparse.Namespace) -> int:
+    from .ident.cli import identify_command
+
+    return identify_command(args)
+
+
 def _cmd_derive(args: argparse.Namespace) -> int:
     from .symbolic.cli import derive_command
 
@@ -381,6 +387,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--latex", metavar="FILE", help="write M, C, g as LaTeX to FILE")
     s.add_argument("--python", metavar="FILE", help="write a Python module computing M, C, g")
     s.set_defaults(func=_cmd_derive)
+
+    from .ident.cli import add_arguments as _identify_arguments
+
+    n = sub.add_parser(
+        "identify",
+        help="identify inertial parameters and friction from data",
+        description="Identify ROBOT's inertial parameters, joint friction and "
+        "armature from DATA.csv (or from an experiment simulated with "
+        "--simulate); prints OLS, WLS and physically consistent estimates.",
+    )
+    n.add_argument("robot", metavar="ROBOT", help=_ROBOT_HELP)
+    _identify_arguments(n)
+    n.set_defaults(func=_cmd_identify)
     return p
 
 
