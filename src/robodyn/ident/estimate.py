@@ -581,11 +581,12 @@ def identify_energy(
     dof = lay.dofs
     dt = np.diff(t)
 
-    def integral(f):  # trapezoid increments (N-1, ...)
-        return 0.5 * (f[1:] + f[:-1]) * dt.reshape(-1, *([1] * (f.ndim - 1)))
+    def integral(f):  # running trapezoid integral from t_0, (N, ...)
+        inc = 0.5 * (f[1:] + f[:-1]) * dt.reshape(-1, *([1] * (f.ndim - 1)))
+        return np.concatenate([np.zeros((1, *f.shape[1:])), np.cumsum(inc, axis=0)])
 
     power = integral(np.einsum("ni,ni->n", V, TAU))
-    cols = np.zeros((N - 1, lay.size))
+    cols = np.zeros((N, lay.size))
     for name, f in (
         ("viscous", V[:, dof] ** 2),
         ("coulomb", np.abs(V[:, dof])),
@@ -594,9 +595,10 @@ def identify_energy(
         sl = lay.block(name)
         if sl is not None:
             cols[:, sl] = integral(f)
-    starts = np.arange(0, N - 1 - window + 1, window)
-    Phi = E[starts + window] - E[starts] + np.add.reduceat(cols, starts, axis=0)[: len(starts)]
-    y = np.add.reduceat(power, starts)[: len(starts)]
+    k0 = np.arange(0, N - window, window)  # windows [t_k0, t_k0+window]
+    k1 = k0 + window
+    Phi = (E[k1] - E[k0]) + (cols[k1] - cols[k0])
+    y = power[k1] - power[k0]
     r = base.rank
     if len(y) < r + 1:
         raise ValueError(
