@@ -70,7 +70,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--plot", metavar="FILE", help="figure of measured vs predicted torques "
                    "and the base-parameter errors")  # fmt: skip
-    p.add_argument("--floating-base", action="store_true", help=argparse.SUPPRESS)
 
 
 def _scaled_prior(model, spread: float, rng):
@@ -94,7 +93,7 @@ def identify_command(args: argparse.Namespace) -> int:
     from .excitation import excitation_trajectory
     from .parameters import parameters, with_parameters
 
-    model = load_robot(args.robot, args.floating_base)
+    model = load_robot(args.robot)
     if args.data is None and args.simulate is None:
         raise ValueError("give DATA.csv, or --simulate FILE to make the data first")
     plot = check_output_path("--plot", args.plot) if args.plot else None
