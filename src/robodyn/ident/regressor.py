@@ -13,9 +13,11 @@ Dombre ch. 12), in MR's notation:
        F_ang = I_o dw + w x I_o w + h x (dv + w x v)
        F_lin = m (dv + w x v) + dw x h + w x (w x h)
 
-3. backward: body i's wrench columns reach every joint j of its supporting chain through
-   ``F_l = Ad_{T_{j,l}}^T F_j`` (MR eq. 8.53, children part), and ``Y[j, cols_i] = S_j^T F``
-   (MR eq. 8.54).
+3. backward, children first: ``B_i`` (6 x 10 per body of the subtree of i) holds the
+   wrench through joint i due to each parameter of the subtree: ``A_i`` for its own, and
+   each child's block carried over, ``F_l = Ad_{T_{i,l}}^T F_i`` (MR eq. 8.53, children
+   part); then ``Y[dofs of i, subtree columns] = S_i^T B_i`` (MR eq. 8.54). The subtree's
+   columns are contiguous because the bodies are numbered depth first.
 """
 
 from __future__ import annotations
@@ -95,6 +97,20 @@ def _add_joint_rows(model, i: int, Y: np.ndarray, W: np.ndarray, cols: slice) ->
         Y[:, va : va + 6, cols] += W
 
 
+def _cross(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x X y along axis 1 of (N, 3) or (N, 3, k) arrays (np.cross costs more per call)."""
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape))
+    out[:, 0] = x[:, 1] * y[:, 2] - x[:, 2] * y[:, 1]
+    out[:, 1] = x[:, 2] * y[:, 0] - x[:, 0] * y[:, 2]
+    out[:, 2] = x[:, 0] * y[:, 1] - x[:, 1] * y[:, 0]
+    return out
+
+
+def _rotate(R: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """R x for R (N, 3, 3) and x (N, 3)."""
+    return (R @ x[:, :, None])[:, :, 0]
+
+
 def _L(x: np.ndarray) -> np.ndarray:
     """``I x = L(x) [Ixx, Ixy, Ixz, Iyy, Iyz, Izz]`` for symmetric I: (N, 3) -> (N, 3, 6)."""
     N = x.shape[0]
@@ -124,7 +140,7 @@ def body_wrench_matrix(V: np.ndarray, dV: np.ndarray) -> np.ndarray:
     w, v, dw, dv = V[:, :3], V[:, 3:], dV[:, :3], dV[:, 3:]
     N = V.shape[0]
     A = np.zeros((N, 6, 10))
-    acc = dv + np.cross(w, v)  # classical acceleration of the body origin
+    acc = dv + _cross(w, v)  # classical acceleration of the body origin
     A[:, 3:, 0] = acc  # m (dv + w x v)
     Sw = _skew(w)
     A[:, :3, 1:4] = -_skew(acc)  # h x acc = -[acc] h
@@ -183,27 +199,36 @@ def regressor(
         Rt = np.swapaxes(R[:, i], 1, 2)
         xi = _joint_twist(model, i, v)  # S_i v
         # Ad_{T_{i,l}} V_l: w_i = R^T w_l, v_i = R^T (v_l + w_l x p)         (8.50)
-        V[:, i, :3] = np.einsum("nij,nj->ni", Rt, V[:, lam, :3])
-        V[:, i, 3:] = np.einsum("nij,nj->ni", Rt, V[:, lam, 3:] + np.cross(V[:, lam, :3], p[:, i]))
-        dV[:, i, :3] = np.einsum("nij,nj->ni", Rt, dV[:, lam, :3])
-        dV[:, i, 3:] = np.einsum(
-            "nij,nj->ni", Rt, dV[:, lam, 3:] + np.cross(dV[:, lam, :3], p[:, i])
-        )
+        V[:, i, :3] = _rotate(Rt, V[:, lam, :3])
+        V[:, i, 3:] = _rotate(Rt, V[:, lam, 3:] + _cross(V[:, lam, :3], p[:, i]))
+        dV[:, i, :3] = _rotate(Rt, dV[:, lam, :3])
+        dV[:, i, 3:] = _rotate(Rt, dV[:, lam, 3:] + _cross(dV[:, lam, :3], p[:, i]))
         V[:, i] += xi
         # + ad_{V_i} S_i v + S_i a                                           (8.51)
-        dV[:, i, :3] += np.cross(V[:, i, :3], xi[:, :3])
-        dV[:, i, 3:] += np.cross(V[:, i, 3:], xi[:, :3]) + np.cross(V[:, i, :3], xi[:, 3:])
+        dV[:, i, :3] += _cross(V[:, i, :3], xi[:, :3])
+        dV[:, i, 3:] += _cross(V[:, i, 3:], xi[:, :3]) + _cross(V[:, i, :3], xi[:, 3:])
         dV[:, i] += _joint_twist(model, i, a)
-    for i in range(1, nb):
-        cols = slice(10 * (i - 1), 10 * i)
-        W = body_wrench_matrix(V[:, i], dV[:, i])  # F_i = A_i pi_i            (8.53)
-        j = i
-        while j > 0:
-            _add_joint_rows(model, j, Y, W, cols)  # tau_j += S_j^T F          (8.54)
-            # F_l = Ad_{T_{j,l}}^T F_j: [R m + p x (R f); R f]                  (8.53)
-            f = R[:, j] @ W[:, 3:]
-            W = np.concatenate([R[:, j] @ W[:, :3] + np.cross(p[:, j, :, None], f, axis=1), f], 1)
-            j = int(model.body_parent[j])
+    # backward: B_i = the wrenches through joint i of the parameters of every body in
+    # the subtree of i (columns 10 (i-1) .. 10 (end_i - 1), contiguous by the DFS order)
+    end = model.body_subtree_end
+    B: list = [None] * nb
+    for i in range(nb - 1, 0, -1):
+        c0 = 10 * (i - 1)
+        if B[i] is None:
+            B[i] = np.zeros((N, 6, 10 * (int(end[i]) - i)))
+        B[i][:, :, :10] += body_wrench_matrix(V[:, i], dV[:, i])  # F_i = A_i pi_i     (8.53)
+        _add_joint_rows(model, i, Y, B[i], slice(c0, c0 + B[i].shape[2]))  # S_i^T F (8.54)
+        lam = int(model.body_parent[i])
+        if lam > 0:
+            # F_l += Ad_{T_{i,l}}^T F_i = [R m + p x (R f); R f]                      (8.53)
+            f = R[:, i] @ B[i][:, 3:]
+            m = R[:, i] @ B[i][:, :3] + _cross(p[:, i, :, None], f)
+            if B[lam] is None:
+                B[lam] = np.zeros((N, 6, 10 * (int(end[lam]) - lam)))
+            k0 = c0 - 10 * (lam - 1)
+            B[lam][:, :3, k0 : k0 + B[i].shape[2]] += m
+            B[lam][:, 3:, k0 : k0 + B[i].shape[2]] += f
+        B[i] = None
     _joint_columns(Y, lay, v, a)
     return Y.reshape(*lead, model.nv, lay.size)
 
@@ -266,13 +291,13 @@ def energy_regressor(
         Rw[:, i] = Rw[:, lam] @ R[:, i]  # T_{0,i} = T_{0,l} T_{l,i}
         pw[:, i] = pw[:, lam] + np.einsum("nij,nj->ni", Rw[:, lam], p[:, i])
         Rt = np.swapaxes(R[:, i], 1, 2)
-        V[:, i, :3] = np.einsum("nij,nj->ni", Rt, V[:, lam, :3])
-        V[:, i, 3:] = np.einsum("nij,nj->ni", Rt, V[:, lam, 3:] + np.cross(V[:, lam, :3], p[:, i]))
+        V[:, i, :3] = _rotate(Rt, V[:, lam, :3])
+        V[:, i, 3:] = _rotate(Rt, V[:, lam, 3:] + _cross(V[:, lam, :3], p[:, i]))
         V[:, i] += _joint_twist(model, i, v)
         w, vi = V[:, i, :3], V[:, i, 3:]
         c = 10 * (i - 1)
         e[:, c] = 0.5 * np.einsum("ni,ni->n", vi, vi) - pw[:, i] @ g
-        e[:, c + 1 : c + 4] = np.cross(vi, w) - np.einsum("nji,j->ni", Rw[:, i], g)
+        e[:, c + 1 : c + 4] = _cross(vi, w) - np.einsum("nji,j->ni", Rw[:, i], g)
         e[:, c + 4 : c + 10] = np.stack(
             [
                 0.5 * w[:, 0] ** 2,
