@@ -324,6 +324,29 @@ def test_energy_identification_needs_no_acceleration(ur5_experiment):
     assert res.method == "energy" and "by ENERGY" in res.report()
 
 
+def test_torque_offsets_and_given_weights(rng):
+    """Offsets added to the torques are recovered with offset=True (noise-free, random
+    states); WLS with weights given reproduces the same exact solution."""
+    model = rd.models.load("panda")
+    q, v, a = random_state(model, rng, 150)
+    offsets = np.linspace(-1.0, 2.0, model.nv)
+    tau = rd.inverse_dynamics(model, q, v, a) + offsets
+    res = rd.identify(model, q, v, a, tau, offset=True)
+    pi = res.parameters
+    sl = rd.ident.layout(model, offset=True).block("offset")
+    np.testing.assert_allclose(pi[sl], offsets, atol=1e-8)
+    true_pi = rd.parameters(model, offset=True)
+    true_pi[sl] = offsets
+    truth = res.base(true_pi)
+    assert np.abs(res.base_parameters - truth).max() < 1e-8
+    w = rng.uniform(0.5, 2.0, model.nv)
+    wls = rd.identify(model, q, v, a, tau, "wls", offset=True, weights=w)
+    assert np.abs(wls.base_parameters - truth).max() < 1e-8
+    np.testing.assert_array_equal(wls.weights, w)
+    with pytest.raises(ValueError, match="weights must be 7 positive numbers"):
+        rd.identify(model, q, v, a, tau, "wls", weights=-w)
+
+
 # ------------------------------------------------------------------ bad data
 def test_bad_data_gives_clear_errors(ur5_experiment):
     true, _, clean, _ = ur5_experiment
