@@ -108,6 +108,11 @@ _LAZY: dict[str, str] = {
     "Trajectory": "robodyn.sim",
     "control": "robodyn.control",
     "trajectory": "robodyn.trajectory",
+    # wheeled mobile robots and mobile manipulation (MR ch. 13)
+    "mobile": "robodyn.mobile",
+    # scale-out with Dask (issue 16): dask is imported only when a dask array arrives
+    "distributed": "robodyn.distributed",
+    "sweep": "robodyn.sweep",
     # dynamic parameter identification (issue 14)
     "ident": "robodyn.ident",
     "parameters": "robodyn.ident",

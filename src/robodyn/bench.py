@@ -98,7 +98,7 @@ __all__ = ["main", "flop_count", "machine_info", "MODELS", "FUNCTIONS", "LIBRARI
 MODELS = ("ur5", "panda", "solo12", "talos")
 FUNCTIONS = ("fk", "jacobian", "rnea", "crba", "aba", "coriolis", "gravity")
 LIBRARIES = ("robodyn", "pinocchio", "mujoco", "modern_robotics")
-SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik")
+SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik", "dask")
 RTOL = 1e-8  # equality to Pinocchio before timing (relative, infinity norm)
 
 FUNCTION_TITLES = {
@@ -139,6 +139,7 @@ _SECTION_PEERS = {
     "memory": ("pinocchio",),
     "simulate": ("pinocchio", "mujoco"),
     "ik": ("modern_robotics",),
+    "dask": (),
 }
 
 
@@ -1665,6 +1666,11 @@ def format_table(result: dict) -> str:
                 f"{r['model']:<6} {r['library']:<16} {_fmt_time(r['median_s']):>10} "
                 f"{_fmt_time(r['p95_s']):>10} {100 * r['success']:6.1f} %  {r['call']}"
             )
+    if result.get("dask"):
+        from .bench_dask import text_lines
+
+        section("dask", "Dask: per-state cost of the dask path vs numpy; 1 -> 2 worker processes")
+        out += text_lines(result["dask"])
     if result.get("flops"):
         out.append("")
         peak, scalar = mach["peak_gflops"], result["flops"][0]["scalar_peak_gflops"]
@@ -1887,6 +1893,7 @@ def run(cfg: Config) -> dict:
         "memory": [],
         "simulate": [],
         "ik": [],
+        "dask": [],
         "flops": [],
         # section -> one line per optional package it needs that is not installed
         "skipped": {},
@@ -1906,6 +1913,7 @@ def run(cfg: Config) -> dict:
     total += 2 if "memory" in cfg.sections else 0
     total += 2 if "simulate" in cfg.sections else 0
     total += 2 if "ik" in cfg.sections else 0
+    total += 2 if "dask" in cfg.sections else 0
     prog = Progress(total + len(cfg.models), enabled=cfg.progress)
     cases: dict[str, Case] = {}
     try:
@@ -1958,6 +1966,10 @@ def run(cfg: Config) -> dict:
 
             result["ik"] = run_ik(cfg, {"modern_robotics": mods["modern_robotics"][0]}, prog,
                                   cases, _row)  # fmt: skip
+        if "dask" in cfg.sections:
+            from .bench_dask import run_dask
+
+            result["dask"] = run_dask(cfg, prog, _row)
     finally:
         prog.close()
     if cases and ("latency" in cfg.sections or "batch" in cfg.sections):

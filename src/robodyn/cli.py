@@ -123,6 +123,12 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args.out, robot=load_robot(args.robot))
 
 
+def _cmd_mobile(args: argparse.Namespace) -> int:
+    from .mobile.demo import run_mobile_demo
+
+    return run_mobile_demo(args.kind, args.out, animate=not args.no_animation)
+
+
 def _limit(x: float) -> str:
     """A joint limit for the info table: "none" where the model has no limit (+-inf)."""
     return "none" if np.isinf(x) else f"{x:.4g}"
@@ -273,6 +279,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep import command
+
+    return command(args)
+
+
 def _cmd_identify(args: argparse.Namespace) -> int:
     from .ident.cli import identify_command
 
@@ -388,6 +400,25 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--python", metavar="FILE", help="write a Python module computing M, C, g")
     s.set_defaults(func=_cmd_derive)
 
+    w = sub.add_parser(
+        "mobile", help="wheeled-robot demo (MR ch. 13): prints numbers, writes figures"
+    )
+    w.add_argument(
+        "kind",
+        choices=("unicycle", "diffdrive", "car", "omni", "mecanum", "youbot"),
+        help="robot type: unicycle, diffdrive, car, omni, mecanum or youbot (the MR capstone)",
+    )
+    w.add_argument(
+        "--out", default="out/mobile", help="folder for the figures (default out/mobile)"
+    )
+    w.add_argument("--no-animation", action="store_true", help="skip the GIF")
+    w.set_defaults(func=_cmd_mobile)
+    w = sub.add_parser("sweep", help="Monte-Carlo rollouts or a workspace map on Dask (Zarr, "
+                       "resumable)")  # fmt: skip
+    from .sweep import add_arguments as _sweep_arguments
+
+    _sweep_arguments(w)
+    w.set_defaults(func=_cmd_sweep)
     from .ident.cli import add_arguments as _identify_arguments
 
     n = sub.add_parser(

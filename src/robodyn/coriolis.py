@@ -73,7 +73,7 @@ import numpy as np
 from .errors import ModelError
 from .kernels import core as _core
 from .kernels._pack import FL_CHECK, packed
-from .kernels.call import finish, prepare
+from .kernels.call import batched, finish, prepare
 from .kernels.call import threads as _threads
 from .kinematics import body_poses
 from .model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, Model
@@ -391,6 +391,7 @@ def _christoffel_core(model: Model, q, threads) -> np.ndarray:
     return np.ascontiguousarray(Gam.reshape((*lead, nv, nv, nv)))
 
 
+@batched
 def mass_matrix_derivative(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Derivative of the mass matrix, ``dM[i, j, k] = dM_ij / dq_k``.
 
@@ -417,6 +418,7 @@ def mass_matrix_derivative(model: Model, q, *, threads: int | None = None) -> np
     return G + np.swapaxes(G, -3, -2)
 
 
+@batched
 def mass_matrix_derivative_reference(model: Model, q) -> np.ndarray:
     """Numpy reference of :func:`mass_matrix_derivative` (the closed form of the module
     docstring; a batch runs a Python loop).
@@ -435,6 +437,7 @@ def mass_matrix_derivative_reference(model: Model, q) -> np.ndarray:
     return _each(model, ("q",), (q,), lambda x: _dM_one(model, tree, x), (nv, nv, nv))
 
 
+@batched
 def christoffel(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Christoffel symbols of the first kind of M(q) (course notes 001 eq. 10.9).
 
@@ -460,6 +463,7 @@ def christoffel(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     return _christoffel_core(model, q, threads)
 
 
+@batched
 def christoffel_reference(model: Model, q) -> np.ndarray:
     """Numpy reference of :func:`christoffel` from the analytic ``dM/dq`` (a batch runs a
     Python loop).
@@ -481,6 +485,7 @@ def christoffel_reference(model: Model, q) -> np.ndarray:
 _ND = np.ndarray
 
 
+@batched
 def coriolis_matrix(model: Model, q, v, *, check: bool = True, threads: int | None = None):
     """The Christoffel-consistent Coriolis matrix ``C(q, v)`` (MR eq. 8.1's ``c = C v``).
 
@@ -520,6 +525,7 @@ def coriolis_matrix(model: Model, q, v, *, check: bool = True, threads: int | No
     return finish(_core.coriolis(P, Q, V, flags, th), lead, ("q", "v"), model)
 
 
+@batched
 def coriolis_matrix_reference(model: Model, q, v) -> np.ndarray:
     """Numpy reference of :func:`coriolis_matrix` (6x6 matrices, einsum; for parity tests).
 
@@ -545,6 +551,7 @@ def coriolis_matrix_reference(model: Model, q, v) -> np.ndarray:
     return _each(model, ("q", "v"), (q, v), lambda x, y: _coriolis_one(model, tree, x, y), (nv, nv))
 
 
+@batched
 def mass_matrix_dot(model: Model, q, v) -> np.ndarray:
     """``dM/dt = sum_k (dM/dq_k) v_k``, computed in O(n^2) as ``C + C^T``.
 

@@ -40,7 +40,7 @@ from .kernels._pack import (
     FL_VEL,
     packed,
 )
-from .kernels.call import finish, prepare
+from .kernels.call import batched, finish, prepare
 from .kernels.call import threads as _threads
 
 __all__ = [
@@ -115,6 +115,7 @@ def _run(entry, model, names, xs, f_ext, f_tip, frame, flags, eps, threads, what
 
 
 # ----------------------------------------------------------------------------- RNEA
+@batched
 def inverse_dynamics(
     model,
     q,
@@ -206,6 +207,7 @@ def _rnea_terms(model, q, v, flags, threads):
     )  # fmt: skip
 
 
+@batched
 def gravity_forces(model, q, *, check: bool = True, threads: int | None = None) -> np.ndarray:
     """Generalized gravity g(q) = rnea(q, 0, 0): the forces that hold the robot still.
 
@@ -225,6 +227,7 @@ def gravity_forces(model, q, *, check: bool = True, threads: int | None = None) 
     return _rnea_terms(model, q, None, FL_GRAVITY | (FL_CHECK if check else 0), threads)
 
 
+@batched
 def velocity_forces(model, q, v, *, check: bool = True, threads: int | None = None) -> np.ndarray:
     """Velocity-product forces C(q, v) v (Coriolis and centripetal), no gravity or friction.
 
@@ -245,6 +248,7 @@ def velocity_forces(model, q, v, *, check: bool = True, threads: int | None = No
     return _rnea_terms(model, q, v, FL_VEL | (FL_CHECK if check else 0), threads)
 
 
+@batched
 def bias_forces(model, q, v, *, check: bool = True, threads: int | None = None) -> np.ndarray:
     """Bias forces h(q, v) = C(q, v) v + g(q) (Pinocchio's nonLinearEffects), no friction.
 
@@ -277,6 +281,7 @@ def _of_q(entry, model, q, flags, threads, what=""):
     return finish(entry(P, Q, flags, th), lead, ("q",), model, what)
 
 
+@batched
 def mass_matrix(
     model, q, *, armature: bool = True, check: bool = True, threads: int | None = None
 ) -> np.ndarray:
@@ -311,6 +316,7 @@ def mass_matrix(
 crba = mass_matrix
 
 
+@batched
 def mass_matrix_inverse(
     model, q, *, armature: bool = True, check: bool = True, threads: int | None = None
 ) -> np.ndarray:
@@ -341,6 +347,7 @@ def mass_matrix_inverse(
 
 
 # ----------------------------------------------------------------------------- ABA
+@batched
 def forward_dynamics(
     model,
     q,

@@ -21,6 +21,7 @@ import numpy as np
 
 from .coriolis import _each, _tree, _twists, _world
 from .errors import ModelError
+from .kernels.call import batched
 from .model.model import Model
 
 __all__ = [
@@ -95,6 +96,7 @@ def _loop_q(model, q, fn, shape):
 
 
 # ============================================================================ public API
+@batched
 def kinetic_energy(model: Model, q, v, *, armature: bool = True):
     """Kinetic energy ``K = 1/2 sum_i V_i^T G_i V_i`` from the body twists (MR sec. 8.2).
 
@@ -117,6 +119,7 @@ def kinetic_energy(model: Model, q, v, *, armature: bool = True):
     return _loop_qv(model, q, v, lambda a, b: _kinetic_one(model, a, b, armature), ())
 
 
+@batched
 def potential_energy(model: Model, q):
     """Gravitational potential energy ``U = -sum_i m_i g . c_i`` (c_i: world CoM of body i).
 
@@ -135,6 +138,7 @@ def potential_energy(model: Model, q):
     return _loop_q(model, q, lambda a: _potential_one(model, a), ())
 
 
+@batched
 def mechanical_energy(model: Model, q, v, *, armature: bool = True):
     """``K + U``: conserved by the unforced, frictionless motion.
 
@@ -153,6 +157,7 @@ def mechanical_energy(model: Model, q, v, *, armature: bool = True):
     return kinetic_energy(model, q, v, armature=armature) + potential_energy(model, q)
 
 
+@batched
 def momentum(model: Model, q, v) -> np.ndarray:
     """Total spatial momentum ``h_o = sum_i G_i V_i = [L_o; p]`` about the world origin.
 
@@ -173,6 +178,7 @@ def momentum(model: Model, q, v) -> np.ndarray:
     return _loop_qv(model, q, v, lambda a, b: _momentum_one(model, a, b), (6,))
 
 
+@batched
 def centroidal_momentum(model: Model, q, v) -> np.ndarray:
     """Centroidal momentum ``h_G = [k_G; p]``: angular momentum about the centre of mass.
 
@@ -192,6 +198,7 @@ def centroidal_momentum(model: Model, q, v) -> np.ndarray:
     return _loop_qv(model, q, v, lambda a, b: _centroidal_one(model, a, b), (6,))
 
 
+@batched
 def com_velocity(model: Model, q, v) -> np.ndarray:
     """Velocity of the centre of mass, ``p / m`` (linear momentum over total mass).
 
@@ -223,6 +230,7 @@ def _momentum_matrix_one(model: Model, q: np.ndarray, about: str) -> np.ndarray:
     return A
 
 
+@batched
 def momentum_matrix(model: Model, q, about: str = "origin") -> np.ndarray:
     """Momentum matrix ``A(q)`` with ``h = A v``; ``about="com"`` is the centroidal matrix.
 

@@ -42,7 +42,7 @@ from ._checks import as_array, as_vector
 from .errors import ModelError
 from .kernels import core as _core
 from .kernels._pack import KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
-from .kernels.call import finish, prepare
+from .kernels.call import batched, finish, prepare
 from .kernels.call import threads as _threads
 from .model.model import JOINT_FREE, Model
 from .spatial import check_transform
@@ -154,6 +154,7 @@ def _kind(kind) -> int:
 
 
 # ------------------------------------------------------------------------- poses
+@batched
 def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray:
     """Forward kinematics: the pose ``T_sf`` of an operational frame in the world.
 
@@ -182,7 +183,19 @@ def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray
     ModelError
         Unknown frame (the message lists the frame names).
     """
-    pack = model.__dict__.get("_kinematics_pack") or _packed(model)
+    if threads is None:  # the common call, by frame name on the cached pack: no checks in Python
+        try:
+            pack = model._kinematics_pack
+            T = (
+                _FRAME_POSES(pack.P, q, 0)
+                if frame is None
+                else _FRAME_POSE(pack.P, q, pack.frames[frame], 0)
+            )
+            if T.__class__ is _ND:
+                return T
+        except (AttributeError, KeyError, TypeError):
+            pass  # not packed yet, a frame index, or an unhashable frame: the full path
+    pack = _packed(model)
     th = 0 if threads is None else _threads(threads)
     if frame is None:
         T = _FRAME_POSES(pack.P, q, th)
@@ -201,6 +214,7 @@ def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray
 forward_kinematics = fk
 
 
+@batched
 def body_poses(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Poses ``T_s,i`` of every body (the world, body 0, is the identity).
 
@@ -220,6 +234,7 @@ def body_poses(model: Model, q, *, threads: int | None = None) -> np.ndarray:
 
 
 # --------------------------------------------------------------------- Jacobians
+@batched
 def jacobian(
     model: Model, q, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:
@@ -244,13 +259,17 @@ def jacobian(
     numpy.ndarray, shape (..., 6, nv)
         Columns of a floating base map its body twist ``[omega_b, v_b]``.
     """
-    pack = model.__dict__.get("_kinematics_pack") or _packed(model)
-    k = pack.frames.get(frame) if type(frame) is str else None
-    if k is None:
-        k = _frame_index(model, pack, frame)
-    kd = JACOBIAN_KINDS.get(kind) if type(kind) is str else None
-    if kd is None:
-        kd = _kind(kind)
+    if threads is None:  # the common call, by frame name on the cached pack: no checks in Python
+        try:
+            pack = model._kinematics_pack
+            J = _JACOBIAN(pack.P, q, pack.frames[frame], JACOBIAN_KINDS[kind], 0)
+            if J.__class__ is _ND:
+                return J
+        except (AttributeError, KeyError, TypeError):
+            pass  # not packed yet, a frame index, an unknown name or kind: the full path
+    pack = _packed(model)
+    k = _frame_index(model, pack, frame)
+    kd = _kind(kind)
     th = 0 if threads is None else _threads(threads)
     J = _JACOBIAN(pack.P, q, k, kd, th)
     if J.__class__ is _ND:
@@ -274,6 +293,7 @@ def _jdot(model, q, v, frame, kind, threads=None):
     return J, dJ, out[..., 12 * nv :]
 
 
+@batched
 def jacobian_dot(
     model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:
@@ -301,6 +321,7 @@ def jacobian_dot(
     return _jdot(model, q, v, frame, kind, threads)[1]
 
 
+@batched
 def frame_velocity(
     model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:
@@ -325,6 +346,7 @@ def frame_velocity(
     return _jdot(model, q, v, frame, kind, threads)[2]
 
 
+@batched
 def frame_acceleration(
     model: Model, q, v, a, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:
@@ -362,6 +384,7 @@ def _mass_check(model: Model, pack: _Pack) -> None:
         raise ModelError(f"model {model.name!r} has no mass: the centre of mass is undefined")
 
 
+@batched
 def com(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Centre of mass of the whole model in the world, ``sum_i m_i c_i / sum_i m_i``.
 
@@ -390,6 +413,7 @@ def _com_jacobian(model, q, threads):
     return out[..., :3], out[..., 3:].reshape((*out.shape[:-1], 3, pack.nv))
 
 
+@batched
 def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Jacobian of the centre of mass: ``cdot = J_c v``, world axes.
 
@@ -411,6 +435,7 @@ def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     return _com_jacobian(model, q, threads)[1]
 
 
+@batched
 def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
     """Velocity of the centre of mass in the world, ``J_c v``.
 

@@ -26,6 +26,7 @@ import numpy as np
 from . import dynamics as _dyn
 from ._checks import as_array
 from .coriolis import _each
+from .kernels.call import batched
 from .kinematics import jacobian
 from .model.model import Model
 
@@ -109,6 +110,7 @@ def _nrows(rows) -> int:
 
 
 # ============================================================================ public API
+@batched
 def task_space_inertia(model: Model, q, frame, kind: str = "body", part="full") -> np.ndarray:
     """Task-space inertia ``Lambda = (J M^-1 J^T)^-1`` of a frame (MR eq. 8.88).
 
@@ -188,6 +190,7 @@ def task_space_ellipsoid(
     return InertiaEllipsoid(w[order], U[:, order])
 
 
+@batched
 def dynamically_consistent_pinv(
     model: Model, q, frame, kind: str = "body", part="full"
 ) -> np.ndarray:

@@ -170,12 +170,18 @@ def test_mimic_joints_against_pinocchios_own_mimic_support(fragment):
     mp = PinocchioMap(model, pm)
     assert model.nv == pm.nv and np.any(model.jnt_mimic >= 0)
     rng = np.random.default_rng(zlib.crc32(fragment.encode()))
-    for _ in range(10):
-        q = random_configuration(model, rng)
-        v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    # 17 states: one state at a time, and as one batch (a full chunk of 16 lanes and one
+    # state alone), whose CRBA writes only the entries the tree (and its mimics) can fill
+    Q = random_configuration(model, rng, size=17)
+    V, A = rng.normal(size=(17, model.nv)), rng.normal(size=(17, model.nv))
+    tau_batch = dyn.rnea(model, Q, V, A, friction=False, armature=False)
+    M_batch = dyn.crba(model, Q, armature=False)
+    for q, v, a, tau_b, M_b in zip(Q, V, A, tau_batch, M_batch, strict=True):
         qp, vp, ap = mp.q_to_pin(q), mp.v_to_pin(v), mp.v_to_pin(a)
         tau_pin = mp.v_from_pin(pin.rnea(pm, pd, qp, vp, ap))
         assert rel_err(dyn.rnea(model, q, v, a, friction=False, armature=False), tau_pin) <= TOL
+        assert rel_err(tau_b, tau_pin) <= TOL
         M_pin = pin.crba(pm, pd, qp)
         M_pin = mp.matrix_from_pin(np.triu(M_pin) + np.triu(M_pin, 1).T)
         assert rel_err(dyn.crba(model, q, armature=False), M_pin) <= TOL
+        assert rel_err(M_b, M_pin) <= TOL

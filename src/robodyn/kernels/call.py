@@ -12,17 +12,77 @@ call takes the general path here: convert each argument, check its trailing shap
 message names the argument and the shape the user passed), broadcast the leading
 dimensions, flatten them to one batch, call the core again and reshape its result; an
 error in a state names the argument and the state's index.
+
+Dask arrays take the same road: the general path meets them in :func:`prepare` (the core's
+fast path takes only numpy arrays, so a NumPy call never gets there and never imports
+dask), which raises :class:`LazyInput`; the public function's :func:`batched` decorator
+catches it and hands the call to :func:`robodyn.distributed.lazy_call`, which maps the
+same function over the blocks of the batch axes and returns a lazy dask array.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-__all__ = ["threads", "prepare", "finish", "describe"]
+__all__ = ["threads", "prepare", "finish", "describe", "batched", "LazyInput", "is_dask"]
 
 _ND = np.ndarray
+
+
+class LazyInput(Exception):  # noqa: N818 (a signal, not an error)
+    """Raised by :func:`prepare` when an argument is a dask array (caught by :func:`batched`)."""
+
+
+def is_dask(x) -> bool:
+    """True for a dask collection, by its type's module (dask itself is not imported)."""
+    return x.__class__ is not _ND and type(x).__module__.startswith("dask.")
+
+
+def _lazy(fn, args, kwargs):
+    from ..distributed import lazy_call
+
+    return lazy_call(fn, args, kwargs)
+
+
+def batched(fn):
+    """Make a public batch function accept dask arrays (the one place it is done).
+
+    A NumPy call runs ``fn`` as before; a call with a dask array among the state
+    arguments reaches :func:`prepare`, which raises :class:`LazyInput`, and the call is
+    answered by :func:`robodyn.distributed.lazy_call`: ``fn`` mapped over the chunks of the
+    leading (batch) axes, a lazy dask array.
+
+    The wrapper has ``fn``'s positional parameters and defaults, so a call without
+    keywords is forwarded as positional arguments (no ``*args`` tuple, no ``**kwargs``
+    dict to build): the cost of the extra call is kept to one frame.
+    """
+    import inspect
+
+    sig = inspect.signature(fn)
+    pos = [p for p in sig.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+    if len(pos) != sum(p.kind is not p.KEYWORD_ONLY for p in sig.parameters.values()):
+        raise TypeError(f"batched: {fn.__name__} has *args or positional-only parameters")
+    names = ", ".join(p.name for p in pos)
+    params = ", ".join(p.name if p.default is p.empty else f"{p.name}=_d[{k}]"
+                       for k, p in enumerate(pos))  # fmt: skip
+    src = (
+        f"def {fn.__name__}({params}, **kwargs):\n"
+        f"    try:\n"
+        f"        if kwargs:\n"
+        f"            return _fn({names}, **kwargs)\n"
+        f"        return _fn({names})\n"
+        f"    except _LazyInput:\n"
+        f"        return _lazy(_self[0], ({names},), kwargs)\n"
+    )
+    scope = {"_fn": fn, "_d": [p.default for p in pos], "_LazyInput": LazyInput,
+             "_lazy": _lazy, "_self": []}  # fmt: skip
+    exec(compile(src, f"<robodyn batched {fn.__name__}>", "exec"), scope)
+    call = functools.wraps(fn)(scope[fn.__name__])
+    scope["_self"].append(call)
+    return call
 
 
 def threads(value) -> int:
@@ -81,6 +141,8 @@ def prepare(names, xs, tails):
     for x, name, tail in zip(xs, names, tails):
         if x is None:
             raise ValueError(f"{name} must have shape {_want(tail)}, got None")
+        if x.__class__ is not _ND and is_dask(x):
+            raise LazyInput(name)
         try:
             a = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError) as exc:

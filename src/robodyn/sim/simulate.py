@@ -23,6 +23,7 @@ from .._checks import as_positive
 from ..errors import SimulationError
 from ..kernels import core
 from ..kernels._pack import FL_ARMATURE, FL_CHECK, FL_FEXT, FL_FRICTION, FL_GRAVITY, packed
+from ..kernels.call import is_dask
 from .integrators import STEPS, Chart
 from .result import Trajectory
 
@@ -294,6 +295,7 @@ def simulate(
     threads: int | None = None,
     constraints=None,
     client=None,
+    resume: bool = False,
 ) -> Trajectory:
     """Simulate a model from ``(q0, v0)`` under a controller (MR ch. 8 and 11).
 
@@ -342,9 +344,20 @@ def simulate(
         Show a progress bar (tqdm) on stderr.
     threads : int, optional
         Threads of the batch kernels for a batch of rollouts.
-    constraints, client
-        Pfaffian constraints (the wheeled-robot issue) and Dask clients (the scale-out
-        issue): not available yet; passing one raises NotImplementedError.
+    constraints : robodyn.mobile.Pfaffian, HolonomicConstraint or list, optional
+        Constraints ``A(q) v = 0`` (rolling without slipping): the accelerations come from
+        :func:`robodyn.constrained_forward_dynamics` with Baumgarte stabilisation, one
+        rollout, fixed-step integrators; the result has ``constraint_violation`` (K + 1,)
+        and ``constraint_force`` (K + 1, k). See :mod:`robodyn.sim.constrained_sim`.
+    client : dask.distributed.Client, optional
+        Run a batch of rollouts (q0 of shape (N, nq)) in chunks on this Dask cluster; q0
+        (or v0) given as a dask array does the same on Dask's active scheduler, one chunk
+        of rollouts per chunk of q0. Returns a :class:`robodyn.distributed.LazyTrajectory`
+        (lazy arrays; ``.compute()`` is the Trajectory); ``out=`` a ``*.zarr`` store
+        streams the chunks to it as they finish (:func:`robodyn.distributed.simulate_chunks`).
+    resume : bool
+        With ``client=`` and a Zarr ``out=``: finish an interrupted store, computing only
+        its missing chunks (a store written for another model is refused).
 
     Returns
     -------
@@ -367,10 +380,25 @@ def simulate(
     There is no contact model: links pass through each other and through the ground.
     For contact-rich simulation use MuJoCo (``rd.convert.to_mujoco`` writes the model).
     """
-    if constraints is not None:
-        raise NotImplementedError("simulate(constraints=...) comes with the wheeled-robot work")
-    if client is not None:
-        raise NotImplementedError("simulate(client=...) comes with the Dask scale-out work")
+    if constraints is not None:  # Pfaffian constraints: robodyn.sim.constrained_sim
+        if client is not None or resume or is_dask(q0) or is_dask(v0):
+            raise ValueError("simulate: constraints= runs one rollout; it takes no client=, "
+                             "resume= or dask arrays")  # fmt: skip
+        from .constrained_sim import simulate_constrained
+
+        return simulate_constrained(model, q0, v0, controller, duration=duration, dt=dt,
+                                    integrator=integrator, control_dt=control_dt, f_ext=f_ext,
+                                    friction=friction, clip_torque=clip_torque,
+                                    constraints=constraints)  # fmt: skip
+    if client is not None or resume or is_dask(q0) or is_dask(v0):  # rollouts on Dask
+        from ..distributed import simulate_chunks
+
+        return simulate_chunks(
+            model, q0, v0, controller, client=client, out=out, resume=resume,
+            progress=progress, duration=duration, dt=dt, integrator=integrator,
+            control_dt=control_dt, f_ext=f_ext, friction=friction, clip_torque=clip_torque,
+            rtol=rtol, atol=atol,
+        )  # fmt: skip
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
     duration = _as_seconds(duration, "duration")

@@ -5,7 +5,10 @@
  * layout of rd.h (padding the lanes past the last state with a copy of the chunk's first
  * state), checked state by state (finite numbers, nonzero quaternions), computed by the
  * algorithm with L = LANES, and its lanes are scattered into the output rows. A last chunk
- * of a few states runs them one at a time (L = 1) instead of padding.
+ * of a few states runs them one at a time (L = 1) instead of padding. An algorithm with a
+ * sparsity pattern (CRBA: M_jk = 0 unless dofs j and k share a chain) writes only those
+ * entries, into output rows that start at zero (fresh zero pages, module.c): for a
+ * branched robot most of M is never stored twice.
  *
  * Threads: the chunks are split into contiguous ranges, one per thread; the calling thread
  * takes the first range. Each thread allocates its workspace once per call; nothing is
@@ -149,9 +152,16 @@ static void run_range(work_t *w)
         /* scatter the lanes into the output rows: the lane buffer read once, in order,
          * the m rows written as m sequential streams */
         double *rows = w->out + s0 * osz;
-        for (int64_t j = 0; j < osz; j++)
-            for (int l = 0; l < m; l++)
-                rows[l * osz + j] = ob[j * LANES + l];
+        if (a->nz) /* rows that are zero already: only the entries the algorithm fills */
+            for (int64_t k = 0; k < a->nnz; k++) {
+                const int64_t j = a->nz[k];
+                for (int l = 0; l < m; l++)
+                    rows[l * osz + j] = ob[j * LANES + l];
+            }
+        else
+            for (int64_t j = 0; j < osz; j++)
+                for (int l = 0; l < m; l++)
+                    rows[l * osz + j] = ob[j * LANES + l];
     }
     free(buf);
 }
@@ -173,9 +183,18 @@ static void *worker(void *p)
 int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N, double *out,
                  int threads, int check, int64_t *bad)
 {
-    /* the algorithm on the N states of a (row-major) into out (N, out_size); 0 or the
-     * error code of the lowest failing state, *bad = that state */
+    /* the algorithm on the N states of a (row-major) into out (N, out_size), which must
+     * be zero when the algorithm has a sparsity pattern; 0 or the error code of the lowest
+     * failing state, *bad = that state (-3: out of memory) */
     const int64_t nchunk = (N + LANES - 1) / LANES;
+    args_t ap = *a; /* with the pattern, computed once for the whole batch */
+    int64_t *nz = NULL;
+    if (al->pattern) {
+        if (!(nz = malloc(sizeof(int64_t) * (size_t)al->out_size(md))))
+            return -3;
+        ap.nz = nz;
+        ap.nnz = al->pattern(md, a, nz);
+    }
     /* at least 4 chunks a thread, so a small batch does not pay for threads */
     int64_t nt = threads < 1 ? 1 : threads;
     if (nt > nchunk / 4)
@@ -184,7 +203,7 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
         nt = RD_MAX_THREADS;
     work_t w[RD_MAX_THREADS];
     for (int64_t t = 0; t < nt; t++) {
-        w[t] = (work_t){md, al, a, out, N, nchunk * t / nt, nchunk * (t + 1) / nt, check, 0, 0};
+        w[t] = (work_t){md, al, &ap, out, N, nchunk * t / nt, nchunk * (t + 1) / nt, check, 0, 0};
     }
 #if defined(_WIN32)
     HANDLE h[RD_MAX_THREADS];
@@ -212,6 +231,7 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
             pthread_join(h[t], NULL);
 #endif
         }
+    free(nz);
     for (int64_t t = 0; t < nt; t++) /* ranges are in state order: the first error wins */
         if (w[t].err) {
             *bad = w[t].bad;

@@ -19,6 +19,7 @@ typedef struct {
     int nx;            /* state arguments: q, then ... */
     int xsize[4];      /* SZ_* of each */
     long xflag[4];     /* the flag that makes argument k read (0: always read) */
+    pattern_fn pattern; /* a batch writes only these entries into zeroed rows (NULL: all) */
 } algo_t;
 
 int64_t rd_size(const model_t *md, int sz);
@@ -30,6 +31,7 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
 
 /* kinematics.c */
 int64_t rd_kin_work(const model_t *md);
+int64_t rd_jacobian_pattern(const model_t *md, const args_t *a, int64_t *nz);
 #define KIN_DECL(name)                                                                         \
     int rd_##name(const model_t *md, int L, const args_t *a, double *RESTRICT out,             \
                   double *RESTRICT W, int *lane);

@@ -67,8 +67,13 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
 {
     const int64_t nb = md->nb, nv = md->nv;
     const double *q = a->x[0];
-    for (int64_t k = 0; k < nv * nv * L; k++)
-        M[k] = 0.0;
+    /* M = 0: all of it, or (a batch into zeroed rows) the entries the tree can fill */
+    if (a->nz)
+        for (int64_t k = 0; k < a->nnz; k++)
+            LANE { M[a->nz[k] * L + l] = 0.0; }
+    else
+        for (int64_t k = 0; k < nv * nv * L; k++)
+            M[k] = 0.0;
     /* ---- poses T_{lambda,i}(q) and Ic_i = G_i (body frame, about the body origin) */
     for (int64_t i = 1; i < nb; i++) {
         const double *Fi = body_f(md, i);
@@ -142,6 +147,29 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
             LANE { M[(k * nv + k) * L + l] += arm[k]; }
     }
     return 0;
+}
+
+int64_t rd_crba_pattern(const model_t *md, const args_t *a, int64_t *nz)
+{
+    /* M_jk can be nonzero only where dofs j and k lie on one chain from the root
+     * (Featherstone sec. 6.5, branch-induced sparsity): the entries crba_lanes visits,
+     * marked in nz (nv^2 entries) and then gathered in place as ascending indices */
+    (void)a;
+    const int64_t nv = md->nv;
+    for (int64_t k = 0; k < nv * nv; k++)
+        nz[k] = 0;
+    for (int64_t i = 1; i < md->nb; i++)
+        for (int64_t j = i; j > 0; j = body_i(md, j)[BI_PARENT]) /* i and its ancestors */
+            for (int64_t c = 0; c < body_i(md, i)[BI_NV]; c++)
+                for (int64_t r = 0; r < body_i(md, j)[BI_NV]; r++) {
+                    const int64_t ci = body_i(md, i)[BI_VIDX] + c, rj = body_i(md, j)[BI_VIDX] + r;
+                    nz[rj * nv + ci] = nz[ci * nv + rj] = 1;
+                }
+    int64_t n = 0;
+    for (int64_t k = 0; k < nv * nv; k++)
+        if (nz[k])
+            nz[n++] = k;
+    return n;
 }
 
 CLONES int rd_crba(const model_t *md, int L, const args_t *a, double *RESTRICT out,

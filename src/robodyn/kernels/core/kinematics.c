@@ -118,14 +118,19 @@ RD_INLINE int joint_columns(const model_t *md, int L, const double *W, int64_t i
 }
 
 RD_INLINE void space_jacobian(const model_t *md, int L, const double *W, const int64_t *path,
-                              int n, double *J)
+                              int n, double *J, const int64_t *nz, int64_t nnz)
 {
     /* J (6 x nv, laned) = the space screw axes of the joints of path (the frame's
-     * support), zero elsewhere; a mimic joint adds to its leader's column */
+     * support), zero elsewhere (nz: only the support's columns are set, the others are
+     * never read); a mimic joint adds to its leader's column */
     const int64_t nv = md->nv;
     double col[36 * LANES];
-    for (int64_t k = 0; k < 6 * nv * L; k++)
-        J[k] = 0.0;
+    if (nz)
+        for (int64_t k = 0; k < nnz; k++)
+            LANE { J[nz[k] * L + l] = 0.0; }
+    else
+        for (int64_t k = 0; k < 6 * nv * L; k++)
+            J[k] = 0.0;
     for (int j = 0; j < n; j++) {
         const int64_t va = body_i(md, path[j])[BI_VIDX];
         int m = joint_columns(md, L, W, path[j], col);
@@ -135,15 +140,18 @@ RD_INLINE void space_jacobian(const model_t *md, int L, const double *W, const i
     }
 }
 
-RD_INLINE void change_kind(int L, const double *T, int kind, int64_t nv, double *J)
+RD_INLINE void change_kind(int L, const double *T, int kind, int64_t nv, double *J,
+                            const int64_t *cols, int64_t ncol)
 {
     /* re-express the space columns of J (6 x nv, laned) for the frame pose T: body
      * J_b = [Ad_{T^-1}] J_s (MR eq. 5.22); world aligned: angular rows kept, linear rows
-     * v + w x p (the velocity of the frame origin p) */
+     * v + w x p (the velocity of the frame origin p); the columns cols[0 .. ncol-1], or all
+     * nv when cols is NULL */
     if (kind == KIND_SPACE)
         return;
-    for (int64_t c = 0; c < nv; c++)
+    for (int64_t k = 0; k < (cols ? ncol : nv); k++)
         LANE {
+            const int64_t c = cols ? cols[k] : k;
             const double px = T[3 * L + l], py = T[7 * L + l], pz = T[11 * L + l];
             double *Jc = J + c * L + l;
             const double wx = Jc[0], wy = Jc[nv * L], wz = Jc[2 * nv * L];
@@ -241,8 +249,9 @@ RD_INLINE int jacobian_lanes(const model_t *md, const int L, const args_t *a, do
     double T[16 * LANES];
     int n = forward_path(md, L, a->x[0], a->frame, W, path);
     frame_pose4(md, L, W, a->frame, T);
-    space_jacobian(md, L, W, path, n, out);
-    change_kind(L, T, a->kind, md->nv, out);
+    /* a batch pattern (rd_jacobian_pattern) lists row 0's entries, the columns, first */
+    space_jacobian(md, L, W, path, n, out, a->nz, a->nnz);
+    change_kind(L, T, a->kind, md->nv, out, a->nz, a->nnz / 6);
     return 0;
 }
 
@@ -307,14 +316,14 @@ RD_INLINE int jacobian_dot_lanes(const model_t *md, const int L, const args_t *a
                 d[4 * nv * L] += d2 * px - d0 * pz + sz * dx - sx * dz;
                 d[5 * nv * L] += d0 * py - d1 * px + sx * dy - sy * dx;
             }
-        change_kind(L, T, KIND_WORLD_ALIGNED, nv, J);
+        change_kind(L, T, KIND_WORLD_ALIGNED, nv, J, NULL, 0);
         for (int k = 0; k < 3 * L; k++)
             V[3 * L + k] = pd[k];
         return 0;
     }
     /* body: V_b = Ad_{T^-1} V_s, J_b = Ad_{T^-1} J_s, dJ_b = -ad_{V_b} J_b + Ad_{T^-1} dJ_s */
-    change_kind(L, T, KIND_BODY, nv, J);
-    change_kind(L, T, KIND_BODY, nv, dJ);
+    change_kind(L, T, KIND_BODY, nv, J, NULL, 0);
+    change_kind(L, T, KIND_BODY, nv, dJ, NULL, 0);
     LANE {
         const double wx = V[l], wy = V[L + l], wz = V[2 * L + l];
         const double dx = pd[l], dy = pd[L + l], dz = pd[2 * L + l];
@@ -477,8 +486,8 @@ RD_INLINE int ik_residual_lanes(const model_t *md, const int L, const args_t *a,
     int64_t *path = path_area(md, L, W);
     int n = forward_path(md, L, a->x[0], a->frame, W, path);
     frame_pose4(md, L, W, a->frame, T);
-    space_jacobian(md, L, W, path, n, J);
-    change_kind(L, T, KIND_BODY, nv, J);
+    space_jacobian(md, L, W, path, n, J, NULL, 0);
+    change_kind(L, T, KIND_BODY, nv, J, NULL, 0);
     /* T^-1 T_sd = [R^T R_sd, R^T (p_sd - p)] */
     for (int r = 0; r < 3; r++)
         LANE {
@@ -493,6 +502,26 @@ RD_INLINE int ik_residual_lanes(const model_t *md, const int L, const args_t *a,
     for (int l = 0; l < L; l++)
         log6_one(E + l, L, V + l);
     return 0;
+}
+
+int64_t rd_jacobian_pattern(const model_t *md, const args_t *a, int64_t *nz)
+{
+    /* J's nonzero columns are the dofs of the joints between the frame's body and the root
+     * (a mimic joint's is its leader's): rows 0..5 of those columns, ascending (room: 6 nv) */
+    const int64_t nv = md->nv;
+    for (int64_t c = 0; c < nv; c++)
+        nz[c] = 0;
+    for (int64_t j = md->frame_body[a->frame]; j > 0; j = body_i(md, j)[BI_PARENT])
+        for (int64_t r = 0; r < body_i(md, j)[BI_NV]; r++)
+            nz[body_i(md, j)[BI_VIDX] + r] = 1;
+    int64_t n = 0;
+    for (int64_t c = 0; c < nv; c++)
+        if (nz[c])
+            nz[n++] = c;
+    for (int64_t r = 5; r > 0; r--) /* rows 5 .. 1 land past the n columns they read */
+        for (int64_t k = 0; k < n; k++)
+            nz[r * n + k] = r * nv + nz[k];
+    return 6 * n;
 }
 
 /* ---------------------------------------------------------------- entry points */

@@ -75,6 +75,7 @@ RD_INLINE int minv_lanes(const model_t *md, const int L, const args_t *a, double
     double *M = W + (rd_minv_work(md) - nv * nv - nv) * L, bad[LANES];
     args_t c = *a;
     c.flags = a->flags & FL_ARMATURE;
+    c.nz = NULL; /* the Cholesky factorisation reads all of M */
     rd_crba(md, L, &c, M, W, lane);
     LANE { bad[l] = 0.0; }
     cholesky(L, nv, M, bad);
@@ -102,6 +103,7 @@ RD_INLINE int forward_lanes(const model_t *md, const int L, const args_t *a, dou
     rd_rnea(md, L, &r, qdd, W, lane);
     args_t c = *a;
     c.flags = a->flags & FL_ARMATURE;
+    c.nz = NULL; /* the Cholesky factorisation reads all of M */
     rd_crba(md, L, &c, M, W, lane);
     for (int64_t k = 0; k < nv * L; k++)
         qdd[k] = a->x[2][k] - qdd[k];

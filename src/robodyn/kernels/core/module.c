@@ -60,14 +60,15 @@ enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRA
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
     [A_ABA] = {"aba", rd_aba, rd_aba_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
-    [A_CRBA] = {"crba", rd_crba, rd_crba_work, sz_nv2, 1, {SZ_NQ}, {0}},
+    [A_CRBA] = {"crba", rd_crba, rd_crba_work, sz_nv2, 1, {SZ_NQ}, {0}, rd_crba_pattern},
     [A_CORIOLIS] = {"coriolis", rd_coriolis, rd_coriolis_work, sz_nv2, 2, {SZ_NQ, SZ_NV}, {0, 0}},
     [A_MINV] = {"minv", rd_minv, rd_minv_work, sz_nv2, 1, {SZ_NQ}, {0}},
     [A_FORWARD] = {"forward", rd_forward, rd_minv_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
     [A_BODY_POSES] = {"body_poses", rd_body_poses, rd_kin_work, sz_bodies16, 1, {SZ_NQ}, {0}},
     [A_FRAME_POSES] = {"frame_poses", rd_frame_poses, rd_kin_work, sz_frames16, 1, {SZ_NQ}, {0}},
     [A_FRAME_POSE] = {"frame_pose", rd_frame_pose, rd_kin_work, sz_16, 1, {SZ_NQ}, {0}},
-    [A_JACOBIAN] = {"jacobian", rd_jacobian, rd_kin_work, sz_6nv, 1, {SZ_NQ}, {0}},
+    [A_JACOBIAN] = {"jacobian", rd_jacobian, rd_kin_work, sz_6nv, 1, {SZ_NQ}, {0},
+                    rd_jacobian_pattern},
     [A_JACOBIAN_DOT] = {"jacobian_dot", rd_jacobian_dot, rd_kin_work, sz_jdot, 2, {SZ_NQ, SZ_NV},
                         {0, 0}},
     [A_COM] = {"com", rd_com, rd_kin_work, sz_3, 1, {SZ_NQ}, {0}},
@@ -197,7 +198,10 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
     int od = out_dims(&md, algo, dims + (ndim == 2));
     if (ndim == 2)
         dims[0] = N, od++;
-    PyObject *out = PyArray_SimpleNew(od, dims, NPY_DOUBLE);
+    /* a batch of an algorithm with a sparsity pattern fills only those entries of rows
+     * that start at zero: fresh zero pages from the system, not a pass of stores */
+    PyObject *out = ndim == 2 && al->pattern ? PyArray_ZEROS(od, dims, NPY_DOUBLE, 0)
+                                             : PyArray_SimpleNew(od, dims, NPY_DOUBLE);
     if (out == NULL)
         return NULL;
     double *res = (double *)PyArray_DATA((PyArrayObject *)out);

@@ -115,6 +115,10 @@ typedef struct {
     double eps;      /* Coulomb friction: sgn(v) when 0, tanh(v / eps) when > 0 */
     int64_t frame;   /* kinematics: the operational frame */
     int kind;        /* kinematics: KIND_* */
+    /* a batch into rows that are already zero: the nnz entries of a state's output that
+     * the algorithm can make nonzero (flat indices, ascending); NULL: it fills all of out */
+    const int64_t *nz;
+    int64_t nnz;
 } args_t;
 
 /* An algorithm: computes L lanes of out (out_size(md) doubles a lane, lane-major) using
@@ -123,6 +127,10 @@ typedef struct {
 typedef int (*algo_fn)(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                        double *RESTRICT W, int *lane);
 typedef int64_t (*size_fn)(const model_t *md);
+/* The entries of one state's output an algorithm can make nonzero, whatever the state
+ * (the tree's sparsity): their flat indices in nz (room for out_size(md)), ascending,
+ * and their count. */
+typedef int64_t (*pattern_fn)(const model_t *md, const args_t *a, int64_t *nz);
 
 /* ---------------------------------------------------------------- 3-vectors over lanes */
 /* A laned 3-vector x holds component r of lane l at x[r L + l]; a laned 3x3 matrix R
@@ -329,6 +337,7 @@ int64_t rd_rnea_work(const model_t *md);
 int rd_crba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
             double *RESTRICT W, int *lane);
 int64_t rd_crba_work(const model_t *md);
+int64_t rd_crba_pattern(const model_t *md, const args_t *a, int64_t *nz);
 int rd_aba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
            double *RESTRICT W, int *lane);
 int64_t rd_aba_work(const model_t *md);

@@ -1,0 +1,156 @@
+"""``rd.simulate(..., constraints=...)``: motion under Pfaffian constraints ``A(q) v = 0``.
+
+Each dynamics evaluation solves the KKT system of course notes 001 (eqs. 10.16-10.17)
+with :func:`robodyn.constrained_forward_dynamics`::
+
+    M vdot + h = tau + A^T lambda,   A vdot + dA/dt v + 2 alpha A v (+ beta^2 c) = 0
+
+(Baumgarte stabilisation: a violation ``A v`` decays at the rate alpha instead of
+drifting), integrated by the fixed-step methods of :mod:`robodyn.sim.integrators`. The
+initial velocity is first projected onto ``A(q0) v = 0`` (the M-orthogonal projection
+``P`` of eq. 10.19). The result carries ``constraint_violation`` (K + 1,), the largest
+``|A(q) v|`` (and ``|c(q)|``) at each sample, and ``constraint_force`` (K + 1, k), the
+multipliers lambda.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..constrained import HolonomicConstraint, constrained_forward_dynamics, constraint_projections
+from ..errors import SimulationError
+from .integrators import STEPS, Chart
+from .result import Trajectory
+
+__all__ = ["simulate_constrained", "as_constraints"]
+
+
+class _Stack:
+    """Several constraint objects as one: rows stacked."""
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def matrix(self, q):
+        return np.concatenate([p.matrix(q) for p in self.parts], axis=0)
+
+    def bias(self, q, v, A=None):
+        return np.concatenate([p.bias(q, v) for p in self.parts])
+
+    def violation(self, q, v):
+        return max(p.violation(q, v) for p in self.parts)
+
+
+def _adapt(c):
+    from ..mobile.dynamics import Pfaffian
+
+    if isinstance(c, Pfaffian):
+        return c
+    if isinstance(c, HolonomicConstraint):
+        return Pfaffian(c.jacobian, c.dJ_v, alpha=2.0, c=c.c, beta=2.0)
+    if callable(c):
+        return Pfaffian(c)
+    raise ValueError(
+        "constraints must be a robodyn.mobile.Pfaffian, a robodyn.HolonomicConstraint, a "
+        f"callable A(q) -> (k, nv), or a list of them; got {type(c).__name__}"
+    )
+
+
+def as_constraints(constraints):
+    """One object with ``matrix(q)``, ``bias(q, v)``, ``violation(q, v)``."""
+    if isinstance(constraints, (list, tuple)):
+        if not constraints:
+            raise ValueError("constraints: an empty list")
+        return _Stack([_adapt(c) for c in constraints])
+    return _adapt(constraints)
+
+
+def simulate_constrained(model, q0, v0, controller, *, duration, dt, integrator, control_dt,
+                         f_ext, friction, clip_torque, constraints) -> Trajectory:  # fmt: skip
+    """The constrained branch of :func:`robodyn.simulate` (one rollout, fixed step)."""
+    from .simulate import _as_seconds, _name, _states, _StepError, _torques
+
+    if integrator not in STEPS:
+        raise ValueError(f"with constraints, integrator must be one of {tuple(STEPS)} "
+                         f"(fixed step), got {integrator!r}")  # fmt: skip
+    if f_ext is not None or control_dt is not None:
+        raise ValueError("with constraints, f_ext and control_dt are not supported")
+    duration = _as_seconds(duration, "duration")
+    dt = _as_seconds(dt, "dt")
+    K = round(duration / dt)
+    if K < 1 or abs(K * dt - duration) > 1e-9 * duration:
+        raise ValueError(f"duration ({duration:g} s) must be a whole number of steps dt ({dt:g} s)")
+    if controller is not None and not callable(controller):
+        raise ValueError(f"controller must be callable as controller(t, q, v), got {controller!r}")
+    if int(getattr(controller, "state_size", 0) or 0):
+        raise ValueError("with constraints, controllers with their own state are not supported")
+    batch, q, v = _states(model, q0, v0)
+    if batch:
+        raise ValueError(f"with constraints, q0 must be one state (nq,), got a batch {batch}")
+    con = as_constraints(constraints)
+    q = np.array(q, dtype=float)
+    A0 = con.matrix(q)
+    if A0.ndim != 2 or A0.shape[1] != model.nv:
+        raise ValueError(f"constraints: A(q) must have shape (k, {model.nv}), got {A0.shape}")
+    from ..dynamics import mass_matrix
+
+    P = constraint_projections(mass_matrix(model, q), A0)[1]
+    v = P @ np.asarray(v, dtype=float)  # consistent initial velocity (eq. 10.19)
+    k_rows = A0.shape[0]
+    torque = _torques(model, controller, (model.nv,), clip_torque)
+    chart = Chart(model)
+    step = STEPS[integrator]
+    first: list = []
+
+    def rate(t, q, v, z):
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
+            raise _StepError("the state became NaN or inf (try a smaller dt)")
+        tau = torque(t, q, v, None)[0]
+        try:
+            A = con.matrix(q)
+            a, lam = constrained_forward_dynamics(model, q, v, tau, A, con.bias(q, v, A),
+                                                  friction=friction)  # fmt: skip
+        except ValueError as exc:
+            raise _StepError(f"the constrained dynamics failed: {exc}") from exc
+        if not first:
+            first.append((tau, lam))
+        return a, None
+
+    T = dt * np.arange(K + 1)
+    Q, V = np.empty((K + 1, model.nq)), np.empty((K + 1, model.nv))
+    Acc, TAU = np.empty((K + 1, model.nv)), np.empty((K + 1, model.nv))
+    LAM, ERR = np.empty((K + 1, k_rows)), np.empty(K + 1)
+    meta = {
+        "model": model.name, "integrator": integrator, "dt": dt, "duration": duration,
+        "control_dt": None, "friction": bool(friction), "clip_torque": bool(clip_torque),
+        "controller": _name(controller), "joint_names": list(model.joint_names),
+        "rollouts": [], "constraints": k_rows,
+        "n_eval": (K + 1) * (4 if integrator == "rk4" else 1),
+    }  # fmt: skip
+    k = 0
+    try:
+        for k in range(K + 1):
+            first.clear()
+            if k < K:
+                q1, v1, _, a = step(chart, rate, T[k], q, v, None, dt)
+            else:
+                a = rate(T[k], q, v, None)[0]
+            Q[k], V[k], Acc[k], TAU[k], LAM[k] = q, v, a, first[0][0], first[0][1]
+            ERR[k] = con.violation(q, v)
+            if k < K:
+                q, v = q1, v1
+    except (_StepError, KeyboardInterrupt) as exc:
+        meta["complete"] = False
+        part = Trajectory(T[:k], Q[:k], V[:k], Acc[:k], TAU[:k], meta=meta, model=model)
+        part.constraint_violation, part.constraint_force = ERR[:k], LAM[:k]
+        why = "interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt) else str(exc)
+        raise SimulationError(
+            f"simulate({model.name!r}, constraints=...) stopped at step {k} (t = {k * dt:g} s) "
+            f"of {K}: {why}. err.partial holds the {k} samples before it",
+            partial=part,
+        ) from exc
+    meta["complete"] = True
+    meta["max_constraint_violation"] = float(ERR.max())
+    res = Trajectory(T, Q, V, Acc, TAU, meta=meta, model=model)
+    res.constraint_violation, res.constraint_force = ERR, LAM
+    return res
