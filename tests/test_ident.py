@@ -80,6 +80,13 @@ def test_regressor_matches_pinocchio_on_example_robot_data(path, floating):
         assert rel_err(Y[k] @ pi, tau) < TOL
         want = _pin_regressor_in_robodyn_order(model, pm, pd, mp, q[k], v[k], a[k])
         assert rel_err(Yi[k], want) < TOL
+    # the energy regressor against Pinocchio's kinetic + potential energy (no armature)
+    e = energy_regressor(model, q, v, friction=False, armature=False)
+    bare = parameters(model, friction=False, armature=False)
+    for k in range(3):
+        qp, vp = mp.q_to_pin(q[k]), mp.v_to_pin(v[k])
+        H = pin.computeKineticEnergy(pm, pd, qp, vp) + pin.computePotentialEnergy(pm, pd, qp)
+        assert rel_err(e[k] @ bare, H) < TOL
 
 
 def test_energy_regressor_is_the_mechanical_energy(rng):
