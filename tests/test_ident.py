@@ -515,3 +515,18 @@ def test_cli_identify_simulates_then_identifies(tmp_path, capsys, monkeypatch):
     assert "from the model's parameters" in capsys.readouterr().out  # no truth: the prior
     assert main(["identify", "planar_2r"]) == 2
     assert "give DATA.csv, or --simulate FILE" in capsys.readouterr().err
+
+
+def test_bench_ident_section_checks_against_pinocchio_before_timing(tmp_path):
+    import json
+
+    from robodyn.bench import main
+
+    js = tmp_path / "b.json"
+    argv = ["--quick", "--models", "ur5", "--only", "ident", "--json", str(js), "--no-progress"]
+    assert main(argv) == 0
+    rows = json.loads(js.read_text())["ident"]
+    assert {(r["model"], r["library"]) for r in rows} == {("ur5", "robodyn"), ("ur5", "pinocchio")}
+    ours = next(r for r in rows if r["library"] == "robodyn")
+    assert ours["status"] == "ok" and ours["check_err"] < 1e-10
+    assert ours["ratio_to_pinocchio"] > 0 and ours["median_s"] > 0

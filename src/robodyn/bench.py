@@ -98,7 +98,7 @@ __all__ = ["main", "flop_count", "machine_info", "MODELS", "FUNCTIONS", "LIBRARI
 MODELS = ("ur5", "panda", "solo12", "talos")
 FUNCTIONS = ("fk", "jacobian", "rnea", "crba", "aba", "coriolis", "gravity")
 LIBRARIES = ("robodyn", "pinocchio", "mujoco", "modern_robotics")
-SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik", "dask")
+SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik", "dask", "ident")
 RTOL = 1e-8  # equality to Pinocchio before timing (relative, infinity norm)
 
 FUNCTION_TITLES = {
@@ -140,6 +140,7 @@ _SECTION_PEERS = {
     "simulate": ("pinocchio", "mujoco"),
     "ik": ("modern_robotics",),
     "dask": (),
+    "ident": ("pinocchio",),
 }
 
 
@@ -1671,6 +1672,11 @@ def format_table(result: dict) -> str:
 
         section("dask", "Dask: per-state cost of the dask path vs numpy; 1 -> 2 worker processes")
         out += text_lines(result["dask"])
+    if result.get("ident"):
+        from .bench_ident import text_lines as ident_lines
+
+        section("ident", "Identification: joint-torque regressor per state (ratio to Pinocchio)")
+        out += ident_lines(result["ident"])
     if result.get("flops"):
         out.append("")
         peak, scalar = mach["peak_gflops"], result["flops"][0]["scalar_peak_gflops"]
@@ -1894,6 +1900,7 @@ def run(cfg: Config) -> dict:
         "simulate": [],
         "ik": [],
         "dask": [],
+        "ident": [],
         "flops": [],
         # section -> one line per optional package it needs that is not installed
         "skipped": {},
@@ -1914,6 +1921,7 @@ def run(cfg: Config) -> dict:
     total += 2 if "simulate" in cfg.sections else 0
     total += 2 if "ik" in cfg.sections else 0
     total += 2 if "dask" in cfg.sections else 0
+    total += 2 if "ident" in cfg.sections else 0
     prog = Progress(total + len(cfg.models), enabled=cfg.progress)
     cases: dict[str, Case] = {}
     try:
@@ -1970,6 +1978,10 @@ def run(cfg: Config) -> dict:
             from .bench_dask import run_dask
 
             result["dask"] = run_dask(cfg, prog, _row)
+        if "ident" in cfg.sections and pin is not None:
+            from .bench_ident import run_ident
+
+            result["ident"] = run_ident(cfg, pin, prog, cases, _row)
     finally:
         prog.close()
     if cases and ("latency" in cfg.sections or "batch" in cfg.sections):
