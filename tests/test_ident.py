@@ -13,7 +13,7 @@ import pytest
 import robodyn as rd
 from helpers import erd_path, erd_robots, load_pair, random_model, random_state, rel_err
 from robodyn.errors import ModelWarning
-from robodyn.ident import energy_regressor, parameters, regressor
+from robodyn.ident import energy_regressor, parameters, regressor, regressor_reference
 
 TOL = 1e-10
 # Pinocchio's 10-vector is [m, mc, Ixx, Ixy, Iyy, Ixz, Iyz, Izz]; robodyn's rotational
@@ -35,6 +35,9 @@ def test_regressor_times_parameters_is_inverse_dynamics_on_random_trees(rng, flo
             model, q, v, a, friction=kw.get("friction", True), armature=kw.get("armature", True)
         )
         assert rel_err(Y @ pi, tau) < TOL, kw
+    # the compiled core == the numpy reference
+    Y = regressor(model, q, v, a, offset=True)
+    assert rel_err(Y, regressor_reference(model, q, v, a, offset=True)) < 1e-13
     # batch == single, and any leading dimensions
     Y = regressor(model, q, v, a)
     for k in (0, 7, 23):

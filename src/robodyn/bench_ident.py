@@ -1,10 +1,11 @@
 """The ``ident`` section of ``robodyn bench``: the joint-torque regressor.
 
-For each benchmark robot built (the same URDF in robodyn and Pinocchio): ``rd.regressor``
-on a batch of random states (10,000; ``--quick``: 64), numpy vectorised over the batch,
-against Pinocchio's ``computeJointTorqueRegressor`` called state by state in a Python loop
-on the same states (the reference). The two agree (robodyn's columns reordered to
-Pinocchio's [Ixx, Ixy, Iyy, Ixz, Iyz, Izz]) before anything is timed.
+For the first two benchmark robots built (the same URDF in robodyn and Pinocchio):
+``rd.regressor`` on a batch of random states (10,000; ``--quick``: 64; the compiled core,
+``kernels/core/regressor.c``), against Pinocchio's ``computeJointTorqueRegressor`` called
+state by state in a Python loop on the same states (the reference). The two agree
+(robodyn's columns reordered to Pinocchio's [Ixx, Ixy, Iyy, Ixz, Iyz, Izz]) before
+anything is timed.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def run_ident(cfg, pin, prog, cases: dict, row) -> list[dict]:
         t_rd = _best(_ours, repeat, model, q, v, a) / n
         t_pin = _best(_theirs, repeat, pin, pm, pd, qp, vp, ap) / n
         rows.append(row("ident", name, "regressor", "robodyn",
-                        call=f"rd.regressor on a batch of {n} states (numpy)", n_states=n,
+                        call=f"rd.regressor on a batch of {n} states (C core)", n_states=n,
                         median_s=t_rd, ratio_to_pinocchio=t_rd / t_pin, check_err=err,
                         status="ok" if ok else "MISMATCH"))  # fmt: skip
         rows.append(row("ident", name, "regressor", "pinocchio",

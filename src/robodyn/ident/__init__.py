@@ -27,7 +27,7 @@ from .parameters import (
     pseudo_inertia,
     with_parameters,
 )
-from .regressor import energy_regressor, regressor
+from .regressor import energy_regressor, regressor, regressor_reference
 
 __all__ = [
     "BaseParameters",
@@ -55,5 +55,6 @@ __all__ = [
     "physical_violations",
     "pseudo_inertia",
     "regressor",
+    "regressor_reference",
     "with_parameters",
 ]

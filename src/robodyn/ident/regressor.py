@@ -26,12 +26,15 @@ import math
 
 import numpy as np
 
+from ..kernels import core as _core
+from ..kernels._pack import packed
 from ..kernels.call import prepare
+from ..kernels.call import threads as _threads
 from ..model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from ..spatial import exp3, quat_to_rotation
 from .parameters import layout
 
-__all__ = ["energy_regressor", "joint_placements", "regressor"]
+__all__ = ["energy_regressor", "joint_placements", "regressor", "regressor_reference"]
 
 
 def joint_placements(model, q: np.ndarray):
@@ -164,14 +167,62 @@ def regressor(
     friction: bool = True,
     offset: bool = False,
     armature: bool = True,
+    threads: int | None = None,
 ) -> np.ndarray:
     """The joint-torque regressor ``Y`` with ``inverse_dynamics(model, q, v, a) = Y @ pi``.
 
     ``pi = parameters(model, friction=..., offset=..., armature=...)``; the columns are the
     10 standard parameters of each moving body about its joint frame, then the joint
     blocks (viscous ``v``, Coulomb ``sgn(v)``, offset ``1``, armature ``a``; see
-    :mod:`robodyn.ident.parameters`). Computed by one recursive pass over the tree (module
-    docstring), vectorised over the batch.
+    :mod:`robodyn.ident.parameters`). The body columns come from the compiled core
+    (``kernels/core/regressor.c``: the recursion of this module's docstring, over lanes
+    of states, batches split over threads); :func:`regressor_reference` is the same in
+    numpy (the parity oracle).
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq)
+    v, a : array_like, shape (..., nv)
+        Leading dimensions broadcast.
+    threads : int, optional
+        Threads for a batch (default: ``ROBODYN_NUM_THREADS``, else every core).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., nv, P)
+    """
+    tails = ((model.nq,), (model.nv,), (model.nv,))
+    lead, arrs = prepare(("q", "v", "a"), (q, v, a), tails)
+    N = math.prod(lead)
+    q2, v2, a2 = (x.reshape(N, *t) for x, t in zip(arrs, tails))
+    _finite(q2, v2, a2)
+    lay = layout(model, friction=friction, offset=offset, armature=armature)
+    th = 0 if threads is None else _threads(threads)
+    P = (model._rd_packed or packed(model)).P
+    Yb = _core.regressor(P, q2, v2, a2, None, 0, 0.0, th)  # (N, nv, 10 (nb - 1))
+    if not isinstance(Yb, np.ndarray):
+        raise ValueError(f"robodyn's core refused the state (code {Yb})")
+    if lay.size == lay.n_body:
+        return Yb.reshape(*lead, model.nv, lay.size)
+    Y = np.zeros((N, model.nv, lay.size))
+    Y[:, :, : lay.n_body] = Yb
+    _joint_columns(Y, lay, v2, a2)
+    return Y.reshape(*lead, model.nv, lay.size)
+
+
+def regressor_reference(
+    model,
+    q,
+    v,
+    a,
+    *,
+    friction: bool = True,
+    offset: bool = False,
+    armature: bool = True,
+) -> np.ndarray:
+    """The joint-torque regressor of :func:`regressor` in numpy (its parity oracle):
+    one recursive pass over the tree (module docstring), vectorised over the batch.
 
     Parameters
     ----------
