@@ -27,8 +27,8 @@ import math
 import numpy as np
 
 from ..kernels import core as _core
-from ..kernels._pack import packed
-from ..kernels.call import prepare
+from ..kernels._pack import FL_CHECK, packed
+from ..kernels.call import finish, prepare
 from ..kernels.call import threads as _threads
 from ..model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from ..spatial import exp3, quat_to_rotation
@@ -200,9 +200,8 @@ def regressor(
     lay = layout(model, friction=friction, offset=offset, armature=armature)
     th = 0 if threads is None else _threads(threads)
     P = (model._rd_packed or packed(model)).P
-    Yb = _core.regressor(P, q2, v2, a2, None, 0, 0.0, th)  # (N, nv, 10 (nb - 1))
-    if not isinstance(Yb, np.ndarray):
-        raise ValueError(f"robodyn's core refused the state (code {Yb})")
+    Yb = _core.regressor(P, q2, v2, a2, None, FL_CHECK, 0.0, th)  # (N, nv, 10 (nb - 1))
+    Yb = finish(Yb, (N,), ("q", "v", "a"), model, "the regressor")  # or the core's error
     if lay.size == lay.n_body:
         return Yb.reshape(*lead, model.nv, lay.size)
     Y = np.zeros((N, model.nv, lay.size))
