@@ -6,7 +6,7 @@ joint frame, plus joint friction and armature): :func:`regressor`, :func:`parame
 """
 
 from .base import BaseParameters, base_parameters
-from .data import Experiment, load_csv, save_csv, simulate_experiment
+from .data import Experiment, filtered, load_csv, save_csv, simulate_experiment
 from .estimate import (
     Identification,
     check_data,
@@ -39,6 +39,7 @@ __all__ = [
     "identify_energy",
     "Experiment",
     "FourierTrajectory",
+    "filtered",
     "excitation_trajectory",
     "load_csv",
     "regressor_condition",

@@ -67,6 +67,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=0.3,
         help="fraction of the samples (the last ones) kept to test the prediction (default 0.3)",
     )
+    p.add_argument(
+        "--cutoff",
+        type=float,
+        metavar="HZ",
+        help="low-pass q, v and tau at HZ (zero-phase Butterworth) and take the "
+        "accelerations from the filtered v (default: the data as given)",
+    )
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--plot", metavar="FILE", help="figure of measured vs predicted torques "
                    "and the base-parameter errors")  # fmt: skip
@@ -121,6 +128,11 @@ def identify_command(args: argparse.Namespace) -> int:
         prior = _scaled_prior(model, args.prior_error, rng)
     if args.data is not None:
         ex = load_csv(args.data, model)
+    if args.cutoff is not None:
+        from .data import filtered
+
+        ex = filtered(ex, args.cutoff)
+        print(f"filtered at {args.cutoff:g} Hz (zero phase); accelerations from filtered v")
     n_fit = max(1, int(round((1.0 - args.held_out) * len(ex))))
     fit, test = ex.split(n_fit / len(ex))
     base = base_parameters(model, offset=args.offset)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ["Experiment", "load_csv", "save_csv", "simulate_experiment"]
+__all__ = ["Experiment", "filtered", "load_csv", "save_csv", "simulate_experiment"]
 
 
 @dataclasses.dataclass
@@ -42,6 +42,49 @@ class Experiment:
             return Experiment(self.t[sl], self.q[sl], self.v[sl], self.a[sl], self.tau[sl], tt)
 
         return part(slice(0, k)), part(slice(k, None))
+
+
+def filtered(experiment: Experiment, cutoff: float, order: int = 4) -> Experiment:
+    """Zero-phase low-pass filtering of measured data, accelerations from the filtered v.
+
+    Real encoders give q (and v by differences) with quantisation noise and the torques
+    (motor currents) are noisy: the usual recipe (Gautier's parallel filtering) passes q, v
+    and tau through the same zero-phase Butterworth filter (``scipy.signal.filtfilt``: no
+    delay, so torques and states stay aligned) and takes the accelerations as central
+    differences of the filtered v. Use a cutoff a few times the excitation's bandwidth
+    (harmonics / period).
+
+    Parameters
+    ----------
+    experiment : Experiment
+        Uniformly sampled (t equally spaced).
+    cutoff : float
+        Cut-off frequency (Hz), below the Nyquist frequency 1 / (2 dt).
+    order : int
+        Butterworth order (applied twice by filtfilt).
+
+    Returns
+    -------
+    Experiment
+        Filtered q, v, tau and the differentiated a (``tau_true`` kept).
+    """
+    import scipy.signal
+
+    e = experiment
+    t = np.asarray(e.t, dtype=float)
+    dt = np.diff(t)
+    if len(t) < 3 * (order + 1) or np.any(dt <= 0) or np.ptp(dt) > 1e-6 * dt.mean():
+        raise ValueError("filtered needs at least 3 (order + 1) uniformly spaced samples")
+    nyq = 0.5 / dt.mean()
+    if not 0 < cutoff < nyq:
+        raise ValueError(f"cutoff must be in (0, {nyq:g}) Hz (Nyquist), got {cutoff!r}")
+    b, a = scipy.signal.butter(order, cutoff / nyq)
+
+    def f(x):
+        return scipy.signal.filtfilt(b, a, x, axis=0)
+
+    v = f(e.v)
+    return Experiment(t, f(e.q), v, np.gradient(v, t, axis=0), f(e.tau), e.tau_true)
 
 
 def simulate_experiment(
