@@ -2,7 +2,9 @@
 
 * random models: kinematic trees in the spirit of Featherstone's autoTree (every joint
   type, fixed links the builder merges, an optional floating base, optional mimic joints,
-  friction and armature) and random states;
+  friction and armature) and random states; :func:`random_joint_pair` builds one random
+  tree of any joint types (spherical, planar, helical, cylindrical, free anywhere) twice,
+  with robodyn's builder and with Pinocchio's, from one description;
 * an independent forward kinematics: world poses by chaining the Model's joint
   placements with exp3 and the quaternion formula, no robodyn kinematics involved;
 * one tolerance convention: :func:`assert_close` (error relative to max(1, |want|));
@@ -49,10 +51,13 @@ def random_tree(
     damping: bool = False,
     gravity=None,
     explicit: bool = False,
+    kinds=("revolute", "continuous", "prismatic"),
 ):
     """A random tree of ``n`` moving bodies (plus mimics and merged fixed links).
 
     ``explicit=True`` builds the same tree with the mimic joints as ordinary joints.
+    ``kinds``: the joint types drawn (the first ``len(kinds)`` bodies take each in turn);
+    any of :data:`JOINT_KINDS`, helical joints with a random pitch.
 
     Returns
     -------
@@ -66,22 +71,27 @@ def random_tree(
     if floating:
         b.add_body("base", "world", joint_type="free", inertia=random_inertia(rng))
         links.append("base")
-    kinds = ["revolute", "continuous", "prismatic"]
+    kinds = list(kinds)
     for k in range(n):
         parent = str(rng.choice(links)) if links and (floating or rng.random() < 0.8) else "world"
-        kind = kinds[k % 3] if k < 3 else str(rng.choice(kinds))
+        kind = kinds[k % len(kinds)] if k < len(kinds) else str(rng.choice(kinds))
         extra = {}
         if damping:
             extra = dict(
                 damping=rng.uniform(0.1, 1), friction=rng.uniform(0.1, 1),
                 armature=rng.uniform(0.01, 0.5),
             )  # fmt: skip
+        if kind == "helical":
+            extra["pitch"] = float(rng.uniform(-0.5, 0.5))
+        if kind == "universal":
+            extra["axis2"] = rng.normal(size=3)
         b.add_body(
             f"l{k}", parent, joint_type=kind, axis=rng.normal(size=3),
             T=random_placement(rng), inertia=random_inertia(rng), **extra,
         )  # fmt: skip
         links.append(f"l{k}")
-        movable.append(f"l{k}_joint")
+        if kind in ("revolute", "continuous", "prismatic"):  # a mimic's leader has one dof
+            movable.append(f"l{k}_joint")
         if fixed and rng.random() < 0.3:
             b.add_body(
                 f"f{k}", f"l{k}", joint_type="fixed", T=random_placement(rng),
@@ -89,7 +99,7 @@ def random_tree(
             )  # fmt: skip
             links.append(f"f{k}")
     mimics = []
-    if mimic:
+    if mimic and movable:
         for k in range(2):
             lead = str(rng.choice(movable))
             mult, off = float(rng.uniform(-2, 2)), float(rng.uniform(-0.5, 0.5))
@@ -103,6 +113,99 @@ def random_tree(
             links.append(f"m{k}")
     b.add_frame("tool", links[-1], T=random_placement(rng))
     return b.build(), mimics
+
+
+#: every joint type the builder takes that moves (MR Table 2.1, the URDF's and a free joint)
+JOINT_KINDS = ("revolute", "continuous", "prismatic", "spherical", "planar", "helical",
+               "cylindrical", "universal", "free")  # fmt: skip
+
+
+def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = True):
+    """One random tree of ``n`` bodies with joints drawn from ``kinds`` (each at least once
+    when n allows), built from one description by robodyn's ModelBuilder and by
+    Pinocchio's own ``Model.addJoint`` / ``appendBodyToJoint`` with Pinocchio's joint of
+    each type (RevoluteUnaligned for revolute and continuous, PrismaticUnaligned,
+    Spherical, Planar, HelicalUnaligned, a composite [RevoluteUnaligned,
+    PrismaticUnaligned] for a cylindrical joint, Universal, FreeFlyer anywhere), added to
+    Pinocchio
+    depth first. Pinocchio's planar
+    joint moves in its frame's xy-plane: for a plane normal n its joint frame is turned by
+    R_n = [t1, t2, n] (robodyn's planar_basis), so that body's Pinocchio frame is robodyn's
+    turned by R_n, and its inertia, frames and children are expressed accordingly.
+
+    Returns
+    -------
+    (Model, pinocchio.Model, pinocchio.Data, PinocchioMap); the frame "tool" exists in both.
+    """
+    import pinocchio as pin
+
+    from robodyn.convert import PinocchioMap
+    from robodyn.model.model import planar_basis
+
+    rng = np.random.default_rng(seed)
+    g = rng.normal(size=3) * 5.0 if gravity else np.zeros(3)
+    b = ModelBuilder("pair", gravity=g)
+    pm = pin.Model()
+    pm.gravity = pin.Motion(np.r_[g, 0.0, 0.0, 0.0])
+    kinds = list(kinds)
+    spec: list[tuple] = []  # (name, parent, kind, unit axis, T, inertia, pitch)
+    for k in range(n):
+        parent = str(rng.choice([s[0] for s in spec])) if spec and rng.random() < 0.85 else "world"
+        kind = kinds[k % len(kinds)] if k < len(kinds) else str(rng.choice(kinds))
+        axis = rng.normal(size=3)
+        T, inertia = random_placement(rng), random_inertia(rng)
+        pitch = float(rng.uniform(-0.5, 0.5))
+        axis2 = rng.normal(size=3)
+        b.add_body(f"l{k}", parent, joint_name=f"j{k}", joint_type=kind, axis=axis, T=T,
+                   inertia=inertia, pitch=pitch, axis2=axis2)  # fmt: skip
+        spec.append((f"l{k}", parent, kind, axis / np.linalg.norm(axis), T, inertia,
+                     (pitch, axis2 / np.linalg.norm(axis2))))  # fmt: skip
+    T_tool = random_placement(rng)
+    b.add_frame("tool", spec[-1][0], T=T_tool)
+    # Pinocchio numbers joints in the order they are added and needs that order depth
+    # first (its CRBA assumes contiguous subtrees): add them from a depth-first walk
+    jid = {"world": 0}  # Pinocchio joint of each body
+    turn = {"world": np.eye(4)}  # Pinocchio body frame = robodyn body frame @ turn
+    stack = [s for s in reversed(spec) if s[1] == "world"]
+    while stack:
+        name, parent, kind, a, T, inertia, (pitch, a2) = stack.pop()
+        stack.extend(s for s in reversed(spec) if s[1] == name)
+        O = np.eye(4)
+        if kind in ("revolute", "continuous"):  # an angle (Pinocchio's unbounded revolute
+            jm = pin.JointModelRevoluteUnaligned(a)  # takes no axis from Python)
+        elif kind == "helical":
+            jm = pin.JointModelHelicalUnaligned(a, pitch)
+        elif kind == "prismatic":
+            jm = pin.JointModelPrismaticUnaligned(a)
+        elif kind == "spherical":
+            jm = pin.JointModelSpherical()
+        elif kind == "universal":
+            jm = pin.JointModelUniversal(a, a2)
+        elif kind == "free":
+            jm = pin.JointModelFreeFlyer()
+        elif kind == "cylindrical":
+            jm = pin.JointModelComposite()
+            jm.addJoint(pin.JointModelRevoluteUnaligned(a))
+            jm.addJoint(pin.JointModelPrismaticUnaligned(a))
+        elif kind == "planar":
+            jm = pin.JointModelPlanar()
+            O[:3, :3] = np.stack([*planar_basis(a), a], axis=1)  # columns t1, t2, n
+        else:
+            raise ValueError(kind)
+        placement = np.linalg.inv(turn[parent]) @ T @ O
+        j = pm.addJoint(jid[parent], jm, pin.SE3(placement[:3, :3], placement[:3, 3]),
+                        "j" + name[1:])  # fmt: skip
+        Ro = O[:3, :3]
+        pm.appendBodyToJoint(
+            j, pin.Inertia(inertia.mass, Ro.T @ inertia.com, Ro.T @ inertia.inertia @ Ro),
+            pin.SE3.Identity(),
+        )  # fmt: skip
+        jid[name], turn[name] = j, O
+    F = np.linalg.inv(turn[spec[-1][0]]) @ T_tool
+    pm.addFrame(pin.Frame("tool", jid[spec[-1][0]], pin.SE3(F[:3, :3], F[:3, 3]),
+                          pin.FrameType.OP_FRAME))  # fmt: skip
+    model = b.build()
+    return model, pm, pm.createData(), PinocchioMap(model, pm)
 
 
 def random_state(model, rng: np.random.Generator, size: int | None = None):
@@ -154,7 +257,9 @@ def assert_close(got, want, tol: float, what: str = "") -> None:
 def chain_poses(model, q) -> np.ndarray:
     """World pose (nb, 4, 4) of every body by chaining ``T(jnt_R, jnt_p) X_J(q_i)`` from the
     Model's arrays: revolute ``exp3(axis q)``, prismatic ``axis q``, free joint from its
-    position and quaternion; a mimic reads ``mult q_leader + offset``. No robodyn
+    position and quaternion, spherical from its quaternion, planar, helical and cylindrical
+    as a turn about the axis and a move in the plane or along the axis; a mimic reads
+    ``mult q_leader + offset``. No robodyn
     kinematics is involved, so it checks them."""
     T = np.zeros((model.nb, 4, 4))
     T[0] = np.eye(4)
@@ -177,6 +282,22 @@ def chain_poses(model, q) -> np.ndarray:
             quat = np.asarray(q[a + 3 : a + 7])
             J[:3, :3] = quat_to_rotation(quat / np.linalg.norm(quat))
             J[:3, 3] = q[a : a + 3]
+        elif jt == 4:  # spherical: the quaternion
+            quat = np.asarray(q[a : a + 4])
+            J[:3, :3] = quat_to_rotation(quat / np.linalg.norm(quat))
+        elif jt in (5, 6, 7):  # planar, helical, cylindrical: a turn about the axis, then
+            n = np.asarray(model.jnt_axis[i])
+            J[:3, :3] = exp3(n * q[a])
+            if jt == 5:  # a move in the plane normal to it
+                from robodyn.model.model import planar_basis
+
+                t1, t2 = planar_basis(n)
+                J[:3, 3] = q[a + 1] * t1 + q[a + 2] * t2
+            else:  # a move along it: pitch * angle, or the second coordinate
+                J[:3, 3] = n * (model.jnt_pitch[i] * q[a] if jt == 6 else q[a + 1])
+        elif jt == 8:  # universal: a turn about the axis, then about axis2
+            J[:3, :3] = exp3(np.asarray(model.jnt_axis[i]) * q[a])
+            J[:3, :3] = J[:3, :3] @ exp3(np.asarray(model.jnt_axis2[i]) * q[a + 1])
         T[i] = T[model.body_parent[i]] @ X @ J
     return T
 

@@ -127,10 +127,13 @@ def test_simulate_rows(quick_run):
 def test_ik_rows(quick_run):
     _, result, _ = quick_run
     rows = {(r["model"], r["library"]): r for r in result["ik"]}
-    assert set(rows) == {("ur5", "robodyn"), ("ur5", "modern_robotics"), ("panda", "robodyn")}
+    assert set(rows) == {("ur5", "robodyn"), ("ur5", "modern_robotics"), ("panda", "robodyn"),
+                         ("ur5", "robodyn batch"), ("panda", "robodyn batch")}  # fmt: skip
     for key in (("ur5", "robodyn"), ("panda", "robodyn")):
         r = rows[key]
         assert r["success"] >= 0.98 and 0 < r["median_s"] <= r["p95_s"], r
+        b = rows[(key[0], "robodyn batch")]
+        assert b["success"] >= 0.98 and b["throughput"] == pytest.approx(1 / b["median_s"])
     assert 0 <= rows[("ur5", "modern_robotics")]["success"] <= 1
     assert "IK (ur5, robodyn)" in result["_markdown"]
 
@@ -247,3 +250,13 @@ def test_the_peers_parse_the_urdf_themselves(quick_run):
     assert "built from robodyn" not in note and "MJCF written" not in note
     checked = [r for r in result["latency"] if r["library"] == "mujoco" and r["check_err"]]
     assert checked and all(r["status"] == "ok" and r["check_err"] <= 1e-8 for r in checked)
+
+
+def test_viz_rows(quick_run):
+    # the viewer's pages in headless Chromium: sizes, first frame, frames/s while playing
+    _, result, _ = quick_run
+    rows = {r["model"]: r for r in result["viz"]}
+    assert set(rows) == {"panda", "panda 1k"}
+    for r in rows.values():
+        assert r["status"] == "ok" and r["size_mb"] > 0.5 and r["median_s"] > 0, r
+    assert rows["panda 1k"]["fps"] > 0 and rows["panda 1k"]["frames_advanced"] > 0

@@ -327,8 +327,8 @@ def _one(**kw) -> ModelBuilder:
         (lambda: _one(T=np.diag([1.0, 1.0, -1.0, 1.0])), "origin T is not a rigid transform"),
         (lambda: _one(T=np.eye(3)), r"origin T must be a 4x4 transform, got shape \(3, 3\)"),
         (
-            lambda: _one().add_body("b", "a", joint_name="jb", joint_type="free"),
-            r"joint 'jb'.*a free joint is only allowed on a body attached to 'world'",
+            lambda: _one().add_body("b", "a", joint_name="jb", joint_type="spherical", mimic="ja"),
+            r"joint 'jb'.*a spherical joint cannot be a mimic joint",
         ),
         (lambda: _one().add_frame("f", "a", _T(np.zeros((3, 3)))), "frame 'f' T is not a rigid"),
         (lambda: _one().set_gravity((0, 0, np.nan)), "model gravity has a non-finite number"),
@@ -351,4 +351,4 @@ class _FakeInertia:
 
 def test_model_error_is_a_value_error():
     with pytest.raises(ValueError, match="unknown joint type"):
-        _one(joint_type="helical").build()
+        _one(joint_type="gimbal").build()

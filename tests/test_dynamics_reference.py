@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import random_state, random_tree
+from helpers import JOINT_KINDS, random_state, random_tree
 from robodyn import dynamics as dyn
 from robodyn import reference as ref
 from robodyn.inertia import RigidInertia
@@ -29,20 +29,22 @@ def close(x, y, tol=TOL):
 
 
 trees = st.builds(
-    lambda seed, n, fl, mi: (seed, n, fl, mi),
+    lambda seed, n, fl, mi, every: (seed, n, fl, mi, JOINT_KINDS if every else PLAIN),
     st.integers(0, 2**31 - 1),
     st.integers(1, 8),
     st.booleans(),
     st.booleans(),
+    st.booleans(),  # every joint type (spherical, planar, helical, cylindrical, universal, free)
 )
+PLAIN = ("revolute", "continuous", "prismatic")
 
 
 # ----------------------------------------------------------------------------- parity
 @settings(max_examples=40, deadline=None)
 @given(trees)
 def test_rnea_kernel_equals_reference(t):
-    seed, n, floating, mimic = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic)
+    seed, n, floating, mimic, kinds = t
+    model, _ = random_tree(seed, n, floating=floating, mimic=mimic, kinds=kinds)
     rng = np.random.default_rng(seed + 1)
     q, v, a = random_state(model, rng)
     f_ext = rng.normal(size=(model.nb, 6))
@@ -53,8 +55,8 @@ def test_rnea_kernel_equals_reference(t):
 @settings(max_examples=40, deadline=None)
 @given(trees)
 def test_crba_kernel_equals_reference(t):
-    seed, n, floating, mimic = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic)
+    seed, n, floating, mimic, kinds = t
+    model, _ = random_tree(seed, n, floating=floating, mimic=mimic, kinds=kinds)
     q, _, _ = random_state(model, np.random.default_rng(seed + 2))
     close(dyn.crba(model, q), ref.crba(model, q))
 
@@ -62,8 +64,8 @@ def test_crba_kernel_equals_reference(t):
 @settings(max_examples=40, deadline=None)
 @given(trees)
 def test_aba_kernel_equals_reference(t):
-    seed, n, floating, mimic = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic)
+    seed, n, floating, mimic, kinds = t
+    model, _ = random_tree(seed, n, floating=floating, mimic=mimic, kinds=kinds)
     rng = np.random.default_rng(seed + 3)
     q, v, tau = random_state(model, rng)
     f_ext = rng.normal(size=(model.nb, 6))

@@ -11,7 +11,16 @@ import pinocchio as pin
 import pytest
 
 import robodyn as rd
-from helpers import erd_path, erd_robots, load_pair, random_model, random_state, rel_err
+from helpers import (
+    JOINT_KINDS,
+    erd_path,
+    erd_robots,
+    load_pair,
+    random_model,
+    random_state,
+    random_tree,
+    rel_err,
+)
 from robodyn.errors import ModelWarning
 from robodyn.ident import energy_regressor, parameters, regressor, regressor_reference
 
@@ -45,6 +54,27 @@ def test_regressor_times_parameters_is_inverse_dynamics_on_random_trees(rng, flo
     Y3 = regressor(model, q.reshape(4, 6, -1), v.reshape(4, 6, -1), a.reshape(4, 6, -1))
     assert Y3.shape == (4, 6, model.nv, Y.shape[-1])
     np.testing.assert_array_equal(Y3.reshape(Y.shape), Y)
+
+
+def test_every_joint_type_of_mr_table_2_1(rng):
+    """Spherical, planar, helical, cylindrical, universal joints and free joints anywhere,
+    with friction, armature and mimics: Y pi = inverse dynamics, and the energy regressor
+    (its per-state path) = kinetic + potential energy."""
+    for seed in range(2):
+        model = random_tree(
+            int(rng.integers(1 << 30)), 10, kinds=JOINT_KINDS, damping=True, mimic=seed == 1
+        )[0]
+        q, v, a = random_state(model, rng, 12)
+        Y = regressor(model, q, v, a, offset=True)
+        pi = parameters(model, offset=True)
+        assert rel_err(Y @ pi, rd.inverse_dynamics(model, q, v, a)) < TOL
+        assert rel_err(regressor(model, q[5], v[5], a[5], offset=True), Y[5]) < 1e-14
+        M = rd.mass_matrix(model, q)  # K = 1/2 v^T M v (armature included)
+        U = -model.total_mass * (rd.com(model, q) @ model.gravity)  # U = -m g . c
+        H = 0.5 * np.einsum("ni,nij,nj->n", v, M, v) + U
+        assert rel_err(energy_regressor(model, q, v) @ parameters(model), H) < TOL
+        with pytest.raises(rd.ModelError, match="regressor_reference takes fixed, revolute"):
+            regressor_reference(model, q, v, a)
 
 
 def test_regressor_on_bundled_models(rng):

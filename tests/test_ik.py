@@ -15,7 +15,7 @@ from robodyn import kinematics as kin
 from robodyn import models
 from robodyn.inertia import RigidInertia
 from robodyn.model.builder import ModelBuilder
-from robodyn.model.configuration import random_configuration
+from robodyn.model.configuration import neutral, random_configuration
 from robodyn.spatial import exp3, inv_transform, log6, transform
 
 N_TARGETS = 100
@@ -196,3 +196,211 @@ def test_ik_timeout_returns_the_best_so_far():
     assert not r.success and "timed out after 0.05 s" in r.message and r.error > 1.0
     with pytest.raises(ValueError, match="timeout"):
         kin.ik(model, "ee", T, timeout=-1.0)
+
+
+# ------------------------------------------------------------------ variants (MR ch. 6)
+@pytest.mark.parametrize("robot", ["ur5", "panda"])
+def test_position_only_reaches_the_position_with_any_orientation(robot, rng):
+    model = models.load(robot)
+    Q = random_configuration(model, rng, size=60)
+    T = kin.fk(model, Q, "ee")
+    T[:, :3, :3] = exp3(rng.normal(size=(60, 3)))  # orientations the arm is not asked for
+    for k in range(60):
+        r = kin.ik(model, "ee", T[k], position_only=True, rng=k)
+        assert r.success, r.message
+        p = kin.fk(model, r.q, "ee")[:3, 3]
+        assert np.linalg.norm(p - T[k, :3, 3]) <= 1e-8 and r.error <= 1e-8
+        assert np.all(r.q >= model.q_lower) and np.all(r.q <= model.q_upper)
+    # weights (0, 0, 0, 1, 1, 1) are the same task
+    r1 = kin.ik(model, "ee", T[0], position_only=True)
+    r2 = kin.ik(model, "ee", T[0], weights=[0, 0, 0, 2, 2, 2])
+    assert r2.success and np.linalg.norm(kin.fk(model, r2.q, "ee")[:3, 3] - T[0, :3, 3]) <= 1e-8
+    np.testing.assert_array_equal(r1.q, r2.q)
+    # out of reach: the best distance, and the reason
+    far = transform(np.eye(3), [1.5, 0.0, 0.3])
+    r = kin.ik(model, "ee", far, position_only=True, restarts=2)
+    assert not r.success and "did not converge" in r.message and r.error > 0.3
+
+
+def test_position_only_on_a_planar_2r_arm_and_the_newton_path():
+    """3 position rows, 2 joints: the z row is identically zero (a singular G G^T once the
+    damping goes); the solution is the 2R arm's closed form (elbow up or down)."""
+    from helpers import point_mass_2r
+
+    L1, L2 = 0.9, 0.6
+    arm = point_mass_2r(L1=L1, L2=L2)
+    for x, y in [(1.0, 0.5), (-0.4, 0.8), (0.2, -0.35)]:
+        T = transform(np.eye(3), [x, y, 0.0])
+        for method in ("dls", "newton"):
+            r = kin.ik(arm, "ee", T, np.array([0.1, 0.4]), position_only=True, method=method)
+            assert r.success, r.message
+            c2 = (x * x + y * y - L1**2 - L2**2) / (2 * L1 * L2)  # law of cosines
+            assert np.cos(r.q[1]) == pytest.approx(c2, abs=1e-8)
+            tip = [L1 * np.cos(r.q[0]) + L2 * np.cos(r.q[0] + r.q[1]),
+                   L1 * np.sin(r.q[0]) + L2 * np.sin(r.q[0] + r.q[1])]  # fmt: skip
+            np.testing.assert_allclose(tip, [x, y], atol=1e-8)
+
+
+def test_weights_shape_the_path_not_the_pose_and_bad_weights(rng):
+    model = models.load("panda")
+    Q = random_configuration(model, rng, size=20)
+    T = kin.fk(model, Q, "ee")
+    for k in range(20):
+        r = kin.ik(model, "ee", T[k], weights=[0.2, 0.2, 0.2, 1, 1, 1], rng=k)
+        assert r.success
+        Vb = log6(inv_transform(kin.fk(model, r.q, "ee")) @ T[k])
+        assert np.linalg.norm(Vb[:3]) <= 1e-8 and np.linalg.norm(Vb[3:]) <= 1e-8
+    with pytest.raises(ValueError, match="weights"):
+        kin.ik(model, "ee", T[0], weights=[0, 0, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match="weights"):
+        kin.ik(model, "ee", T[0], weights=[1, 1, 1, -1, 1, 1])
+    with pytest.raises(ValueError, match="weights must have shape"):
+        kin.ik(model, "ee", T[0], weights=[1, 1, 1])
+    with pytest.raises(ValueError, match="not both"):
+        kin.ik(model, "ee", T[0], weights=np.ones(6), position_only=True)
+
+
+# ------------------------------------------------------------------ batch IK
+@pytest.mark.parametrize("robot", ["ur5", "panda"])
+def test_batch_ik_equals_single_ik(robot, rng):
+    model = models.load(robot)
+    Q = random_configuration(model, rng, size=40)
+    T = kin.fk(model, Q, "ee")
+    q0 = np.clip(Q + rng.uniform(-0.4, 0.4, Q.shape), model.q_lower, model.q_upper)
+    rb = kin.ik(model, "ee", T, q0)
+    assert rb.q.shape == (40, model.nq) and rb.success.shape == (40,)
+    both = 0
+    for k in range(40):
+        r = kin.ik(model, "ee", T[k], q0[k])
+        assert r.success == rb.success[k]
+        if r.success:
+            both += 1
+            np.testing.assert_allclose(rb.q[k], r.q, atol=1e-9)
+            assert rb.iterations[k] == r.iterations and rb.message[k] == r.message
+    assert both == 40
+    # position-only in a batch, any leading dimensions, q0 broadcast
+    Tb = T[:12].reshape(3, 4, 4, 4)
+    rp = kin.ik(model, "ee", Tb, neutral(model), position_only=True)
+    assert rp.q.shape == (3, 4, model.nq) and rp.error.shape == (3, 4)
+    for k in range(12):
+        r = kin.ik(model, "ee", T[k], position_only=True)
+        assert rp.success.reshape(12)[k] and r.success
+        np.testing.assert_allclose(rp.q.reshape(12, -1)[k], r.q, atol=1e-9)
+
+
+@pytest.mark.parametrize("robot", ["ur5", "panda"])
+def test_batch_ik_from_neutral_answers(robot, rng):
+    model = models.load(robot)
+    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
+    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
+    T = kin.fk(model, rng.uniform(lo, hi, (300, model.nq)), "ee")
+    r = kin.ik(model, "ee", T, rng=1)
+    assert r.success.mean() >= 0.99
+    ok = r.success
+    assert np.all(r.q[ok] >= model.q_lower) and np.all(r.q[ok] <= model.q_upper)
+    Vb = log6(inv_transform(kin.fk(model, r.q[ok], "ee")) @ T[ok])
+    assert np.linalg.norm(Vb[:, :3], axis=1).max() <= 1e-8
+    assert np.linalg.norm(Vb[:, 3:], axis=1).max() <= 1e-8
+    assert all(m.startswith("converged") for m in r.message[ok])
+    # each lane is the single solve of its pose, restarts included (same rng seed)
+    for k in range(0, 300, 10):
+        rs = kin.ik(model, "ee", T[k], rng=1)
+        assert rs.message == r.message[k] and rs.iterations == r.iterations[k]
+        np.testing.assert_allclose(r.q[k], rs.q, atol=1e-9)
+    # an unreachable lane fails with its reason, the others are unaffected
+    T2 = np.concatenate([T[:3], transform(np.eye(3), [3.0, 0, 0.5])[None]])
+    r2 = kin.ik(model, "ee", T2, restarts=3, max_iterations=30)
+    assert list(r2.success) == [True, True, True, False]
+    assert "did not converge" in r2.message[3] and "best twist error" in r2.message[3]
+    assert r2.error[3] > 1.0
+    # one pose from many starts: q0 (4, nq) against T (4, 4)
+    starts = random_configuration(model, rng, size=4)
+    r3 = kin.ik(model, "ee", T[0], starts)
+    assert r3.q.shape == (4, model.nq) and r3.success.all()
+    for j in range(4):
+        np.testing.assert_allclose(r3.q[j], kin.ik(model, "ee", T[0], starts[j]).q, atol=1e-9)
+    with pytest.raises(ValueError, match="broadcast"):
+        kin.ik(model, "ee", T[:4], np.zeros((3, model.nq)))
+    with pytest.raises(ValueError, match="T_target"):
+        kin.ik(model, "ee", np.zeros((2, 4, 4)))
+
+
+def test_batch_ik_timeout_reports_it():
+    model = models.load("ur5")
+    T = np.broadcast_to(transform(np.eye(3), [3.0, 0.0, 0.5]), (5, 4, 4))
+    r = kin.ik(model, "ee", T, restarts=100000, timeout=0.05)
+    assert not r.success.any() and all("timed out after 0.05 s" in m for m in r.message)
+
+
+# ------------------------------------------------------------------ all solutions
+def _wrap(x):
+    return np.angle(np.exp(1j * np.asarray(x)))
+
+
+def test_ur5_all_eight_solutions(rng):
+    """MR Example 4.5's UR5: axes 2-4 parallel and a wrist whose last two axes meet give
+    generically 8 solutions: two shoulder angles q1, for each two wrist angles q5 = +-a,
+    for each two elbow configurations (q3 = +-b)."""
+    from robodyn.inverse_kinematics import ik_all
+
+    model = models.load("ur5")
+    for trial in range(4):
+        q_true = rng.uniform(-np.pi, np.pi, 6)
+        T = kin.fk(model, q_true, "ee")
+        sols = ik_all(model, "ee", T, rng=trial)
+        assert sols.shape == (8, 6)
+        for q in sols:
+            Vb = log6(inv_transform(kin.fk(model, q, "ee")) @ T)
+            assert np.linalg.norm(Vb[:3]) <= 1e-8 and np.linalg.norm(Vb[3:]) <= 1e-8
+        d = _wrap(sols[:, None, :] - sols[None, :, :])
+        gap = np.abs(d).max(axis=2) + np.eye(8)
+        assert gap.min() > 1e-3  # pairwise distinct postures
+        # the configuration that made the pose is among them
+        assert np.abs(_wrap(sols - q_true)).max(axis=1).min() < 1e-6
+        q1 = np.unique(np.round(sols[:, 0], 6))
+        assert q1.size == 2
+        for a in q1:
+            sub = sols[np.isclose(sols[:, 0], a, atol=1e-6)]
+            assert len(sub) == 4
+            q5 = np.round(sub[:, 4], 6)
+            assert np.unique(np.abs(q5)).size == 1 and np.unique(q5).size == 2
+            for b in np.unique(q5):
+                q3 = sub[np.isclose(sub[:, 4], b, atol=1e-6), 2]
+                assert q3.size == 2 and q3[0] == pytest.approx(-q3[1], abs=1e-7)
+    with pytest.raises(ValueError, match="isolated"):
+        ik_all(models.load("panda"), "ee", np.eye(4))
+
+
+def test_restart_draws_are_random_configuration_draws():
+    """The restarts (and the workspace grid) use random_configuration's ranges, cached:
+    the same numbers from the same generator, one-sided and unlimited joints included."""
+    from helpers import point_mass_2r
+    from robodyn.kinematics import _draw
+
+    one_sided = ModelBuilder("one_sided")
+    one_sided.add_body("a", "world", axis=(0, 0, 1), lower=-0.5)
+    one_sided.add_body("b", "a", axis=(1, 0, 0), joint_type="prismatic", upper=0.2)
+    one_sided.add_frame("ee", "b")
+    for model in (models.load("ur5"), models.load("panda"), point_mass_2r(), one_sided.build()):
+        g1, g2 = np.random.default_rng(3), np.random.default_rng(3)
+        a = [random_configuration(model, g1) for _ in range(5)]
+        np.testing.assert_array_equal(a, [_draw(model, g2) for _ in range(5)])
+
+
+@pytest.mark.parametrize("name, model, frame", ARMS, ids=[a[0] for a in ARMS])
+def test_batch_ik_on_every_arm_equals_single_ik(name, model, frame):
+    rng = np.random.default_rng(1)
+    lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
+    hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
+    T = kin.fk(model, rng.uniform(lo, hi, (200, model.nq)), frame)
+    r = kin.ik(model, frame, T, rng=0)
+    ok = r.success
+    assert ok.mean() >= 0.99, f"{name}: {ok.sum()} of 200"
+    assert np.all(r.q[ok] >= model.q_lower) and np.all(r.q[ok] <= model.q_upper)
+    Vb = log6(inv_transform(kin.fk(model, r.q[ok], frame)) @ T[ok])
+    assert np.linalg.norm(Vb[:, :3], axis=1).max() <= 1e-8
+    assert np.linalg.norm(Vb[:, 3:], axis=1).max() <= 1e-8
+    for k in range(0, 200, 20):
+        rs = kin.ik(model, frame, T[k], rng=0)
+        assert rs.success == r.success[k] and rs.message == r.message[k], (k, rs.message)
+        np.testing.assert_allclose(r.q[k], rs.q, atol=1e-8)

@@ -19,4 +19,5 @@ def test_readme_python_blocks_run(tmp_path, monkeypatch):
 def test_readme_shows_the_two_setup_commands():
     text = README.read_text()
     assert "pip install -e . && robodyn demo" in text
-    assert 'pip install -e ".[test]" && pytest' in text
+    chromium = "(command -v chromium || (apt-get update && apt-get install -y chromium))"
+    assert chromium + ' && pip install -e ".[test]" && pytest' in text

@@ -425,13 +425,13 @@ BAD = {
         _robot(_L.format("a") + _L.format("b") + _j("j", "a", "b", t="ball")),
         r"joint 'j': unknown joint type 'ball'",
     ),
-    "floating inside": (
-        _robot(_L.format("a") + _L.format("b") + _j("j", "a", "b", t="floating")),
-        r"joint 'j': unsupported joint type 'floating'",
-    ),
-    "planar inside": (
-        _robot(_L.format("a") + _L.format("b") + _j("j", "a", "b", t="planar")),
-        r"joint 'j': unsupported joint type 'planar'",
+    "planar mimic": (
+        _robot(
+            "".join(_L.format(n) for n in "abc")
+            + _j("k", "a", "b")
+            + _j("j", "b", "c", t="planar", x='<mimic joint="k"/>')
+        ),
+        r"joint 'j'.*a planar joint cannot be a mimic joint",
     ),
     "zero axis": (
         _robot(

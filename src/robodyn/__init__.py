@@ -108,11 +108,20 @@ _LAZY: dict[str, str] = {
     "Trajectory": "robodyn.sim",
     "control": "robodyn.control",
     "trajectory": "robodyn.trajectory",
+    # workspace, singularities and inverse kinematics (MR ch. 5-6)
+    "workspace": "robodyn.workspace_maps",
+    "Workspace": "robodyn.workspace_maps",
+    "singularities": "robodyn.workspace_maps",
+    "Singularity": "robodyn.workspace_maps",
+    "ik_batch": "robodyn.inverse_kinematics",
+    "ik_all": "robodyn.inverse_kinematics",
     # wheeled mobile robots and mobile manipulation (MR ch. 13)
     "mobile": "robodyn.mobile",
     # scale-out with Dask (issue 16): dask is imported only when a dask array arrives
     "distributed": "robodyn.distributed",
     "sweep": "robodyn.sweep",
+    # 3-D viewer: one self-contained HTML page (three.js inside)
+    "viz": "robodyn.viz",
     # dynamic parameter identification (issue 14)
     "ident": "robodyn.ident",
     "parameters": "robodyn.ident",

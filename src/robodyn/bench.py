@@ -98,7 +98,7 @@ __all__ = ["main", "flop_count", "machine_info", "MODELS", "FUNCTIONS", "LIBRARI
 MODELS = ("ur5", "panda", "solo12", "talos")
 FUNCTIONS = ("fk", "jacobian", "rnea", "crba", "aba", "coriolis", "gravity")
 LIBRARIES = ("robodyn", "pinocchio", "mujoco", "modern_robotics")
-SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik", "dask", "ident")
+SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik", "dask", "viz", "ident")
 RTOL = 1e-8  # equality to Pinocchio before timing (relative, infinity norm)
 
 FUNCTION_TITLES = {
@@ -140,6 +140,7 @@ _SECTION_PEERS = {
     "simulate": ("pinocchio", "mujoco"),
     "ik": ("modern_robotics",),
     "dask": (),
+    "viz": (),
     "ident": ("pinocchio",),
 }
 
@@ -1672,6 +1673,11 @@ def format_table(result: dict) -> str:
 
         section("dask", "Dask: per-state cost of the dask path vs numpy; 1 -> 2 worker processes")
         out += text_lines(result["dask"])
+    if result.get("viz"):
+        from .bench_viz import viz_lines
+
+        section("viz", "VIZ: viewer pages in headless Chromium (software WebGL)")
+        out += viz_lines(result["viz"])
     if result.get("ident"):
         from .bench_ident import text_lines as ident_lines
 
@@ -1771,10 +1777,18 @@ def format_markdown(result: dict) -> str:
             f"{_fmt_time(r['median_s'])} {per}" + (f" ({'; '.join(vs)})" if vs else "") + "."
         )
     for r in result.get("ik", []):
+        when = f"{_fmt_time(r['median_s'])} per pose"  # a batch row: the whole call over n
+        if r.get("p95_s") is not None:
+            when = f"median {_fmt_time(r['median_s'])}, 95th percentile {_fmt_time(r['p95_s'])}"
         lines.append(
-            f"IK ({r['model']}, {r['library']}): {r['call']}: median {_fmt_time(r['median_s'])}, "
-            f"95th percentile {_fmt_time(r['p95_s'])}, success {100 * r['success']:.1f} %."
+            f"IK ({r['model']}, {r['library']}): {r['call']}: {when}, "
+            f"success {100 * r['success']:.1f} %."
         )
+    for r in result.get("viz", []):
+        if r["status"] == "ok":
+            fps = "" if r.get("fps") is None else f", plays at {r['fps']:.0f} frames/s"
+            lines.append(f"Viewer page ({r['model']}): {r['size_mb']:.2f} MB, first frame "
+                         f"{1000 * r['median_s']:.0f} ms after navigation{fps}.")  # fmt: skip
     for r in result["memory"]:
         if r["library"] == "robodyn" and r.get("over_data"):
             lines.append(
@@ -1900,6 +1914,7 @@ def run(cfg: Config) -> dict:
         "simulate": [],
         "ik": [],
         "dask": [],
+        "viz": [],
         "ident": [],
         "flops": [],
         # section -> one line per optional package it needs that is not installed
@@ -1921,6 +1936,7 @@ def run(cfg: Config) -> dict:
     total += 2 if "simulate" in cfg.sections else 0
     total += 2 if "ik" in cfg.sections else 0
     total += 2 if "dask" in cfg.sections else 0
+    total += 6 if "viz" in cfg.sections else 0
     total += 2 if "ident" in cfg.sections else 0
     prog = Progress(total + len(cfg.models), enabled=cfg.progress)
     cases: dict[str, Case] = {}
@@ -1978,6 +1994,10 @@ def run(cfg: Config) -> dict:
             from .bench_dask import run_dask
 
             result["dask"] = run_dask(cfg, prog, _row)
+        if "viz" in cfg.sections:
+            from .bench_viz import run_viz
+
+            result["viz"] = run_viz(cfg, prog, _row)
         if "ident" in cfg.sections and pin is not None:
             from .bench_ident import run_ident
 

@@ -217,7 +217,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
     model = load_robot(args.robot, args.floating_base)
     paths = {}
-    for option in ("out", "csv", "plot", "animate"):
+    for option in ("out", "csv", "plot", "animate", "view"):
         value = getattr(args, option)
         if value is not None:
             paths[option] = check_output_path("--" + option, value)
@@ -276,6 +276,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 
         animate(res, paths["animate"])
         print(f"animation: {paths['animate']}")
+    if "view" in paths:
+        from .viz.cli import write_view
+
+        write_view(model, paths["view"], trajectory=res)
     return 0
 
 
@@ -283,6 +287,12 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from .sweep import command
 
     return command(args)
+
+
+def _cmd_view(args: argparse.Namespace) -> int:
+    from .viz.cli import view_command
+
+    return view_command(args)
 
 
 def _cmd_identify(args: argparse.Namespace) -> int:
@@ -385,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--csv", metavar="FILE", help="write the trajectory as CSV")
     m.add_argument("--plot", metavar="FILE", help="write a figure of q, v, tau against time")
     m.add_argument("--animate", metavar="FILE", help="write an animation (.gif or .mp4)")
+    m.add_argument("--view", metavar="FILE", help="write a 3-D view of the run (.html)")
     m.add_argument("--progress", action="store_true", help="show a progress bar")
     m.add_argument("--floating-base", action="store_true", help=_FLOATING_HELP)
     m.set_defaults(func=_cmd_simulate)
@@ -419,6 +430,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     _sweep_arguments(w)
     w.set_defaults(func=_cmd_sweep)
+    from .viz.cli import add_view_parser
+
+    add_view_parser(sub, _ROBOT_HELP, _FLOATING_HELP).set_defaults(func=_cmd_view)
+
     from .ident.cli import add_arguments as _identify_arguments
 
     n = sub.add_parser(

@@ -11,6 +11,12 @@ twist / Jacobian rows  ``[v; omega]``                      ``jacp`` / ``jacr`` s
 free-joint q           ``[x, y, z, qx, qy, qz, qw]``       ``[x, y, z, qw, qx, qy, qz]``
 free-joint v           ``[v_b; omega_b]`` (body frame)     ``[v_world; omega_b]``
 continuous joint q     ``(cos t, sin t)``, nq = 2          an angle (hinge)
+spherical q            ``[qx, qy, qz, qw]``                ``[qw, qx, qy, qz]`` (ball)
+planar q / v           ``(x, y, cos, sin)`` / ``(v_x,      slide, slide, hinge (world
+                       v_y, omega)`` (JointModelPlanar)    rates: no planar joint)
+helical                JointModelHelicalUnaligned          none
+cylindrical            revolute then prismatic joint       hinge + slide on one axis
+universal              JointModelUniversal                 two hinges
 joint order            depth first, as in the URDF         as in the MJCF
 =====================  ==================================  =============================
 
@@ -25,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ModelError
-from .model.model import JOINT_FREE, Model
+from .model.model import JOINT_FREE, JOINT_PLANAR, JOINT_SPHERICAL, Model
 from .spatial import quat_to_rotation
 
 __all__ = [
@@ -93,7 +99,14 @@ class PinocchioMap:
 
     Joints are matched by name; a robodyn floating base (joint ``root_joint``) matches
     Pinocchio's free flyer. Pinocchio is not imported here: ``pin_model`` is read
-    through its public attributes (``names``, ``joints[i].idx_q/idx_v/nq/nv``).
+    through its public attributes (``names``, ``joints[i].idx_q/idx_v/nq/nv``). A free
+    joint anywhere matches a free flyer, a spherical joint ``JointModelSpherical``
+    (quaternion reordered), a planar joint ``JointModelPlanar`` (q = (phi, x, y) <-> (x,
+    y, cos phi, sin phi), v = (omega, v_x, v_y) <-> (v_x, v_y, omega)), a helical joint a
+    helical one and a cylindrical joint (theta, d) a composite of a revolute then a
+    prismatic joint about the same axis, or two such joints one after the other (the
+    revolute one named like the cylindrical joint); a universal joint matches
+    ``JointModelUniversal`` (the same (t1, t2)).
 
     Parameters
     ----------
@@ -133,10 +146,22 @@ class PinocchioMap:
                     raise ModelError(f"joint {name!r} not in the Pinocchio model")
             iq, iv, nq, nv = pin_joints[name]
             qa, va = int(model.jnt_qadr[i]), int(model.jnt_vadr[i])
-            if int(model.jnt_type[i]) == JOINT_FREE:
+            jt = int(model.jnt_type[i])
+            if jt == JOINT_FREE:
                 vperm[va : va + 3] = np.arange(iv + 3, iv + 6)  # omega -> pin's last three
                 vperm[va + 3 : va + 6] = np.arange(iv, iv + 3)  # v -> pin's first three
                 q_plan.append(("free", qa, iq))
+            elif jt == JOINT_SPHERICAL:
+                vperm[va : va + 3] = np.arange(iv, iv + 3)
+                q_plan.append(("ball", qa, iq))
+            elif jt == JOINT_PLANAR:
+                vperm[va] = iv + 2  # omega -> pin's last
+                vperm[va + 1 : va + 3] = np.arange(iv, iv + 2)
+                q_plan.append(("planar", qa, iq))
+            elif int(model.jnt_nv[i]) == 2:  # cylindrical, universal: the same order
+                vperm[va : va + 2] = np.arange(iv, iv + 2)
+                q_plan.append(("one", qa, iq))
+                q_plan.append(("one", qa + 1, iq + 1))
             else:
                 vperm[va] = iv
                 q_plan.append(("cs" if nq == 2 else "one", qa, iq))
@@ -151,6 +176,11 @@ class PinocchioMap:
             if kind == "free":
                 out[iq : iq + 3] = q[qa : qa + 3]
                 out[iq + 3 : iq + 7] = quat_wxyz_to_xyzw(q[qa + 3 : qa + 7])
+            elif kind == "ball":
+                out[iq : iq + 4] = quat_wxyz_to_xyzw(q[qa : qa + 4])
+            elif kind == "planar":
+                out[iq : iq + 2] = q[qa + 1 : qa + 3]
+                out[iq + 2], out[iq + 3] = np.cos(q[qa]), np.sin(q[qa])
             elif kind == "cs":
                 out[iq], out[iq + 1] = np.cos(q[qa]), np.sin(q[qa])
             else:
@@ -165,6 +195,11 @@ class PinocchioMap:
             if kind == "free":
                 out[qa : qa + 3] = q_pin[iq : iq + 3]
                 out[qa + 3 : qa + 7] = quat_xyzw_to_wxyz(q_pin[iq + 3 : iq + 7])
+            elif kind == "ball":
+                out[qa : qa + 4] = quat_xyzw_to_wxyz(q_pin[iq : iq + 4])
+            elif kind == "planar":
+                out[qa + 1 : qa + 3] = q_pin[iq : iq + 2]
+                out[qa] = np.arctan2(q_pin[iq + 3], q_pin[iq + 2])
             elif kind == "cs":
                 out[qa] = np.arctan2(q_pin[iq + 1], q_pin[iq])
             else:

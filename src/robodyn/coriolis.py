@@ -76,7 +76,7 @@ from .kernels._pack import FL_CHECK, packed
 from .kernels.call import batched, finish, prepare
 from .kernels.call import threads as _threads
 from .kinematics import body_poses
-from .model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, Model
+from .model.model import JOINT_FREE, JOINT_PLANAR, JOINT_SPHERICAL, JOINT_UNIVERSAL, Model
 
 __all__ = [
     "mass_matrix_derivative",
@@ -102,7 +102,7 @@ class _Tree(NamedTuple):
     up: np.ndarray  # (nfull, nfull) bool: b(a) is an ancestor of or equal to b(c)
     strict: np.ndarray  # (nfull, nfull) bool: b(a) is a strict ancestor of b(c)
     lam: np.ndarray | None  # (nfull, nfull, nfull) [X_k, X_j] = sum_l lam[l, k, j] X_l
-    free: tuple  # ((first expanded dof, v index), ...) of free joints
+    free: tuple  # ((first expanded dof, S), ...) of free, spherical and planar joints
     G_body: np.ndarray  # (nb, 6, 6) spatial inertia of each body about its origin
 
 
@@ -147,52 +147,54 @@ def _tree(model: Model) -> _Tree:
     count = np.zeros(nb, dtype=np.int64)
     n = 0
     for i in range(1, nb):
-        jt = int(model.jnt_type[i])
         first[i] = n
-        count[i] = 6 if jt == JOINT_FREE else (1 if jt in (JOINT_REVOLUTE, JOINT_PRISMATIC) else 0)
+        count[i] = 1 if model.jnt_mimic[i] >= 0 else int(model.jnt_nv[i])
         n += count[i]
     dof_body = np.zeros(n, dtype=np.int64)
     S_body = np.zeros((n, 6))
     E = np.zeros((n, nv))
-    free = []
+    lie = []  # (first expanded dof, S) of the joints whose v are body velocities on a group
     for i in range(1, nb):
         jt = int(model.jnt_type[i])
-        a0 = int(first[i])
-        dof_body[a0 : a0 + count[i]] = i
+        a0, c = int(first[i]), int(count[i])
+        if c == 0:
+            continue
+        if jt == JOINT_UNIVERSAL:
+            raise ModelError(
+                f"joint {model.joint_names_all[i]!r} is a universal joint: its motion subspace "
+                "depends on q, which the numpy reference does not model; coriolis_matrix, "
+                "christoffel and mass_matrix_derivative (the compiled core) take it"
+            )
+        dof_body[a0 : a0 + c] = i
         lead = int(model.jnt_mimic[i])
-        if jt == JOINT_FREE:
-            S_body[a0 : a0 + 6] = np.eye(6)
+        S = model.joint_subspace(i)  # (6, c), constant in body coordinates
+        S_body[a0 : a0 + c] = S.T
+        if lead >= 0:
+            if int(model.jnt_nv[lead]) != 1:
+                raise ModelError(
+                    f"mimic joint {model.joint_names_all[i]!r} follows a joint without "
+                    "exactly one dof"
+                )
+            E[a0, int(model.jnt_vadr[lead])] = float(model.jnt_mimic_mult[i])
+        else:
             va = int(model.jnt_vadr[i])
-            E[a0 : a0 + 6, va : va + 6] = np.eye(6)
-            free.append((a0, va))
-        elif count[i]:
-            axis = np.asarray(model.jnt_axis[i], dtype=float)
-            if jt == JOINT_REVOLUTE:
-                S_body[a0, :3] = axis
-            else:
-                S_body[a0, 3:] = axis
-            if lead >= 0:
-                if int(model.jnt_nv[lead]) != 1:
-                    raise ModelError(
-                        f"mimic joint {model.joint_names_all[i]!r} follows a joint without "
-                        "exactly one dof"
-                    )
-                E[a0, int(model.jnt_vadr[lead])] = float(model.jnt_mimic_mult[i])
-            else:
-                E[a0, int(model.jnt_vadr[i])] = 1.0
+            E[a0 : a0 + c, va : va + c] = np.eye(c)
+            if jt in (JOINT_FREE, JOINT_SPHERICAL, JOINT_PLANAR):
+                lie.append((a0, S))
     end = np.asarray(model.body_subtree_end)
     bb = dof_body
     # b(a) ancestor-or-self of b(c)  <=>  b(a) <= b(c) < end[b(a)]   (depth-first numbering)
     up = (bb[:, None] <= bb[None, :]) & (bb[None, :] < end[bb][:, None])
     strict = up & (bb[:, None] != bb[None, :])
     lam = None
-    if free:
+    if lie:
         lam = np.zeros((n, n, n))
-        eye = np.eye(6)
-        for a0, _ in free:
-            for k in range(6):
-                adk = _ad(eye[k])  # [X_k, X_j] = X_{ad_{e_k} e_j} (left-invariant fields)
-                lam[a0 : a0 + 6, a0 + k, a0 : a0 + 6] = adk
+        for a0, S in lie:
+            c = S.shape[1]
+            for k in range(c):
+                # [X_k, X_j] = X_{ad_{s_k} s_j} (left-invariant fields of the joint's group;
+                # S has orthonormal columns spanning a subalgebra, so S^T reads the result)
+                lam[a0 : a0 + c, a0 + k, a0 : a0 + c] = S.T @ _ad(S[:, k]) @ S
     G_body = np.zeros((nb, 6, 6))
     for i in range(1, nb):
         G_body[i] = _body_inertia(
@@ -200,7 +202,7 @@ def _tree(model: Model) -> _Tree:
             np.asarray(model.body_com[i], dtype=float),
             np.asarray(model.body_inertia[i], dtype=float),
         )
-    out = _Tree(n, dof_body, first, count, S_body, E, up, strict, lam, tuple(free), G_body)
+    out = _Tree(n, dof_body, first, count, S_body, E, up, strict, lam, tuple(lie), G_body)
     object.__setattr__(model, "_rd_coriolis_tree", out)
     return out
 

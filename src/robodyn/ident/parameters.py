@@ -7,8 +7,9 @@ about the body (joint) frame, the quantities inverse dynamics is linear in::
 
 where ``I_o = I_c + m ([c]^T [c])`` is the rotational inertia about the body-frame origin
 (parallel-axis theorem, MR eq. 8.26) and its off-diagonal entries are the tensor's own
-(``-int x y dm``). Then, per joint dof that is not part of a free joint (the "joint dofs",
-``joint_dofs(model)``), optional blocks in this order:
+(``-int x y dm``). Then, per dof (every one, as the model's ``dof_damping``,
+``dof_friction`` and ``dof_armature``; a floating base's are 0 in a URDF model and stay
+near 0 when identified), optional blocks in this order:
 
 * ``friction=True``: viscous damping ``b`` (N m s/rad), Coulomb friction ``f_c`` (N m);
 * ``offset=True``: a constant torque offset ``tau_0`` (N m; the Model has no such field);
@@ -31,7 +32,6 @@ import warnings
 import numpy as np
 
 from ..errors import ModelError, ModelWarning
-from ..model.model import JOINT_FREE
 
 __all__ = [
     "BODY_PARAMETER_NAMES",
@@ -51,9 +51,10 @@ _TRIU = (np.array([0, 0, 0, 1, 1, 2]), np.array([0, 1, 2, 1, 2, 2]))  # Ixx Ixy 
 
 
 def joint_dofs(model) -> np.ndarray:
-    """Indices in v of the dofs that carry joint friction and armature columns (every dof
-    not owned by a free joint), shape (nj,), int."""
-    return np.flatnonzero(model.jnt_type[model.dof_body] != JOINT_FREE)
+    """Indices in v of the dofs that carry joint friction and armature columns: every dof
+    (inverse dynamics applies ``dof_damping``, ``dof_friction`` and ``dof_armature`` to
+    each, a free joint's included), shape (nv,), int."""
+    return np.arange(model.nv)
 
 
 @dataclasses.dataclass(frozen=True)

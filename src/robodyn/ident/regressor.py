@@ -26,15 +26,25 @@ import math
 
 import numpy as np
 
+from ..errors import ModelError
 from ..kernels import core as _core
 from ..kernels._pack import FL_CHECK, packed
 from ..kernels.call import finish, prepare
 from ..kernels.call import threads as _threads
-from ..model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
+from ..model.model import JOINT_FIXED, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from ..spatial import exp3, quat_to_rotation
 from .parameters import layout
 
 __all__ = ["energy_regressor", "joint_placements", "regressor", "regressor_reference"]
+
+
+_PLAIN = (JOINT_FIXED, JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_FREE)
+
+
+def _plain_joints(model) -> bool:
+    """True when every joint is fixed, revolute, prismatic or free (the batched numpy
+    paths of this module); the other types of MR Table 2.1 take the per-state path."""
+    return bool(np.all(np.isin(model.jnt_type[1:], _PLAIN)))
 
 
 def joint_placements(model, q: np.ndarray):
@@ -222,6 +232,7 @@ def regressor_reference(
 ) -> np.ndarray:
     """The joint-torque regressor of :func:`regressor` in numpy (its parity oracle):
     one recursive pass over the tree (module docstring), vectorised over the batch.
+    Fixed, revolute, prismatic and free joints (ModelError for the others).
 
     Parameters
     ----------
@@ -234,6 +245,11 @@ def regressor_reference(
     -------
     numpy.ndarray, shape (..., nv, P)
     """
+    if not _plain_joints(model):
+        raise ModelError(
+            "regressor_reference takes fixed, revolute, prismatic and free joints; "
+            "use rd.regressor (the compiled core takes every joint type)"
+        )
     tails = ((model.nq,), (model.nv,), (model.nv,))
     lead, (q, v, a) = _states(model, ("q", "v", "a"), (q, v, a), tails)
     _finite(q, v, a)
@@ -329,21 +345,28 @@ def energy_regressor(
     _finite(q, v)
     lay = layout(model, friction=friction, offset=offset, armature=armature)
     N, nb = q.shape[0], model.nb
-    R, p = joint_placements(model, q)
+    if _plain_joints(model):
+        R, p = joint_placements(model, q)
+        V = None
+    else:  # spherical, planar, helical, cylindrical, universal: state by state
+        R, p, V = _placements_and_twists(model, q, v)
     Rw = np.zeros((N, nb, 3, 3))
     pw = np.zeros((N, nb, 3))
     Rw[:, 0] = np.eye(3)
-    V = np.zeros((N, nb, 6))
+    general = V is not None
+    if not general:
+        V = np.zeros((N, nb, 6))
     e = np.zeros((N, lay.size))
     g = model.gravity
     for i in range(1, nb):
         lam = int(model.body_parent[i])
         Rw[:, i] = Rw[:, lam] @ R[:, i]  # T_{0,i} = T_{0,l} T_{l,i}
         pw[:, i] = pw[:, lam] + np.einsum("nij,nj->ni", Rw[:, lam], p[:, i])
-        Rt = np.swapaxes(R[:, i], 1, 2)
-        V[:, i, :3] = _rotate(Rt, V[:, lam, :3])
-        V[:, i, 3:] = _rotate(Rt, V[:, lam, 3:] + _cross(V[:, lam, :3], p[:, i]))
-        V[:, i] += _joint_twist(model, i, v)
+        if not general:
+            Rt = np.swapaxes(R[:, i], 1, 2)
+            V[:, i, :3] = _rotate(Rt, V[:, lam, :3])
+            V[:, i, 3:] = _rotate(Rt, V[:, lam, 3:] + _cross(V[:, lam, :3], p[:, i]))
+            V[:, i] += _joint_twist(model, i, v)
         w, vi = V[:, i, :3], V[:, i, 3:]
         c = 10 * (i - 1)
         e[:, c] = 0.5 * np.einsum("ni,ni->n", vi, vi) - pw[:, i] @ g
@@ -363,3 +386,23 @@ def energy_regressor(
     if sl is not None:
         e[:, sl] = 0.5 * v[:, lay.dofs] ** 2
     return e.reshape(*lead, lay.size)
+
+
+def _placements_and_twists(model, q: np.ndarray, v: np.ndarray):
+    """``T_{l(i), i}`` as (R, p) and the body twists V_i, state by state from the
+    reference joint model (every joint type): (N, nb, 3, 3), (N, nb, 3), (N, nb, 6)."""
+    from ..reference._joint import joint_placement
+    from ..spatial import adjoint, inv_transform
+
+    N, nb = q.shape[0], model.nb
+    R = np.zeros((N, nb, 3, 3))
+    p = np.zeros((N, nb, 3))
+    V = np.zeros((N, nb, 6))
+    R[:, 0] = np.eye(3)
+    for n in range(N):
+        for i in range(1, nb):
+            T, S = joint_placement(model, i, q[n])
+            R[n, i], p[n, i] = T[:3, :3], T[:3, 3]
+            lam = int(model.body_parent[i])
+            V[n, i] = adjoint(inv_transform(T)) @ V[n, lam] + S @ v[n]  # MR eq. 8.50
+    return R, p, V

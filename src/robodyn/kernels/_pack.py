@@ -16,7 +16,8 @@ the body of each operational frame (nf).
 record of ``WF`` entries per body::
 
     [m, h = m c (3), I_o (9, about the body origin), axis (3), jnt_R (9), jnt_p (3),
-     mimic multiplier, mimic offset, R0 [axis] (9), R0 [axis]^2 (9), R0 axis (3), ...]
+     mimic multiplier, mimic offset, R0 [axis] (9), R0 [axis]^2 (9), R0 axis (3),
+     S_i (3 x 6: the columns of a spherical, planar, helical or cylindrical joint), pitch, ...]
 
 (R0 = jnt_R; the last three make a revolute joint's rotation R0 Rot(axis, t) =
 R0 + sin t R0 [axis] + (1 - cos t) R0 [axis]^2 cost 18 multiplications, MR eq. 3.51),
@@ -37,7 +38,7 @@ import numpy as np
 HI = 8
 WI = 8
 HF = 8
-WF = 52
+WF = 72
 
 # I record fields
 BI_PARENT = 0
@@ -60,12 +61,20 @@ BF_OFF = 29
 BF_A1 = 30  # R0 [axis] (9): R0 Rot(axis, t) = R0 + sin t A1 + (1 - cos t) A2
 BF_A2 = 39  # R0 [axis]^2 (9)
 BF_RA = 48  # R0 axis (3): the prismatic direction in the parent frame
+BF_S = 51  # up to 3 constant columns of S_i (6 each, body coordinates): joints >= J_SPHERICAL;
+# a universal joint keeps a2, a2 x a1 and a2 x (a2 x a1) there (3 each)
+BF_PITCH = 69  # helical pitch (m/rad)
 
 # joint types (same codes as robodyn.model.model)
 J_FIXED = 0
 J_REVOLUTE = 1
 J_PRISMATIC = 2
 J_FREE = 3
+J_SPHERICAL = 4
+J_PLANAR = 5
+J_HELICAL = 6
+J_CYLINDRICAL = 7
+J_UNIVERSAL = 8
 
 # kernel flags
 FL_FRICTION = 1  # viscous damping and Coulomb friction
@@ -104,7 +113,9 @@ def pack_model(model) -> Packed:
     has_mimic = bool(np.any(model.jnt_mimic >= 0))
     I = np.zeros(HI + WI * nb, dtype=np.int64)
     I[0], I[1], I[2], I[3], I[4] = nb, nq, nv, int(has_mimic), nf
-    I[5] = int(np.any(model.jnt_type == J_FREE))  # the state check looks for zero quaternions
+    # a joint whose q is not integrated as q + v dt (the state check looks for zero
+    # quaternions; the compiled rollout refuses such models)
+    I[5] = int(np.any(np.isin(model.jnt_type, (J_FREE, J_SPHERICAL, J_PLANAR))))
     F = np.zeros(HF + WF * nb + 3 * nv)
     F[0:3] = model.gravity
     ref = 0.0
@@ -140,6 +151,14 @@ def pack_model(model) -> Packed:
         F[f + BF_A1 : f + BF_A1 + 9] = (R0 @ K).ravel()
         F[f + BF_A2 : f + BF_A2 + 9] = (R0 @ K @ K).ravel()
         F[f + BF_RA : f + BF_RA + 3] = R0 @ ax
+        if model.jnt_type[i] == J_UNIVERSAL:
+            a2 = np.asarray(model.jnt_axis2[i], dtype=float)
+            w1 = np.cross(a2, ax)
+            F[f + BF_S : f + BF_S + 9] = np.concatenate([a2, w1, np.cross(a2, w1)])
+        elif model.jnt_type[i] >= J_SPHERICAL:
+            S = model.joint_subspace(i)
+            F[f + BF_S : f + BF_S + S.size] = S.T.ravel()
+            F[f + BF_PITCH] = model.jnt_pitch[i]
         ref = max(ref, m + float(np.trace(Ic)))
     # a pivot of the articulated inertia below this is "zero" (massless subtree)
     F[3] = 1e-12 * ref if ref > 0 else 1e-300

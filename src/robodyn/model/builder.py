@@ -13,11 +13,16 @@ Every loader (URDF, DH, product of exponentials, bundled data files) feeds
 4. coordinate bookkeeping: ``jnt_qadr/jnt_vadr`` in body order, mimic joints owning no
    coordinate, ``dof_body/dof_parent``, limits, damping, friction, armature, frames.
 
-Free joint (floating base): ``q = [x, y, z, qw, qx, qy, qz]`` (body origin in the world,
-unit quaternion scalar first), ``v = [omega_b, v_b]`` (body twist). Its limits are
-``-inf..inf`` for the position and ``-1..1`` for the quaternion entries; its velocity and
-effort limits are infinite. Continuous joints are revolute joints with infinite position
-limits.
+Free joint (a floating base, or a floating body anywhere in the tree): ``q = [x, y, z, qw,
+qx, qy, qz]`` (body origin in the joint frame, unit quaternion scalar first), ``v =
+[omega_b, v_b]`` (body twist). Its limits are ``-inf..inf`` for the position and ``-1..1``
+for the quaternion entries; its velocity and effort limits are infinite. Continuous joints
+are revolute joints with infinite position limits. The joints of MR Table 2.1: "spherical"
+(q = [qw, qx, qy, qz], v = omega_b), "planar" (q = (phi, x, y) in the plane normal to the
+axis, v = planar body twist (omega, v_1, v_2)), "helical" (q = theta, translation pitch *
+theta along the axis), "cylindrical" (q = (theta, d)) and "universal" (q = (theta_1,
+theta_2), ``R = Rot(axis, theta_1) Rot(axis2, theta_2)``); the position limits apply to the
+helical angle only.
 """
 
 from __future__ import annotations
@@ -31,10 +36,15 @@ import numpy as np
 from ..errors import ModelError
 from ..inertia import compound
 from .model import (
+    JOINT_CYLINDRICAL,
     JOINT_FIXED,
     JOINT_FREE,
+    JOINT_HELICAL,
+    JOINT_PLANAR,
     JOINT_PRISMATIC,
     JOINT_REVOLUTE,
+    JOINT_SPHERICAL,
+    JOINT_UNIVERSAL,
     Model,
 )
 
@@ -47,10 +57,20 @@ JOINT_TYPES: dict[str, int] = {
     "prismatic": JOINT_PRISMATIC,
     "fixed": JOINT_FIXED,
     "free": JOINT_FREE,
+    "floating": JOINT_FREE,
+    "spherical": JOINT_SPHERICAL,
+    "planar": JOINT_PLANAR,
+    "helical": JOINT_HELICAL,
+    "cylindrical": JOINT_CYLINDRICAL,
+    "universal": JOINT_UNIVERSAL,
 }
 
-_NQ = {JOINT_FIXED: 0, JOINT_REVOLUTE: 1, JOINT_PRISMATIC: 1, JOINT_FREE: 7}
-_NV = {JOINT_FIXED: 0, JOINT_REVOLUTE: 1, JOINT_PRISMATIC: 1, JOINT_FREE: 6}
+_NQ = {JOINT_FIXED: 0, JOINT_REVOLUTE: 1, JOINT_PRISMATIC: 1, JOINT_FREE: 7, JOINT_SPHERICAL: 4,
+       JOINT_PLANAR: 3, JOINT_HELICAL: 1, JOINT_CYLINDRICAL: 2, JOINT_UNIVERSAL: 2}  # fmt: skip
+_NV = {JOINT_FIXED: 0, JOINT_REVOLUTE: 1, JOINT_PRISMATIC: 1, JOINT_FREE: 6, JOINT_SPHERICAL: 3,
+       JOINT_PLANAR: 3, JOINT_HELICAL: 1, JOINT_CYLINDRICAL: 2, JOINT_UNIVERSAL: 2}  # fmt: skip
+_AXIAL = (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_PLANAR, JOINT_HELICAL, JOINT_CYLINDRICAL,
+          JOINT_UNIVERSAL)  # fmt: skip
 _ROT_TOL = 1e-6  # tolerance on R^T R = I and det R = 1 for placements
 
 
@@ -75,6 +95,8 @@ class _BodySpec:
     mimic: Any
     multiplier: Any
     offset: Any
+    pitch: Any = 0.0
+    axis2: Any = (0.0, 1.0, 0.0)
     frames: list = field(default_factory=list)  # [(name, T_raw)]
 
 
@@ -103,6 +125,8 @@ class _Checked:
     multiplier: float
     offset: float
     frames: list  # [(name, T (4, 4))]
+    pitch: float = 0.0
+    axis2: np.ndarray | None = None  # (3,) unit, universal joints
 
 
 class ModelBuilder:
@@ -156,6 +180,8 @@ class ModelBuilder:
         mimic: str | None = None,
         multiplier: float = 1.0,
         offset: float = 0.0,
+        pitch: float = 0.0,
+        axis2=(0.0, 1.0, 0.0),
     ) -> ModelBuilder:
         """Add a body hanging from ``parent`` by its inboard joint.
 
@@ -167,9 +193,12 @@ class ModelBuilder:
             Name of the parent body, or the builder's ``root`` for the world.
         joint_name : str, optional
             Name of the inboard joint (default ``name + "_joint"``).
-        joint_type : {"revolute", "continuous", "prismatic", "fixed", "free"}
+        joint_type : {"revolute", "continuous", "prismatic", "fixed", "free", "floating", \
+"spherical", "planar", "helical", "cylindrical"}
+            "floating" is "free"; see the module docstring for each joint's q and v.
         axis : array_like, shape (3,)
-            Joint axis in the joint frame (normalised in build()).
+            Joint axis in the joint frame (normalised in build()); the plane's normal for
+            a planar joint; unused by free and spherical joints.
         T : array_like, shape (4, 4), optional
             Pose of the joint frame in the parent body frame at q = 0 (identity if None).
             At q = 0 the new body frame coincides with the joint frame.
@@ -186,6 +215,12 @@ class ModelBuilder:
             Name of the leader joint: ``q = multiplier * q_leader + offset``.
         multiplier, offset : float
             Mimic coefficients.
+        pitch : float
+            Helical joints: translation along the axis per radian (m/rad).
+        axis2 : array_like, shape (3,)
+            Universal joints: the second axis, in the frame turned by the first rotation
+            (``R = Rot(axis, q_1) Rot(axis2, q_2)``, Pinocchio's JointModelUniversal);
+            normalised, not parallel to ``axis``.
 
         Returns
         -------
@@ -211,6 +246,8 @@ class ModelBuilder:
                 mimic=mimic,
                 multiplier=multiplier,
                 offset=offset,
+                pitch=pitch,
+                axis2=axis2,
             )
         )
         return self
@@ -375,7 +412,7 @@ def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
             )
         jtype = JOINT_TYPES[kind]
         axis = _finite_vector(s.axis, 3, f"{j} axis")
-        if jtype in (JOINT_REVOLUTE, JOINT_PRISMATIC):
+        if jtype in _AXIAL:
             n = np.linalg.norm(axis)
             if n < 1e-12:
                 raise ModelError(f"{j} has a zero axis {axis.tolist()}")
@@ -383,22 +420,24 @@ def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
         else:
             axis = np.zeros(3)
         T = _rigid_transform(s.T, f"{j} origin T")
-        if jtype == JOINT_FREE:
-            if s.parent != root:
-                raise ModelError(
-                    f"{j}: a free joint is only allowed on a body attached to {root!r} "
-                    f"(floating base), not to {s.parent!r}"
-                )
-            if np.abs(T - np.eye(4)).max() > 1e-12:
-                raise ModelError(f"{j}: a free joint must have T = identity (q is the world pose)")
-            if s.mimic is not None:
-                raise ModelError(f"{j}: a free joint cannot be a mimic joint")
+        if jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_FIXED) and s.mimic is not None:
+            raise ModelError(f"{j}: a {kind} joint cannot be a mimic joint")
+        pitch = _scalar(s.pitch, f"{j} pitch")
+        axis2 = None
+        if jtype == JOINT_UNIVERSAL:
+            axis2 = _finite_vector(s.axis2, 3, f"{j} axis2")
+            n2 = np.linalg.norm(axis2)
+            if n2 < 1e-12:
+                raise ModelError(f"{j} has a zero axis2 {axis2.tolist()}")
+            axis2 = axis2 / n2
+            if np.linalg.norm(np.cross(axis, axis2)) < 1e-6:
+                raise ModelError(f"{j}: axis2 {axis2.tolist()} is parallel to axis")
         m, c, Ic = _inertia_parts(s.inertia, f"{b} inertia")
         lower = _scalar(s.lower, f"{j} lower limit", allow_inf=True)
         upper = _scalar(s.upper, f"{j} upper limit", allow_inf=True)
         if lower > upper:
             raise ModelError(f"{j}: lower limit {lower} > upper limit {upper}")
-        if kind in ("continuous", "free"):
+        if jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_HELICAL) or kind == "continuous":
             lower, upper = -math.inf, math.inf
         vals = {}
         for key, allow_inf in (
@@ -435,6 +474,8 @@ def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
                 multiplier=mult,
                 offset=off,
                 frames=[],
+                pitch=pitch if jtype == JOINT_HELICAL else 0.0,
+                axis2=axis2,
                 **vals,
             )
         )
@@ -527,6 +568,11 @@ def _moved_sum(host: tuple, child: tuple, T_hc: np.ndarray) -> tuple:
     R, p = T_hc[:3, :3], T_hc[:3, 3]
     moved = (child[0], R @ child[1] + p, R @ child[2] @ R.T)
     return compound([host, moved])
+
+
+def _axis2(spec) -> np.ndarray:
+    """A universal joint's second axis (zeros for every other body)."""
+    return spec.axis2 if spec is not None and spec.axis2 is not None else np.zeros(3)
 
 
 def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> Model:
@@ -638,10 +684,13 @@ def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> 
         if nqj[i] == 0:
             continue
         qa, va = qadr[i], vadr[i]
-        if s.jtype == JOINT_FREE:
-            q_lower[qa + 3 : qa + 7] = -1.0
-            q_upper[qa + 3 : qa + 7] = 1.0
-        else:
+        if s.jtype in (JOINT_FREE, JOINT_SPHERICAL):
+            e = qa + (3 if s.jtype == JOINT_FREE else 0)  # the quaternion's entries
+            q_lower[e : e + 4] = -1.0
+            q_upper[e : e + 4] = 1.0
+        if s.jtype in (JOINT_SPHERICAL, JOINT_PLANAR, JOINT_CYLINDRICAL, JOINT_UNIVERSAL):
+            v_limit[va : va + nvj[i]], effort[va : va + nvj[i]] = s.velocity, s.effort
+        elif s.jtype != JOINT_FREE:
             q_lower[qa], q_upper[qa] = s.lower, s.upper
             v_limit[va], effort[va] = s.velocity, s.effort
         sl = slice(va, va + nvj[i])
@@ -682,4 +731,6 @@ def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> 
         frame_R=np.array([f[2][:3, :3] for f in frame_list]).reshape(-1, 3, 3),
         frame_p=np.array([f[2][:3, 3] for f in frame_list]).reshape(-1, 3),
         notes=tuple(notes),
+        jnt_pitch=np.array([n["spec"].pitch if n["spec"] is not None else 0.0 for n in new]),
+        jnt_axis2=np.array([_axis2(n["spec"]) for n in new]).reshape(nb, 3),
     )

@@ -11,6 +11,14 @@ so ``R_new = R exp3(omega dt)`` and ``p_new = p + R G(omega dt) v dt`` with
 ``G(theta) = I theta + (1 - cos theta)[w] + (theta - sin theta)[w]^2`` (MR prop. 3.25).
 :func:`difference` is its inverse, ``V_b dt = log6(T0^-1 T1)``.
 
+A spherical joint (q = unit quaternion, v = omega_b) lives on SO(3): ``R_new = R
+exp3(omega dt)``, its difference ``log3(R0^T R1)``. A planar joint (q = (phi, x, y), v =
+(omega, v_1, v_2) the planar body twist) lives on SE(2) and moves as ``T exp([V] dt)``:
+``phi_new = phi + omega dt`` and ``p_new = p + R(phi) G2(omega dt) v dt`` with the planar
+``G2(t) = [[sin t, -(1 - cos t)], [1 - cos t, sin t]] / t`` (MR eq. 3.88 restricted to
+the plane); ``phi`` is never wrapped, so difference gives ``omega = phi1 - phi0``. Helical
+and cylindrical joints are vector coordinates: ``q + v dt``.
+
 All functions accept batches with any leading dimensions, numpy style: ``q`` of shape
 (..., nq) and ``v`` of shape (..., nv) broadcast together and give results of shape (..., ...).
 """
@@ -18,40 +26,62 @@ All functions accept batches with any leading dimensions, numpy style: ``q`` of 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
 from .._checks import as_array
-from ..spatial import log6, quat_multiply, quat_to_rotation
-from .model import JOINT_FREE, JOINT_PRISMATIC, Model
+from ..spatial import log3, log6, quat_multiply, quat_to_rotation
+from .model import (
+    JOINT_CYLINDRICAL,
+    JOINT_FREE,
+    JOINT_PLANAR,
+    JOINT_PRISMATIC,
+    JOINT_SPHERICAL,
+    Model,
+)
 
 __all__ = ["neutral", "random_configuration", "integrate", "difference", "normalize"]
 
 
 # ----------------------------------------------------------------------------- helpers
-def _joint_slices(model: Model) -> tuple[np.ndarray, np.ndarray, np.ndarray, list]:
-    """(q index, v index, is prismatic) of the 1-dof joints, and (qadr, vadr) of the free
-    joints (cached on the immutable model)."""
+class _Slices(NamedTuple):
+    """Where each kind of joint keeps its coordinates (cached on the immutable model)."""
+
+    q1: np.ndarray  # (k,) q index of every vector coordinate (revolute, prismatic, helical,
+    v1: np.ndarray  # (k,) its v index                         and cylindrical coordinates)
+    prismatic: np.ndarray  # (k,) bool: a length (m), else an angle (rad)
+    free: list  # [(qadr, vadr)] of the free joints (SE(3))
+    spherical: list  # [(qadr, vadr)] of the spherical joints (SO(3))
+    planar: list  # [(qadr, vadr)] of the planar joints (SE(2))
+
+
+def _joint_slices(model: Model) -> _Slices:
+    """The coordinate layout of ``model`` by joint kind (cached on the immutable model)."""
     cached = model.__dict__.get("_config_slices")
     if cached is not None:
         return cached
-    q1, v1, pr, free = [], [], [], []
+    q1, v1, pr, free, sph, planar = [], [], [], [], [], []
     for i in range(1, model.nb):
         if model.jnt_nq[i] == 0:
             continue
-        qa, va = int(model.jnt_qadr[i]), int(model.jnt_vadr[i])
-        if int(model.jnt_type[i]) == JOINT_FREE:
+        qa, va, jt = int(model.jnt_qadr[i]), int(model.jnt_vadr[i]), int(model.jnt_type[i])
+        if jt == JOINT_FREE:
             free.append((qa, va))
+        elif jt == JOINT_SPHERICAL:
+            sph.append((qa, va))
+        elif jt == JOINT_PLANAR:
+            planar.append((qa, va))
         else:
-            q1.append(qa)
-            v1.append(va)
-            pr.append(int(model.jnt_type[i]) == JOINT_PRISMATIC)
-    out = (
-        np.array(q1, dtype=np.int64),
-        np.array(v1, dtype=np.int64),
-        np.array(pr, dtype=bool),
-        free,
-    )
+            for k in range(int(model.jnt_nq[i])):
+                q1.append(qa + k)
+                v1.append(va + k)
+                # a cylindrical joint's second coordinate is a length
+                pr.append(jt == JOINT_PRISMATIC or (jt == JOINT_CYLINDRICAL and k == 1))
+    out = _Slices(
+        np.array(q1, dtype=np.int64), np.array(v1, dtype=np.int64), np.array(pr, dtype=bool),
+        free, sph, planar,
+    )  # fmt: skip
     object.__setattr__(model, "_config_slices", out)
     return out
 
@@ -98,10 +128,28 @@ def _G(w: np.ndarray) -> np.ndarray:
     return np.eye(3) + B[..., None, None] * W + C[..., None, None] * (W @ W)
 
 
+def _rot2(phi: np.ndarray) -> np.ndarray:
+    """The planar rotation by phi; (..., 2, 2)."""
+    c, s = np.cos(phi), np.sin(phi)
+    return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
+
+
+def _G2(t: np.ndarray) -> np.ndarray:
+    """Planar G(t) = [[sin t, -(1 - cos t)], [1 - cos t, sin t]] / t (the identity at 0);
+    (..., 2, 2)."""
+    t = np.asarray(t, dtype=float)
+    small = np.abs(t) < 1e-4
+    ts = np.where(small, 1.0, t)
+    a = np.where(small, 1.0 - t * t / 6.0, np.sin(ts) / ts)  # sin t / t
+    b = np.where(small, t / 2.0 - t**3 / 24.0, (1.0 - np.cos(ts)) / ts)  # (1 - cos t) / t
+    return np.stack([np.stack([a, -b], -1), np.stack([b, a], -1)], -2)
+
+
 # ------------------------------------------------------------------------- public API
 def neutral(model: Model) -> np.ndarray:
     """The neutral configuration: 0 for 1-dof joints (clipped into the limits when 0 is
-    outside them) and ``[0, 0, 0, 1, 0, 0, 0]`` for a free joint.
+    outside them), ``[0, 0, 0, 1, 0, 0, 0]`` for a free joint, ``[1, 0, 0, 0]`` for a
+    spherical joint and ``(0, 0, 0)`` for a planar joint.
 
     Parameters
     ----------
@@ -111,11 +159,13 @@ def neutral(model: Model) -> np.ndarray:
     -------
     numpy.ndarray, shape (nq,)
     """
-    q1, _, _, free = _joint_slices(model)
+    sl = _joint_slices(model)
     q = np.zeros(model.nq)
-    q[q1] = np.clip(0.0, model.q_lower[q1], model.q_upper[q1])
-    for qa, _ in free:
+    q[sl.q1] = np.clip(0.0, model.q_lower[sl.q1], model.q_upper[sl.q1])
+    for qa, _ in sl.free:
         q[qa + 3] = 1.0
+    for qa, _ in sl.spherical:
+        q[qa] = 1.0
     return q
 
 
@@ -126,7 +176,10 @@ def random_configuration(model: Model, rng=None, size=None) -> np.ndarray:
     side is replaced by ``-pi``/``pi`` for revolute and continuous joints and by ``-1``/``1``
     m for prismatic joints (a one-sided limit gives a range of width 2 pi, resp. 2 m, from
     the finite side). Free joint: position uniform in ``[-1, 1]^3`` m, orientation a uniform
-    random unit quaternion (normalised Gaussian 4-vector, Haar measure on SO(3)).
+    random unit quaternion (normalised Gaussian 4-vector, Haar measure on SO(3)); spherical
+    joint: that quaternion; planar joint: phi uniform in ``[-pi, pi]``, (x, y) in
+    ``[-1, 1]^2`` m; helical angles and cylindrical (angle, length) as revolute and
+    prismatic coordinates.
 
     Parameters
     ----------
@@ -148,7 +201,8 @@ def random_configuration(model: Model, rng=None, size=None) -> np.ndarray:
     if any(k < 0 for k in shape) or np.ndim(size) > 1:
         raise ValueError(f"size must be non-negative, got {size!r}")
     n = math.prod(shape)
-    q1, _, prismatic, free = _joint_slices(model)
+    sl = _joint_slices(model)
+    q1, prismatic = sl.q1, sl.prismatic
     lo = model.q_lower[q1]
     hi = model.q_upper[q1]
     half = np.where(prismatic, 1.0, math.pi)
@@ -159,10 +213,16 @@ def random_configuration(model: Model, rng=None, size=None) -> np.ndarray:
     )
     q = np.zeros((n, model.nq))
     q[:, q1] = gen.uniform(lo, hi, size=(n, len(q1)))
-    for qa, _ in free:
+    for qa, _ in sl.free:
         q[:, qa : qa + 3] = gen.uniform(-1.0, 1.0, size=(n, 3))
         u = gen.standard_normal((n, 4))
         q[:, qa + 3 : qa + 7] = u / np.linalg.norm(u, axis=-1, keepdims=True)
+    for qa, _ in sl.spherical:
+        u = gen.standard_normal((n, 4))
+        q[:, qa : qa + 4] = u / np.linalg.norm(u, axis=-1, keepdims=True)
+    for qa, _ in sl.planar:
+        q[:, qa] = gen.uniform(-math.pi, math.pi, size=n)
+        q[:, qa + 1 : qa + 3] = gen.uniform(-1.0, 1.0, size=(n, 2))
     return q.reshape((*shape, model.nq))
 
 
@@ -170,7 +230,9 @@ def integrate(model: Model, q, v, dt=1.0) -> np.ndarray:
     """``q (+) v dt``: move along the constant velocity v for a time dt.
 
     1-dof joints: ``q + v dt``. Free joint: ``T_new = T exp6(V_b dt)`` (exact on SE(3)),
-    i.e. ``p_new = p + R G(omega dt) v dt`` and ``quat_new = quat * exp(omega dt / 2)``.
+    i.e. ``p_new = p + R G(omega dt) v dt`` and ``quat_new = quat * exp(omega dt / 2)``;
+    spherical: ``quat_new = quat * exp(omega dt / 2)``; planar: exact on SE(2) (module
+    docstring).
 
     Parameters
     ----------
@@ -191,10 +253,20 @@ def integrate(model: Model, q, v, dt=1.0) -> np.ndarray:
     batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], dt.shape)
     q = np.broadcast_to(q, (*batch, model.nq))
     vdt = np.broadcast_to(v, (*batch, model.nv)) * dt[..., None]
-    q1, v1, _, free = _joint_slices(model)
+    sl = _joint_slices(model)
     out = np.array(q, dtype=float, copy=True)
-    out[..., q1] = q[..., q1] + vdt[..., v1]
-    for qa, va in free:
+    out[..., sl.q1] = q[..., sl.q1] + vdt[..., sl.v1]
+    for qa, va in sl.spherical:
+        quat, w = q[..., qa : qa + 4], vdt[..., va : va + 3]
+        qn = quat_multiply(quat / np.linalg.norm(quat, axis=-1, keepdims=True), _quat_exp(w))
+        out[..., qa : qa + 4] = qn / np.linalg.norm(qn, axis=-1, keepdims=True)
+    for qa, va in sl.planar:
+        phi, w = q[..., qa], vdt[..., va]
+        # p_new = p + R(phi) G2(w) (v dt)   (MR prop. 3.25 in the plane)
+        d = np.einsum("...ij,...j->...i", _rot2(phi) @ _G2(w), vdt[..., va + 1 : va + 3])
+        out[..., qa] = phi + w
+        out[..., qa + 1 : qa + 3] = q[..., qa + 1 : qa + 3] + d
+    for qa, va in sl.free:
         p, quat = q[..., qa : qa + 3], q[..., qa + 3 : qa + 7]
         w, u = vdt[..., va : va + 3], vdt[..., va + 3 : va + 6]
         R = quat_to_rotation(quat)
@@ -209,7 +281,9 @@ def difference(model: Model, q0, q1) -> np.ndarray:
     """``q1 (-) q0``: the velocity v such that ``integrate(model, q0, v, 1) == q1``.
 
     1-dof joints: ``q1 - q0``. Free joint: ``V_b = log6(T0^-1 T1)`` (MR alg. 3.3.3.2), the
-    body twist carrying T0 to T1 in unit time (rotation angle in [0, pi]).
+    body twist carrying T0 to T1 in unit time (rotation angle in [0, pi]); spherical:
+    ``omega_b = log3(R0^T R1)``; planar: ``omega = phi1 - phi0`` and ``v = G2(omega)^-1
+    R(phi0)^T (p1 - p0)``.
 
     Parameters
     ----------
@@ -225,10 +299,20 @@ def difference(model: Model, q0, q1) -> np.ndarray:
     batch = np.broadcast_shapes(q0.shape[:-1], q1_.shape[:-1])
     q0 = np.broadcast_to(q0, (*batch, model.nq))
     q1_ = np.broadcast_to(q1_, (*batch, model.nq))
-    qi, vi, _, free = _joint_slices(model)
+    sl = _joint_slices(model)
     out = np.zeros((*batch, model.nv))
-    out[..., vi] = q1_[..., qi] - q0[..., qi]
-    for qa, va in free:
+    out[..., sl.v1] = q1_[..., sl.q1] - q0[..., sl.q1]
+    for qa, va in sl.spherical:
+        R0 = quat_to_rotation(q0[..., qa : qa + 4])
+        R1 = quat_to_rotation(q1_[..., qa : qa + 4])
+        out[..., va : va + 3] = log3(np.swapaxes(R0, -1, -2) @ R1, check=False)
+    for qa, va in sl.planar:
+        w = q1_[..., qa] - q0[..., qa]
+        dp = q1_[..., qa + 1 : qa + 3] - q0[..., qa + 1 : qa + 3]
+        local = np.einsum("...ji,...j->...i", _rot2(q0[..., qa]), dp)  # R(phi0)^T dp
+        out[..., va] = w
+        out[..., va + 1 : va + 3] = np.linalg.solve(_G2(w), local[..., None])[..., 0]
+    for qa, va in sl.free:
         R0 = quat_to_rotation(q0[..., qa + 3 : qa + 7])
         R1 = quat_to_rotation(q1_[..., qa + 3 : qa + 7])
         R0t = np.swapaxes(R0, -1, -2)
@@ -243,7 +327,7 @@ def difference(model: Model, q0, q1) -> np.ndarray:
 
 
 def normalize(model: Model, q) -> np.ndarray:
-    """Copy of q with every free-joint quaternion scaled to unit norm.
+    """Copy of q with every free- and spherical-joint quaternion scaled to unit norm.
 
     Parameters
     ----------
@@ -260,10 +344,11 @@ def normalize(model: Model, q) -> np.ndarray:
         If a quaternion is zero.
     """
     q = np.array(_check_q(model, q), dtype=float, copy=True)
-    for qa, _ in _joint_slices(model)[3]:
-        quat = q[..., qa + 3 : qa + 7]
+    sl = _joint_slices(model)
+    for e in [qa + 3 for qa, _ in sl.free] + [qa for qa, _ in sl.spherical]:
+        quat = q[..., e : e + 4]
         n = np.linalg.norm(quat, axis=-1, keepdims=True)
         if np.any(n < 1e-12):
-            raise ValueError(f"q[{qa + 3}:{qa + 7}] is a zero quaternion: cannot normalise")
-        q[..., qa + 3 : qa + 7] = quat / n
+            raise ValueError(f"q[{e}:{e + 4}] is a zero quaternion: cannot normalise")
+        q[..., e : e + 4] = quat / n
     return q

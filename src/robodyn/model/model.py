@@ -9,7 +9,14 @@ Layout (MuJoCo-style names ``object_attribute``, shapes in the comments):
   @ X_J(q_i)`` where ``X_J`` is a rotation about ``jnt_axis[i]`` (revolute), a translation
   along it (prismatic), the identity (``JOINT_FIXED``: the world, or a body kept welded
   to its parent by ``ModelBuilder.build(merge_fixed=False)``), or the full pose
-  (``JOINT_FREE``, q = [x, y, z, qw, qx, qy, qz], v = body twist [omega_b, v_b]).
+  (``JOINT_FREE``, q = [x, y, z, qw, qx, qy, qz], v = body twist [omega_b, v_b]; on any
+  body, not only the root). The joints of MR Table 2.1 beyond R and P: ``JOINT_SPHERICAL``
+  (q = unit quaternion [qw, qx, qy, qz], v = omega_b), ``JOINT_PLANAR`` (q = (phi, x, y),
+  v = planar body twist (omega_n, v_1, v_2) in the plane normal to ``jnt_axis``),
+  ``JOINT_HELICAL`` (q = theta, screw of pitch ``jnt_pitch`` m/rad),
+  ``JOINT_CYLINDRICAL`` (q = (theta, d)) and ``JOINT_UNIVERSAL`` (q = (theta_1, theta_2):
+  ``Rot(jnt_axis, theta_1) Rot(jnt_axis2, theta_2)``). Each but the universal joint has a
+  motion subspace constant in body coordinates, :meth:`Model.joint_subspace`.
 * Inertia is (m, c, I_c): ``body_mass``, ``body_com`` (in the body frame) and
   ``body_inertia`` (about the CoM, body axes). Fixed-joint children are merged into
   their parent body; their frames survive as operational frames (``frame_*``).
@@ -35,7 +42,14 @@ __all__ = [
     "JOINT_REVOLUTE",
     "JOINT_PRISMATIC",
     "JOINT_FREE",
+    "JOINT_SPHERICAL",
+    "JOINT_PLANAR",
+    "JOINT_HELICAL",
+    "JOINT_CYLINDRICAL",
+    "JOINT_UNIVERSAL",
     "JOINT_TYPE_NAMES",
+    "planar_basis",
+    "CSpace",
     "Model",
     "ModelArrays",
 ]
@@ -43,13 +57,55 @@ __all__ = [
 JOINT_FIXED = 0  # the world, or a welded body (ModelBuilder.build(merge_fixed=False))
 JOINT_REVOLUTE = 1  # revolute and continuous: one angle
 JOINT_PRISMATIC = 2
-JOINT_FREE = 3  # floating base: nq = 7, nv = 6
+JOINT_FREE = 3  # floating (base or anywhere): nq = 7, nv = 6
+JOINT_SPHERICAL = 4  # ball: nq = 4 (unit quaternion), nv = 3 (omega_b)
+JOINT_PLANAR = 5  # (phi, x, y), v = (omega_n, v_1, v_2) body twist: nq = nv = 3
+JOINT_HELICAL = 6  # screw: theta, translation pitch * theta along the axis
+JOINT_CYLINDRICAL = 7  # (theta, d) about and along the axis
+JOINT_UNIVERSAL = 8  # (theta_1, theta_2) about jnt_axis, then about jnt_axis2
 JOINT_TYPE_NAMES = {
     JOINT_FIXED: "fixed",
     JOINT_REVOLUTE: "revolute",
     JOINT_PRISMATIC: "prismatic",
     JOINT_FREE: "free",
+    JOINT_SPHERICAL: "spherical",
+    JOINT_PLANAR: "planar",
+    JOINT_HELICAL: "helical",
+    JOINT_CYLINDRICAL: "cylindrical",
+    JOINT_UNIVERSAL: "universal",
 }
+#: the factors of each joint's configuration space (for :attr:`Model.cspace`)
+_JOINT_SPACE = {
+    JOINT_REVOLUTE: ("T",),
+    JOINT_PRISMATIC: ("R",),
+    JOINT_FREE: ("R", "R", "R", "S^3"),
+    JOINT_SPHERICAL: ("S^3",),
+    JOINT_PLANAR: ("R", "R", "T"),
+    JOINT_HELICAL: ("T",),
+    JOINT_CYLINDRICAL: ("T", "R"),
+    JOINT_UNIVERSAL: ("T", "T"),
+}
+
+
+class CSpace(NamedTuple):
+    """A configuration space: its topology as a product of R, S^3 and T factors, and its
+    dimension."""
+
+    topology: str
+    dim: int
+
+    def __str__(self) -> str:
+        return f"{self.topology} (dimension {self.dim})"
+
+
+def planar_basis(n) -> tuple[np.ndarray, np.ndarray]:
+    """In-plane axes (t1, t2) of a planar joint with unit normal n: (t1, t2, n) is a
+    right-handed orthonormal frame, and n = z gives (x, y)."""
+    n = np.asarray(n, dtype=float)
+    e = np.array([0.0, 1.0, 0.0]) if abs(n[1]) < 0.9 else np.array([0.0, 0.0, 1.0])
+    t1 = np.cross(e, n)
+    t1 /= np.linalg.norm(t1)
+    return t1, np.cross(n, t1)
 
 
 class ModelArrays(NamedTuple):
@@ -131,6 +187,12 @@ class Model:
     frame_R: np.ndarray  # (nf, 3, 3)
     frame_p: np.ndarray  # (nf, 3)
     notes: tuple[str, ...] = field(default=())  # what the builder merged or adapted
+    # URDF models: each <visual> as (body, T_body_geometry (4, 4), UrdfGeometry), and the file
+    # read (mesh paths are relative to it); only the 3-D viewer (robodyn.viz) uses them.
+    visuals: tuple = field(default=())
+    source: str | None = None
+    jnt_pitch: np.ndarray | None = None  # (nb,) helical pitch (m/rad), 0 for other joints
+    jnt_axis2: np.ndarray | None = None  # (nb, 3) a universal joint's second axis, else 0
 
     # Not a field: the kernels' packed arrays, set on the instance on first use by
     # robodyn.kernels._pack.packed (a class attribute, so the hot path reads
@@ -152,6 +214,10 @@ class Model:
     )
 
     def __post_init__(self) -> None:
+        if self.jnt_pitch is None:
+            object.__setattr__(self, "jnt_pitch", np.zeros(len(self.body_names)))
+        if self.jnt_axis2 is None:
+            object.__setattr__(self, "jnt_axis2", np.zeros((len(self.body_names), 3)))
         for f in fields(self):
             v = getattr(self, f.name)
             if isinstance(v, np.ndarray) or f.name in self._INT:
@@ -188,6 +254,75 @@ class Model:
     def floating_base(self) -> bool:
         """True when body 1 hangs on a free joint."""
         return self.nb > 1 and int(self.jnt_type[1]) == JOINT_FREE
+
+    @property
+    def cspace(self) -> CSpace:
+        """Topology and dimension of the configuration space (MR section 2.3), from the joints.
+
+        A revolute or helical joint adds a circle T (its limits, if any, cut it to an
+        interval), a prismatic joint R, a cylindrical joint T x R, a planar joint R^2 x T, a
+        spherical joint S^3 (unit quaternions, covering SO(3) twice) and a free joint R^3 x
+        S^3; like factors are gathered as R^a x (S^3)^b x T^c. Mimic joints add nothing.
+
+        Returns
+        -------
+        CSpace
+            ``(topology, dim)``, e.g. ``CSpace("R^3 x S^3 x T^12", 18)`` for a quadruped on
+            a floating base; ``dim`` is nv, the manifold's dimension.
+        """
+        count = {"R": 0, "S^3": 0, "T": 0}
+        for i in range(1, self.nb):
+            if self.jnt_nv[i] == 0:
+                continue
+            for key in _JOINT_SPACE[int(self.jnt_type[i])]:
+                count[key] += 1
+        parts = []
+        for key, k in count.items():
+            if k:
+                parts.append(f"{key}^{k}" if key != "S^3" else ("S^3" if k == 1 else f"(S^3)^{k}"))
+        return CSpace(" x ".join(parts) if parts else "point", self.nv)
+
+    def joint_subspace(self, i: int, q=None) -> np.ndarray:
+        """Motion subspace ``S_i`` (6, jnt_nv[i]) of joint i in body-i coordinates.
+
+        Constant for every joint type but the universal one: revolute ``[a; 0]``, prismatic
+        ``[0; a]``, free ``1_6``, spherical ``[1_3; 0]``, planar ``[n, 0, 0; 0, t1, t2]``
+        (:func:`planar_basis`), helical ``[a; h a]``, cylindrical ``[a, 0; 0, a]``;
+        universal ``[Rot(a2, theta_2)^T a1, a2; 0, 0]`` at the configuration ``q`` (nq,).
+        The joint twist is ``S_i v_i`` (a mimic joint's single column is its own,
+        unscaled).
+        """
+        jt, a = int(self.jnt_type[i]), np.asarray(self.jnt_axis[i], dtype=float)
+        if jt == JOINT_UNIVERSAL:
+            if q is None:
+                raise ModelError(
+                    f"joint {self.joint_names_all[i]!r}: a universal joint's motion subspace "
+                    "depends on q; pass q"
+                )
+            from ..spatial import exp3
+
+            a2 = np.asarray(self.jnt_axis2[i], dtype=float)
+            u = exp3(a2 * float(q[int(self.jnt_qadr[i]) + 1])).T @ a
+            return np.stack([np.r_[u, 0.0, 0.0, 0.0], np.r_[a2, 0.0, 0.0, 0.0]], axis=1)
+        z = np.zeros(3)
+        if jt == JOINT_REVOLUTE:
+            cols = [np.r_[a, z]]
+        elif jt == JOINT_PRISMATIC:
+            cols = [np.r_[z, a]]
+        elif jt == JOINT_FREE:
+            return np.eye(6)
+        elif jt == JOINT_SPHERICAL:
+            return np.eye(6)[:, :3]
+        elif jt == JOINT_PLANAR:
+            t1, t2 = planar_basis(a)
+            cols = [np.r_[a, z], np.r_[z, t1], np.r_[z, t2]]
+        elif jt == JOINT_HELICAL:
+            cols = [np.r_[a, float(self.jnt_pitch[i]) * a]]
+        elif jt == JOINT_CYLINDRICAL:
+            cols = [np.r_[a, z], np.r_[z, a]]
+        else:
+            return np.zeros((6, 0))
+        return np.stack(cols, axis=1)
 
     @property
     def joint_names(self) -> tuple[str, ...]:

@@ -61,8 +61,9 @@ __all__ = [
 ]
 
 MAX_URDF_BYTES = 50 * 1024 * 1024  # refuse larger inputs (a real URDF is < 1 MB)
-JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")  # supported inside a URDF
-_UNSUPPORTED_TYPES = ("floating", "planar")  # valid URDF, not supported here
+# every joint type of the URDF specification: "planar" moves in the plane normal to its
+# axis (q = (phi, x, y), v = the planar body twist), "floating" is a free joint anywhere
+JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "planar", "floating")
 
 # A decimal number as URDF writes it; float() alone would also take "nan", "inf", "1_0".
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -92,6 +93,7 @@ class UrdfGeometry:
     length: float | None = None
     filename: str | None = None
     scale: tuple[float, float, float] | None = None
+    rgba: tuple[float, float, float, float] | None = None  # <visual><material> colour
 
 
 @dataclass(frozen=True)
@@ -364,7 +366,28 @@ def _parse_inertial(el: ET.Element, link: str) -> UrdfInertial:
     return UrdfInertial(mass=mass, xyz=xyz, rpy=rpy, inertia=I)
 
 
-def _parse_geometry(el: ET.Element, ctx: str) -> UrdfGeometry:
+def _material_rgba(el: ET.Element | None, ctx: str, materials=None):
+    """The ``<color rgba>`` of a ``<material>``, inline or named at the robot level."""
+    if el is None:
+        return None
+    color = el.find("color")
+    if color is not None and color.get("rgba") is not None:
+        parts = color.get("rgba").split()
+        try:  # a colour only matters to the viewer: a bad one is dropped, never an error
+            rgba = tuple(_number(x, ctx) for x in parts)
+        except ModelError:
+            return None
+        return rgba if len(rgba) == 4 else None
+    return (materials or {}).get(el.get("name"))
+
+
+def _parse_geometry(el: ET.Element, ctx: str, materials=None) -> UrdfGeometry:
+    g = _parse_shape(el, ctx)
+    rgba = _material_rgba(el.find("material"), ctx, materials) if el.tag == "visual" else None
+    return g if rgba is None else dataclasses.replace(g, rgba=rgba)
+
+
+def _parse_shape(el: ET.Element, ctx: str) -> UrdfGeometry:
     xyz, rpy = _origin(el, ctx)
     g = el.find("geometry")
     shape = None if g is None else next((c for c in g if isinstance(c.tag, str)), None)
@@ -385,13 +408,14 @@ def _parse_geometry(el: ET.Element, ctx: str) -> UrdfGeometry:
     return UrdfGeometry("unknown", xyz, rpy)
 
 
-def _parse_link(el: ET.Element, name: str) -> UrdfLink:
+def _parse_link(el: ET.Element, name: str, materials=None) -> UrdfLink:
     inertials = el.findall("inertial")
     if len(inertials) > 1:
         raise ModelError(f"link {name!r} has {len(inertials)} <inertial> elements (at most 1)")
     inertial = _parse_inertial(inertials[0], name) if inertials else None
     cols = tuple(_parse_geometry(c, f"link {name!r} <collision>") for c in el.findall("collision"))
-    vis = tuple(_parse_geometry(v, f"link {name!r} <visual>") for v in el.findall("visual"))
+    ctx = f"link {name!r} <visual>"
+    vis = tuple(_parse_geometry(v, ctx, materials) for v in el.findall("visual"))
     return UrdfLink(name=name, inertial=inertial, collisions=cols, visuals=vis)
 
 
@@ -400,12 +424,6 @@ def _parse_joint(el: ET.Element, name: str) -> UrdfJoint:
     jtype = el.get("type")
     if jtype is None:
         raise ModelError(f"joint {name!r}: missing attribute 'type'")
-    if jtype in _UNSUPPORTED_TYPES:
-        raise ModelError(
-            f"joint {name!r}: unsupported joint type {jtype!r} (supported in a URDF: "
-            f"{', '.join(JOINT_TYPES)}; a floating base comes from load_urdf(..., "
-            "floating_base=True))"
-        )
     if jtype not in JOINT_TYPES:
         raise ModelError(
             f"joint {name!r}: unknown joint type {jtype!r} (expected one of "
@@ -481,11 +499,12 @@ def robot_from_element(root: ET.Element, origin: str = "<urdf>") -> UrdfRobot:
     if root.tag != "robot":
         raise ModelError(f"URDF {origin}: root element is <{root.tag}>, expected <robot>")
     robot = UrdfRobot(name=root.get("name") or "robot")
+    materials = {m.get("name"): _material_rgba(m, "<material>") for m in root.findall("material")}
     for i, el in enumerate(root.findall("link")):
         name = _name(el, "link", i)
         if name in robot.links:
             raise ModelError(f"duplicate link name {name!r}")
-        robot.links[name] = _parse_link(el, name)
+        robot.links[name] = _parse_link(el, name, materials)
     if not robot.links:
         raise ModelError(f"URDF {origin}: robot {robot.name!r} has no <link>")
     for i, el in enumerate(root.findall("joint")):
@@ -865,8 +884,9 @@ def load_urdf(
     FileNotFoundError
         A path that does not exist.
     """
-    robot = parse_urdf(path_or_xml)
-    return model_from_urdf(
+    data, origin = read_source(path_or_xml)
+    robot = robot_from_element(parse_xml(data, origin), origin)
+    model = model_from_urdf(
         robot,
         floating_base,
         root_name=root_name,
@@ -875,6 +895,9 @@ def load_urdf(
         strict=strict,
         invalid_inertia=invalid_inertia,
     )
+    if origin.startswith("<"):  # XML given inline: relative mesh paths have no base
+        return model
+    return dataclasses.replace(model, source=os.path.abspath(origin))
 
 
 def model_from_urdf(
@@ -1010,7 +1033,30 @@ def model_from_urdf(
     _mass_warnings(robot, children, strict, notes)
     _geometry_warnings(robot, strict, notes)
     model = b.build()
-    return dataclasses.replace(model, notes=tuple(model.notes) + tuple(notes))
+    visuals = _placed_visuals(model, robot, host)
+    return dataclasses.replace(model, notes=tuple(model.notes) + tuple(notes), visuals=visuals)
+
+
+def _placed_visuals(model: Model, robot: UrdfRobot, host) -> tuple:
+    """Each ``<visual>`` as (body index, T_body_geometry (4, 4), UrdfGeometry), for the viewer.
+
+    ``host[link] = (name, T_name_link)`` names the body (or, for a root merged into the
+    world, the frame) that carries the link."""
+    out = []
+    for link in robot.links.values():
+        if not link.visuals or link.name not in host:
+            continue
+        name, T_hl = host[link.name]
+        if name in model.body_names:
+            body, T_bh = model.body_id(name), np.eye(4)
+        else:  # merged by the builder: a frame of its body
+            k = model.frame_id(name)
+            body, T_bh = int(model.frame_body[k]), transform(model.frame_R[k], model.frame_p[k])
+        for g in link.visuals:
+            T_bg = T_bh @ T_hl @ transform(rpy_to_rotation(g.rpy), np.array(g.xyz))
+            T_bg.flags.writeable = False
+            out.append((body, T_bg, g))
+    return tuple(out)
 
 
 def _inertia_arg(parts: list) -> _RawInertia | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spatial import ad, adjoint, inv_transform
-from ._joint import joint_placement, spatial_inertia
+from ._joint import joint_bias, joint_placement, spatial_inertia
 from .crba import crba
 from .rnea import rnea
 
@@ -29,7 +29,7 @@ def aba(model, q, v, tau, f_ext=None) -> np.ndarray:
         cols[i] = slice(model.jnt_vadr[i], model.jnt_vadr[i] + model.jnt_nv[i])
         S[i], Ad[i] = Sfull[:, cols[i]], adjoint(inv_transform(T))
         V[i] = Ad[i] @ V[lam] + Sfull @ v  # (8.50)
-        c[i] = ad(V[i]) @ Sfull @ v  # velocity-product acceleration
+        c[i] = ad(V[i]) @ Sfull @ v + joint_bias(model, i, q, v)  # velocity-product acc.
         IA[i] = spatial_inertia(model, i)
         pA[i] = -ad(V[i]).T @ IA[i] @ V[i] - (0 if f_ext is None else f_ext[i])
     for i in range(nb - 1, 0, -1):

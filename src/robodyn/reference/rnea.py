@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..spatial import ad, adjoint, inv_transform
-from ._joint import joint_placement, spatial_inertia
+from ._joint import joint_bias, joint_placement, spatial_inertia
 
 
 def rnea(model, q, v, a, f_ext=None) -> np.ndarray:
@@ -35,6 +35,7 @@ def rnea(model, q, v, a, f_ext=None) -> np.ndarray:
         Ad[i] = adjoint(inv_transform(T))
         V[i] = Ad[i] @ V[lam] + S[i] @ v  # (8.50)
         dV[i] = Ad[i] @ dV[lam] + ad(V[i]) @ S[i] @ v + S[i] @ a  # (8.51)
+        dV[i] += joint_bias(model, i, q, v)  # + dS_i/dt v (a universal joint)
         G = spatial_inertia(model, i)
         F[i] = G @ dV[i] - ad(V[i]).T @ G @ V[i]  # (8.53), own part
         if f_ext is not None:

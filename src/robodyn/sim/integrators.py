@@ -66,9 +66,14 @@ class Chart:
         from ..model.configuration import _joint_slices
 
         self.model = model
-        q1, v1, _, free = _joint_slices(model)
-        self.free = [(int(qa), int(va)) for qa, va in free]
-        self.flat = not self.free  # every coordinate is a 1-dof joint: q (+) dq = q + dq
+        sl = _joint_slices(model)
+        # (v index, constant S (6, n)) of each Lie-group joint: its rate is S^T dexp^-1
+        # on the twist S v (a free joint's S = 1_6; spherical and planar joints span
+        # subalgebras of se(3) with orthonormal columns, which dexp^-1 preserves)
+        lie = [(va, model.joint_subspace(int(model.dof_body[va])))
+               for _, va in sl.free + sl.spherical + sl.planar]  # fmt: skip
+        self.free = [(int(va), S) for va, S in lie]
+        self.flat = not self.free  # every coordinate is a vector: q (+) dq = q + dq
 
     def plus(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         """``q (+) dq`` (:func:`robodyn.integrate` with dt = 1)."""
@@ -83,8 +88,10 @@ class Chart:
         if self.flat:
             return v
         out = np.array(v, copy=True)
-        for _, va in self.free:
-            out[..., va : va + 6] = dexp_inv(delta[..., va : va + 6], v[..., va : va + 6])
+        for va, S in self.free:
+            n = S.shape[1]
+            x = dexp_inv(delta[..., va : va + n] @ S.T, v[..., va : va + n] @ S.T)
+            out[..., va : va + n] = x @ S
         return out
 
 

@@ -228,7 +228,7 @@ def _c_rollout(model, controller, integrator, q, v, K, dt, friction, clip_torque
     joints, a fixed-step integrator, and no controller or one of robodyn.control's laws
     that describes itself (``_c_law``). Returns (Q, V, A, TAU, code, done) or None."""
     pk = model._rd_packed or packed(model)
-    if integrator not in _C_INTEGRATORS or model.nq != model.nv or pk.has_mimic:
+    if integrator not in _C_INTEGRATORS or model.nq != model.nv or pk.has_mimic or pk.I[5]:
         return None
     nv = model.nv
     if controller is None:
@@ -242,7 +242,7 @@ def _c_rollout(model, controller, integrator, q, v, K, dt, friction, clip_torque
             return None
     mc = law["model"]
     pc = mc._rd_packed or packed(mc)
-    if mc.nv != nv or mc.nq != nv or pc.has_mimic:
+    if mc.nv != nv or mc.nq != nv or pc.has_mimic or pc.I[5]:
         return None
     tau_max = np.broadcast_to(np.asarray(law["tau_max"], dtype=float), (nv,))
     if clip_torque:

@@ -42,7 +42,15 @@ import numpy as np
 import sympy as sp
 
 from ..errors import ModelError
-from ..model.model import JOINT_FIXED, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, Model
+from ..model.model import (
+    JOINT_CYLINDRICAL,
+    JOINT_FIXED,
+    JOINT_HELICAL,
+    JOINT_PRISMATIC,
+    JOINT_REVOLUTE,
+    JOINT_TYPE_NAMES,
+    Model,
+)
 from .lagrange import EquationsOfMotion, fast_simplify, trig_reduce
 
 __all__ = ["derive", "exact_number"]
@@ -170,14 +178,14 @@ def _check_model(model: Model) -> None:
         raise ValueError(f"model must be a robodyn Model, got {type(model).__name__}")
     for i in range(1, model.nb):
         t = int(model.jnt_type[i])
-        if t == JOINT_FREE:
+        if t not in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_HELICAL, JOINT_CYLINDRICAL,
+                     JOINT_FIXED):  # fmt: skip
             raise ModelError(
-                f"joint {model.joint_names_all[i]!r} of body {model.body_names[i]!r} is a free "
-                "joint: symbolic derive supports fixed-base trees of revolute and prismatic "
-                "joints only"
+                f"joint {model.joint_names_all[i]!r} of body {model.body_names[i]!r} is a "
+                f"{JOINT_TYPE_NAMES.get(t, t)} joint: symbolic derive supports trees of "
+                "revolute, prismatic, helical and cylindrical joints only (velocities that are "
+                "coordinate rates; free, spherical and planar joints have body twists)"
             )
-        if t not in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_FIXED):
-            raise ModelError(f"joint {model.joint_names_all[i]!r} has unknown type {t}")
     if model.nq != model.nv:
         raise ModelError(f"derive needs nq == nv, got nq={model.nq}, nv={model.nv}")
 
@@ -232,7 +240,8 @@ def derive(
     Raises
     ------
     ModelError
-        Free (floating-base) joints.
+        Free, spherical and planar joints (their velocities are body twists, not rates of
+        coordinates).
     """
     if parameters not in ("numeric", "symbolic"):
         raise ValueError(f"parameters must be 'numeric' or 'symbolic', got {parameters!r}")
@@ -263,15 +272,23 @@ def derive(
             mult = exact_number(model.jnt_mimic_mult[i])
             angle = mult * q[k] + exact_number(model.jnt_mimic_offset[i])
             row[k] = mult
-        elif int(model.jnt_nv[i]) == 1:
+        elif int(model.jnt_nv[i]) >= 1:
             k = int(model.jnt_vadr[i])
             angle = q[k]
             row[k] = 1
         a = _vec(model.jnt_axis[i])
         R_j = _mat(model.jnt_R[i])
         p_pi = P.offset(i)
-        if t == JOINT_REVOLUTE:
+        row2 = sp.zeros(1, n)  # a cylindrical joint's second rate, d-dot
+        if t == JOINT_CYLINDRICAL:
+            row2[k + 1] = 1
+        pitch = exact_number(model.jnt_pitch[i]) if t == JOINT_HELICAL else 0
+        if t in (JOINT_REVOLUTE, JOINT_HELICAL, JOINT_CYLINDRICAL):
             R_pi = R_j * _rotation(a, angle)
+            if t == JOINT_HELICAL:  # a screw: pitch * angle along the axis (MR eq. 3.73)
+                p_pi = p_pi + R_j * a * (pitch * angle)
+            elif t == JOINT_CYLINDRICAL:  # then d = q[k + 1] along it
+                p_pi = p_pi + R_j * a * q[k + 1]
         else:
             R_pi = R_j
             if t == JOINT_PRISMATIC:
@@ -280,8 +297,12 @@ def derive(
         # w_i = R^T w_p (+ a qd_i);  v_i = R^T (v_p + w_p x p_{p,i}) (+ a qd_i)
         Jw_i = R_ip * Jw[p]
         Jv_i = R_ip * (Jv[p] - _skew(p_pi) * Jw[p])
-        if t == JOINT_REVOLUTE:
-            Jw_i = Jw_i + a * row
+        if t in (JOINT_REVOLUTE, JOINT_HELICAL, JOINT_CYLINDRICAL):
+            Jw_i = Jw_i + a * row  # S = [a; pitch a] (helical), [a, 0; 0, a] (cylindrical)
+            if t == JOINT_HELICAL:
+                Jv_i = Jv_i + pitch * a * row
+            elif t == JOINT_CYLINDRICAL:
+                Jv_i = Jv_i + a * row2
         elif t == JOINT_PRISMATIC:
             Jv_i = Jv_i + a * row
         Jw[i], Jv[i] = _reduce(Jw_i), _reduce(Jv_i)

@@ -10,7 +10,8 @@
  *                            dV_i = a' + S_i qdd_i, dV_0 = [0; -g]
  *
  * A fixed joint hands its whole articulated inertia and bias wrench to its parent (Ia =
- * IA_i, pa = pA_i); a free joint (S = 1_6) has a 6x6 D, factored by Cholesky.
+ * IA_i, pa = pA_i); a free joint (S = 1_6) has a 6x6 D, factored by Cholesky; the
+ * spherical, planar, helical and cylindrical joints (up to 3 constant columns) an n x n D.
  * x[0] = q, x[1] = qd, x[2] = tau. Mimic joints are not supported (robodyn.dynamics uses
  * the mass-matrix path, minv.c, for them).
  *
@@ -251,6 +252,154 @@ RD_INLINE void aba_dof_pass3(int L, const int c0, const double *ax, double *REST
     }
 }
 
+/* entry (k, r) of S_i for lane l: constant (ls = 0: S[6 k + r]) or laned (ls = 1) */
+#define S_KR(k, r) S[(6 * (k) + (r)) * (ls ? L : 1) + (ls ? l : 0)]
+
+RD_INLINE void aba_multi_pass2(int L, int64_t n, const double *S, int ls, const double *arm,
+                                double tol, double body, const double *tau, const double *fric,
+                                double *RESTRICT Wi, double *RESTRICT Ia, double *RESTRICT pa,
+                                double *RESTRICT bad)
+{
+    /* pass 2 of a joint with n <= 3 columns S (6 each, body coordinates; constant for the
+     * spherical, planar, helical and cylindrical joints, laned for a universal one), per
+     * lane:
+     *   U_i = IA_i S_i (6 x n), D_i = S_i^T U_i + diag(armature) (n x n, Cholesky),
+     *   u_i = tau_i - S_i^T pA_i - friction, Ia = IA_i - U_i D_i^-1 U_i^T,
+     *   pa = pA_i + Ia c_i + U_i D_i^-1 u_i
+     * U_i is kept at A_LF (18), D_i^-1 at A_LF + 18 (9), u_i at A_U (3) for pass 3. */
+    const double *IA = Wi + A_IA * L, *pA = Wi + A_PA * L, *c = Wi + A_C * L;
+    double *Us = Wi + A_LF * L, *Ds = Wi + (A_LF + 18) * L, *us = Wi + A_U * L;
+    for (int l = 0; l < L; l++) {
+        double T[21], U[3][6], D[3][3], Lc[3][3], Di[3][3], u[3], g[3];
+        for (int k = 0; k < 21; k++)
+            T[k] = IA[k * L + l];
+        for (int k = 0; k < n; k++)
+            for (int r = 0; r < 6; r++) {
+                double acc = 0.0;
+                for (int cc = 0; cc < 6; cc++)
+                    acc += T[SYM[r][cc]] * S_KR(k, cc);
+                U[k][r] = acc;
+            }
+        for (int j = 0; j < n; j++) {
+            for (int k = 0; k < n; k++) {
+                double acc = j == k ? arm[k] : 0.0;
+                for (int r = 0; r < 6; r++)
+                    acc += S_KR(j, r) * U[k][r];
+                D[j][k] = acc;
+            }
+            double acc = tau[j * L + l] - fric[j * L + l];
+            for (int r = 0; r < 6; r++)
+                acc -= S_KR(j, r) * pA[r * L + l];
+            u[j] = acc;
+        }
+        /* D = Lc Lc^T, then D^-1 = Lc^-T Lc^-1 */
+        for (int j = 0; j < n; j++) {
+            double dj = D[j][j];
+            for (int k = 0; k < j; k++)
+                dj -= Lc[j][k] * Lc[j][k];
+            if (!(dj > tol) && bad[l] == 0.0)
+                bad[l] = body;
+            dj = sqrt(fabs(dj));
+            Lc[j][j] = dj;
+            for (int r = j + 1; r < n; r++) {
+                double sr = D[r][j];
+                for (int k = 0; k < j; k++)
+                    sr -= Lc[r][k] * Lc[j][k];
+                Lc[r][j] = sr / dj;
+            }
+        }
+        for (int cc = 0; cc < n; cc++) { /* column cc of D^-1: solve D x = e_cc */
+            double y[3];
+            for (int r = 0; r < n; r++) {
+                double sr = r == cc ? 1.0 : 0.0;
+                for (int k = 0; k < r; k++)
+                    sr -= Lc[r][k] * y[k];
+                y[r] = sr / Lc[r][r];
+            }
+            for (int r = (int)n - 1; r >= 0; r--) {
+                double sr = y[r];
+                for (int k = r + 1; k < n; k++)
+                    sr -= Lc[k][r] * y[k];
+                y[r] = sr / Lc[r][r];
+            }
+            for (int r = 0; r < n; r++)
+                Di[r][cc] = y[r];
+        }
+        for (int j = 0; j < n; j++) {
+            g[j] = 0.0;
+            for (int k = 0; k < n; k++)
+                g[j] += Di[j][k] * u[k];
+        }
+        /* Ia = IA - U D^-1 U^T */
+        for (int r = 0; r < 6; r++)
+            for (int cc = r; cc < 6; cc++) {
+                double acc = 0.0;
+                for (int j = 0; j < n; j++)
+                    for (int k = 0; k < n; k++)
+                        acc += U[j][r] * Di[j][k] * U[k][cc];
+                T[SYM[r][cc]] -= acc;
+            }
+        for (int r = 0; r < 6; r++) {
+            double acc = pA[r * L + l];
+            for (int j = 0; j < n; j++)
+                acc += U[j][r] * g[j];
+            for (int k = 0; k < 6; k++)
+                acc += T[SYM[r][k]] * c[k * L + l];
+            pa[r * L + l] = acc;
+        }
+        for (int k = 0; k < 21; k++)
+            Ia[k * L + l] = T[k];
+        for (int j = 0; j < n; j++) {
+            for (int r = 0; r < 6; r++)
+                Us[(6 * j + r) * L + l] = U[j][r];
+            for (int k = 0; k < n; k++)
+                Ds[(3 * j + k) * L + l] = Di[j][k];
+            us[j * L + l] = u[j];
+        }
+    }
+}
+
+RD_INLINE void aba_multi_pass3(int L, int64_t n, const double *S, int ls, const double *Wi,
+                               double *dV, double *RESTRICT qdd)
+{
+    /* pass 3 of a joint with columns S (constant, or laned when ls), dV = a' on entry:
+     * qdd_i = D_i^-1 (u_i - U_i^T a'), dV_i = a' + S_i qdd_i */
+    const double *Us = Wi + A_LF * L, *Ds = Wi + (A_LF + 18) * L, *us = Wi + A_U * L;
+    for (int l = 0; l < L; l++) {
+        double x[3], y[3];
+        for (int j = 0; j < n; j++) {
+            double acc = us[j * L + l];
+            for (int r = 0; r < 6; r++)
+                acc -= Us[(6 * j + r) * L + l] * dV[r * L + l];
+            x[j] = acc;
+        }
+        for (int j = 0; j < n; j++) {
+            y[j] = 0.0;
+            for (int k = 0; k < n; k++)
+                y[j] += Ds[(3 * j + k) * L + l] * x[k];
+            qdd[j * L + l] = y[j];
+        }
+        for (int r = 0; r < 6; r++) {
+            double acc = 0.0;
+            for (int j = 0; j < n; j++)
+                acc += S_KR(j, r) * y[j];
+            dV[r * L + l] += acc;
+        }
+    }
+}
+
+RD_INLINE void universal_columns(int L, const double *Fi, const double *q0, double *S)
+{
+    /* the laned columns [u; 0], [a2; 0] of a universal joint (q0: its coordinates) */
+    double s2[LANES], c2[LANES];
+    universal_u(L, Fi, q0, S, s2, c2);
+    for (int r = 0; r < 3; r++)
+        LANE {
+            S[(3 + r) * L + l] = S[(9 + r) * L + l] = 0.0;
+            S[(6 + r) * L + l] = Fi[BF_S + r];
+        }
+}
+
 RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT qdd,
                         double *RESTRICT W, int *lane)
 {
@@ -273,7 +422,7 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
         double *R = Wi + A_R * L, *p = Wi + A_P * L, *w = Wi + A_V * L;
         double jw[3 * LANES], jv[3 * LANES];
         joint_pose(L, Ii, Fi, q, R, p);
-        joint_rate(L, Ii, Fi, v, jw, jv);
+        joint_rate(L, Ii, Fi, q, v, jw, jv);
         /* IA_i = G_i = [[I_o, [h]], [[h]^T, m 1]] */
         const double m = Fi[BF_MASS], *h = Fi + BF_H;
         const double G[21] = {
@@ -286,6 +435,9 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
             LANE { Wi[(A_IA + k) * L + l] = G[k]; }
         aba_velocities(L, m, h, Fi + BF_IO, R, p, Wl + A_V * L, jw, jv, w, Wi + A_C * L,
                        Wi + A_PA * L);
+        if (joint_bias(L, Ii, Fi, q, v, jw)) /* c_i += dS_i/dt qd_i (a universal joint) */
+            for (int k = 0; k < 3 * L; k++)
+                Wi[A_C * L + k] += jw[k];
         double *pm = Wi + A_PA * L;
         if (fext)
             for (int k = 0; k < 6 * L; k++)
@@ -369,6 +521,27 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
             for (int k = 0; k < 6 * L; k++)
                 pa[k] += pA[k] + t[k];
         }
+        else if (jt >= J_SPHERICAL) {
+            const int64_t n = Ii[BI_NV];
+            double fric[3 * LANES] = {0.0}, armk[3] = {0.0, 0.0, 0.0};
+            for (int k = 0; k < n; k++) {
+                if (fr)
+                    joint_friction(L, d0, nv, va + k, v, a->eps, fric + k * L);
+                if (arm)
+                    armk[k] = d0[2 * nv + va + k];
+            }
+            if (jt == J_UNIVERSAL) {
+                double S[12 * LANES];
+                universal_columns(L, Fi, q + Ii[BI_QIDX] * L, S);
+                aba_multi_pass2(L, n, S, 1, armk, tol, (double)i, tau + va * L, fric, Wi, Ia, pa,
+                                bad);
+            }
+            else
+                aba_multi_pass2(L, n, Fi + BF_S, 0, armk, tol, (double)i, tau + va * L, fric, Wi,
+                                Ia, pa, bad);
+            if (lam <= 0)
+                continue;
+        }
         else {
             /* fixed: the whole articulated inertia and bias wrench go to the parent */
             if (lam <= 0)
@@ -414,7 +587,14 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
             for (int k = 0; k < 6 * L; k++)
                 dV[k] += Wi[A_C * L + k];
         }
-        if (jt == J_FREE) {
+        if (jt == J_UNIVERSAL) {
+            double S[12 * LANES];
+            universal_columns(L, Fi, q + Ii[BI_QIDX] * L, S);
+            aba_multi_pass3(L, 2, S, 1, Wi, dV, qdd + va * L);
+        }
+        else if (jt >= J_SPHERICAL)
+            aba_multi_pass3(L, Ii[BI_NV], Fi + BF_S, 0, Wi, dV, qdd + va * L);
+        else if (jt == J_FREE) {
             /* qdd_i = D^-1 (u_i - IA_i a'), dV_i = a' + qdd_i */
             double y[6 * LANES];
             sym_times(L, Wi + A_IA * L, dV, y);

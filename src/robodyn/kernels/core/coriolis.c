@@ -70,12 +70,23 @@ RD_INLINE int coriolis_lanes(const model_t *md, const int L, const args_t *a, do
         for (int k = 0; k < ncol; k++) {
             /* S_a = [Ad_T_s,i] S^body = [R s_w; p x (R s_w) + R s_u] (MR def. 3.20) */
             double s[6], *S = Wi + (CO_S + 12 * k) * L, t[3 * LANES];
-            joint_column(jt, Fi, k, s);
-            rmul_lc(L, R, s, S);
-            rmul_lc(L, R, s + 3, t);
-            cross_l(L, p, S, S + 3 * L);
-            for (int r = 0; r < 3 * L; r++)
-                S[3 * L + r] += t[r];
+            if (jt == J_UNIVERSAL && k == 0) { /* the laned column [u; 0] */
+                double u[3 * LANES], s2[LANES], c2[LANES];
+                universal_u(L, Fi, q + Ii[BI_QIDX] * L, u, s2, c2);
+                rmul_l(L, R, u, S);
+                cross_l(L, p, S, S + 3 * L);
+            }
+            else {
+                if (jt == J_UNIVERSAL) /* [a2; 0] */
+                    memset(s, 0, 6 * sizeof(double)), memcpy(s, Fi + BF_S, 3 * sizeof(double));
+                else
+                    joint_column(jt, Fi, k, s);
+                rmul_lc(L, R, s, S);
+                rmul_lc(L, R, s + 3, t);
+                cross_l(L, p, S, S + 3 * L);
+                for (int r = 0; r < 3 * L; r++)
+                    S[3 * L + r] += t[r];
+            }
             /* V_i += S_a qd_a, with qd_a = mult qd[leader] for a mimic joint */
             for (int r = 0; r < 6; r++)
                 LANE { V[r * L + l] += Fi[BF_MULT] * v[(va + k) * L + l] * S[r * L + l]; }
@@ -86,6 +97,21 @@ RD_INLINE int coriolis_lanes(const model_t *md, const int L, const args_t *a, do
             cross_l(L, V, S, S + 6 * L);
             cross_l(L, V, S + 3 * L, S + 9 * L);
             cross_add_l(L, V + 3 * L, S, S + 9 * L);
+        }
+        if (jt == J_UNIVERSAL) {
+            /* its first column also turns with t2: + [Ad_T_s,i] [qd2 (u x a2); 0] */
+            double u[3 * LANES], s2[LANES], c2[LANES], w[3 * LANES], ws[3 * LANES];
+            double *S = Wi + CO_S * L;
+            universal_u(L, Fi, q + Ii[BI_QIDX] * L, u, s2, c2);
+            cross_lc(L, u, Fi + BF_S, w);
+            for (int r = 0; r < 3; r++)
+                LANE { w[r * L + l] *= v[(va + 1) * L + l]; }
+            rmul_l(L, R, w, ws);
+            for (int r = 0; r < 3 * L; r++)
+                S[6 * L + r] += ws[r];
+            cross_l(L, p, ws, w);
+            for (int r = 0; r < 3 * L; r++)
+                S[9 * L + r] += w[r];
         }
         /* G^s_i = [Ad_T_i,s]^T G_i [Ad_T_i,s] (MR eq. 8.42) as (m, h, I_o):
          * h = R h_b + m p, I_o = R I_b R^T + (2 (R h_b).p + m |p|^2) 1 - (a p^T + p a^T),

@@ -10,8 +10,9 @@
 #include "joint.h"
 
 /* workspace of body i, fields of L lanes: R, p of T_{lambda,i} (0:12); the composite
- * inertia Ic_i about the body origin as m (12), h = m c (13:16), I_o (16:25) */
-enum { WC = 25, C_R = 0, C_P = 9, C_M = 12, C_H = 13, C_IO = 16 };
+ * inertia Ic_i about the body origin as m (12), h = m c (13:16), I_o (16:25); a universal
+ * joint's first column u (25:28) */
+enum { WC = 28, C_R = 0, C_P = 9, C_M = 12, C_H = 13, C_IO = 16, C_U = 25 };
 
 int64_t rd_crba_work(const model_t *md) { return WC * md->nb; }
 
@@ -50,15 +51,26 @@ RD_INLINE void inertia_to_parent(int L, const double *R, const double *p, const 
             }
 }
 
-RD_INLINE double project(int64_t jt, const double *Fi, int k, const double *fm,
+RD_INLINE double project(int64_t jt, const double *Fi, const double *u, int k, const double *fm,
                          const double *ff, int L, int l)
 {
-    /* S_{i,k}^T F for the laned wrench F = [m; f], lane l */
+    /* S_{i,k}^T F for the laned wrench F = [m; f], lane l (u: a universal joint's laned
+     * first column) */
     const double *ax = Fi + BF_AXIS;
+    if (jt == J_UNIVERSAL) {
+        const double *a = k == 0 ? u + l : Fi + BF_S;
+        const int st = k == 0 ? L : 1;
+        return a[0] * fm[l] + a[st] * fm[L + l] + a[2 * st] * fm[2 * L + l];
+    }
     if (jt == J_REVOLUTE)
         return ax[0] * fm[l] + ax[1] * fm[L + l] + ax[2] * fm[2 * L + l];
     if (jt == J_PRISMATIC)
         return ax[0] * ff[l] + ax[1] * ff[L + l] + ax[2] * ff[2 * L + l];
+    if (jt >= J_SPHERICAL) {
+        const double *s = Fi + BF_S + 6 * k;
+        return s[0] * fm[l] + s[1] * fm[L + l] + s[2] * fm[2 * L + l] + s[3] * ff[l]
+               + s[4] * ff[L + l] + s[5] * ff[2 * L + l];
+    }
     return k < 3 ? fm[k * L + l] : ff[(k - 3) * L + l];
 }
 
@@ -81,6 +93,10 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
         joint_pose(L, body_i(md, i), Fi, q, Wi + C_R * L, Wi + C_P * L);
         for (int k = 0; k < 13; k++)
             LANE { Wi[(C_M + k) * L + l] = Fi[BF_MASS + k]; }
+        if (body_i(md, i)[BI_TYPE] == J_UNIVERSAL) {
+            double s2[LANES], c2[LANES];
+            universal_u(L, Fi, q + body_i(md, i)[BI_QIDX] * L, Wi + C_U * L, s2, c2);
+        }
     }
     /* ---- composite inertias, i = n..1: Ic_lambda += Ad_{T_{i,lambda}}^T Ic_i Ad */
     for (int64_t i = nb - 1; i > 0; i--) {
@@ -102,21 +118,40 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
             /* two wrench buffers, swapped at each step to the root */
             double s[6], buf[12 * LANES], c1[3 * LANES], c2[3 * LANES];
             double *fm = buf, *ff = buf + 3 * L, *gm = buf + 6 * L, *gf = buf + 9 * L;
-            joint_column(jt, Fi, k, s);
-            /* Ic s = [I_o s_w + h x s_v; m s_v - h x s_w] */
             const double *m = Wi + C_M * L, *h = Wi + C_H * L, *Io = Wi + C_IO * L;
-            cross_lc(L, h, s + 3, c1);
-            cross_lc(L, h, s, c2);
-            for (int r = 0; r < 3; r++)
-                LANE {
-                    fm[r * L + l] = Io[3 * r * L + l] * s[0] + Io[(3 * r + 1) * L + l] * s[1]
-                                    + Io[(3 * r + 2) * L + l] * s[2] + c1[r * L + l];
-                    ff[r * L + l] = m[l] * s[3 + r] - c2[r * L + l];
-                }
+            if (jt == J_UNIVERSAL && k == 0) {
+                /* the laned column [u; 0]: Ic s = [I_o u; -h x u] */
+                const double *u = Wi + C_U * L;
+                cross_l(L, h, u, c2);
+                for (int r = 0; r < 3; r++)
+                    LANE {
+                        fm[r * L + l] = Io[3 * r * L + l] * u[l] + Io[(3 * r + 1) * L + l] * u[L + l]
+                                        + Io[(3 * r + 2) * L + l] * u[2 * L + l];
+                        ff[r * L + l] = -c2[r * L + l];
+                    }
+            }
+            else {
+                if (jt == J_UNIVERSAL) /* its second column [a2; 0] */
+                    memset(s, 0, 6 * sizeof(double)), memcpy(s, Fi + BF_S, 3 * sizeof(double));
+                else
+                    joint_column(jt, Fi, k, s);
+                /* Ic s = [I_o s_w + h x s_v; m s_v - h x s_w] */
+                cross_lc(L, h, s + 3, c1);
+                cross_lc(L, h, s, c2);
+                for (int r = 0; r < 3; r++)
+                    LANE {
+                        fm[r * L + l] = Io[3 * r * L + l] * s[0] + Io[(3 * r + 1) * L + l] * s[1]
+                                        + Io[(3 * r + 2) * L + l] * s[2] + c1[r * L + l];
+                        ff[r * L + l] = m[l] * s[3 + r] - c2[r * L + l];
+                    }
+            }
             const int64_t ci = vi + k;
             /* M_ii = S_i^T Ic_i S_i */
             for (int k2 = 0; k2 < ncol; k2++)
-                LANE { M[((vi + k2) * nv + ci) * L + l] += mi * mi * project(jt, Fi, k2, fm, ff, L, l); }
+                LANE {
+                    M[((vi + k2) * nv + ci) * L + l] +=
+                        mi * mi * project(jt, Fi, Wi + C_U * L, k2, fm, ff, L, l);
+                }
             int64_t j = i, lam = Ii[BI_PARENT];
             while (lam > 0) {
                 /* F <- Ad_{T_{j,lambda}}^T F (the wrench moved to the parent frame) */
@@ -133,7 +168,7 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
                 /* M_ji = S_j^T F, M_ij = M_ji^T */
                 for (int k2 = 0; k2 < Ij[BI_NV]; k2++)
                     LANE {
-                        double val = mij * project(jtj, Fj, k2, fm, ff, L, l);
+                        double val = mij * project(jtj, Fj, W + (WC * j + C_U) * L, k2, fm, ff, L, l);
                         M[((vj + k2) * nv + ci) * L + l] += val;
                         M[(ci * nv + vj + k2) * L + l] += val;
                     }

@@ -9,6 +9,22 @@
  * Revolute S = [axis; 0], prismatic [0; axis], free S = 1_6 (its velocity is the body
  * twist, its configuration (x, y, z, qw, qx, qy, qz)), fixed S = 0 (no column). A mimic
  * joint reads mult q[leader] + offset and adds mult S_i^T F to its leader's torque.
+ *
+ * The joints of MR Table 2.1 beyond R and P keep S_i constant in body coordinates (the
+ * columns at BF_S, written by _pack.py), so no S-dot term appears anywhere:
+ *   spherical    q = (qw, qx, qy, qz), v = omega_b:        X_J = (R(quat), 0), S = [1_3; 0]
+ *   planar       q = (phi, x, y), v = (omega_n, v_1, v_2):  X_J = (Rot(n, phi), x t1 + y t2),
+ *                S = [n, 0, 0; 0, t1, t2] (n = axis, (t1, t2, n) right-handed)
+ *   helical      q = theta:                                 X_J = (Rot(a, th), h th a),
+ *                S = [a; h a] (pitch h in m/rad)
+ *   cylindrical  q = (theta, d):                            X_J = (Rot(a, th), d a),
+ *                S = [a, 0; 0, a]
+ * The planar v is the body twist of the chassis (MR ch. 13), not the rate of (phi, x, y).
+ *
+ * The universal joint, q = (t1, t2): X_J = (Rot(a1, t1) Rot(a2, t2), 0) (Pinocchio's
+ * JointModelUniversal), has S_i = [u, a2; 0, 0] with u = Rot(a2, t2)^T a1, which moves:
+ * its rate dS/dt qd = c_J = [qd1 qd2 (u x a2); 0] (joint_bias) enters every velocity
+ * product, and the algorithms take its columns per lane (universal_u).
  */
 #ifndef RD_JOINT_H
 #define RD_JOINT_H
@@ -49,6 +65,19 @@ RD_INLINE void sincos_poly(double x, double *s, double *c)
     *c = fabs(k - 1.5) < 1.0 ? -cs : cs;
 }
 
+RD_INLINE void universal_u(int L, const double *Fi, const double *q0, double *u, double *s2,
+                           double *c2)
+{
+    /* u = Rot(a2, t2)^T a1 = a1 - sin t2 (a2 x a1) + (1 - cos t2) a2 x (a2 x a1) (MR eq.
+     * 3.51 transposed), laned, with sin t2 and 1 - cos t2 (q0: the joint's coordinates) */
+    const double *a1 = Fi + BF_AXIS, *w1 = Fi + BF_S + 3, *w2 = Fi + BF_S + 6;
+    LANE {
+        s2[l] = sin(q0[L + l]), c2[l] = 1.0 - cos(q0[L + l]);
+    }
+    for (int r = 0; r < 3; r++)
+        LANE { u[r * L + l] = a1[r] - s2[l] * w1[r] + c2[l] * w2[r]; }
+}
+
 RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const double *q,
                           double *RESTRICT R, double *RESTRICT p)
 {
@@ -59,7 +88,27 @@ RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const doub
     const int64_t jt = Ii[BI_TYPE];
     const double *q0 = q + Ii[BI_QIDX] * L;
     const double mult = Fi[BF_MULT], off = Fi[BF_OFF];
-    if (jt == J_REVOLUTE) {
+    if (jt == J_UNIVERSAL) {
+        /* R = (R0 + sin t1 R0 [a1] + (1 - cos t1) R0 [a1]^2) Rot(a2, t2), with Rot(a2, t2)
+         * = 1 + sin t2 [a2] + (1 - cos t2) (a2 a2^T - 1) (MR eq. 3.51), p = p0 */
+        double R1[9 * LANES], R2[9 * LANES], s[LANES], c[LANES];
+        const double *a2 = Fi + BF_S;
+        LANE { s[l] = sin(q0[l]), c[l] = 1.0 - cos(q0[l]); }
+        for (int k = 0; k < 9; k++)
+            LANE { R1[k * L + l] = Fi[BF_R0 + k] + s[l] * Fi[BF_A1 + k] + c[l] * Fi[BF_A2 + k]; }
+        LANE { s[l] = sin(q0[L + l]), c[l] = 1.0 - cos(q0[L + l]); }
+        const double K[9] = {0.0, -a2[2], a2[1], a2[2], 0.0, -a2[0], -a2[1], a2[0], 0.0};
+        for (int k = 0; k < 9; k++) {
+            const int r = k / 3, cc = k % 3;
+            const double K2 = a2[r] * a2[cc] - (r == cc ? 1.0 : 0.0);
+            LANE { R2[k * L + l] = (r == cc ? 1.0 : 0.0) + s[l] * K[k] + c[l] * K2; }
+        }
+        mm_l(L, R1, R2, R);
+        for (int k = 0; k < 3; k++)
+            LANE { p[k * L + l] = Fi[BF_P0 + k]; }
+    }
+    else if (jt == J_REVOLUTE || jt == J_HELICAL || jt == J_CYLINDRICAL || jt == J_PLANAR) {
+        /* the rotation by the first coordinate (mult = 1, off = 0 but for a mimic) */
         double s[LANES], c[LANES];
         int big = 0;
         LANE { big |= fabs(mult * q0[l] + off) > 1e5; }
@@ -78,6 +127,20 @@ RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const doub
             LANE { R[k * L + l] = Fi[BF_R0 + k] + s[l] * Fi[BF_A1 + k] + c[l] * Fi[BF_A2 + k]; }
         for (int k = 0; k < 3; k++)
             LANE { p[k * L + l] = Fi[BF_P0 + k]; }
+        if (jt == J_HELICAL) /* p = p0 + h th R0 a */
+            for (int k = 0; k < 3; k++)
+                LANE { p[k * L + l] += Fi[BF_PITCH] * q0[l] * Fi[BF_RA + k]; }
+        else if (jt == J_CYLINDRICAL) /* p = p0 + d R0 a */
+            for (int k = 0; k < 3; k++)
+                LANE { p[k * L + l] += q0[L + l] * Fi[BF_RA + k]; }
+        else if (jt == J_PLANAR) { /* p = p0 + R0 (x t1 + y t2) */
+            const double *t1 = Fi + BF_S + 6 + 3, *t2 = Fi + BF_S + 12 + 3, *R0 = Fi + BF_R0;
+            for (int k = 0; k < 3; k++) {
+                const double a1 = R0[3 * k] * t1[0] + R0[3 * k + 1] * t1[1] + R0[3 * k + 2] * t1[2];
+                const double a2 = R0[3 * k] * t2[0] + R0[3 * k + 1] * t2[1] + R0[3 * k + 2] * t2[2];
+                LANE { p[k * L + l] += a1 * q0[L + l] + a2 * q0[2 * L + l]; }
+            }
+        }
     }
     else if (jt == J_PRISMATIC) {
         for (int k = 0; k < 9; k++)
@@ -85,10 +148,12 @@ RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const doub
         for (int k = 0; k < 3; k++)
             LANE { p[k * L + l] = Fi[BF_P0 + k] + (mult * q0[l] + off) * Fi[BF_RA + k]; }
     }
-    else if (jt == J_FREE) {
+    else if (jt == J_FREE || jt == J_SPHERICAL) {
+        /* the quaternion: q0[3:7] (free) or q0[0:4] (spherical) */
         double Rq[9 * LANES];
+        const double *e = jt == J_FREE ? q0 + 3 * L : q0;
         LANE {
-            double w = q0[3 * L + l], x = q0[4 * L + l], y = q0[5 * L + l], z = q0[6 * L + l];
+            double w = e[l], x = e[L + l], y = e[2 * L + l], z = e[3 * L + l];
             double s = 2.0 / (w * w + x * x + y * y + z * z);
             Rq[0 * L + l] = 1.0 - s * (y * y + z * z);
             Rq[1 * L + l] = s * (x * y - w * z);
@@ -101,6 +166,11 @@ RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const doub
             Rq[8 * L + l] = 1.0 - s * (x * x + y * y);
         }
         mm_cl(L, Fi + BF_R0, Rq, R);
+        if (jt == J_SPHERICAL) {
+            for (int k = 0; k < 3; k++)
+                LANE { p[k * L + l] = Fi[BF_P0 + k]; }
+            return;
+        }
         for (int r = 0; r < 3; r++)
             LANE {
                 p[r * L + l] = Fi[BF_P0 + r] + Fi[BF_R0 + 3 * r] * q0[l]
@@ -116,10 +186,10 @@ RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const doub
     }
 }
 
-RD_INLINE void joint_rate(int L, const int64_t *Ii, const double *Fi, const double *x,
-                          double *RESTRICT jw, double *RESTRICT jv)
+RD_INLINE void joint_rate(int L, const int64_t *Ii, const double *Fi, const double *q,
+                          const double *x, double *RESTRICT jw, double *RESTRICT jv)
 {
-    /* [jw; jv] = S_i x_i, laned; x = NULL is zero. A mimic scales its leader's rate. */
+    /* [jw; jv] = S_i(q) x_i, laned; x = NULL is zero. A mimic scales its leader's rate. */
     const int64_t jt = Ii[BI_TYPE];
     if (x == NULL || jt == J_FIXED) {
         for (int k = 0; k < 3 * L; k++)
@@ -132,6 +202,30 @@ RD_INLINE void joint_rate(int L, const int64_t *Ii, const double *Fi, const doub
             jw[k] = x0[k], jv[k] = x0[3 * L + k];
         return;
     }
+    if (jt == J_UNIVERSAL) { /* [u x_1 + a2 x_2; 0] */
+        double u[3 * LANES], s2[LANES], c2[LANES];
+        const double *a2 = Fi + BF_S;
+        universal_u(L, Fi, q + Ii[BI_QIDX] * L, u, s2, c2);
+        for (int r = 0; r < 3; r++)
+            LANE {
+                jw[r * L + l] = u[r * L + l] * x0[l] + a2[r] * x0[L + l];
+                jv[r * L + l] = 0.0;
+            }
+        return;
+    }
+    if (jt >= J_SPHERICAL) {
+        /* S_i x_i over the constant columns at BF_S */
+        const int64_t n = Ii[BI_NV];
+        const double *S = Fi + BF_S;
+        for (int r = 0; r < 3; r++)
+            LANE {
+                double aw = 0.0, av = 0.0;
+                for (int k = 0; k < n; k++)
+                    aw += S[6 * k + r] * x0[k * L + l], av += S[6 * k + 3 + r] * x0[k * L + l];
+                jw[r * L + l] = aw, jv[r * L + l] = av;
+            }
+        return;
+    }
     double *on = jt == J_REVOLUTE ? jw : jv, *off = jt == J_REVOLUTE ? jv : jw;
     const double *ax = Fi + BF_AXIS, mult = Fi[BF_MULT];
     for (int r = 0; r < 3; r++)
@@ -141,27 +235,47 @@ RD_INLINE void joint_rate(int L, const int64_t *Ii, const double *Fi, const doub
         }
 }
 
+RD_INLINE int joint_bias(int L, const int64_t *Ii, const double *Fi, const double *q,
+                         const double *v, double *RESTRICT cw)
+{
+    /* c_J = (dS_i/dt) qd_i, laned, angular part only (the linear part is 0): nonzero for a
+     * universal joint only, [qd1 qd2 (u x a2); 0]; returns 0 (and leaves cw) otherwise */
+    if (Ii[BI_TYPE] != J_UNIVERSAL || v == NULL)
+        return 0;
+    double u[3 * LANES], s2[LANES], c2[LANES];
+    const double *a2 = Fi + BF_S, *v0 = v + Ii[BI_VIDX] * L;
+    universal_u(L, Fi, q + Ii[BI_QIDX] * L, u, s2, c2);
+    cross_lc(L, u, a2, cw);
+    for (int r = 0; r < 3; r++)
+        LANE { cw[r * L + l] *= v0[l] * v0[L + l]; }
+    return 1;
+}
+
 RD_INLINE void joint_column(int64_t jt, const double *Fi, int k, double *s)
 {
-    /* column k of S_i (6): revolute [axis; 0], prismatic [0; axis], free e_k */
+    /* column k of S_i (6): revolute [axis; 0], prismatic [0; axis], free e_k, the others
+     * their constant column k at BF_S (a universal joint's columns depend on q: the
+     * algorithms take them from universal_u) */
     memset(s, 0, 6 * sizeof(double));
     if (jt == J_REVOLUTE)
         memcpy(s, Fi + BF_AXIS, 3 * sizeof(double));
     else if (jt == J_PRISMATIC)
         memcpy(s + 3, Fi + BF_AXIS, 3 * sizeof(double));
+    else if (jt >= J_SPHERICAL)
+        memcpy(s, Fi + BF_S + 6 * k, 6 * sizeof(double));
     else
         s[k] = 1.0;
 }
 
 RD_INLINE int joint_check(const model_t *md, const double *q)
 {
-    /* 0, or E_QUATERNION if a free joint's quaternion is zero (one state) */
+    /* 0, or E_QUATERNION if a free or spherical joint's quaternion is zero (one state) */
     if (!md->has_free)
         return 0;
     for (int64_t i = 1; i < md->nb; i++) {
         const int64_t *Ii = body_i(md, i);
-        if (Ii[BI_TYPE] == J_FREE) {
-            const double *e = q + Ii[BI_QIDX] + 3;
+        if (Ii[BI_TYPE] == J_FREE || Ii[BI_TYPE] == J_SPHERICAL) {
+            const double *e = q + Ii[BI_QIDX] + (Ii[BI_TYPE] == J_FREE ? 3 : 0);
             if (e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3] == 0.0)
                 return E_QUATERNION;
         }

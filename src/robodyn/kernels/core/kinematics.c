@@ -77,12 +77,15 @@ RD_INLINE void frame_pose4(const model_t *md, int L, const double *W, int64_t fr
     }
 }
 
-RD_INLINE int joint_columns(const model_t *md, int L, const double *W, int64_t i, double *col)
+RD_INLINE int joint_columns(const model_t *md, int L, const double *W, const double *q,
+                            int64_t i, double *col)
 {
     /* the space screw axes of joint i into col (6 x 6, column c at col[6 c L ...]); their
      * number. Revolute S = [w; p x w] with w = R_s,i a (MR eq. 5.11); prismatic [0; w]; a
      * mimic scales its axis by its multiplier; a free joint's velocity is its body twist,
-     * so its columns are [Ad_T_s,i]: angular k [R e_k; p x R e_k], linear k [0; R e_k]. */
+     * so its columns are [Ad_T_s,i]: angular k [R e_k; p x R e_k], linear k [0; R e_k];
+     * the other joints' constant body columns are moved the same way, and a universal
+     * joint's [u; 0], [a2; 0] (u = Rot(a2, t2)^T a1 at q). */
     const int64_t *Ii = body_i(md, i);
     const double *Fi = body_f(md, i), *R = W + (WK * i + K_R) * L, *p = W + (WK * i + K_P) * L;
     const int64_t jt = Ii[BI_TYPE];
@@ -114,11 +117,35 @@ RD_INLINE int joint_columns(const model_t *md, int L, const double *W, int64_t i
         }
         return 6;
     }
+    if (jt == J_UNIVERSAL) {
+        double u[3 * LANES], s2[LANES], c2[LANES];
+        universal_u(L, Fi, q + Ii[BI_QIDX] * L, u, s2, c2);
+        rmul_l(L, R, u, col);
+        cross_l(L, p, col, col + 3 * L);
+        rmul_lc(L, R, Fi + BF_S, col + 6 * L);
+        cross_l(L, p, col + 6 * L, col + 9 * L);
+        return 2;
+    }
+    if (jt >= J_SPHERICAL) {
+        /* constant body columns s = [s_w; s_v]: [Ad_T_s,i] s = [R s_w; p x R s_w + R s_v] */
+        const int64_t n = Ii[BI_NV];
+        for (int k = 0; k < n; k++) {
+            const double *s = Fi + BF_S + 6 * k;
+            double *c = col + 6 * k * L, t[3 * LANES];
+            rmul_lc(L, R, s, c);
+            rmul_lc(L, R, s + 3, t);
+            cross_l(L, p, c, c + 3 * L);
+            for (int r = 0; r < 3 * L; r++)
+                c[3 * L + r] += t[r];
+        }
+        return (int)n;
+    }
     return 0;
 }
 
-RD_INLINE void space_jacobian(const model_t *md, int L, const double *W, const int64_t *path,
-                              int n, double *J, const int64_t *nz, int64_t nnz)
+RD_INLINE void space_jacobian(const model_t *md, int L, const double *W, const double *q,
+                              const int64_t *path, int n, double *J, const int64_t *nz,
+                              int64_t nnz)
 {
     /* J (6 x nv, laned) = the space screw axes of the joints of path (the frame's
      * support), zero elsewhere (nz: only the support's columns are set, the others are
@@ -133,7 +160,7 @@ RD_INLINE void space_jacobian(const model_t *md, int L, const double *W, const i
             J[k] = 0.0;
     for (int j = 0; j < n; j++) {
         const int64_t va = body_i(md, path[j])[BI_VIDX];
-        int m = joint_columns(md, L, W, path[j], col);
+        int m = joint_columns(md, L, W, q, path[j], col);
         for (int c = 0; c < m; c++)
             for (int r = 0; r < 6; r++)
                 LANE { J[(r * nv + va + c) * L + l] += col[(6 * c + r) * L + l]; }
@@ -250,7 +277,7 @@ RD_INLINE int jacobian_lanes(const model_t *md, const int L, const args_t *a, do
     int n = forward_path(md, L, a->x[0], a->frame, W, path);
     frame_pose4(md, L, W, a->frame, T);
     /* a batch pattern (rd_jacobian_pattern) lists row 0's entries, the columns, first */
-    space_jacobian(md, L, W, path, n, out, a->nz, a->nnz);
+    space_jacobian(md, L, W, a->x[0], path, n, out, a->nz, a->nnz);
     change_kind(L, T, a->kind, md->nv, out, a->nz, a->nnz / 6);
     return 0;
 }
@@ -278,7 +305,7 @@ RD_INLINE int jacobian_dot_lanes(const model_t *md, const int L, const args_t *a
         const int64_t i = path[j], va = body_i(md, i)[BI_VIDX];
         double *Vi = W + (WK * i + K_V) * L;
         const double *Vl = W + (WK * body_i(md, i)[BI_PARENT] + K_V) * L;
-        int m = joint_columns(md, L, W, i, col);
+        int m = joint_columns(md, L, W, a->x[0], i, col);
         for (int k = 0; k < 6 * L; k++)
             Vi[k] = Vl[k];
         for (int c = 0; c < m; c++)
@@ -289,6 +316,23 @@ RD_INLINE int jacobian_dot_lanes(const model_t *md, const int L, const args_t *a
                 }
         for (int c = 0; c < m; c++)
             ad_add(L, Vi, col + 6 * c * L, 1.0, dJ + (va + c) * L, nv * L);
+        if (body_i(md, i)[BI_TYPE] == J_UNIVERSAL) {
+            /* the first column also turns with t2: + [Ad_T_s,i] [qd2 (u x a2); 0] */
+            const double *Fi = body_f(md, i), *R = W + (WK * i + K_R) * L;
+            const double *p = W + (WK * i + K_P) * L;
+            double u[3 * LANES], s2[LANES], c2[LANES], w[3 * LANES], ws[3 * LANES];
+            universal_u(L, Fi, a->x[0] + body_i(md, i)[BI_QIDX] * L, u, s2, c2);
+            cross_lc(L, u, Fi + BF_S, w);
+            for (int r = 0; r < 3; r++)
+                LANE { w[r * L + l] *= v[(va + 1) * L + l]; }
+            rmul_l(L, R, w, ws);
+            cross_l(L, p, ws, w);
+            for (int r = 0; r < 3; r++)
+                LANE {
+                    dJ[(r * nv + va) * L + l] += ws[r * L + l];
+                    dJ[((3 + r) * nv + va) * L + l] += w[r * L + l];
+                }
+        }
     }
     const double *Vb = W + (WK * md->frame_body[a->frame] + K_V) * L;
     for (int k = 0; k < 6 * L; k++)
@@ -404,7 +448,7 @@ RD_INLINE int com_jacobian_lanes(const model_t *md, const int L, const args_t *a
     for (int64_t i = 1; i < nb; i++) {
         const int64_t va = body_i(md, i)[BI_VIDX];
         const double *S = W + (WK * i + K_V) * L;
-        int n = joint_columns(md, L, W, i, col);
+        int n = joint_columns(md, L, W, a->x[0], i, col);
         for (int j = 0; j < n; j++) {
             const double *s = col + 6 * j * L;
             LANE {
@@ -486,7 +530,7 @@ RD_INLINE int ik_residual_lanes(const model_t *md, const int L, const args_t *a,
     int64_t *path = path_area(md, L, W);
     int n = forward_path(md, L, a->x[0], a->frame, W, path);
     frame_pose4(md, L, W, a->frame, T);
-    space_jacobian(md, L, W, path, n, J, NULL, 0);
+    space_jacobian(md, L, W, a->x[0], path, n, J, NULL, 0);
     change_kind(L, T, KIND_BODY, nv, J, NULL, 0);
     /* T^-1 T_sd = [R^T R_sd, R^T (p_sd - p)] */
     for (int r = 0; r < 3; r++)

@@ -19,6 +19,7 @@
  *   com(P, q, threads)                                 -> c (3)
  *   com_jacobian(P, q, threads)                        -> [c (3), J_c (3 nv)]
  *   ik_residual(P, q, T_sd, frame, threads)            -> [T (16), J_b (6 nv), V_b (6)]
+ *   ik_dls(P, q0, T_sd, frame, lo, hi, w, opts, hist) -> (q, q_best, status, iterations, err)
  *   simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU)
  *                                                      -> (code, samples done)
  *
@@ -40,6 +41,7 @@
 /* numpy includes complex.h, whose I (the imaginary unit) is a field of model_t here */
 #undef I
 
+#include "ik.h"
 #include "sim.h"
 
 /* ---------------------------------------------------------------- the algorithms */
@@ -377,8 +379,10 @@ static const named_t LAYOUT[] = {
     NAMED(HI), NAMED(WI), NAMED(HF), NAMED(WF), NAMED(BI_PARENT), NAMED(BI_END),
     NAMED(BI_TYPE), NAMED(BI_QIDX), NAMED(BI_VIDX), NAMED(BI_NV), NAMED(BI_MIMIC),
     NAMED(BF_MASS), NAMED(BF_H), NAMED(BF_IO), NAMED(BF_AXIS), NAMED(BF_R0), NAMED(BF_P0),
-    NAMED(BF_MULT), NAMED(BF_OFF), NAMED(BF_A1), NAMED(BF_A2), NAMED(BF_RA), NAMED(J_FIXED),
-    NAMED(J_REVOLUTE), NAMED(J_PRISMATIC), NAMED(J_FREE), NAMED(FL_FRICTION),
+    NAMED(BF_MULT), NAMED(BF_OFF), NAMED(BF_A1), NAMED(BF_A2), NAMED(BF_RA), NAMED(BF_S),
+    NAMED(BF_PITCH), NAMED(J_FIXED), NAMED(J_REVOLUTE), NAMED(J_PRISMATIC), NAMED(J_FREE),
+    NAMED(J_SPHERICAL), NAMED(J_PLANAR), NAMED(J_HELICAL), NAMED(J_CYLINDRICAL), NAMED(J_UNIVERSAL),
+    NAMED(FL_FRICTION),
     NAMED(FL_ARMATURE), NAMED(FL_CHECK), NAMED(FL_GRAVITY), NAMED(FL_VEL), NAMED(FL_ACC),
     NAMED(FL_FEXT), NAMED(KIND_SPACE), NAMED(KIND_BODY), NAMED(KIND_WORLD_ALIGNED),
     NAMED(LANES), {NULL, 0},
@@ -440,6 +444,51 @@ static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t n
     return Py_BuildValue("(iL)", code, (long long)done);
 }
 
+static PyObject *py_ik_dls(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* (P, q0 (nv), T_sd (16), frame, lo (nv), hi (nv), w (6), opts = [tol_omega, tol_v,
+     * damping^2, max_step, max_iterations, stall, position_only, it0], hist (it0 errors,
+     * or None when it0 = 0)) -> (q, q_best, status, iterations, err): one
+     * damped-least-squares start, or the rest of one from iteration it0 (ik.c) */
+    (void)self;
+    if (!nargs_ok("ik_dls", nargs, 9))
+        return NULL;
+    model_t md;
+    if (get_model(args[0], &md))
+        return NULL;
+    const long frame = PyLong_AsLong(args[3]);
+    if (PyErr_Occurred())
+        return NULL;
+    const npy_intp n = md.nv;
+    const double *q0, *Td, *lo, *hi, *w, *op, *hist = NULL;
+    if (md.has_free || md.nq != md.nv || frame < 0 || frame >= md.nf
+        || state_array(args[1], 1, 1, n, 1, &q0) || state_array(args[2], 1, 1, 16, 1, &Td)
+        || state_array(args[4], 1, 1, n, 1, &lo) || state_array(args[5], 1, 1, n, 1, &hi)
+        || state_array(args[6], 1, 1, 6, 1, &w) || state_array(args[7], 1, 1, 8, 1, &op)
+        || !(op[4] >= 0.0 && op[4] < 1e8) || !(op[7] >= 0.0 && op[7] <= op[4])
+        || (op[7] > 0.0 && state_array(args[8], 1, 1, (npy_intp)op[7], 1, &hist))) {
+        PyErr_SetString(PyExc_ValueError, "ik_dls: bad arguments (see robodyn.kinematics.ik)");
+        return NULL;
+    }
+    ik_opts_t o = {op[0], op[1], op[2], op[3], (int)op[4], op[5] != 0.0, op[6] != 0.0, (int)op[7]};
+    npy_intp d[1] = {n};
+    PyObject *q = PyArray_SimpleNew(1, d, NPY_DOUBLE), *qb = PyArray_SimpleNew(1, d, NPY_DOUBLE);
+    if (!q || !qb) {
+        Py_XDECREF(q);
+        Py_XDECREF(qb);
+        return NULL;
+    }
+    ik_out_t res;
+    int code = rd_ik_dls(&md, frame, Td, q0, lo, hi, w, &o, hist, (double *)PyArray_DATA((PyArrayObject *)q),
+                         (double *)PyArray_DATA((PyArrayObject *)qb), &res);
+    if (code) {
+        Py_DECREF(q);
+        Py_DECREF(qb);
+        return PyErr_NoMemory();
+    }
+    return Py_BuildValue("(NNiid)", q, qb, res.status, res.iterations, res.err);
+}
+
 static PyMethodDef methods[] = {
     METHOD(rnea, "rnea(P, q, v, a, fext, flags, eps, threads) -> tau"),
     METHOD(aba, "aba(P, q, v, tau, fext, flags, eps, threads) -> qdd"),
@@ -456,6 +505,8 @@ static PyMethodDef methods[] = {
     METHOD(com, "com(P, q, threads) -> c (3)"),
     METHOD(com_jacobian, "com_jacobian(P, q, threads) -> [c, J_c] flat"),
     METHOD(ik_residual, "ik_residual(P, q, T_sd, frame, threads) -> [T, J_b, V_b] flat"),
+    METHOD(ik_dls, "ik_dls(P, q0, T_sd, frame, lo, hi, w, opts, hist) -> (q, q_best, status, "
+                   "iterations, err): one damped-least-squares IK start (ik.c)"),
     METHOD(tumble, "tumble(I, Iinv, R0, w0, h, n, method) -> (R, w): a torque-free rigid body"),
     METHOD(simulate, "simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, "
                      "Q, V, A, TAU) -> (code, done): one rollout (sim.c)"),

@@ -66,15 +66,20 @@ enum { LANES = 16 };
 
 /* ---------------------------------------------------------------- packed model layout */
 /* mirrors kernels/_pack.py: header sizes and record widths */
-enum { HI = 8, WI = 8, HF = 8, WF = 52 };
+enum { HI = 8, WI = 8, HF = 8, WF = 72 };
 /* int record of body i: I[HI + WI i + field] */
 enum { BI_PARENT = 0, BI_END = 1, BI_TYPE = 2, BI_QIDX = 3, BI_VIDX = 4, BI_NV = 5, BI_MIMIC = 6 };
 /* float record of body i: F[HF + WF i + field] */
 enum {
     BF_MASS = 0, BF_H = 1, BF_IO = 4, BF_AXIS = 13, BF_R0 = 16, BF_P0 = 25, BF_MULT = 28,
-    BF_OFF = 29, BF_A1 = 30, BF_A2 = 39, BF_RA = 48
+    BF_OFF = 29, BF_A1 = 30, BF_A2 = 39, BF_RA = 48, BF_S = 51, BF_PITCH = 69
 };
-enum { J_FIXED = 0, J_REVOLUTE = 1, J_PRISMATIC = 2, J_FREE = 3 };
+/* joint types; spherical to cylindrical have up to 3 constant columns of S_i at BF_S (body
+ * coordinates, 6 doubles each); a universal joint keeps a2, a2 x a1, a2 x (a2 x a1) there */
+enum {
+    J_FIXED = 0, J_REVOLUTE = 1, J_PRISMATIC = 2, J_FREE = 3, J_SPHERICAL = 4, J_PLANAR = 5,
+    J_HELICAL = 6, J_CYLINDRICAL = 7, J_UNIVERSAL = 8
+};
 /* what an algorithm includes */
 enum {
     FL_FRICTION = 1, FL_ARMATURE = 2, FL_CHECK = 4, FL_GRAVITY = 8, FL_VEL = 16,
@@ -95,7 +100,8 @@ typedef struct {
     const int64_t *I;
     const double *F;
     int64_t nb, nq, nv;
-    int64_t has_free;           /* a free joint somewhere (its quaternion must be nonzero) */
+    int64_t has_free;           /* a free, spherical or planar joint (q is not integrated as
+                                 * q + v dt; a quaternion must be nonzero) */
     int64_t nf;                 /* operational frames */
     const int64_t *frame_body;  /* (nf,) */
     const double *frame_Rp;     /* (nf, 12): R row-major, then p */

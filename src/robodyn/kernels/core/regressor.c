@@ -100,8 +100,11 @@ RD_INLINE int regressor_lanes(const model_t *md, const int L, const args_t *a,
         double *w = Wi + X_W * L, *vb = Wi + X_V * L, *dw = Wi + X_DW * L, *dv = Wi + X_DV * L;
         double jw[3 * LANES], jv[3 * LANES], aw[3 * LANES], av[3 * LANES], e[3 * LANES];
         joint_pose(L, Ii, Fi, q, R, p);
-        joint_rate(L, Ii, Fi, v, jw, jv);   /* S_i qd_i */
-        joint_rate(L, Ii, Fi, qdd, aw, av); /* S_i qdd_i */
+        joint_rate(L, Ii, Fi, q, v, jw, jv);   /* S_i qd_i */
+        joint_rate(L, Ii, Fi, q, qdd, aw, av); /* S_i qdd_i */
+        if (joint_bias(L, Ii, Fi, q, v, e))    /* + dS_i/dt qd_i (a universal joint) */
+            for (int k = 0; k < 3 * L; k++)
+                aw[k] += e[k];
         motion_from_parent(L, R, p, Wl + X_W * L, Wl + X_V * L, w, vb); /* 8.50 */
         for (int k = 0; k < 3 * L; k++)
             w[k] += jw[k], vb[k] += jv[k];
@@ -125,16 +128,32 @@ RD_INLINE int regressor_lanes(const model_t *md, const int L, const args_t *a,
             const double *Fj = body_f(md, j);
             const int64_t jt = Ij[BI_TYPE], va = Ij[BI_VIDX];
             const double mult = Fj[BF_MULT], *ax = Fj + BF_AXIS;
+            double u[3 * LANES], s2[LANES], c2[LANES];
+            if (jt == J_UNIVERSAL) /* S_j = [u(q), a2; 0, 0] */
+                universal_u(L, Fj, q + Ij[BI_QIDX] * L, u, s2, c2);
             for (int c = 0; c < 10; c++) { /* 8.54: Y[dofs of j, c0 + c] += S_j^T F */
-                const double *col = A + 6 * c * L;
+                const double *fm = A + 6 * c * L, *ff = fm + 3 * L;
+                double *y = Y + (va * P + c0 + c) * L; /* row va; row va + k at + k P L */
                 if (jt == J_FREE) {
                     for (int r = 0; r < 6; r++)
-                        LANE { Y[((va + r) * P + c0 + c) * L + l] += col[r * L + l]; }
+                        LANE { y[r * P * L + l] += fm[r * L + l]; }
                 } else if (jt == J_REVOLUTE || jt == J_PRISMATIC) {
-                    const double *f = jt == J_REVOLUTE ? col : col + 3 * L;
+                    const double *f = jt == J_REVOLUTE ? fm : ff;
+                    LANE { y[l] += mult * (ax[0] * f[l] + ax[1] * f[L + l] + ax[2] * f[2 * L + l]); }
+                } else if (jt == J_UNIVERSAL) {
+                    const double *a2 = Fj + BF_S;
                     LANE {
-                        Y[(va * P + c0 + c) * L + l] +=
-                            mult * (ax[0] * f[l] + ax[1] * f[L + l] + ax[2] * f[2 * L + l]);
+                        y[l] += u[l] * fm[l] + u[L + l] * fm[L + l] + u[2 * L + l] * fm[2 * L + l];
+                        y[P * L + l] += a2[0] * fm[l] + a2[1] * fm[L + l] + a2[2] * fm[2 * L + l];
+                    }
+                } else if (jt >= J_SPHERICAL) {
+                    for (int k = 0; k < Ij[BI_NV]; k++) {
+                        const double *sk = Fj + BF_S + 6 * k; /* column k of S_j */
+                        LANE {
+                            y[k * P * L + l] += sk[0] * fm[l] + sk[1] * fm[L + l]
+                                                + sk[2] * fm[2 * L + l] + sk[3] * ff[l]
+                                                + sk[4] * ff[L + l] + sk[5] * ff[2 * L + l];
+                        }
                     }
                 }
             }

@@ -62,8 +62,11 @@ RD_INLINE int rnea_lanes(const model_t *md, const int L, const args_t *a, double
         double *w = Wi + W_W * L, *vb = Wi + W_V * L, *dw = Wi + W_DW * L, *dv = Wi + W_DV * L;
         double jw[3 * LANES], jv[3 * LANES], aw[3 * LANES], av[3 * LANES], e[3 * LANES];
         joint_pose(L, Ii, Fi, q, R, p);
-        joint_rate(L, Ii, Fi, v, jw, jv);   /* S_i qd_i */
-        joint_rate(L, Ii, Fi, qdd, aw, av); /* S_i qdd_i */
+        joint_rate(L, Ii, Fi, q, v, jw, jv);   /* S_i qd_i */
+        joint_rate(L, Ii, Fi, q, qdd, aw, av); /* S_i qdd_i */
+        if (joint_bias(L, Ii, Fi, q, v, e)) /* + dS_i/dt qd_i (a universal joint) */
+            for (int k = 0; k < 3 * L; k++)
+                aw[k] += e[k];
         /* 8.50: V_i = Ad_{T_{i,lambda}} V_lambda + S_i qd_i */
         motion_from_parent(L, R, p, Wl + W_W * L, Wl + W_V * L, w, vb);
         for (int k = 0; k < 3 * L; k++)
@@ -103,6 +106,23 @@ RD_INLINE int rnea_lanes(const model_t *md, const int L, const args_t *a, double
                 tau[va * L + l] += mult * (ax[0] * f[l] + ax[1] * f[L + l] + ax[2] * f[2 * L + l]);
             }
         }
+        else if (jt == J_UNIVERSAL) { /* S_i = [u, a2; 0, 0] */
+            double u[3 * LANES], s2[LANES], c2[LANES];
+            const double *a2 = Fi + BF_S;
+            universal_u(L, Fi, q + Ii[BI_QIDX] * L, u, s2, c2);
+            LANE {
+                tau[va * L + l] += u[l] * fm[l] + u[L + l] * fm[L + l] + u[2 * L + l] * fm[2 * L + l];
+                tau[(va + 1) * L + l] += a2[0] * fm[l] + a2[1] * fm[L + l] + a2[2] * fm[2 * L + l];
+            }
+        }
+        else if (jt >= J_SPHERICAL)
+            for (int k = 0; k < Ii[BI_NV]; k++) {
+                const double *sk = Fi + BF_S + 6 * k; /* column k of S_i */
+                LANE {
+                    tau[(va + k) * L + l] += sk[0] * fm[l] + sk[1] * fm[L + l] + sk[2] * fm[2 * L + l]
+                                             + sk[3] * ff[l] + sk[4] * ff[L + l] + sk[5] * ff[2 * L + l];
+                }
+            }
         /* 8.53 (child part): F_lambda += Ad_{T_{i,lambda}}^T F_i */
         const int64_t lam = Ii[BI_PARENT];
         if (lam > 0) {

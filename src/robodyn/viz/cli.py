@@ -1,0 +1,69 @@
+"""``robodyn view ROBOT [--q ...] [--trajectory run.npz] --out view.html [--open]``."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+__all__ = ["add_view_parser", "view_command", "write_view"]
+
+
+def add_view_parser(sub, robot_help: str, floating_help: str) -> argparse.ArgumentParser:
+    """Add the ``view`` subcommand to ``sub`` (the CLI's subparsers)."""
+    v = sub.add_parser("view", help="a 3-D view of a robot or a trajectory, as one HTML page")
+    v.add_argument("robot", metavar="ROBOT", help=robot_help)
+    v.add_argument("--q", type=float, nargs="+", help="configuration shown (nq numbers)")
+    v.add_argument("--trajectory", metavar="NPZ", help="play a trajectory (.npz, simulate --out)")
+    v.add_argument("--out", metavar="FILE", required=True, help="the HTML page to write")
+    v.add_argument("--open", action="store_true", help="open the page in a web browser")
+    v.add_argument("--com", action="store_true", help="show centres of mass")
+    v.add_argument("--inertia", action="store_true", help="show inertia ellipsoids")
+    v.add_argument("--no-frames", action="store_true", help="hide the frame triads")
+    v.add_argument(
+        "--mesh-path", action="append", default=[], metavar="DIR",
+        help="folder to search for package:// and relative meshes (repeatable)",
+    )  # fmt: skip
+    v.add_argument("--max-frames", type=int, default=None, help="frame budget (default 10000)")
+    v.add_argument("--floating-base", action="store_true", help=floating_help)
+    return v
+
+
+def write_view(model, path, *, q=None, trajectory=None, open_page=False, **kw):
+    """Write the page of ``model`` to ``path``, print what was written, open it if asked."""
+    from . import show
+
+    view = show(model, q=q, trajectory=trajectory, out=path, **kw)
+    print(f"view: {path} ({len(view.html) / 1e6:.2f} MB, {len(view.scene.t)} frames)")
+    for line in view.missing:
+        print(f"  not drawn: {line}")
+    for line in view.notes:
+        print(f"  note: {line}")
+    if open_page:
+        view.open()
+    return view
+
+
+def view_command(args: argparse.Namespace) -> int:
+    """Run ``robodyn view``."""
+    from ..cli import check_output_path, load_robot
+
+    model = load_robot(args.robot, args.floating_base)
+    out = check_output_path("--out", args.out)
+    q = traj = None
+    if args.q is not None:
+        if len(args.q) != model.nq:
+            raise ValueError(f"--q: expected nq = {model.nq} numbers, got {len(args.q)}")
+        q = np.array(args.q)
+    if args.trajectory is not None:
+        if q is not None:
+            raise ValueError("give --q or --trajectory, not both")
+        from ..sim import Trajectory
+
+        traj = Trajectory.load(args.trajectory)
+    kw = dict(frames=not args.no_frames, com=args.com, inertia=args.inertia,
+              search_path=args.mesh_path)  # fmt: skip
+    if args.max_frames is not None:
+        kw["max_frames"] = args.max_frames
+    write_view(model, out, q=q, trajectory=traj, open_page=args.open, **kw)
+    return 0
