@@ -28,13 +28,21 @@ which for n = 3 is ``a . curl a = 0`` (always true for n <= 2).
 from __future__ import annotations
 
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
 import sympy as sp
 
 from .lagrange import EquationsOfMotion, _column, fast_simplify
 
-__all__ = ["ConstrainedEquations", "constrain", "frobenius_conditions", "is_holonomic"]
+__all__ = [
+    "ConstrainedEquations",
+    "ConstraintClassification",
+    "classify_constraints",
+    "constrain",
+    "frobenius_conditions",
+    "is_holonomic",
+]
 
 
 def _simp(A: sp.MatrixBase, simplify: bool) -> sp.ImmutableMatrix:
@@ -291,3 +299,113 @@ def is_holonomic(a, q, *, samples: int = 8, seed: int = 0) -> bool:
             if abs(val) > 1e-9:
                 return False
     return True
+
+
+class ConstraintClassification(NamedTuple):
+    """What a set of Pfaffian constraints ``A(q) qd = 0`` does to the configuration space.
+
+    n : int
+        Configuration dimension.
+    rank : int
+        Independent constraints (the generic rank of A).
+    closure : int
+        Dimension of the involutive closure of the allowed velocities ``ker A(q)`` (their
+        iterated Lie brackets): the dimension of the set reachable from a configuration.
+    holonomic : int
+        Constraints that integrate to configuration constraints, ``n - closure``.
+    nonholonomic : int
+        The rest, ``rank - holonomic``: they restrict velocities but not configurations.
+    """
+
+    n: int
+    rank: int
+    closure: int
+    holonomic: int
+    nonholonomic: int
+
+
+def _generic_rank(fields, q, rng, samples: int) -> int:
+    """The rank of the vector fields (columns) at random configurations (the largest seen)."""
+    F = sp.Matrix.hstack(*fields)
+    f = sp.lambdify(list(q), F, "numpy")
+    best = 0
+    for _ in range(samples):
+        try:
+            X = np.asarray(f(*rng.uniform(0.1, 1.3, len(q))), dtype=float)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            continue
+        if np.all(np.isfinite(X)):
+            best = max(best, int(np.linalg.matrix_rank(X, tol=1e-9 * max(1.0, np.abs(X).max()))))
+    return best
+
+
+def classify_constraints(A, q, *, samples: int = 6, seed: int = 0) -> ConstraintClassification:
+    """Holonomic or nonholonomic: how many of the constraints ``A(q) qd = 0`` integrate.
+
+    The allowed velocities form the distribution ``D = ker A(q)`` of dimension
+    ``n - rank``. By Frobenius' theorem the constraints are holonomic exactly where D is
+    involutive; in general the motions can reach a submanifold whose dimension is that of
+    D's involutive closure, spanned by D's vector fields and their iterated Lie brackets
+    ``[f, g] = (dg/dq) f - (df/dq) g`` (MR sec. 2.4 and 13.3; Murray, Li and Sastry
+    ch. 7). So ``n - closure`` constraints are holonomic and the other ones nonholonomic.
+    For one constraint this agrees with :func:`is_holonomic`.
+
+    Parameters
+    ----------
+    A : sympy Matrix (k, n) or nested sequence
+        The constraint rows, expressions in q.
+    q : sequence of n sympy symbols
+    samples, seed : int
+        Ranks are generic ranks, evaluated at ``samples`` random configurations.
+
+    Returns
+    -------
+    ConstraintClassification
+        ``(n, rank, closure, holonomic, nonholonomic)``.
+
+    Examples
+    --------
+    The rolling coin of MR fig. 2.10, q = (x, y, phi, theta): two constraints, both
+    nonholonomic (the coin reaches every configuration).
+
+    >>> import sympy as sp
+    >>> x, y, phi, th, r = sp.symbols("x y phi theta r", positive=True)
+    >>> A = [[1, 0, 0, -r * sp.cos(phi)], [0, 1, 0, -r * sp.sin(phi)]]
+    >>> classify_constraints(A, [x, y, phi, th])
+    ConstraintClassification(n=4, rank=2, closure=4, holonomic=0, nonholonomic=2)
+    """
+    q = list(_column(q, "q"))
+    A = sp.Matrix(A)
+    n = len(q)
+    if A.cols != n:
+        raise ValueError(f"A must have {n} columns (one per coordinate of q), got {A.cols}")
+    rng = np.random.default_rng(seed)
+    params = sorted(A.free_symbols - set(q), key=str)
+    if params:  # other symbols (radii, lengths) take generic positive values
+        A = A.subs({s: v for s, v in zip(params, rng.uniform(0.3, 1.7, len(params)))})
+    rank = _generic_rank([A.T[:, i] for i in range(A.rows)], q, rng, samples) if A.rows else 0
+    fields = [sp.Matrix(f) for f in A.nullspace(simplify=True)] if rank < n else []
+    if rank == n or not fields:
+        return ConstraintClassification(n, rank, n - rank, rank, 0)
+    J = sp.Matrix(q)
+    dim = _generic_rank(fields, q, rng, samples)
+    frontier = list(fields)
+    while dim < n and frontier:  # add brackets of the newest fields with all, until no gain
+        new = []
+        for f in frontier:
+            for g in fields:
+                bracket = g.jacobian(J) * f - f.jacobian(J) * g
+                bracket = bracket.applyfunc(fast_simplify)
+                if all(e == 0 for e in bracket):
+                    continue
+                d = _generic_rank([*fields, *new, bracket], q, rng, samples)
+                if d > dim:
+                    new.append(bracket)
+                    dim = d
+                    if dim == n:
+                        break
+            if dim == n:
+                break
+        fields += new
+        frontier = new
+    return ConstraintClassification(n, rank, dim, n - dim, rank - (n - dim))
