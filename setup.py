@@ -15,7 +15,7 @@ from setuptools.command.build_ext import build_ext
 
 CORE = [
     "module.c", "batch.c", "kinematics.c", "rnea.c", "crba.c", "aba.c", "coriolis.c",
-    "minv.c", "rigidbody.c", "sim.c", "ik.c",
+    "minv.c", "rigidbody.c", "sim.c", "ik.c", "regressor.c",
 ]  # fmt: skip
 
 if sys.platform == "win32":

@@ -11,10 +11,14 @@
 
 from __future__ import annotations
 
+import ast
+import dis
+import inspect
 import os
 import pickle
 import subprocess
 import sys
+import textwrap
 
 import dask
 import dask.array as da
@@ -170,6 +174,98 @@ def test_numpy_calls_never_import_dask():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ----------------------------------------------------- no wrapper: each function answers dask
+def _batched_functions():
+    """Every function marked ``@batched`` in robodyn's sources (each module imported)."""
+    import importlib
+    import pathlib
+
+    from robodyn.kernels.call import BATCHED
+
+    root = pathlib.Path(rd.__file__).parent
+    marked = set()
+    for path in root.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        names = [
+            f.name
+            for f in tree.body
+            if isinstance(f, ast.FunctionDef)
+            and any(getattr(d, "id", None) == "batched" for d in f.decorator_list)
+        ]
+        if names:
+            mod = ".".join(("robodyn", *path.relative_to(root).with_suffix("").parts))
+            module = importlib.import_module(mod)
+            marked |= {getattr(module, n) for n in names}
+    assert marked == set(BATCHED)  # the registry holds every marked function, nothing else
+    return sorted(marked, key=lambda f: (f.__module__, f.__name__))
+
+
+def _assigned_names(fn) -> set:
+    """Names the compiled function stores or deletes (its bytecode) and that its source
+    binds anywhere, nested scopes included (its AST)."""
+    stores = {"STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF", "STORE_NAME",
+              "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST", "STORE_FAST_MAYBE_NULL"}  # fmt: skip
+    out = set()
+    for ins in dis.get_instructions(fn):
+        if ins.opname in stores:
+            out |= set(ins.argval) if isinstance(ins.argval, tuple) else {ins.argval}
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    (fdef,) = tree.body
+    for node in ast.walk(ast.Module(body=fdef.body, type_ignores=[])):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            out |= set(node.names)
+        elif isinstance(node, ast.alias):
+            out.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            out.add(node.name)
+    return out
+
+
+def test_batch_functions_are_unwrapped_and_never_rebind_a_parameter():
+    """``except LazyInput: return lazy(fn, locals())`` forwards the parameters' values at
+    the time of the exception: a parameter assigned anywhere in fn would be forwarded
+    changed (or the call would silently differ). Each function is its own code (no wrapper
+    frame) and ends in that handler, naming itself."""
+    fns = _batched_functions()
+    assert len(fns) >= 32
+    for fn in fns:
+        code = fn.__code__
+        assert code.co_filename.endswith(fn.__module__.replace(".", os.sep) + ".py"), fn
+        assert not hasattr(fn, "__wrapped__"), fn
+        params = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+        assert not params & _assigned_names(fn), (fn.__qualname__, params & _assigned_names(fn))
+        (fdef,) = ast.parse(textwrap.dedent(inspect.getsource(fn))).body
+        last = fdef.body[-1]
+        assert isinstance(last, ast.Try), fn.__qualname__  # the general path, up to the end
+        (handler,) = last.handlers
+        assert ast.unparse(handler.type) == "LazyInput", fn.__qualname__
+        (ret,) = handler.body
+        assert ast.unparse(ret) == f"return lazy({fn.__name__}, locals())", fn.__qualname__
+        assert fn.__globals__[fn.__name__] is fn, fn.__qualname__
+
+
+def test_batch_functions_outside_the_bitwise_test_answer_dask(client, ur5, rng):
+    """The functions not in _calls (the numpy references, energy's com_velocity)."""
+    Q, V, _ = _states(ur5, rng, 5)
+    dq, dv = da.from_array(Q, chunks=(2, -1)), da.from_array(V, chunks=(2, -1))
+    calls = [
+        (rd.coriolis.christoffel_reference, (Q,), (dq,)),
+        (rd.coriolis.mass_matrix_derivative_reference, (Q,), (dq,)),
+        (rd.coriolis.coriolis_matrix_reference, (Q, V), (dq, dv)),
+        (rd.energy.com_velocity, (Q, V), (dq, V)),
+    ]
+    for fn, args, dargs in calls:
+        r = fn(ur5, *dargs)
+        assert isinstance(r, da.Array) and r.chunks[0] == (2, 2, 1), fn.__name__
+        assert np.array_equal(r.compute(), fn(ur5, *args)), fn.__name__
 
 
 # ------------------------------------------------------------------------ rollouts

@@ -122,6 +122,16 @@ _LAZY: dict[str, str] = {
     "sweep": "robodyn.sweep",
     # 3-D viewer: one self-contained HTML page (three.js inside)
     "viz": "robodyn.viz",
+    # dynamic parameter identification (issue 14)
+    "ident": "robodyn.ident",
+    "parameters": "robodyn.ident",
+    "parameter_names": "robodyn.ident",
+    "regressor": "robodyn.ident",
+    "energy_regressor": "robodyn.ident",
+    "base_parameters": "robodyn.ident",
+    "identify": "robodyn.ident",
+    "identify_energy": "robodyn.ident",
+    "excitation_trajectory": "robodyn.ident",
 }
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -98,7 +98,7 @@ __all__ = ["main", "flop_count", "machine_info", "MODELS", "FUNCTIONS", "LIBRARI
 MODELS = ("ur5", "panda", "solo12", "talos")
 FUNCTIONS = ("fk", "jacobian", "rnea", "crba", "aba", "coriolis", "gravity")
 LIBRARIES = ("robodyn", "pinocchio", "mujoco", "modern_robotics")
-SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik", "dask", "viz")
+SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik", "dask", "viz", "ident")
 RTOL = 1e-8  # equality to Pinocchio before timing (relative, infinity norm)
 
 FUNCTION_TITLES = {
@@ -141,6 +141,7 @@ _SECTION_PEERS = {
     "ik": ("modern_robotics",),
     "dask": (),
     "viz": (),
+    "ident": ("pinocchio",),
 }
 
 
@@ -1677,6 +1678,11 @@ def format_table(result: dict) -> str:
 
         section("viz", "VIZ: viewer pages in headless Chromium (software WebGL)")
         out += viz_lines(result["viz"])
+    if result.get("ident"):
+        from .bench_ident import text_lines as ident_lines
+
+        section("ident", "Identification: joint-torque regressor per state (ratio to Pinocchio)")
+        out += ident_lines(result["ident"])
     if result.get("flops"):
         out.append("")
         peak, scalar = mach["peak_gflops"], result["flops"][0]["scalar_peak_gflops"]
@@ -1909,6 +1915,7 @@ def run(cfg: Config) -> dict:
         "ik": [],
         "dask": [],
         "viz": [],
+        "ident": [],
         "flops": [],
         # section -> one line per optional package it needs that is not installed
         "skipped": {},
@@ -1930,6 +1937,7 @@ def run(cfg: Config) -> dict:
     total += 2 if "ik" in cfg.sections else 0
     total += 2 if "dask" in cfg.sections else 0
     total += 6 if "viz" in cfg.sections else 0
+    total += 2 if "ident" in cfg.sections else 0
     prog = Progress(total + len(cfg.models), enabled=cfg.progress)
     cases: dict[str, Case] = {}
     try:
@@ -1990,6 +1998,10 @@ def run(cfg: Config) -> dict:
             from .bench_viz import run_viz
 
             result["viz"] = run_viz(cfg, prog, _row)
+        if "ident" in cfg.sections and pin is not None:
+            from .bench_ident import run_ident
+
+            result["ident"] = run_ident(cfg, pin, prog, cases, _row)
     finally:
         prog.close()
     if cases and ("latency" in cfg.sections or "batch" in cfg.sections):

@@ -295,6 +295,12 @@ def _cmd_view(args: argparse.Namespace) -> int:
     return view_command(args)
 
 
+def _cmd_identify(args: argparse.Namespace) -> int:
+    from .ident.cli import identify_command
+
+    return identify_command(args)
+
+
 def _cmd_derive(args: argparse.Namespace) -> int:
     from .symbolic.cli import derive_command
 
@@ -433,6 +439,19 @@ def build_parser() -> argparse.ArgumentParser:
     from .viz.cli import add_view_parser
 
     add_view_parser(sub, _ROBOT_HELP, _FLOATING_HELP).set_defaults(func=_cmd_view)
+
+    from .ident.cli import add_arguments as _identify_arguments
+
+    n = sub.add_parser(
+        "identify",
+        help="identify inertial parameters and friction from data",
+        description="Identify ROBOT's inertial parameters, joint friction and "
+        "armature from DATA.csv (or from an experiment simulated with "
+        "--simulate); prints OLS, WLS and physically consistent estimates.",
+    )
+    n.add_argument("robot", metavar="ROBOT", help=_ROBOT_HELP)
+    _identify_arguments(n)
+    n.set_defaults(func=_cmd_identify)
 
     for name, command in sub.choices.items():  # each command's help names its page
         command.epilog = (

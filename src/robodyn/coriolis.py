@@ -73,7 +73,7 @@ import numpy as np
 from .errors import ModelError
 from .kernels import core as _core
 from .kernels._pack import FL_CHECK, packed
-from .kernels.call import batched, finish, prepare
+from .kernels.call import LazyInput, batched, finish, lazy, prepare
 from .kernels.call import threads as _threads
 from .kinematics import body_poses
 from .model.model import JOINT_FREE, JOINT_PLANAR, JOINT_SPHERICAL, JOINT_UNIVERSAL, Model
@@ -416,8 +416,11 @@ def mass_matrix_derivative(model: Model, q, *, threads: int | None = None) -> np
     -------
     numpy.ndarray, shape (..., nv, nv, nv)
     """
-    G = _christoffel_core(model, q, threads)
-    return G + np.swapaxes(G, -3, -2)
+    try:
+        G = _christoffel_core(model, q, threads)
+        return G + np.swapaxes(G, -3, -2)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(mass_matrix_derivative, locals())
 
 
 @batched
@@ -434,9 +437,12 @@ def mass_matrix_derivative_reference(model: Model, q) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nv, nv, nv)
     """
-    tree = _tree(model)
-    nv = model.nv
-    return _each(model, ("q",), (q,), lambda x: _dM_one(model, tree, x), (nv, nv, nv))
+    try:
+        tree = _tree(model)
+        nv = model.nv
+        return _each(model, ("q",), (q,), lambda x: _dM_one(model, tree, x), (nv, nv, nv))
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(mass_matrix_derivative_reference, locals())
 
 
 @batched
@@ -462,7 +468,10 @@ def christoffel(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nv, nv, nv)
     """
-    return _christoffel_core(model, q, threads)
+    try:
+        return _christoffel_core(model, q, threads)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(christoffel, locals())
 
 
 @batched
@@ -479,9 +488,12 @@ def christoffel_reference(model: Model, q) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nv, nv, nv)
     """
-    tree = _tree(model)
-    nv = model.nv
-    return _each(model, ("q",), (q,), lambda x: _christoffel_one(model, tree, x), (nv, nv, nv))
+    try:
+        tree = _tree(model)
+        nv = model.nv
+        return _each(model, ("q",), (q,), lambda x: _christoffel_one(model, tree, x), (nv, nv, nv))
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(christoffel_reference, locals())
 
 
 _ND = np.ndarray
@@ -523,8 +535,11 @@ def coriolis_matrix(model: Model, q, v, *, check: bool = True, threads: int | No
     C = _core.coriolis(P, q, v, flags, th)
     if C.__class__ is _ND:
         return C
-    lead, (Q, V) = prepare(("q", "v"), (q, v), ((model.nq,), (model.nv,)))
-    return finish(_core.coriolis(P, Q, V, flags, th), lead, ("q", "v"), model)
+    try:
+        lead, (Q, V) = prepare(("q", "v"), (q, v), ((model.nq,), (model.nv,)))
+        return finish(_core.coriolis(P, Q, V, flags, th), lead, ("q", "v"), model)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(coriolis_matrix, locals())
 
 
 @batched
@@ -548,9 +563,14 @@ def coriolis_matrix_reference(model: Model, q, v) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nv, nv)
     """
-    tree = _tree(model)
-    nv = model.nv
-    return _each(model, ("q", "v"), (q, v), lambda x, y: _coriolis_one(model, tree, x, y), (nv, nv))
+    try:
+        tree = _tree(model)
+        nv = model.nv
+        return _each(
+            model, ("q", "v"), (q, v), lambda x, y: _coriolis_one(model, tree, x, y), (nv, nv)
+        )
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(coriolis_matrix_reference, locals())
 
 
 @batched
@@ -569,5 +589,8 @@ def mass_matrix_dot(model: Model, q, v) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nv, nv)
     """
-    C = coriolis_matrix(model, q, v)
-    return C + np.swapaxes(C, -1, -2)
+    try:
+        C = coriolis_matrix(model, q, v)
+        return C + np.swapaxes(C, -1, -2)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(mass_matrix_dot, locals())

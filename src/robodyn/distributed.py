@@ -4,7 +4,7 @@ Dask (``pip install robodyn[dask]``) is imported here only, and this module is i
 only when a dask array or a Dask client reaches robodyn; NumPy calls never see it.
 
 * :func:`lazy_call` answers a batch function (``rd.inverse_dynamics``, ``rd.fk``, ...,
-  every function decorated with :func:`robodyn.kernels.call.batched`) called with dask
+  every function marked :func:`robodyn.kernels.call.batched`) called with dask
   arrays: the same function mapped over the chunks of the leading (batch) axes with
   ``dask.array.blockwise``, one task per chunk, the model one key of the graph (every
   task refers to it; it is not copied into each task). The result is a lazy dask array
@@ -85,7 +85,7 @@ def lazy_call(fn, args, kwargs):
     Parameters
     ----------
     fn : callable
-        A public batch function ``fn(model, q, ...)`` (decorated with ``batched``).
+        A public batch function ``fn(model, q, ...)`` (marked ``batched``).
     args, kwargs
         The call's arguments. The state arguments (``q``, ``v``, ``a``, ``tau``, ``f_ext``,
         ``f_tip``) may be dask or numpy arrays with any leading (batch) dimensions; they

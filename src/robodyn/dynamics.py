@@ -40,7 +40,7 @@ from .kernels._pack import (
     FL_VEL,
     packed,
 )
-from .kernels.call import batched, finish, prepare
+from .kernels.call import LazyInput, batched, finish, lazy, prepare
 from .kernels.call import threads as _threads
 
 __all__ = [
@@ -198,10 +198,13 @@ def inverse_dynamics(
         tau = _RNEA(P, q, v, a, f_ext, flags | (0 if f_ext is None else FL_FEXT), coulomb_eps, th)
         if tau.__class__ is _ND:
             return tau
-    return _run(
-        _RNEA, model, ("q", "v", "a"), (q, v, a), f_ext, f_tip, frame, flags,
-        float(coulomb_eps), th,
-    )  # fmt: skip
+    try:
+        return _run(
+            _RNEA, model, ("q", "v", "a"), (q, v, a), f_ext, f_tip, frame, flags,
+            float(coulomb_eps), th,
+        )  # fmt: skip
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(inverse_dynamics, locals())
 
 
 rnea = inverse_dynamics
@@ -237,7 +240,10 @@ def gravity_forces(model, q, *, check: bool = True, threads: int | None = None) 
     -------
     g : numpy.ndarray, shape (..., nv)
     """
-    return _rnea_terms(model, q, None, FL_GRAVITY | (FL_CHECK if check else 0), threads)
+    try:
+        return _rnea_terms(model, q, None, FL_GRAVITY | (FL_CHECK if check else 0), threads)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(gravity_forces, locals())
 
 
 @batched
@@ -258,7 +264,10 @@ def velocity_forces(model, q, v, *, check: bool = True, threads: int | None = No
     -------
     c : numpy.ndarray, shape (..., nv)
     """
-    return _rnea_terms(model, q, v, FL_VEL | (FL_CHECK if check else 0), threads)
+    try:
+        return _rnea_terms(model, q, v, FL_VEL | (FL_CHECK if check else 0), threads)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(velocity_forces, locals())
 
 
 @batched
@@ -279,7 +288,10 @@ def bias_forces(model, q, v, *, check: bool = True, threads: int | None = None) 
     -------
     h : numpy.ndarray, shape (..., nv)
     """
-    return _rnea_terms(model, q, v, FL_GRAVITY | FL_VEL | (FL_CHECK if check else 0), threads)
+    try:
+        return _rnea_terms(model, q, v, FL_GRAVITY | FL_VEL | (FL_CHECK if check else 0), threads)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(bias_forces, locals())
 
 
 # ----------------------------------------------------------------------------- CRBA
@@ -338,7 +350,10 @@ def mass_matrix(
         M = _CRBA((model._rd_packed or packed(model)).P, q, flags, 0)
         if M.__class__ is _ND:
             return M
-    return _of_q(_CRBA, model, q, flags, threads)
+    try:
+        return _of_q(_CRBA, model, q, flags, threads)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(mass_matrix, locals())
 
 
 crba = mass_matrix
@@ -371,7 +386,10 @@ def mass_matrix_inverse(
         If M is singular (a joint drives a massless subtree).
     """
     flags = (FL_ARMATURE if armature else 0) | (FL_CHECK if check else 0)
-    return _of_q(_MINV, model, q, flags, threads)
+    try:
+        return _of_q(_MINV, model, q, flags, threads)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(mass_matrix_inverse, locals())
 
 
 # ----------------------------------------------------------------------------- ABA
@@ -440,10 +458,13 @@ def forward_dynamics(
                     coulomb_eps, th)  # fmt: skip
         if qdd.__class__ is _ND:
             return qdd
-    return _run(
-        entry, model, ("q", "v", "tau"), (q, v, tau), f_ext, f_tip, frame, flags,
-        float(coulomb_eps), th,
-    )  # fmt: skip
+    try:
+        return _run(
+            entry, model, ("q", "v", "tau"), (q, v, tau), f_ext, f_tip, frame, flags,
+            float(coulomb_eps), th,
+        )  # fmt: skip
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(forward_dynamics, locals())
 
 
 aba = forward_dynamics

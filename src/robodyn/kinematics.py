@@ -42,7 +42,7 @@ from ._checks import as_array, as_vector
 from .errors import ModelError
 from .kernels import core as _core
 from .kernels._pack import KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
-from .kernels.call import batched, finish, prepare
+from .kernels.call import LazyInput, batched, finish, lazy, prepare
 from .kernels.call import threads as _threads
 from .model.model import JOINT_FREE, JOINT_SPHERICAL, Model
 from .spatial import check_transform
@@ -209,20 +209,23 @@ def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray
                 return T
         except (AttributeError, KeyError, TypeError):
             pass  # not packed yet, a frame index, or an unhashable frame: the full path
-    pack = _packed(model)
-    th = 0 if threads is None else _threads(threads)
-    if frame is None:
-        T = _FRAME_POSES(pack.P, q, th)
+    try:
+        pack = _packed(model)
+        th = 0 if threads is None else _threads(threads)
+        if frame is None:
+            T = _FRAME_POSES(pack.P, q, th)
+            if T.__class__ is _ND:
+                return T
+            return _call(model, _FRAME_POSES, ("q",), (q,), ((pack.nq,),), th)
+        k = pack.frames.get(frame) if type(frame) is str else None
+        if k is None:
+            k = _frame_index(model, pack, frame)
+        T = _FRAME_POSE(pack.P, q, k, th)
         if T.__class__ is _ND:
             return T
-        return _call(model, _FRAME_POSES, ("q",), (q,), ((pack.nq,),), th)
-    k = pack.frames.get(frame) if type(frame) is str else None
-    if k is None:
-        k = _frame_index(model, pack, frame)
-    T = _FRAME_POSE(pack.P, q, k, th)
-    if T.__class__ is _ND:
-        return T
-    return _call(model, _FRAME_POSE, ("q",), (q,), ((pack.nq,),), k, th)
+        return _call(model, _FRAME_POSE, ("q",), (q,), ((pack.nq,),), k, th)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(fk, locals())
 
 
 forward_kinematics = fk
@@ -243,8 +246,11 @@ def body_poses(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nb, 4, 4)
     """
-    th = 0 if threads is None else _threads(threads)
-    return _call(model, _core.body_poses, ("q",), (q,), ((model.nq,),), th)
+    try:
+        th = 0 if threads is None else _threads(threads)
+        return _call(model, _core.body_poses, ("q",), (q,), ((model.nq,),), th)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(body_poses, locals())
 
 
 # --------------------------------------------------------------------- Jacobians
@@ -297,14 +303,17 @@ def jacobian(
                 return J
         except (AttributeError, KeyError, TypeError):
             pass  # not packed yet, a frame index, an unknown name or kind: the full path
-    pack = _packed(model)
-    k = _frame_index(model, pack, frame)
-    kd = _kind(kind)
-    th = 0 if threads is None else _threads(threads)
-    J = _JACOBIAN(pack.P, q, k, kd, th)
-    if J.__class__ is _ND:
-        return J
-    return _call(model, _JACOBIAN, ("q",), (q,), ((pack.nq,),), k, kd, th)
+    try:
+        pack = _packed(model)
+        k = _frame_index(model, pack, frame)
+        kd = _kind(kind)
+        th = 0 if threads is None else _threads(threads)
+        J = _JACOBIAN(pack.P, q, k, kd, th)
+        if J.__class__ is _ND:
+            return J
+        return _call(model, _JACOBIAN, ("q",), (q,), ((pack.nq,),), k, kd, th)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(jacobian, locals())
 
 
 def _jdot(model, q, v, frame, kind, threads=None):
@@ -348,7 +357,10 @@ def jacobian_dot(
     -------
     numpy.ndarray, shape (..., 6, nv)
     """
-    return _jdot(model, q, v, frame, kind, threads)[1]
+    try:
+        return _jdot(model, q, v, frame, kind, threads)[1]
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(jacobian_dot, locals())
 
 
 @batched
@@ -373,7 +385,10 @@ def frame_velocity(
     -------
     numpy.ndarray, shape (..., 6)
     """
-    return _jdot(model, q, v, frame, kind, threads)[2]
+    try:
+        return _jdot(model, q, v, frame, kind, threads)[2]
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(frame_velocity, locals())
 
 
 @batched
@@ -402,10 +417,15 @@ def frame_acceleration(
     -------
     numpy.ndarray, shape (..., 6)
     """
-    lead, (q, v, a) = prepare(("q", "v", "a"), (q, v, a), ((model.nq,), (model.nv,), (model.nv,)))
-    J, dJ, _ = _jdot(model, q, v, frame, kind, threads)
-    out = np.einsum("...ij,...j->...i", J, a) + np.einsum("...ij,...j->...i", dJ, v)
-    return out.reshape((*lead, 6))
+    try:
+        lead, (Q, V, A) = prepare(
+            ("q", "v", "a"), (q, v, a), ((model.nq,), (model.nv,), (model.nv,))
+        )
+        J, dJ, _ = _jdot(model, Q, V, frame, kind, threads)
+        out = np.einsum("...ij,...j->...i", J, A) + np.einsum("...ij,...j->...i", dJ, V)
+        return out.reshape((*lead, 6))
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(frame_acceleration, locals())
 
 
 # --------------------------------------------------------------- centre of mass
@@ -429,10 +449,13 @@ def com(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., 3)
     """
-    pack = _packed(model)
-    _mass_check(model, pack)
-    th = 0 if threads is None else _threads(threads)
-    return _call(model, _core.com, ("q",), (q,), ((pack.nq,),), th)
+    try:
+        pack = _packed(model)
+        _mass_check(model, pack)
+        th = 0 if threads is None else _threads(threads)
+        return _call(model, _core.com, ("q",), (q,), ((pack.nq,),), th)
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(com, locals())
 
 
 def _com_jacobian(model, q, threads):
@@ -462,7 +485,10 @@ def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., 3, nv)
     """
-    return _com_jacobian(model, q, threads)[1]
+    try:
+        return _com_jacobian(model, q, threads)[1]
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(com_jacobian, locals())
 
 
 @batched
@@ -481,9 +507,12 @@ def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarra
     -------
     numpy.ndarray, shape (..., 3)
     """
-    lead, (q, v) = prepare(("q", "v"), (q, v), ((model.nq,), (model.nv,)))
-    Jc = com_jacobian(model, q, threads=threads)
-    return np.einsum("...ij,...j->...i", Jc, v).reshape((*lead, 3))
+    try:
+        lead, (Q, V) = prepare(("q", "v"), (q, v), ((model.nq,), (model.nv,)))
+        Jc = com_jacobian(model, Q, threads=threads)
+        return np.einsum("...ij,...j->...i", Jc, V).reshape((*lead, 3))
+    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
+        return lazy(com_velocity, locals())
 
 
 # ------------------------------------------------------------------ manipulability

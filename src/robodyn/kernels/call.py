@@ -15,25 +15,30 @@ error in a state names the argument and the state's index.
 
 Dask arrays take the same road: the general path meets them in :func:`prepare` (the core's
 fast path takes only numpy arrays, so a NumPy call never gets there and never imports
-dask), which raises :class:`LazyInput`; the public function's :func:`batched` decorator
-catches it and hands the call to :func:`robodyn.distributed.lazy_call`, which maps the
-same function over the blocks of the batch axes and returns a lazy dask array.
+dask), which raises :class:`LazyInput`. Each public batch function (marked :func:`batched`)
+catches it around its general path only, ``except LazyInput: return lazy(fn, locals())``,
+and :func:`lazy` hands the call to :func:`robodyn.distributed.lazy_call`, which maps the
+same function over the blocks of the batch axes and returns a lazy dask array. There is no
+wrapper: a NumPy call runs the function itself (a ``try`` costs nothing when nothing is
+raised), so no such function may assign to one of its parameters (``locals()`` would then
+hold the new value; tests/test_dask.py checks every one).
 """
 
 from __future__ import annotations
 
-import functools
+import inspect
 import math
 
 import numpy as np
 
-__all__ = ["threads", "prepare", "finish", "describe", "batched", "LazyInput", "is_dask"]
+__all__ = ["threads", "prepare", "finish", "describe", "batched", "lazy", "LazyInput", "is_dask"]
 
 _ND = np.ndarray
 
 
 class LazyInput(Exception):  # noqa: N818 (a signal, not an error)
-    """Raised by :func:`prepare` when an argument is a dask array (caught by :func:`batched`)."""
+    """Raised by :func:`prepare` when an argument is a dask array (caught by the public
+    batch function, which calls :func:`lazy`)."""
 
 
 def is_dask(x) -> bool:
@@ -41,48 +46,38 @@ def is_dask(x) -> bool:
     return x.__class__ is not _ND and type(x).__module__.startswith("dask.")
 
 
-def _lazy(fn, args, kwargs):
-    from ..distributed import lazy_call
-
-    return lazy_call(fn, args, kwargs)
+BATCHED: list = []  # every function marked by batched(), in import order
 
 
 def batched(fn):
-    """Make a public batch function accept dask arrays (the one place it is done).
+    """Mark ``fn`` as a public batch function that accepts dask arrays; ``fn`` is returned
+    unchanged (no wrapper, no extra frame) and listed in :data:`BATCHED`.
 
-    A NumPy call runs ``fn`` as before; a call with a dask array among the state
-    arguments reaches :func:`prepare`, which raises :class:`LazyInput`, and the call is
-    answered by :func:`robodyn.distributed.lazy_call`: ``fn`` mapped over the chunks of the
-    leading (batch) axes, a lazy dask array.
-
-    The wrapper has ``fn``'s positional parameters and defaults, so a call without
-    keywords is forwarded as positional arguments (no ``*args`` tuple, no ``**kwargs``
-    dict to build): the cost of the extra call is kept to one frame.
+    The function itself answers dask arrays: its general path (after the core's fast path)
+    sits in ``try: ... except LazyInput: return lazy(fn, locals())``; :func:`prepare` raises
+    :class:`LazyInput` before any work, and :func:`lazy` hands the call to
+    :func:`robodyn.distributed.lazy_call`. ``fn`` must not assign to its parameters.
     """
-    import inspect
+    if fn.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        raise TypeError(f"batched: {fn.__name__} has *args or **kwargs")
+    BATCHED.append(fn)
+    return fn
 
-    sig = inspect.signature(fn)
-    pos = [p for p in sig.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
-    if len(pos) != sum(p.kind is not p.KEYWORD_ONLY for p in sig.parameters.values()):
-        raise TypeError(f"batched: {fn.__name__} has *args or positional-only parameters")
-    names = ", ".join(p.name for p in pos)
-    params = ", ".join(p.name if p.default is p.empty else f"{p.name}=_d[{k}]"
-                       for k, p in enumerate(pos))  # fmt: skip
-    src = (
-        f"def {fn.__name__}({params}, **kwargs):\n"
-        f"    try:\n"
-        f"        if kwargs:\n"
-        f"            return _fn({names}, **kwargs)\n"
-        f"        return _fn({names})\n"
-        f"    except _LazyInput:\n"
-        f"        return _lazy(_self[0], ({names},), kwargs)\n"
-    )
-    scope = {"_fn": fn, "_d": [p.default for p in pos], "_LazyInput": LazyInput,
-             "_lazy": _lazy, "_self": []}  # fmt: skip
-    exec(compile(src, f"<robodyn batched {fn.__name__}>", "exec"), scope)
-    call = functools.wraps(fn)(scope[fn.__name__])
-    scope["_self"].append(call)
-    return call
+
+def lazy(fn, local_vars):
+    """The call of ``fn`` whose arguments are ``fn``'s parameters in ``local_vars`` (the
+    ``locals()`` of ``fn``'s frame), answered by :func:`robodyn.distributed.lazy_call`: ``fn``
+    mapped over the chunks of the dask arrays' leading (batch) axes, a lazy dask array.
+    """
+    from ..distributed import _signature, lazy_call
+
+    args, kwargs = [], {}
+    for p in _signature(fn).parameters.values():
+        if p.kind is p.KEYWORD_ONLY:
+            kwargs[p.name] = local_vars[p.name]
+        else:
+            args.append(local_vars[p.name])
+    return lazy_call(fn, tuple(args), kwargs)
 
 
 def threads(value) -> int:

@@ -378,6 +378,13 @@ class Model:
             object.__setattr__(self, "_arrays", cached)
         return cached
 
+    def with_parameters(self, pi, **kwargs) -> Model:
+        """A copy with the inertial (and joint) parameters ``pi`` of
+        :func:`robodyn.parameters`; see :func:`robodyn.ident.with_parameters`."""
+        from ..ident.parameters import with_parameters
+
+        return with_parameters(self, pi, **kwargs)
+
     def to_mr(self, frame: str | int = "ee"):
         """``(M, Slist, Mlist, Glist)`` of a serial chain; see :func:`robodyn.model.poe.to_mr`."""
         from .poe import to_mr

@@ -55,9 +55,10 @@ static int64_t sz_jdot(const model_t *md) { return 12 * md->nv + 6; }
 static int64_t sz_3(const model_t *md) { (void)md; return 3; }
 static int64_t sz_comj(const model_t *md) { return 3 + 3 * md->nv; }
 static int64_t sz_ik(const model_t *md) { return 16 + 6 * md->nv + 6; }
+static int64_t sz_regressor(const model_t *md) { return md->nv * 10 * (md->nb - 1); }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
-       A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL };
+       A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -77,6 +78,8 @@ static const algo_t ALGOS[] = {
     [A_COM_JACOBIAN] = {"com_jacobian", rd_com_jacobian, rd_kin_work, sz_comj, 1, {SZ_NQ}, {0}},
     [A_IK_RESIDUAL] = {"ik_residual", rd_ik_residual, rd_kin_work, sz_ik, 2, {SZ_NQ, SZ_16},
                        {0, 0}},
+    [A_REGRESSOR] = {"regressor", rd_regressor, rd_regressor_work, sz_regressor, 3,
+                     {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
 };
 
 static int out_dims(const model_t *md, int algo, npy_intp *d)
@@ -89,6 +92,7 @@ static int out_dims(const model_t *md, int algo, npy_intp *d)
     case A_FRAME_POSES: d[0] = md->nf, d[1] = d[2] = 4; return 3;
     case A_FRAME_POSE: d[0] = d[1] = 4; return 2;
     case A_JACOBIAN: d[0] = 6, d[1] = md->nv; return 2;
+    case A_REGRESSOR: d[0] = md->nv, d[1] = 10 * (md->nb - 1); return 2;
     default: d[0] = ALGOS[algo].out_size(md); return 1;
     }
 }
@@ -279,6 +283,7 @@ DYN(forward, A_FORWARD, 3)
 DYN(crba, A_CRBA, 1)
 DYN(minv, A_MINV, 1)
 DYN(coriolis, A_CORIOLIS, 2)
+DYN(regressor, A_REGRESSOR, 3)
 
 static PyObject *kin_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
                           int nx, int has_frame, int has_kind)
@@ -491,6 +496,7 @@ static PyMethodDef methods[] = {
     METHOD(coriolis, "coriolis(P, q, v, flags, threads) -> C"),
     METHOD(minv, "minv(P, q, flags, threads) -> M^-1"),
     METHOD(forward, "forward(P, q, v, tau, fext, flags, eps, threads) -> qdd (via M)"),
+    METHOD(regressor, "regressor(P, q, v, a, fext, flags, eps, threads) -> Y (nv, 10 (nb - 1))"),
     METHOD(body_poses, "body_poses(P, q, threads) -> T (nb, 4, 4)"),
     METHOD(frame_poses, "frame_poses(P, q, threads) -> T (nf, 4, 4)"),
     METHOD(frame_pose, "frame_pose(P, q, frame, threads) -> T (4, 4)"),

@@ -340,6 +340,9 @@ RD_INLINE int nonfinite(const double *x, int64_t n)
 int rd_rnea(const model_t *md, int L, const args_t *a, double *RESTRICT out,
             double *RESTRICT W, int *lane);
 int64_t rd_rnea_work(const model_t *md);
+int rd_regressor(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                 double *RESTRICT W, int *lane);
+int64_t rd_regressor_work(const model_t *md);
 int rd_crba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
             double *RESTRICT W, int *lane);
 int64_t rd_crba_work(const model_t *md);

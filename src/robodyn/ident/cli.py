@@ -1,0 +1,166 @@
+"""``robodyn identify ROBOT [DATA.csv]``: identify a robot's parameters from a CSV of
+measured motion, or from an experiment it simulates itself (``--simulate FILE``)."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+__all__ = ["add_arguments", "identify_command"]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``robodyn identify``."""
+    p.add_argument(
+        "data",
+        metavar="DATA.csv",
+        nargs="?",
+        help="samples: header t, q[joint]..., v[joint]..., a[joint]... (optional: "
+        "else differentiated), tau[joint]... (robodyn.ident.save_csv's format)",
+    )
+    p.add_argument(
+        "--simulate",
+        metavar="FILE",
+        help="first simulate an experiment on ROBOT (the truth, with joint friction) "
+        "tracking an exciting trajectory, add noise, and write it to FILE (CSV); "
+        "identifies from FILE when DATA.csv is not given",
+    )
+    p.add_argument(
+        "--method",
+        choices=("ols", "wls", "consistent", "all"),
+        default="all",
+        help="estimator (default all three)",
+    )
+    p.add_argument(
+        "--noise",
+        type=float,
+        default=0.1,
+        help="--simulate: torque noise, fraction of each joint's torque std (default 0.1)",
+    )
+    p.add_argument(
+        "--duration",
+        type=float,
+        default=20.0,
+        help="--simulate: seconds (default 20: two periods of 10 s)",
+    )
+    p.add_argument(
+        "--friction",
+        type=float,
+        nargs=2,
+        metavar=("VISCOUS", "COULOMB"),
+        default=(0.5, 0.3),
+        help="--simulate: joint friction of the true robot when "
+        "its model has none (default 0.5 N m s/rad, 0.3 N m)",
+    )
+    p.add_argument(
+        "--prior-error",
+        type=float,
+        default=0.3,
+        help="--simulate: the prior model's masses and inertias are the truth's "
+        "scaled by random factors within +-this fraction (default 0.3)",
+    )
+    p.add_argument("--offset", action="store_true", help="identify torque offsets too")
+    p.add_argument(
+        "--held-out",
+        type=float,
+        default=0.3,
+        help="fraction of the samples (the last ones) kept to test the prediction (default 0.3)",
+    )
+    p.add_argument(
+        "--cutoff",
+        type=float,
+        metavar="HZ",
+        help="low-pass q, v and tau at HZ (zero-phase Butterworth) and take the "
+        "accelerations from the filtered v (default: the data as given)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--plot", metavar="FILE", help="figure of measured vs predicted torques "
+                   "and the base-parameter errors")  # fmt: skip
+
+
+def _scaled_prior(model, spread: float, rng):
+    """The model with each body's mass and inertia scaled by its own factor in
+    [1 - spread, 1 + spread] (every body stays physical; the CoMs stay)."""
+    from .parameters import parameters, with_parameters
+
+    pi = parameters(model)
+    nb = model.nb - 1
+    f = rng.uniform(1 - spread, 1 + spread, nb)
+    pi[: 10 * nb] *= np.repeat(f, 10)
+    return with_parameters(model, pi)
+
+
+def identify_command(args: argparse.Namespace) -> int:
+    """Run ``robodyn identify`` (see :func:`add_arguments`)."""
+    from ..cli import check_output_path, load_robot
+    from .base import base_parameters
+    from .data import load_csv, save_csv, simulate_experiment
+    from .estimate import identify
+    from .excitation import excitation_trajectory
+    from .parameters import parameters, with_parameters
+
+    model = load_robot(args.robot)
+    if args.data is None and args.simulate is None:
+        raise ValueError("give DATA.csv, or --simulate FILE to make the data first")
+    plot = check_output_path("--plot", args.plot) if args.plot else None
+    if not 0.0 <= args.held_out < 1.0:
+        raise ValueError(f"--held-out must be in [0, 1), got {args.held_out}")
+    rng = np.random.default_rng(args.seed)
+    truth = None
+    prior = model
+    if args.simulate:
+        out = check_output_path("--simulate", args.simulate)
+        pi = parameters(model)
+        lay_v = slice(10 * (model.nb - 1), 10 * (model.nb - 1) + model.nv)
+        if not np.any(pi[lay_v]) and not np.any(model.dof_friction):
+            pi[lay_v] = args.friction[0]
+            pi[lay_v.stop : lay_v.stop + model.nv] = args.friction[1]
+        true = with_parameters(model, pi)
+        truth = parameters(true, offset=args.offset)
+        print(f"simulating {model.name!r}: exciting Fourier trajectory, {args.duration:g} s ...")
+        traj = excitation_trajectory(true, period=10.0, harmonics=5, maxiter=5, seed=args.seed)
+        ex = simulate_experiment(
+            true, traj, duration=args.duration, sample_dt=0.01, noise=args.noise, seed=args.seed
+        )
+        save_csv(out, true, ex)
+        print(f"data: {out} ({len(ex)} samples, torque noise {args.noise:g} x std)")
+        prior = _scaled_prior(model, args.prior_error, rng)
+    if args.data is not None:
+        ex = load_csv(args.data, model)
+    if args.cutoff is not None:
+        from .data import filtered
+
+        ex = filtered(ex, args.cutoff)
+        print(f"filtered at {args.cutoff:g} Hz (zero phase); accelerations from filtered v")
+    n_fit = max(1, int(round((1.0 - args.held_out) * len(ex))))
+    fit, test = ex.split(n_fit / len(ex))
+    base = base_parameters(model, offset=args.offset)
+    methods = ("ols", "wls", "consistent") if args.method == "all" else (args.method,)
+    results = {}
+    for m in methods:
+        res = identify(prior, fit.q, fit.v, fit.a, fit.tau, m, offset=args.offset, base=base)
+        results[m] = res
+        print()
+        print(res.report())
+    print()
+    print(f"base parameters ({base.rank}):")
+    print(base.table())
+    print()
+    ref_name = "the truth" if truth is not None else "the model's parameters"
+    ref = base(truth) if truth is not None else base(parameters(model, offset=args.offset))
+    for m, res in results.items():
+        err = np.linalg.norm(res.base_parameters - ref) / max(np.linalg.norm(ref), 1e-300)
+        line = f"{m:>10}: base parameters {100 * err:.3g} % from {ref_name} (norm)"
+        if len(test):
+            rms = np.sqrt(np.mean((res.predict(test.q, test.v, test.a) - test.tau) ** 2))
+            line += f"; held-out torque RMS {rms:.4g} N m ({len(test)} samples)"
+        line += "; physical" if res.physical else "; NOT physical"
+        print(line)
+    if plot is not None:
+        from .plot import plot_identification
+
+        t_held = float(test.t[0]) if len(test) else None
+        plot_identification(results, ex, plot, truth=truth, held_out=t_held)
+        print(f"figure: {plot}")
+    return 0
