@@ -309,6 +309,12 @@ def _cmd_derive(args: argparse.Namespace) -> int:
 
 _ROBOT_HELP = "bundled robot name (pendulum, planar_2r, rp_arm, ur5, panda) or URDF path"
 _FLOATING_HELP = "put the URDF's root link on a free joint (URDF files only)"
+# the documentation site, built from docs/ (README, "Documentation")
+_DOCS_SITE = "the site built from docs/ (README, 'Documentation')"
+_DOCS_HELP = (
+    f"Documentation, in {_DOCS_SITE}: tutorials by Modern Robotics chapter "
+    "(auto_tutorials/index.html), the API reference (api/index.html), every command (cli.html)."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -317,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="robodyn",
         description="Mechanics of robots and rigid bodies (Modern Robotics notation).",
         epilog="ROBOT is a bundled robot name or a URDF path. 'robodyn COMMAND --help' shows "
-        "the options of a command.",
+        "the options of a command. " + _DOCS_HELP,
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", help="one of:")
     sub.required = True
@@ -446,6 +452,11 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("robot", metavar="ROBOT", help=_ROBOT_HELP)
     _identify_arguments(n)
     n.set_defaults(func=_cmd_identify)
+
+    for name, command in sub.choices.items():  # each command's help names its page
+        command.epilog = (
+            command.epilog or f"Documentation: cli.html#robodyn-{name} of {_DOCS_SITE}."
+        )
     return p
 
 

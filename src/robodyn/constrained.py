@@ -262,7 +262,7 @@ class HolonomicConstraint:
         velocity coordinates: right-trivialised for a floating base).
     dJ_v : callable, optional
         ``dJ_v(q, v) -> (k,)``, the term ``(dJ/dt) v``. If None it is a central finite
-        difference of the Jacobian along v (step 1e-6 / |v|).
+        difference of the Jacobian along v (step ``1e-6 / |v|``).
     """
 
     c: Callable[[np.ndarray], np.ndarray]

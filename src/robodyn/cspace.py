@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 __all__ = ["grubler", "JOINT_FREEDOMS"]
 
-# MR Table 2.1: freedoms f of each joint type (constraints c = m - f)
+#: Freedoms f of each joint type (MR table 2.1; constraints c = m - f).
 JOINT_FREEDOMS = {
     "revolute": 1,  # R
     "prismatic": 1,  # P

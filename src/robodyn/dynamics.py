@@ -172,6 +172,19 @@ def inverse_dynamics(
     Returns
     -------
     tau : numpy.ndarray, shape (..., nv)
+
+    Examples
+    --------
+    Holding the 2R arm of course notes 003 still and outstretched against gravity (9.81
+    m/s^2 along -y) takes ``g1 = g (m1 r1 + m2 (L1 + r2))`` and ``g2 = g m2 r2`` with m1 = 5
+    kg, m2 = 3 kg, L1 = 0.5 m, r1 = 0.25 m, r2 = 0.2 m:
+
+    >>> import robodyn as rd
+    >>> arm = rd.models.load("planar_2r")
+    >>> print(rd.inverse_dynamics(arm, [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]))
+    [32.8635  5.886 ]
+    >>> print(round(9.81 * (5 * 0.25 + 3 * (0.5 + 0.2)), 10), round(9.81 * 3 * 0.2, 10))
+    32.8635 5.886
     """
     th = 0 if threads is None else _threads(threads)
     flags = (
@@ -316,6 +329,21 @@ def mass_matrix(
     Returns
     -------
     M : numpy.ndarray, shape (..., nv, nv)
+
+    Examples
+    --------
+    The outstretched 2R arm of course notes 003: ``M11 = I1 + I2 + m1 r1^2 + m2 (L1 + r2)^2
+    = 1.9325``, ``M12 = I2 + m2 r2 (L1 + r2) = 0.47``, ``M22 = I2 + m2 r2^2 = 0.17`` (kg m^2).
+    A batch of states gives a batch of matrices:
+
+    >>> import numpy as np
+    >>> import robodyn as rd
+    >>> arm = rd.models.load("planar_2r")
+    >>> print(rd.mass_matrix(arm, [0.0, 0.0]))
+    [[1.9325 0.47  ]
+     [0.47   0.17  ]]
+    >>> rd.mass_matrix(arm, np.zeros((10, 2))).shape
+    (10, 2, 2)
     """
     flags = (FL_ARMATURE if armature else 0) | (FL_CHECK if check else 0)
     if threads is None:

@@ -124,7 +124,7 @@ def kinetic_energy(model: Model, q, v, *, armature: bool = True):
 
 @batched
 def potential_energy(model: Model, q):
-    """Gravitational potential energy ``U = -sum_i m_i g . c_i`` (c_i: world CoM of body i).
+    """Gravitational potential energy ``U = -sum_i m_i g^T c_i`` (c_i: world CoM of body i).
 
     Zero when every CoM is at the world origin's height; equals Pinocchio's
     ``computePotentialEnergy``; ``dU/dq = g(q)`` (:func:`robodyn.gravity_forces`).

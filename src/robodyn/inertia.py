@@ -320,6 +320,24 @@ class RigidInertia:
     The arrays ``com`` and ``inertia`` are read-only; operations return new objects.
     ``a + b`` is the compound body (both must be expressed in the same frame), ``a - b``
     removes a part (a bore, a hole) and checks that the result is still physical.
+
+    Examples
+    --------
+    A 12 kg box of 1 x 2 x 3 m has ``I = m/12 diag(b^2 + c^2, a^2 + c^2, a^2 + b^2)``;
+    about the centre of its top face, 1.5 m up, Steiner adds ``m d^2 = 27`` kg m^2 about
+    x and y:
+
+    >>> import numpy as np
+    >>> import robodyn as rd
+    >>> box = rd.RigidInertia(12.0, [0, 0, 0], np.diag([13.0, 10.0, 5.0]))
+    >>> np.allclose(box.inertia, rd.inertia.box(mass=12.0, size=(1, 2, 3)).inertia)
+    True
+    >>> print(box.about([0, 0, 1.5]))
+    [[40.  0.  0.]
+     [ 0. 37.  0.]
+     [ 0.  0.  5.]]
+    >>> (box + rd.RigidInertia(4.0, [0, 0, 2.0])).com  # a 4 kg point mass on top
+    array([0. , 0. , 0.5])
     """
 
     __slots__ = ("_mass", "_com", "_inertia")

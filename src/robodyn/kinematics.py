@@ -182,6 +182,20 @@ def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray
         q of the wrong shape, or not finite, or a zero floating-base quaternion.
     ModelError
         Unknown frame (the message lists the frame names).
+
+    Examples
+    --------
+    The 2R arm of course notes 003 (links of 0.5 m and 0.4 m) with its elbow at 90 degrees:
+    the tip is at (L1, L2) and its frame is turned by 90 degrees about z.
+
+    >>> import numpy as np
+    >>> import robodyn as rd
+    >>> arm = rd.models.load("planar_2r")
+    >>> print(rd.fk(arm, [0.0, np.pi / 2], "ee").round(6) + 0.0)
+    [[ 0.  -1.   0.   0.5]
+     [ 1.   0.   0.   0.4]
+     [ 0.   0.   1.   0. ]
+     [ 0.   0.   0.   1. ]]
     """
     if threads is None:  # the common call, by frame name on the cached pack: no checks in Python
         try:
@@ -264,6 +278,22 @@ def jacobian(
     -------
     numpy.ndarray, shape (..., 6, nv)
         Columns of a floating base map its body twist ``[omega_b, v_b]``.
+
+    Examples
+    --------
+    The outstretched 2R arm (links of 0.5 m and 0.4 m along x, joints about z): each
+    joint turns the tip about z, and its velocity is ``z x p`` for the tip at distance
+    0.9 m and 0.4 m from the joints, so the rows ``[omega; v]`` are:
+
+    >>> import robodyn as rd
+    >>> arm = rd.models.load("planar_2r")
+    >>> print(rd.jacobian(arm, [0.0, 0.0], "ee", kind="world_aligned"))
+    [[0.  0. ]
+     [0.  0. ]
+     [1.  1. ]
+     [0.  0. ]
+     [0.9 0.4]
+     [0.  0. ]]
     """
     if threads is None:  # the common call, by frame name on the cached pack: no checks in Python
         try:

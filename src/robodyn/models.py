@@ -1,12 +1,14 @@
 """Bundled robots: ``robodyn.models.load(name_or_path)`` and ``robodyn.models.names()``.
 
-| name        | what                                                    | built by            |
-|-------------|---------------------------------------------------------|---------------------|
-| pendulum    | one revolute joint, point bob m = 1 kg at l = 1 m       | ModelBuilder        |
-| planar_2r   | the 2-link arm of course notes 003 (gravity along -y)   | ModelBuilder        |
-| rp_arm      | the RP manipulator of course notes 001, eqs. 10.5-10.6  | ModelBuilder        |
-| ur5         | UR5 of Modern Robotics (M, Slist, Mlist, Glist)         | :func:`from_mr`     |
-| panda       | Franka Emika Panda, 7 DoF (modified DH, Gaz et al. 2019) | :func:`from_dh`    |
+=========  ========================================================  ===============
+name       what                                                      built by
+=========  ========================================================  ===============
+pendulum   one revolute joint, point bob m = 1 kg at l = 1 m         ModelBuilder
+planar_2r  the 2-link arm of course notes 003 (gravity along -y)     ModelBuilder
+rp_arm     the RP manipulator of course notes 001, eqs. 10.5-10.6    ModelBuilder
+ur5        UR5 of Modern Robotics (M, Slist, Mlist, Glist)           :func:`from_mr`
+panda      Franka Emika Panda, 7 DoF (modified DH, Gaz et al. 2019)  :func:`from_dh`
+=========  ========================================================  ===============
 
 Each robot is a JSON file in ``robodyn/model/data/`` that names its source; ``info(name)``
 returns that metadata. ``load`` also accepts a path to a URDF file (read by

@@ -654,7 +654,7 @@ def _jac(c: _KinChain, theta: np.ndarray, kind: str) -> np.ndarray:
 
 
 def FKinBody(M: ArrayLike, Blist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
-    """Forward kinematics with body screw axes, ``T = M e^[B1 th1] ... e^[Bn thn]`` (MR 4.16).
+    """Forward kinematics with body screw axes, ``T = M e^[B1 th1] (...) e^[Bn thn]`` (MR 4.16).
 
     Parameters
     ----------
@@ -677,7 +677,7 @@ def FKinBody(M: ArrayLike, Blist: ArrayLike, thetalist: ArrayLike) -> np.ndarray
 
 
 def FKinSpace(M: ArrayLike, Slist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
-    """Forward kinematics with space screw axes, ``T = e^[S1 th1] ... e^[Sn thn] M`` (MR 4.14).
+    """Forward kinematics with space screw axes, ``T = e^[S1 th1] (...) e^[Sn thn] M`` (MR 4.14).
 
     Parameters
     ----------

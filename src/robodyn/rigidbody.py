@@ -623,7 +623,7 @@ def plot_tumbling(
     title: str | None = None,
     compare: TumblingResult | None = None,
 ) -> Path:
-    """Write a PNG with three panels: omega(t) components, kinetic energy, |L_s|.
+    """Write a PNG with three panels: omega(t) components, kinetic energy, ``|L_s|``.
 
     Uses ``matplotlib.figure.Figure`` directly (no pyplot, no global backend change).
 

@@ -279,6 +279,20 @@ def exp6(V) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., 4, 4)
+
+    Examples
+    --------
+    A quarter turn about the z axis through the point (0, 1, 0) (``v = -w x q``): the
+    origin moves to (1, 1, 0).
+
+    >>> import numpy as np
+    >>> import robodyn as rd
+    >>> T = rd.exp6([0, 0, np.pi / 2, np.pi / 2, 0, 0])
+    >>> print(T.round(6) + 0.0)
+    [[ 0. -1.  0.  1.]
+     [ 1.  0.  0.  1.]
+     [ 0.  0.  1.  0.]
+     [ 0.  0.  0.  1.]]
     """
     V = as_array(V, "V", (6,))
     if V.ndim == 1:
@@ -311,6 +325,16 @@ def log6(T, *, check: bool = True) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., 6)
         ``[omega theta, v theta]`` with the rotation angle in ``[0, pi]``.
+
+    Examples
+    --------
+    The inverse of :func:`exp6` for rotation angles below pi:
+
+    >>> import numpy as np
+    >>> import robodyn as rd
+    >>> V = np.array([0.0, 0.0, np.pi / 2, np.pi / 2, 0.0, 0.0])
+    >>> print(rd.log6(rd.exp6(V)).round(12) + 0.0)
+    [0.         0.         1.57079633 1.57079633 0.         0.        ]
     """
     T = as_array(T, "T", (4, 4))
     if check:

@@ -115,9 +115,9 @@ def simulate_experiment(
     model : Model
         The "true" robot.
     trajectory : callable, optional
-        ``trajectory(t) -> (q, v, a)``, e.g. a :class:`~robodyn.ident.excitation.
-        FourierTrajectory` (default: :func:`~robodyn.ident.excitation_trajectory` of the
-        model, random search only).
+        ``trajectory(t) -> (q, v, a)``, e.g. a
+        :class:`~robodyn.ident.excitation.FourierTrajectory` (default:
+        :func:`~robodyn.ident.excitation_trajectory` of the model, random search only).
     duration : float, optional
         Seconds (default: the trajectory's period, else 10 s).
 

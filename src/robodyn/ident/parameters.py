@@ -46,6 +46,7 @@ __all__ = [
     "with_parameters",
 ]
 
+#: Names of the ten inertial parameters of a body, in the order of its 10-vector.
 BODY_PARAMETER_NAMES = ("m", "mcx", "mcy", "mcz", "Ixx", "Ixy", "Ixz", "Iyy", "Iyz", "Izz")
 _TRIU = (np.array([0, 0, 0, 1, 1, 2]), np.array([0, 1, 2, 1, 2, 2]))  # Ixx Ixy Ixz Iyy Iyz Izz
 

@@ -42,7 +42,7 @@ class Pfaffian:
         ``A(q) -> (k, nv)``.
     dA_v : callable, optional
         ``dA_v(q, v) -> (k,)``, ``dA/dt v``. Default: central difference of A along
-        ``qdot = v`` (1-dof joints; step 1e-6 / |v|).
+        ``qdot = v`` (1-dof joints; step ``1e-6 / |v|``).
     alpha : float
         Baumgarte damping rate, 1/s (0: no stabilisation). Keep ``alpha * dt`` below about
         0.1: a stiffer rate raises the integrator's own error (knife-edge, RK4, dt = 20 ms:

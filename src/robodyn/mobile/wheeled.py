@@ -553,7 +553,7 @@ def odometry(robot, q, increments) -> np.ndarray:
     """Chassis configuration after wheel-angle increments (MR sec. 13.4).
 
     Each increment ``dtheta`` gives the body twist over the step ``V_b = F dtheta``
-    (:meth:`chassis_twist`; for a car ``(dtheta_rear, psi)``), integrated exactly by
+    (the robot's ``chassis_twist``; for a car ``(dtheta_rear, psi)``), integrated exactly by
     :func:`planar_exp` (the wheel speeds are taken constant over the step), then
     ``q_{k+1} = q_k + (dphi, R(phi_k) (dx_b, dy_b))``.
 

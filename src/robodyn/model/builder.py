@@ -130,7 +130,7 @@ class _Checked:
 
 
 class ModelBuilder:
-    """Build a :class:`Model` body by body (chainable calls, validated in :meth:`build`).
+    """Build a :class:`Model` body by body, in chained calls; :meth:`ModelBuilder.build` validates.
 
     Parameters
     ----------

@@ -191,7 +191,7 @@ def random_configuration(model: Model, rng=None, size=None) -> np.ndarray:
 
     Returns
     -------
-    numpy.ndarray, shape (nq,) or (*size, nq)
+    numpy.ndarray, shape (nq,) or ``size + (nq,)``
     """
     gen = _rng(rng)
     try:

@@ -62,7 +62,7 @@ def _screws_and_angles(Slist, thetalist, name: str) -> tuple[np.ndarray, np.ndar
 
 
 def fk_space(M, Slist, thetalist) -> np.ndarray:
-    """Forward kinematics in the space frame, ``T = e^[S1 th1] ... e^[Sn thn] M`` (MR eq. 4.14).
+    """Forward kinematics in the space frame, ``T = e^[S1 th1] (...) e^[Sn thn] M`` (MR eq. 4.14).
 
     Parameters
     ----------
@@ -86,7 +86,7 @@ def fk_space(M, Slist, thetalist) -> np.ndarray:
 
 
 def fk_body(M, Blist, thetalist) -> np.ndarray:
-    """Forward kinematics in the body frame, ``T = M e^[B1 th1] ... e^[Bn thn]`` (MR eq. 4.16).
+    """Forward kinematics in the body frame, ``T = M e^[B1 th1] (...) e^[Bn thn]`` (MR eq. 4.16).
 
     Parameters
     ----------
@@ -109,7 +109,7 @@ def fk_body(M, Blist, thetalist) -> np.ndarray:
 
 
 def jacobian_space(Slist, thetalist) -> np.ndarray:
-    """Space Jacobian, ``J_si = [Ad_{e^[S1 th1] ... e^[S(i-1) th(i-1)]}] S_i`` (MR eq. 5.11).
+    """Space Jacobian, ``J_si = [Ad_{e^[S1 th1] (...) e^[S(i-1) th(i-1)]}] S_i`` (MR eq. 5.11).
 
     Parameters
     ----------
@@ -132,7 +132,7 @@ def jacobian_space(Slist, thetalist) -> np.ndarray:
 
 
 def jacobian_body(Blist, thetalist) -> np.ndarray:
-    """Body Jacobian, ``J_bi = [Ad_{e^-[Bn thn] ... e^-[B(i+1) th(i+1)]}] B_i`` (MR eq. 5.18).
+    """Body Jacobian, ``J_bi = [Ad_{e^-[Bn thn] (...) e^-[B(i+1) th(i+1)]}] B_i`` (MR eq. 5.18).
 
     Parameters
     ----------

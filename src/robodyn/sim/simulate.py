@@ -30,6 +30,7 @@ from .result import Trajectory
 __all__ = ["simulate", "INTEGRATORS"]
 
 _ADAPTIVE = {"rk45": "RK45", "dop853": "DOP853", "radau": "Radau"}
+#: Names accepted by ``simulate(integrator=...)``: fixed steps, then scipy's adaptive ones.
 INTEGRATORS = (*STEPS, *_ADAPTIVE)
 
 

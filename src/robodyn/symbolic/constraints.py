@@ -54,8 +54,10 @@ def _simp(A: sp.MatrixBase, simplify: bool) -> sp.ImmutableMatrix:
 class ConstrainedEquations:
     """Equations of motion with Pfaffian constraints (course notes 001, 10.15-10.20).
 
-    Attributes (sympy, in the coordinates of ``eom``)
-    -------------------------------------------------
+    The attributes are sympy objects in the coordinates of ``eom``.
+
+    Attributes
+    ----------
     eom : EquationsOfMotion
         The unconstrained equations.
     A, A_dot : ImmutableMatrix, shape (k, n)
@@ -236,7 +238,7 @@ def constrain(eom: EquationsOfMotion, A, *, simplify: bool = True) -> Constraine
 
 
 def frobenius_conditions(a, q) -> list[sp.Expr]:
-    """Components of ``a ^ da`` for the one-form ``a(q) . dq`` (all zero iff integrable).
+    """Components of ``a ^ da`` for the one-form ``a(q)^T dq`` (all zero iff integrable).
 
     Parameters
     ----------

@@ -413,9 +413,10 @@ class EquationsOfMotion:
     """Equations of motion ``M qdd + C qd + g + b = u`` and their parts (course notes 001).
 
     Built by :func:`lagrange` or :func:`robodyn.symbolic.derive`; do not construct directly.
+    The attributes are sympy objects in the coordinates the user gave.
 
-    Attributes (sympy, in the coordinates the user gave)
-    ----------------------------------------------------
+    Attributes
+    ----------
     q, qd, qdd, u : ImmutableMatrix, shape (n, 1)
     M : ImmutableMatrix, shape (n, n)
         Mass matrix (10.14).

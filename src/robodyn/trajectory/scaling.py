@@ -223,6 +223,7 @@ class SCurveScaling:
                 f"j={self.j:g})")  # fmt: skip
 
 
+#: Time scalings by name, as ``time_scaling(kind)`` and ``joint_trajectory`` accept them.
 SCALINGS = {
     "cubic": CubicScaling,
     "quintic": QuinticScaling,

@@ -30,7 +30,8 @@ __all__ = [
     "ellipsoid_semi_axes",
 ]
 
-MAX_FRAMES = 10_000  # frame budget of a page: longer trajectories are decimated
+#: Frame budget of a page: longer trajectories are decimated to this many frames.
+MAX_FRAMES = 10_000
 DEFAULT_RGBA = (0.72, 0.74, 0.78, 1.0)  # a visual without a colour
 STICK_RGBA = (0.95, 0.55, 0.15, 1.0)  # the fallback stick figure
 COM_RGBA = (0.1, 0.45, 0.95, 0.9)
