@@ -39,13 +39,15 @@ def _robot_part(out: Path, robot) -> None:
     ee = model.frame_names[-1]
     T = fk(model, q, ee)
     J = jacobian(model, q, ee, kind="space")
-    np.set_printoptions(precision=4, suppress=True, linewidth=110)
-    print(f"\nq = {q}")
-    print(f"pose of frame {ee!r}:\n{T}")
-    print(f"space Jacobian J_s (rows [omega; v]):\n{J}")
-    print(f"mass matrix M(q) (symmetric, eigenvalues {np.linalg.eigvalsh(M).min():.4g} ..):\n{M}")
-    print(f"gravity torques g(q) = {g}")
-    print(f"inverse dynamics tau = M a + C v + g = {tau}")
+    with np.printoptions(precision=4, suppress=True, linewidth=110):  # this printout only
+        print(f"\nq = {q}")
+        print(f"pose of frame {ee!r}:\n{T}")
+        print(f"space Jacobian J_s (rows [omega; v]):\n{J}")
+        print(
+            f"mass matrix M(q) (symmetric, eigenvalues {np.linalg.eigvalsh(M).min():.4g} ..):\n{M}"
+        )
+        print(f"gravity torques g(q) = {g}")
+        print(f"inverse dynamics tau = M a + C v + g = {tau}")
     print(f"forward dynamics recovers a to {np.abs(a_back - a).max():.2e}")
     print(f"(these four first calls took {dt_ms:.0f} ms, loading or compiling the kernels)")
     _plot_gravity(model, out / "gravity_torques.png")
