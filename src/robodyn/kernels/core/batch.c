@@ -18,6 +18,11 @@
 
 #include <stdlib.h>
 
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define RD_SSE2 1
+#endif
+
 #if defined(_WIN32)
 #include <windows.h>
 #else
@@ -81,6 +86,40 @@ static void gather(const double *src, int64_t n, int64_t s0, int m, int L, doubl
             dst[j * L + l] = src[(s0 + (l < m ? l : 0)) * n + j];
 }
 
+static void scatter(const double *ob, int m, const int64_t *nz, const int64_t *src,
+                    int64_t nnz, int64_t osz, double *rows)
+{
+    /* rows[l][nz[k]] = ob[src[k]][l] for the lanes l < m (nz = src = all osz entries when
+     * NULL): a transpose, written as m row streams. Two adjacent entries of two lanes move
+     * as one 2 x 2 block (SSE2), halving the stores. */
+    int64_t k = 0;
+    while (k < nnz) {
+        const int64_t j = nz ? nz[k] : k, s = nz ? src[k] : k;
+        int l = 0;
+        if (k + 1 < nnz && (nz ? nz[k + 1] : k + 1) == j + 1) {
+            const int64_t s1 = nz ? src[k + 1] : k + 1;
+#ifdef RD_SSE2
+            for (; l + 1 < m; l += 2) {
+                const __m128d a = _mm_loadu_pd(ob + s * LANES + l),
+                              b = _mm_loadu_pd(ob + s1 * LANES + l);
+                _mm_storeu_pd(rows + l * osz + j, _mm_unpacklo_pd(a, b));
+                _mm_storeu_pd(rows + (l + 1) * osz + j, _mm_unpackhi_pd(a, b));
+            }
+#endif
+            for (; l < m; l++) {
+                rows[l * osz + j] = ob[s * LANES + l];
+                rows[l * osz + j + 1] = ob[s1 * LANES + l];
+            }
+            k += 2;
+        }
+        else {
+            for (; l < m; l++)
+                rows[l * osz + j] = ob[s * LANES + l];
+            k += 1;
+        }
+    }
+}
+
 static void run_range(work_t *w)
 {
     const model_t *md = w->md;
@@ -116,7 +155,8 @@ static void run_range(work_t *w)
         if (m <= LANES / 4) {
             /* a short last chunk: one state at a time, straight from the rows */
             for (int l = 0; l < m; l++) {
-                args_t one = *a;
+                args_t one = *a; /* the whole row: no pattern */
+                one.nz = one.src = NULL;
                 for (int k = 0; k < al->nx; k++)
                     one.x[k] = a->x[k] ? a->x[k] + (s0 + l) * xs[k] : NULL;
                 one.fext = a->fext ? a->fext + (s0 + l) * fs : NULL;
@@ -149,19 +189,9 @@ static void run_range(work_t *w)
             free(buf);
             return;
         }
-        /* scatter the lanes into the output rows: the lane buffer read once, in order,
-         * the m rows written as m sequential streams */
-        double *rows = w->out + s0 * osz;
-        if (a->nz) /* rows that are zero already: only the entries the algorithm fills */
-            for (int64_t k = 0; k < a->nnz; k++) {
-                const int64_t j = a->nz[k];
-                for (int l = 0; l < m; l++)
-                    rows[l * osz + j] = ob[j * LANES + l];
-            }
-        else
-            for (int64_t j = 0; j < osz; j++)
-                for (int l = 0; l < m; l++)
-                    rows[l * osz + j] = ob[j * LANES + l];
+        /* the lanes into the output rows; rows that are zero already (a->nz) take only the
+         * entries the algorithm fills */
+        scatter(ob, m, a->nz, a->src, a->nz ? a->nnz : osz, osz, w->out + s0 * osz);
     }
     free(buf);
 }
@@ -190,10 +220,11 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
     args_t ap = *a; /* with the pattern, computed once for the whole batch */
     int64_t *nz = NULL;
     if (al->pattern) {
-        if (!(nz = malloc(sizeof(int64_t) * (size_t)al->out_size(md))))
+        if (!(nz = malloc(2 * sizeof(int64_t) * (size_t)al->out_size(md))))
             return -3;
         ap.nz = nz;
-        ap.nnz = al->pattern(md, a, nz);
+        ap.src = nz + al->out_size(md);
+        ap.nnz = al->pattern(md, a, nz, nz + al->out_size(md));
     }
     /* at least 4 chunks a thread, so a small batch does not pay for threads */
     int64_t nt = threads < 1 ? 1 : threads;

@@ -31,7 +31,7 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
 
 /* kinematics.c */
 int64_t rd_kin_work(const model_t *md);
-int64_t rd_jacobian_pattern(const model_t *md, const args_t *a, int64_t *nz);
+int64_t rd_jacobian_pattern(const model_t *md, const args_t *a, int64_t *nz, int64_t *src);
 #define KIN_DECL(name)                                                                         \
     int rd_##name(const model_t *md, int L, const args_t *a, double *RESTRICT out,             \
                   double *RESTRICT W, int *lane);

@@ -1,20 +1,37 @@
 /*
  * The joint-space mass matrix M(q) by the composite rigid body algorithm (Featherstone
- * table 6.2; MR section 8.4):
+ * table 6.2; MR section 8.4), in world coordinates (Featherstone sec. 6.4 notes the
+ * choice of frame is free): with every spatial quantity about the world origin, a
+ * composite inertia is a plain sum and a column needs no transform on its way to the root.
  *
- *   Ic_i = G_i + sum over children j of Ad_{T_{j,i}}^T Ic_j Ad_{T_{j,i}}
- *   M_ii = S_i^T Ic_i S_i,   M_ji = S_j^T (Ad^T ... Ic_i S_i) for each ancestor j
+ *   T_s,i = T_s,lambda T_{lambda,i}(q)                      (MR eq. 4.13)
+ *   G_s,i = [Ad_{T_s,i^-1}]^T G_i [Ad_{T_s,i^-1}]            (MR eq. 8.42)
+ *   Ic_i = G_s,i + sum over children j of Ic_j
+ *   F = Ic_i S_i,   M_ji = S_j^T F for j = i and each ancestor of i, M_ij = M_ji^T
  *
- * x[0] = q; out = M (nv x nv, row-major) plus diag(armature) when FL_ARMATURE.
+ * with S_i the joint's space screw axes (MR eq. 5.11; joint_columns). x[0] = q; out = M
+ * (nv x nv, row-major) plus diag(armature) when FL_ARMATURE. Each pair of dofs is summed
+ * once, into the lower triangle (M_rc, r >= c), and mirrored at the end, or by the batch's
+ * scatter (a->src). A mimic joint's axes carry its multiplier, so its entries add to its
+ * leader's row and column.
  */
 #include "joint.h"
 
-/* workspace of body i, fields of L lanes: R, p of T_{lambda,i} (0:12); the composite
- * inertia Ic_i about the body origin as m (12), h = m c (13:16), I_o (16:25); a universal
- * joint's first column u (25:28) */
-enum { WC = 28, C_R = 0, C_P = 9, C_M = 12, C_H = 13, C_IO = 16, C_U = 25 };
+/* workspace of body i, fields of L lanes: R, p of T_s,i (0:12); the composite inertia Ic_i
+ * about the world origin, world axes, as m (12), h = m c (13:16), I_o (16:25). Then the
+ * space screw axes of the joints (6 L doubles each, body after body), then nb int64: the
+ * first axis of body i */
+enum { WC = 25, C_R = 0, C_P = 9, C_M = 12, C_H = 13, C_IO = 16 };
 
-int64_t rd_crba_work(const model_t *md) { return WC * md->nb; }
+RD_INLINE int64_t axes_count(const model_t *md)
+{
+    int64_t n = 0;
+    for (int64_t i = 1; i < md->nb; i++)
+        n += body_i(md, i)[BI_NV];
+    return n;
+}
+
+int64_t rd_crba_work(const model_t *md) { return WC * md->nb + 6 * axes_count(md) + md->nb; }
 
 RD_INLINE void inertia_to_parent(int L, const double *R, const double *p, const double *m,
                                  const double *h, const double *Io, double *Wl)
@@ -51,27 +68,11 @@ RD_INLINE void inertia_to_parent(int L, const double *R, const double *p, const 
             }
 }
 
-RD_INLINE double project(int64_t jt, const double *Fi, const double *u, int k, const double *fm,
-                         const double *ff, int L, int l)
+RD_INLINE double axis_dot(int L, int l, const double *S, const double *fm, const double *ff)
 {
-    /* S_{i,k}^T F for the laned wrench F = [m; f], lane l (u: a universal joint's laned
-     * first column) */
-    const double *ax = Fi + BF_AXIS;
-    if (jt == J_UNIVERSAL) {
-        const double *a = k == 0 ? u + l : Fi + BF_S;
-        const int st = k == 0 ? L : 1;
-        return a[0] * fm[l] + a[st] * fm[L + l] + a[2 * st] * fm[2 * L + l];
-    }
-    if (jt == J_REVOLUTE)
-        return ax[0] * fm[l] + ax[1] * fm[L + l] + ax[2] * fm[2 * L + l];
-    if (jt == J_PRISMATIC)
-        return ax[0] * ff[l] + ax[1] * ff[L + l] + ax[2] * ff[2 * L + l];
-    if (jt >= J_SPHERICAL) {
-        const double *s = Fi + BF_S + 6 * k;
-        return s[0] * fm[l] + s[1] * fm[L + l] + s[2] * fm[2 * L + l] + s[3] * ff[l]
-               + s[4] * ff[L + l] + s[5] * ff[2 * L + l];
-    }
-    return k < 3 ? fm[k * L + l] : ff[(k - 3) * L + l];
+    /* S^T F in lane l, for the laned axis S and wrench F = [fm; ff] */
+    return S[l] * fm[l] + S[L + l] * fm[L + l] + S[2 * L + l] * fm[2 * L + l] + S[3 * L + l] * ff[l]
+           + S[4 * L + l] * ff[L + l] + S[5 * L + l] * ff[2 * L + l];
 }
 
 RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT M,
@@ -79,100 +80,80 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
 {
     const int64_t nb = md->nb, nv = md->nv;
     const double *q = a->x[0];
-    /* M = 0: all of it, or (a batch into zeroed rows) the entries the tree can fill */
-    if (a->nz)
+    double *S = W + WC * nb * L;                         /* the space screw axes */
+    int64_t *first = (int64_t *)(S + 6 * axes_count(md) * L); /* body i's first axis */
+    /* M = 0: all of it, or (a batch into zeroed rows) the lower entries the tree can fill */
+    if (a->nz) {
         for (int64_t k = 0; k < a->nnz; k++)
-            LANE { M[a->nz[k] * L + l] = 0.0; }
+            if (a->src[k] == a->nz[k])
+                LANE { M[a->nz[k] * L + l] = 0.0; }
+    }
     else
         for (int64_t k = 0; k < nv * nv * L; k++)
             M[k] = 0.0;
-    /* ---- poses T_{lambda,i}(q) and Ic_i = G_i (body frame, about the body origin) */
+    /* ---- root to leaves: T_s,i, S_i = [Ad_T_s,i] S_i and Ic_i = G_s,i */
+    for (int k = 0; k < 12 * L; k++) /* the world: T_s,0 = 1 */
+        W[k] = 0.0;
+    LANE { W[0 * L + l] = W[4 * L + l] = W[8 * L + l] = 1.0; }
+    int64_t na = 0;
     for (int64_t i = 1; i < nb; i++) {
         const double *Fi = body_f(md, i);
-        double *Wi = W + WC * i * L;
-        joint_pose(L, body_i(md, i), Fi, q, Wi + C_R * L, Wi + C_P * L);
+        const double *Wl = W + WC * body_i(md, i)[BI_PARENT] * L;
+        double *Wi = W + WC * i * L, R[9 * LANES], p[3 * LANES], G[13 * LANES];
+        joint_pose(L, body_i(md, i), Fi, q, R, p);
+        compose_l(L, Wl + C_R * L, Wl + C_P * L, R, p, Wi + C_R * L, Wi + C_P * L);
+        first[i] = na;
+        na += joint_columns(md, L, Wi + C_R * L, Wi + C_P * L, q, i, S + 6 * first[i] * L);
         for (int k = 0; k < 13; k++)
-            LANE { Wi[(C_M + k) * L + l] = Fi[BF_MASS + k]; }
-        if (body_i(md, i)[BI_TYPE] == J_UNIVERSAL) {
-            double s2[LANES], c2[LANES];
-            universal_u(L, Fi, q + body_i(md, i)[BI_QIDX] * L, Wi + C_U * L, s2, c2);
-        }
+            LANE { G[k * L + l] = Fi[BF_MASS + k], Wi[(C_M + k) * L + l] = 0.0; }
+        inertia_to_parent(L, Wi + C_R * L, Wi + C_P * L, G, G + L, G + 4 * L, Wi);
     }
-    /* ---- composite inertias, i = n..1: Ic_lambda += Ad_{T_{i,lambda}}^T Ic_i Ad */
+    /* ---- leaves to root: Ic_lambda += Ic_i (both about the world origin) */
     for (int64_t i = nb - 1; i > 0; i--) {
         const int64_t lam = body_i(md, i)[BI_PARENT];
         if (lam <= 0)
             continue;
-        const double *Wi = W + WC * i * L;
-        inertia_to_parent(L, Wi + C_R * L, Wi + C_P * L, Wi + C_M * L, Wi + C_H * L,
-                          Wi + C_IO * L, W + WC * lam * L);
+        const double *Wi = W + (WC * i + C_M) * L;
+        double *Wlam = W + (WC * lam + C_M) * L;
+        for (int k = 0; k < 13 * L; k++)
+            Wlam[k] += Wi[k];
     }
-    /* ---- columns: F = Ic_i S_i; M_ii = S_i^T F; walk to the root for M_ji */
+    /* ---- columns: F = Ic_i S_i; M_ji = S_j^T F for j = i and up to the root */
     for (int64_t i = 1; i < nb; i++) {
         const int64_t *Ii = body_i(md, i);
-        const double *Fi = body_f(md, i);
-        const double *Wi = W + WC * i * L;
-        const int64_t jt = Ii[BI_TYPE], ncol = Ii[BI_NV], vi = Ii[BI_VIDX];
-        const double mi = Fi[BF_MULT];
-        for (int k = 0; k < ncol; k++) {
-            /* two wrench buffers, swapped at each step to the root */
-            double s[6], buf[12 * LANES], c1[3 * LANES], c2[3 * LANES];
-            double *fm = buf, *ff = buf + 3 * L, *gm = buf + 6 * L, *gf = buf + 9 * L;
-            const double *m = Wi + C_M * L, *h = Wi + C_H * L, *Io = Wi + C_IO * L;
-            if (jt == J_UNIVERSAL && k == 0) {
-                /* the laned column [u; 0]: Ic s = [I_o u; -h x u] */
-                const double *u = Wi + C_U * L;
-                cross_l(L, h, u, c2);
-                for (int r = 0; r < 3; r++)
-                    LANE {
-                        fm[r * L + l] = Io[3 * r * L + l] * u[l] + Io[(3 * r + 1) * L + l] * u[L + l]
-                                        + Io[(3 * r + 2) * L + l] * u[2 * L + l];
-                        ff[r * L + l] = -c2[r * L + l];
-                    }
-            }
-            else {
-                if (jt == J_UNIVERSAL) /* its second column [a2; 0] */
-                    memset(s, 0, 6 * sizeof(double)), memcpy(s, Fi + BF_S, 3 * sizeof(double));
-                else
-                    joint_column(jt, Fi, k, s);
-                /* Ic s = [I_o s_w + h x s_v; m s_v - h x s_w] */
-                cross_lc(L, h, s + 3, c1);
-                cross_lc(L, h, s, c2);
-                for (int r = 0; r < 3; r++)
-                    LANE {
-                        fm[r * L + l] = Io[3 * r * L + l] * s[0] + Io[(3 * r + 1) * L + l] * s[1]
-                                        + Io[(3 * r + 2) * L + l] * s[2] + c1[r * L + l];
-                        ff[r * L + l] = m[l] * s[3 + r] - c2[r * L + l];
-                    }
-            }
-            const int64_t ci = vi + k;
-            /* M_ii = S_i^T Ic_i S_i */
-            for (int k2 = 0; k2 < ncol; k2++)
+        const double *m = W + (WC * i + C_M) * L, *h = W + (WC * i + C_H) * L,
+                     *Io = W + (WC * i + C_IO) * L;
+        for (int k = 0; k < Ii[BI_NV]; k++) {
+            /* F = Ic s = [I_o s_w + h x s_v; m s_v - h x s_w] */
+            const double *s = S + 6 * (first[i] + k) * L;
+            double fm[3 * LANES], ff[3 * LANES], c1[3 * LANES], c2[3 * LANES];
+            const int64_t ci = Ii[BI_VIDX] + k;
+            cross_l(L, h, s + 3 * L, c1);
+            cross_l(L, h, s, c2);
+            for (int r = 0; r < 3; r++)
                 LANE {
-                    M[((vi + k2) * nv + ci) * L + l] +=
-                        mi * mi * project(jt, Fi, Wi + C_U * L, k2, fm, ff, L, l);
+                    fm[r * L + l] = Io[3 * r * L + l] * s[l] + Io[(3 * r + 1) * L + l] * s[L + l]
+                                    + Io[(3 * r + 2) * L + l] * s[2 * L + l] + c1[r * L + l];
+                    ff[r * L + l] = m[l] * s[(3 + r) * L + l] - c2[r * L + l];
                 }
-            int64_t j = i, lam = Ii[BI_PARENT];
-            while (lam > 0) {
-                /* F <- Ad_{T_{j,lambda}}^T F (the wrench moved to the parent frame) */
-                const double *Wj = W + WC * j * L;
-                double *t;
-                wrench_to_parent(L, Wj + C_R * L, Wj + C_P * L, fm, ff, gm, gf);
-                t = fm, fm = gm, gm = t;
-                t = ff, ff = gf, gf = t;
-                j = lam;
+            /* M_ii = S_i^T Ic_i S_i (its lower triangle: k2 <= k), then each ancestor j:
+             * M_ji = S_j^T F = M_ij, into the lower one of the two */
+            for (int k2 = 0; k2 <= k; k2++) {
+                const double *Sj = S + 6 * (first[i] + k2) * L;
+                double *Mcj = M + (ci * nv + Ii[BI_VIDX] + k2) * L;
+                LANE { Mcj[l] += axis_dot(L, l, Sj, fm, ff); }
+            }
+            for (int64_t j = Ii[BI_PARENT]; j > 0; j = body_i(md, j)[BI_PARENT]) {
                 const int64_t *Ij = body_i(md, j);
-                const double *Fj = body_f(md, j);
-                const int64_t jtj = Ij[BI_TYPE], vj = Ij[BI_VIDX];
-                const double mij = mi * Fj[BF_MULT];
-                /* M_ji = S_j^T F, M_ij = M_ji^T */
-                for (int k2 = 0; k2 < Ij[BI_NV]; k2++)
-                    LANE {
-                        double val = mij * project(jtj, Fj, W + (WC * j + C_U) * L, k2, fm, ff, L, l);
-                        M[((vj + k2) * nv + ci) * L + l] += val;
-                        M[(ci * nv + vj + k2) * L + l] += val;
-                    }
-                lam = Ij[BI_PARENT];
+                for (int k2 = 0; k2 < Ij[BI_NV]; k2++) {
+                    /* a mimic below its leader (or below another mimic of it) meets its
+                     * own dof: M_cc takes S^T F from both sides */
+                    const int64_t cj = Ij[BI_VIDX] + k2;
+                    const double *Sj = S + 6 * (first[j] + k2) * L;
+                    const double twice = cj == ci ? 2.0 : 1.0;
+                    double *Mrc = M + (ci > cj ? ci * nv + cj : cj * nv + ci) * L;
+                    LANE { Mrc[l] += twice * axis_dot(L, l, Sj, fm, ff); }
+                }
             }
         }
     }
@@ -181,14 +162,19 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
         for (int64_t k = 0; k < nv; k++)
             LANE { M[(k * nv + k) * L + l] += arm[k]; }
     }
+    if (!a->nz) /* M_cr = M_rc (a batch's scatter mirrors the pattern itself) */
+        for (int64_t r = 1; r < nv; r++)
+            for (int64_t c = 0; c < r; c++)
+                LANE { M[(c * nv + r) * L + l] = M[(r * nv + c) * L + l]; }
     return 0;
 }
 
-int64_t rd_crba_pattern(const model_t *md, const args_t *a, int64_t *nz)
+int64_t rd_crba_pattern(const model_t *md, const args_t *a, int64_t *nz, int64_t *src)
 {
     /* M_jk can be nonzero only where dofs j and k lie on one chain from the root
      * (Featherstone sec. 6.5, branch-induced sparsity): the entries crba_lanes visits,
-     * marked in nz (nv^2 entries) and then gathered in place as ascending indices */
+     * marked in nz (nv^2 entries) and then gathered in place as ascending indices; each
+     * is read from the lower triangle (src) */
     (void)a;
     const int64_t nv = md->nv;
     for (int64_t k = 0; k < nv * nv; k++)
@@ -202,8 +188,11 @@ int64_t rd_crba_pattern(const model_t *md, const args_t *a, int64_t *nz)
                 }
     int64_t n = 0;
     for (int64_t k = 0; k < nv * nv; k++)
-        if (nz[k])
+        if (nz[k]) {
+            const int64_t r = k / nv, c = k % nv;
+            src[n] = r >= c ? k : c * nv + r;
             nz[n++] = k;
+        }
     return n;
 }
 

@@ -5,6 +5,7 @@
  *   joint_pose    T_{lambda(i), i}(q) = T(jnt_R, jnt_p) X_J(q_i)
  *   joint_rate    the joint twist S_i x_i (x = qd or qdd) in body coordinates
  *   joint_column  column k of S_i (constant in body coordinates)
+ *   joint_columns the space screw axes [Ad_T_s,i] S_i at the body's pose T_s,i
  *
  * Revolute S = [axis; 0], prismatic [0; axis], free S = 1_6 (its velocity is the body
  * twist, its configuration (x, y, z, qw, qx, qy, qz)), fixed S = 0 (no column). A mimic
@@ -265,6 +266,72 @@ RD_INLINE void joint_column(int64_t jt, const double *Fi, int k, double *s)
         memcpy(s, Fi + BF_S + 6 * k, 6 * sizeof(double));
     else
         s[k] = 1.0;
+}
+
+RD_INLINE int joint_columns(const model_t *md, int L, const double *R, const double *p,
+                            const double *q, int64_t i, double *col)
+{
+    /* the space screw axes of joint i, its body at (R, p) = T_s,i, into col (6 x 6, column
+     * c at col[6 c L ...]); their number. Revolute S = [w; p x w] with w = R_s,i a (MR eq. 5.11); prismatic [0; w]; a
+     * mimic scales its axis by its multiplier; a free joint's velocity is its body twist,
+     * so its columns are [Ad_T_s,i]: angular k [R e_k; p x R e_k], linear k [0; R e_k];
+     * the other joints' constant body columns are moved the same way, and a universal
+     * joint's [u; 0], [a2; 0] (u = Rot(a2, t2)^T a1 at q). */
+    const int64_t *Ii = body_i(md, i);
+    const double *Fi = body_f(md, i);
+    const int64_t jt = Ii[BI_TYPE];
+    if (jt == J_REVOLUTE || jt == J_PRISMATIC) {
+        double w[3 * LANES];
+        rmul_lc(L, R, Fi + BF_AXIS, w);
+        for (int k = 0; k < 3 * L; k++)
+            w[k] *= Fi[BF_MULT];
+        if (jt == J_REVOLUTE) {
+            for (int k = 0; k < 3 * L; k++)
+                col[k] = w[k];
+            cross_l(L, p, w, col + 3 * L);
+        }
+        else
+            for (int k = 0; k < 3 * L; k++)
+                col[k] = 0.0, col[3 * L + k] = w[k];
+        return 1;
+    }
+    if (jt == J_FREE) {
+        for (int k = 0; k < 3; k++) {
+            double *ca = col + 6 * k * L, *cl = col + 6 * (3 + k) * L;
+            for (int r = 0; r < 3; r++)
+                LANE {
+                    ca[r * L + l] = R[(3 * r + k) * L + l];
+                    cl[r * L + l] = 0.0;
+                    cl[(3 + r) * L + l] = R[(3 * r + k) * L + l];
+                }
+            cross_l(L, p, ca, ca + 3 * L);
+        }
+        return 6;
+    }
+    if (jt == J_UNIVERSAL) {
+        double u[3 * LANES], s2[LANES], c2[LANES];
+        universal_u(L, Fi, q + Ii[BI_QIDX] * L, u, s2, c2);
+        rmul_l(L, R, u, col);
+        cross_l(L, p, col, col + 3 * L);
+        rmul_lc(L, R, Fi + BF_S, col + 6 * L);
+        cross_l(L, p, col + 6 * L, col + 9 * L);
+        return 2;
+    }
+    if (jt >= J_SPHERICAL) {
+        /* constant body columns s = [s_w; s_v]: [Ad_T_s,i] s = [R s_w; p x R s_w + R s_v] */
+        const int64_t n = Ii[BI_NV];
+        for (int k = 0; k < n; k++) {
+            const double *s = Fi + BF_S + 6 * k;
+            double *c = col + 6 * k * L, t[3 * LANES];
+            rmul_lc(L, R, s, c);
+            rmul_lc(L, R, s + 3, t);
+            cross_l(L, p, c, c + 3 * L);
+            for (int r = 0; r < 3 * L; r++)
+                c[3 * L + r] += t[r];
+        }
+        return (int)n;
+    }
+    return 0;
 }
 
 RD_INLINE int joint_check(const model_t *md, const double *q)

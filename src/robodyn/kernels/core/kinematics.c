@@ -77,72 +77,6 @@ RD_INLINE void frame_pose4(const model_t *md, int L, const double *W, int64_t fr
     }
 }
 
-RD_INLINE int joint_columns(const model_t *md, int L, const double *W, const double *q,
-                            int64_t i, double *col)
-{
-    /* the space screw axes of joint i into col (6 x 6, column c at col[6 c L ...]); their
-     * number. Revolute S = [w; p x w] with w = R_s,i a (MR eq. 5.11); prismatic [0; w]; a
-     * mimic scales its axis by its multiplier; a free joint's velocity is its body twist,
-     * so its columns are [Ad_T_s,i]: angular k [R e_k; p x R e_k], linear k [0; R e_k];
-     * the other joints' constant body columns are moved the same way, and a universal
-     * joint's [u; 0], [a2; 0] (u = Rot(a2, t2)^T a1 at q). */
-    const int64_t *Ii = body_i(md, i);
-    const double *Fi = body_f(md, i), *R = W + (WK * i + K_R) * L, *p = W + (WK * i + K_P) * L;
-    const int64_t jt = Ii[BI_TYPE];
-    if (jt == J_REVOLUTE || jt == J_PRISMATIC) {
-        double w[3 * LANES];
-        rmul_lc(L, R, Fi + BF_AXIS, w);
-        for (int k = 0; k < 3 * L; k++)
-            w[k] *= Fi[BF_MULT];
-        if (jt == J_REVOLUTE) {
-            for (int k = 0; k < 3 * L; k++)
-                col[k] = w[k];
-            cross_l(L, p, w, col + 3 * L);
-        }
-        else
-            for (int k = 0; k < 3 * L; k++)
-                col[k] = 0.0, col[3 * L + k] = w[k];
-        return 1;
-    }
-    if (jt == J_FREE) {
-        for (int k = 0; k < 3; k++) {
-            double *ca = col + 6 * k * L, *cl = col + 6 * (3 + k) * L;
-            for (int r = 0; r < 3; r++)
-                LANE {
-                    ca[r * L + l] = R[(3 * r + k) * L + l];
-                    cl[r * L + l] = 0.0;
-                    cl[(3 + r) * L + l] = R[(3 * r + k) * L + l];
-                }
-            cross_l(L, p, ca, ca + 3 * L);
-        }
-        return 6;
-    }
-    if (jt == J_UNIVERSAL) {
-        double u[3 * LANES], s2[LANES], c2[LANES];
-        universal_u(L, Fi, q + Ii[BI_QIDX] * L, u, s2, c2);
-        rmul_l(L, R, u, col);
-        cross_l(L, p, col, col + 3 * L);
-        rmul_lc(L, R, Fi + BF_S, col + 6 * L);
-        cross_l(L, p, col + 6 * L, col + 9 * L);
-        return 2;
-    }
-    if (jt >= J_SPHERICAL) {
-        /* constant body columns s = [s_w; s_v]: [Ad_T_s,i] s = [R s_w; p x R s_w + R s_v] */
-        const int64_t n = Ii[BI_NV];
-        for (int k = 0; k < n; k++) {
-            const double *s = Fi + BF_S + 6 * k;
-            double *c = col + 6 * k * L, t[3 * LANES];
-            rmul_lc(L, R, s, c);
-            rmul_lc(L, R, s + 3, t);
-            cross_l(L, p, c, c + 3 * L);
-            for (int r = 0; r < 3 * L; r++)
-                c[3 * L + r] += t[r];
-        }
-        return (int)n;
-    }
-    return 0;
-}
-
 RD_INLINE void space_jacobian(const model_t *md, int L, const double *W, const double *q,
                               const int64_t *path, int n, double *J, const int64_t *nz,
                               int64_t nnz)
@@ -160,7 +94,8 @@ RD_INLINE void space_jacobian(const model_t *md, int L, const double *W, const d
             J[k] = 0.0;
     for (int j = 0; j < n; j++) {
         const int64_t va = body_i(md, path[j])[BI_VIDX];
-        int m = joint_columns(md, L, W, q, path[j], col);
+        int m = joint_columns(md, L, W + (WK * path[j] + K_R) * L, W + (WK * path[j] + K_P) * L, q,
+                              path[j], col);
         for (int c = 0; c < m; c++)
             for (int r = 0; r < 6; r++)
                 LANE { J[(r * nv + va + c) * L + l] += col[(6 * c + r) * L + l]; }
@@ -305,7 +240,8 @@ RD_INLINE int jacobian_dot_lanes(const model_t *md, const int L, const args_t *a
         const int64_t i = path[j], va = body_i(md, i)[BI_VIDX];
         double *Vi = W + (WK * i + K_V) * L;
         const double *Vl = W + (WK * body_i(md, i)[BI_PARENT] + K_V) * L;
-        int m = joint_columns(md, L, W, a->x[0], i, col);
+        int m = joint_columns(md, L, W + (WK * i + K_R) * L, W + (WK * i + K_P) * L, a->x[0], i,
+                              col);
         for (int k = 0; k < 6 * L; k++)
             Vi[k] = Vl[k];
         for (int c = 0; c < m; c++)
@@ -448,7 +384,8 @@ RD_INLINE int com_jacobian_lanes(const model_t *md, const int L, const args_t *a
     for (int64_t i = 1; i < nb; i++) {
         const int64_t va = body_i(md, i)[BI_VIDX];
         const double *S = W + (WK * i + K_V) * L;
-        int n = joint_columns(md, L, W, a->x[0], i, col);
+        int n = joint_columns(md, L, W + (WK * i + K_R) * L, W + (WK * i + K_P) * L, a->x[0], i,
+                              col);
         for (int j = 0; j < n; j++) {
             const double *s = col + 6 * j * L;
             LANE {
@@ -548,7 +485,7 @@ RD_INLINE int ik_residual_lanes(const model_t *md, const int L, const args_t *a,
     return 0;
 }
 
-int64_t rd_jacobian_pattern(const model_t *md, const args_t *a, int64_t *nz)
+int64_t rd_jacobian_pattern(const model_t *md, const args_t *a, int64_t *nz, int64_t *src)
 {
     /* J's nonzero columns are the dofs of the joints between the frame's body and the root
      * (a mimic joint's is its leader's): rows 0..5 of those columns, ascending (room: 6 nv) */
@@ -565,6 +502,8 @@ int64_t rd_jacobian_pattern(const model_t *md, const args_t *a, int64_t *nz)
     for (int64_t r = 5; r > 0; r--) /* rows 5 .. 1 land past the n columns they read */
         for (int64_t k = 0; k < n; k++)
             nz[r * n + k] = r * nv + nz[k];
+    for (int64_t k = 0; k < 6 * n; k++)
+        src[k] = nz[k];
     return 6 * n;
 }
 

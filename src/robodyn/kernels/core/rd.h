@@ -122,8 +122,10 @@ typedef struct {
     int64_t frame;   /* kinematics: the operational frame */
     int kind;        /* kinematics: KIND_* */
     /* a batch into rows that are already zero: the nnz entries of a state's output that
-     * the algorithm can make nonzero (flat indices, ascending); NULL: it fills all of out */
-    const int64_t *nz;
+     * the algorithm can make nonzero (flat indices, ascending), and where each is read in
+     * the algorithm's lane output, src[k] (a symmetric output computes one triangle, the
+     * batch mirrors it); NULL: it fills all of out */
+    const int64_t *nz, *src;
     int64_t nnz;
 } args_t;
 
@@ -135,8 +137,9 @@ typedef int (*algo_fn)(const model_t *md, int L, const args_t *a, double *RESTRI
 typedef int64_t (*size_fn)(const model_t *md);
 /* The entries of one state's output an algorithm can make nonzero, whatever the state
  * (the tree's sparsity): their flat indices in nz (room for out_size(md)), ascending,
- * and their count. */
-typedef int64_t (*pattern_fn)(const model_t *md, const args_t *a, int64_t *nz);
+ * the entries of its lane output they are copied from in src (the same room), and their
+ * count. */
+typedef int64_t (*pattern_fn)(const model_t *md, const args_t *a, int64_t *nz, int64_t *src);
 
 /* ---------------------------------------------------------------- 3-vectors over lanes */
 /* A laned 3-vector x holds component r of lane l at x[r L + l]; a laned 3x3 matrix R
@@ -346,7 +349,7 @@ int64_t rd_regressor_work(const model_t *md);
 int rd_crba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
             double *RESTRICT W, int *lane);
 int64_t rd_crba_work(const model_t *md);
-int64_t rd_crba_pattern(const model_t *md, const args_t *a, int64_t *nz);
+int64_t rd_crba_pattern(const model_t *md, const args_t *a, int64_t *nz, int64_t *src);
 int rd_aba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
            double *RESTRICT W, int *lane);
 int64_t rd_aba_work(const model_t *md);
