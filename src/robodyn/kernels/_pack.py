@@ -17,7 +17,8 @@ record of ``WF`` entries per body::
 
     [m, h = m c (3), I_o (9, about the body origin), axis (3), jnt_R (9), jnt_p (3),
      mimic multiplier, mimic offset, R0 [axis] (9), R0 [axis]^2 (9), R0 axis (3),
-     S_i (3 x 6: the columns of a spherical, planar, helical or cylindrical joint), pitch, ...]
+     S_i (3 x 6: the columns of a spherical, planar, helical or cylindrical joint), pitch,
+     c (3), I_c (9, about c)]
 
 (R0 = jnt_R; the last three make a revolute joint's rotation R0 Rot(axis, t) =
 R0 + sin t R0 [axis] + (1 - cos t) R0 [axis]^2 cost 18 multiplications, MR eq. 3.51),
@@ -38,7 +39,7 @@ import numpy as np
 HI = 8
 WI = 8
 HF = 8
-WF = 72
+WF = 82
 
 # I record fields
 BI_PARENT = 0
@@ -64,6 +65,8 @@ BF_RA = 48  # R0 axis (3): the prismatic direction in the parent frame
 BF_S = 51  # up to 3 constant columns of S_i (6 each, body coordinates): joints >= J_SPHERICAL;
 # a universal joint keeps a2, a2 x a1 and a2 x (a2 x a1) there (3 each)
 BF_PITCH = 69  # helical pitch (m/rad)
+BF_C = 70  # the centre of mass c (3), body frame
+BF_IC = 73  # the rotational inertia I_c about c (9)
 
 # joint types (same codes as robodyn.model.model)
 J_FIXED = 0
@@ -140,6 +143,8 @@ def pack_model(model) -> Packed:
         F[f + BF_MASS] = m
         F[f + BF_H : f + BF_H + 3] = m * c
         F[f + BF_IO : f + BF_IO + 9] = Io.ravel()
+        F[f + BF_C : f + BF_C + 3] = c
+        F[f + BF_IC : f + BF_IC + 9] = Ic.ravel()
         F[f + BF_AXIS : f + BF_AXIS + 3] = model.jnt_axis[i]
         F[f + BF_R0 : f + BF_R0 + 9] = np.asarray(model.jnt_R[i]).ravel()
         F[f + BF_P0 : f + BF_P0 + 3] = model.jnt_p[i]

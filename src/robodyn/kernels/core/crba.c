@@ -6,8 +6,8 @@
  *
  *   T_s,i = T_s,lambda T_{lambda,i}(q)                      (MR eq. 4.13)
  *   G_s,i = [Ad_{T_s,i^-1}]^T G_i [Ad_{T_s,i^-1}]            (MR eq. 8.42)
- *   Ic_i = G_s,i + sum over children j of Ic_j
- *   F = Ic_i S_i,   M_ji = S_j^T F for j = i and each ancestor of i, M_ij = M_ji^T
+ *   i = n..1:  F = Ic_i S_i,   M_ji = S_j^T F for j = i and each ancestor of i,
+ *              Ic_lambda(i) += Ic_i   (Ic_i = G_s,i to start with)
  *
  * with S_i the joint's space screw axes (MR eq. 5.11; joint_columns). x[0] = q; out = M
  * (nv x nv, row-major) plus diag(armature) when FL_ARMATURE. Each pair of dofs is summed
@@ -33,38 +33,33 @@ RD_INLINE int64_t axes_count(const model_t *md)
 
 int64_t rd_crba_work(const model_t *md) { return WC * md->nb + 6 * axes_count(md) + md->nb; }
 
-RD_INLINE void inertia_to_parent(int L, const double *R, const double *p, const double *m,
-                                 const double *h, const double *Io, double *Wl)
+RD_INLINE void inertia_to_world(int L, const double *R, const double *p, const double *Fi,
+                                double *Wi)
 {
-    /* Ic_lambda += Ad_{T_{i,lambda}}^T Ic_i Ad_{T_{i,lambda}}, (R, p) = T_{lambda,i}, as
-     * (m, h, I_o) (MR eq. 8.42 with the parallel-axis theorem, eq. 8.26):
-     * h' = R h + m p, I' = R I_o R^T + (2 (R h).p + m |p|^2) 1 - (a p^T + p a^T),
-     * a = R h + m p / 2 */
-    double rh[3 * LANES], T[9 * LANES], Ir[9 * LANES], ah[3 * LANES], s[LANES];
-    rmul_l(L, R, h, rh);
-    mm_l(L, R, Io, T);
-    for (int r = 0; r < 3; r++) /* Ir = T R^T */
-        for (int c = 0; c < 3; c++)
-            LANE {
-                Ir[(3 * r + c) * L + l] = T[3 * r * L + l] * R[3 * c * L + l]
-                                          + T[(3 * r + 1) * L + l] * R[(3 * c + 1) * L + l]
-                                          + T[(3 * r + 2) * L + l] * R[(3 * c + 2) * L + l];
-            }
+    /* the body's spatial inertia about the world origin, world axes, from its mass m, centre
+     * of mass c and inertia I_c about it (body frame), the body at (R, p) = T_s,i (MR eq.
+     * 8.42 with the parallel-axis theorem, eq. 8.26): c' = R c + p, h' = m c',
+     * I' = R I_c R^T + m (|c'|^2 1 - c' c'^T) (symmetric: 6 entries computed) */
+    const double m = Fi[BF_MASS];
+    double cw[3 * LANES], T[9 * LANES], cc[LANES];
+    rmul_lc(L, R, Fi + BF_C, cw);
+    mm_lc(L, R, Fi + BF_IC, T);
+    for (int r = 0; r < 3; r++)
+        LANE { cw[r * L + l] += p[r * L + l]; }
     LANE {
-        s[l] = 2.0 * (rh[l] * p[l] + rh[L + l] * p[L + l] + rh[2 * L + l] * p[2 * L + l])
-               + m[l] * (p[l] * p[l] + p[L + l] * p[L + l] + p[2 * L + l] * p[2 * L + l]);
+        cc[l] = cw[l] * cw[l] + cw[L + l] * cw[L + l] + cw[2 * L + l] * cw[2 * L + l];
+        Wi[C_M * L + l] = m;
     }
     for (int r = 0; r < 3; r++)
-        LANE { ah[r * L + l] = rh[r * L + l] + 0.5 * m[l] * p[r * L + l]; }
-    LANE { Wl[C_M * L + l] += m[l]; }
+        LANE { Wi[(C_H + r) * L + l] = m * cw[r * L + l]; }
     for (int r = 0; r < 3; r++)
-        LANE { Wl[(C_H + r) * L + l] += rh[r * L + l] + m[l] * p[r * L + l]; }
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
+        for (int c = r; c < 3; c++)
             LANE {
-                double D = r == c ? s[l] - 2.0 * ah[r * L + l] * p[r * L + l]
-                                  : -(ah[r * L + l] * p[c * L + l] + p[r * L + l] * ah[c * L + l]);
-                Wl[(C_IO + 3 * r + c) * L + l] += Ir[(3 * r + c) * L + l] + D;
+                const double v = T[3 * r * L + l] * R[3 * c * L + l]
+                                 + T[(3 * r + 1) * L + l] * R[(3 * c + 1) * L + l]
+                                 + T[(3 * r + 2) * L + l] * R[(3 * c + 2) * L + l]
+                                 + m * ((r == c ? cc[l] : 0.0) - cw[r * L + l] * cw[c * L + l]);
+                Wi[(C_IO + 3 * r + c) * L + l] = Wi[(C_IO + 3 * c + r) * L + l] = v;
             }
 }
 
@@ -99,27 +94,17 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
     for (int64_t i = 1; i < nb; i++) {
         const double *Fi = body_f(md, i);
         const double *Wl = W + WC * body_i(md, i)[BI_PARENT] * L;
-        double *Wi = W + WC * i * L, R[9 * LANES], p[3 * LANES], G[13 * LANES];
+        double *Wi = W + WC * i * L, R[9 * LANES], p[3 * LANES];
         joint_pose(L, body_i(md, i), Fi, q, R, p);
         compose_l(L, Wl + C_R * L, Wl + C_P * L, R, p, Wi + C_R * L, Wi + C_P * L);
         first[i] = na;
         na += joint_columns(md, L, Wi + C_R * L, Wi + C_P * L, q, i, S + 6 * first[i] * L);
-        for (int k = 0; k < 13; k++)
-            LANE { G[k * L + l] = Fi[BF_MASS + k], Wi[(C_M + k) * L + l] = 0.0; }
-        inertia_to_parent(L, Wi + C_R * L, Wi + C_P * L, G, G + L, G + 4 * L, Wi);
+        inertia_to_world(L, Wi + C_R * L, Wi + C_P * L, Fi, Wi);
     }
-    /* ---- leaves to root: Ic_lambda += Ic_i (both about the world origin) */
+    /* ---- leaves to root (Featherstone table 6.2): Ic_i is complete when i is reached;
+     * F = Ic_i S_i; M_ji = S_j^T F for j = i and up to the root; Ic_lambda += Ic_i (both
+     * about the world origin) */
     for (int64_t i = nb - 1; i > 0; i--) {
-        const int64_t lam = body_i(md, i)[BI_PARENT];
-        if (lam <= 0)
-            continue;
-        const double *Wi = W + (WC * i + C_M) * L;
-        double *Wlam = W + (WC * lam + C_M) * L;
-        for (int k = 0; k < 13 * L; k++)
-            Wlam[k] += Wi[k];
-    }
-    /* ---- columns: F = Ic_i S_i; M_ji = S_j^T F for j = i and up to the root */
-    for (int64_t i = 1; i < nb; i++) {
         const int64_t *Ii = body_i(md, i);
         const double *m = W + (WC * i + C_M) * L, *h = W + (WC * i + C_H) * L,
                      *Io = W + (WC * i + C_IO) * L;
@@ -155,6 +140,12 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
                     LANE { Mrc[l] += twice * axis_dot(L, l, Sj, fm, ff); }
                 }
             }
+        }
+        if (Ii[BI_PARENT] > 0) {
+            const double *Wi = W + (WC * i + C_M) * L;
+            double *Wlam = W + (WC * Ii[BI_PARENT] + C_M) * L;
+            for (int k = 0; k < 13 * L; k++)
+                Wlam[k] += Wi[k];
         }
     }
     if (a->flags & FL_ARMATURE) {

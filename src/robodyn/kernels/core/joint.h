@@ -272,11 +272,11 @@ RD_INLINE int joint_columns(const model_t *md, int L, const double *R, const dou
                             const double *q, int64_t i, double *col)
 {
     /* the space screw axes of joint i, its body at (R, p) = T_s,i, into col (6 x 6, column
-     * c at col[6 c L ...]); their number. Revolute S = [w; p x w] with w = R_s,i a (MR eq. 5.11); prismatic [0; w]; a
-     * mimic scales its axis by its multiplier; a free joint's velocity is its body twist,
-     * so its columns are [Ad_T_s,i]: angular k [R e_k; p x R e_k], linear k [0; R e_k];
-     * the other joints' constant body columns are moved the same way, and a universal
-     * joint's [u; 0], [a2; 0] (u = Rot(a2, t2)^T a1 at q). */
+     * c at col[6 c L ...]); their number. Revolute S = [w; p x w] with w = R_s,i a (MR eq.
+     * 5.11); prismatic [0; w]; a mimic scales its axis by its multiplier; a free joint's
+     * velocity is its body twist, so its columns are [Ad_T_s,i]: angular k [R e_k; p x
+     * R e_k], linear k [0; R e_k]; the other joints' constant body columns are moved the
+     * same way, and a universal joint's [u; 0], [a2; 0] (u = Rot(a2, t2)^T a1 at q). */
     const int64_t *Ii = body_i(md, i);
     const double *Fi = body_f(md, i);
     const int64_t jt = Ii[BI_TYPE];

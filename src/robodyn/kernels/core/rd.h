@@ -66,13 +66,14 @@ enum { LANES = 16 };
 
 /* ---------------------------------------------------------------- packed model layout */
 /* mirrors kernels/_pack.py: header sizes and record widths */
-enum { HI = 8, WI = 8, HF = 8, WF = 72 };
+enum { HI = 8, WI = 8, HF = 8, WF = 82 };
 /* int record of body i: I[HI + WI i + field] */
 enum { BI_PARENT = 0, BI_END = 1, BI_TYPE = 2, BI_QIDX = 3, BI_VIDX = 4, BI_NV = 5, BI_MIMIC = 6 };
 /* float record of body i: F[HF + WF i + field] */
 enum {
     BF_MASS = 0, BF_H = 1, BF_IO = 4, BF_AXIS = 13, BF_R0 = 16, BF_P0 = 25, BF_MULT = 28,
-    BF_OFF = 29, BF_A1 = 30, BF_A2 = 39, BF_RA = 48, BF_S = 51, BF_PITCH = 69
+    BF_OFF = 29, BF_A1 = 30, BF_A2 = 39, BF_RA = 48, BF_S = 51, BF_PITCH = 69, BF_C = 70,
+    BF_IC = 73
 };
 /* joint types; spherical to cylindrical have up to 3 constant columns of S_i at BF_S (body
  * coordinates, 6 doubles each); a universal joint keeps a2, a2 x a1, a2 x (a2 x a1) there */
