@@ -154,12 +154,30 @@ RD_INLINE void ad_add(int L, const double *V, const double *S, double sign, doub
 }
 
 /* ---------------------------------------------------------------- poses */
-/* the workspace: WK fields a body, then the support path of a frame (nb int64) */
-int64_t rd_kin_work(const model_t *md) { return WK * md->nb + md->nb; }
+/* the workspace: WK fields a body, then the support path of a frame (nb int64) and the
+ * columns of J it fills (nv int64) */
+int64_t rd_kin_work(const model_t *md) { return WK * md->nb + md->nb + md->nv; }
 
 RD_INLINE int64_t *path_area(const model_t *md, int L, double *W)
 {
     return (int64_t *)(W + WK * md->nb * L);
+}
+
+RD_INLINE int64_t support_columns(const model_t *md, int64_t frame, int64_t *cols)
+{
+    /* the columns of J that the joints between the frame's body and the root fill (a mimic
+     * joint's is its leader's), ascending, in cols (room: nv); their number */
+    const int64_t nv = md->nv;
+    for (int64_t c = 0; c < nv; c++)
+        cols[c] = 0;
+    for (int64_t j = md->frame_body[frame]; j > 0; j = body_i(md, j)[BI_PARENT])
+        for (int64_t r = 0; r < body_i(md, j)[BI_NV]; r++)
+            cols[body_i(md, j)[BI_VIDX] + r] = 1;
+    int64_t n = 0;
+    for (int64_t c = 0; c < nv; c++)
+        if (cols[c])
+            cols[n++] = c;
+    return n;
 }
 
 RD_INLINE int body_poses_lanes(const model_t *md, const int L, const args_t *a, double *out,
@@ -211,9 +229,17 @@ RD_INLINE int jacobian_lanes(const model_t *md, const int L, const args_t *a, do
     double T[16 * LANES];
     int n = forward_path(md, L, a->x[0], a->frame, W, path);
     frame_pose4(md, L, W, a->frame, T);
-    /* a batch pattern (rd_jacobian_pattern) lists row 0's entries, the columns, first */
+    /* a batch pattern (rd_jacobian_pattern) lists row 0's entries, the columns, first; one
+     * state re-expresses only the support's columns too */
+    const int64_t *cols = a->nz;
+    int64_t ncol = a->nnz / 6;
+    if (!cols) {
+        int64_t *c = path + md->nb;
+        ncol = support_columns(md, a->frame, c);
+        cols = c;
+    }
     space_jacobian(md, L, W, a->x[0], path, n, out, a->nz, a->nnz);
-    change_kind(L, T, a->kind, md->nv, out, a->nz, a->nnz / 6);
+    change_kind(L, T, a->kind, md->nv, out, cols, ncol);
     return 0;
 }
 
@@ -487,18 +513,9 @@ RD_INLINE int ik_residual_lanes(const model_t *md, const int L, const args_t *a,
 
 int64_t rd_jacobian_pattern(const model_t *md, const args_t *a, int64_t *nz, int64_t *src)
 {
-    /* J's nonzero columns are the dofs of the joints between the frame's body and the root
-     * (a mimic joint's is its leader's): rows 0..5 of those columns, ascending (room: 6 nv) */
-    const int64_t nv = md->nv;
-    for (int64_t c = 0; c < nv; c++)
-        nz[c] = 0;
-    for (int64_t j = md->frame_body[a->frame]; j > 0; j = body_i(md, j)[BI_PARENT])
-        for (int64_t r = 0; r < body_i(md, j)[BI_NV]; r++)
-            nz[body_i(md, j)[BI_VIDX] + r] = 1;
-    int64_t n = 0;
-    for (int64_t c = 0; c < nv; c++)
-        if (nz[c])
-            nz[n++] = c;
+    /* J's nonzero columns are the support's (support_columns): rows 0..5 of those columns,
+     * ascending (room: 6 nv) */
+    const int64_t nv = md->nv, n = support_columns(md, a->frame, nz);
     for (int64_t r = 5; r > 0; r--) /* rows 5 .. 1 land past the n columns they read */
         for (int64_t k = 0; k < n; k++)
             nz[r * n + k] = r * nv + nz[k];
