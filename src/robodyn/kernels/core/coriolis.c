@@ -27,21 +27,6 @@ enum { CO_R = 0, CO_P = 9, CO_V = 12, CO_M = 18, CO_H = 19, CO_IO = 22, CO_DH = 
 
 int64_t rd_coriolis_work(const model_t *md) { return WCO * md->nb; }
 
-RD_INLINE void inertia_times_l(int L, const double *m, const double *h, const double *Io,
-                               const double *w, const double *u, double *out)
-{
-    /* G [w; u] = [I_o w + h x u; m u - h x w] for the laned G = (m, h, I_o), w, u */
-    double c1[3 * LANES], c2[3 * LANES];
-    cross_l(L, h, u, c1);
-    cross_l(L, h, w, c2);
-    for (int r = 0; r < 3; r++)
-        LANE {
-            out[r * L + l] = Io[3 * r * L + l] * w[l] + Io[(3 * r + 1) * L + l] * w[L + l]
-                             + Io[(3 * r + 2) * L + l] * w[2 * L + l] + c1[r * L + l];
-            out[(3 + r) * L + l] = m[l] * u[r * L + l] - c2[r * L + l];
-        }
-}
-
 RD_INLINE int coriolis_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT C,
                              double *RESTRICT W)
 {

@@ -111,16 +111,10 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
         for (int k = 0; k < Ii[BI_NV]; k++) {
             /* F = Ic s = [I_o s_w + h x s_v; m s_v - h x s_w] */
             const double *s = S + 6 * (first[i] + k) * L;
-            double fm[3 * LANES], ff[3 * LANES], c1[3 * LANES], c2[3 * LANES];
+            double F[6 * LANES];
+            const double *fm = F, *ff = F + 3 * L;
             const int64_t ci = Ii[BI_VIDX] + k;
-            cross_l(L, h, s + 3 * L, c1);
-            cross_l(L, h, s, c2);
-            for (int r = 0; r < 3; r++)
-                LANE {
-                    fm[r * L + l] = Io[3 * r * L + l] * s[l] + Io[(3 * r + 1) * L + l] * s[L + l]
-                                    + Io[(3 * r + 2) * L + l] * s[2 * L + l] + c1[r * L + l];
-                    ff[r * L + l] = m[l] * s[(3 + r) * L + l] - c2[r * L + l];
-                }
+            inertia_times_l(L, m, h, Io, s, s + 3 * L, F);
             /* M_ii = S_i^T Ic_i S_i (its lower triangle: k2 <= k), then each ancestor j:
              * M_ji = S_j^T F = M_ij, into the lower one of the two */
             for (int k2 = 0; k2 <= k; k2++) {

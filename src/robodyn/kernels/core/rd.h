@@ -296,6 +296,21 @@ RD_INLINE void wrench_to_parent(int L, const double *R, const double *p, const d
         LANE { gm[r * L + l] += rm[r * L + l]; }
 }
 
+RD_INLINE void inertia_times_l(int L, const double *m, const double *h, const double *Io,
+                               const double *w, const double *u, double *out)
+{
+    /* G [w; u] = [I_o w + h x u; m u - h x w] for the laned G = (m, h, I_o), w, u */
+    double c1[3 * LANES], c2[3 * LANES];
+    cross_l(L, h, u, c1);
+    cross_l(L, h, w, c2);
+    for (int r = 0; r < 3; r++)
+        LANE {
+            out[r * L + l] = Io[3 * r * L + l] * w[l] + Io[(3 * r + 1) * L + l] * w[L + l]
+                             + Io[(3 * r + 2) * L + l] * w[2 * L + l] + c1[r * L + l];
+            out[(3 + r) * L + l] = m[l] * u[r * L + l] - c2[r * L + l];
+        }
+}
+
 RD_INLINE void inertia_times_c(int L, double m, const double *h, const double *Io,
                                const double *w, const double *u, double *km, double *kf)
 {
