@@ -276,6 +276,132 @@ def test_bad_input_at_the_c_boundary(tree):
         rd.mass_matrix(tree, Q, threads=0)
 
 
+def _entry_calls(model):
+    """(public function, args, kwargs): calls a compiled entry answers itself (states as
+    C-contiguous float64, frames by name, keywords it knows) and calls it hands to the
+    Python function (lists, frame indices, Fortran order, keywords it does not know)."""
+    rng = np.random.default_rng(3)
+    q, v, a = random_state(model, rng)
+    Q, V, A = random_state(model, rng, 17)
+    f = model.frame_names[-1]
+    out = []
+    for x, y, z in ((q, v, a), (Q, V, A), (list(q), list(v), a), (np.asfortranarray(Q.T).T, V, A)):
+        out += [
+            (rd.inverse_dynamics, (model, x, y, z), {}),
+            (rd.inverse_dynamics, (model, x, y, z), dict(friction=False, armature=False)),
+            (rd.inverse_dynamics, (model, x, y, z), dict(threads=None, check=True)),
+            (rd.inverse_dynamics, (model, x, y, z), dict(threads=2, coulomb_eps=0.1)),
+            (rd.gravity_forces, (model, x), {}),
+            (rd.velocity_forces, (model, x, y), {}),
+            (rd.bias_forces, (model, x, y), dict(check=False)),
+            (rd.mass_matrix, (model, x), {}),
+            (rd.mass_matrix, (model, x), dict(armature=False, threads=1)),
+            (rd.forward_dynamics, (model, x, y, z), {}),
+            (rd.forward_dynamics, (model, x, y, z), dict(friction=False, armature=False)),
+            (rd.forward_dynamics, (model, x, y, z), dict(method="crba")),
+            (rd.coriolis_matrix, (model, x, y), {}),
+            (rd.fk, (model, x), {}),
+            (rd.fk, (model, x, f), {}),
+            (rd.fk, (model, x), dict(frame=f, threads=None)),
+            (rd.fk, (model, x, model.nf - 1), {}),
+            (rd.jacobian, (model, x, f), {}),
+            (rd.jacobian, (model, x, f, "body"), {}),
+            (rd.jacobian, (model, x), dict(frame=f, kind="local_world_aligned")),
+            (rd.jacobian, (model, x, 0, "world"), dict(threads=2)),
+        ]
+    return out
+
+
+@pytest.mark.parametrize("which", ["tree", "arm"])
+def test_the_compiled_entries_answer_as_their_python_functions(which, tree, arm):
+    """The most used functions are the core's compiled entry holding the Python function
+    (module.c): every call, the ones it answers and the ones it hands over, gives the
+    Python function's result bitwise (the tree has mimic joints: forward_dynamics by M)."""
+    model = tree if which == "tree" else arm
+    for fn, args, kwargs in _entry_calls(model):
+        assert type(fn) is core.entry, fn
+        got, want = fn(*args, **kwargs), fn.__wrapped__(*args, **kwargs)
+        assert got.shape == want.shape and np.array_equal(got, want), (fn.__name__, kwargs)
+
+
+def test_a_compiled_entry_hands_every_other_call_to_its_function(arm):
+    """The entry answers the call it can without running the Python function and hands
+    it everything else; errors come from the function, so they read as before."""
+    seen = []
+
+    def spy(model, q, *, armature=True, check=True, threads=None):
+        seen.append((armature, check, threads))
+        return rd.mass_matrix.__wrapped__(model, q, armature=armature, check=check, threads=threads)
+
+    flags = _pack.FL_ARMATURE | _pack.FL_CHECK
+    fast = core.entry(spy, "crba", 1, flags, ("threads", "check", "armature"), None, 0)
+    q = rd.random_configuration(arm, np.random.default_rng(4))
+    want = rd.mass_matrix.__wrapped__(arm, q)
+    rd.mass_matrix.__wrapped__(arm, q)  # packs the model
+    for kwargs in ({}, dict(threads=None), dict(threads=3), dict(armature=True, check=False)):
+        np.testing.assert_array_equal(fast(arm, q, **kwargs), want)
+    assert seen == []
+    np.testing.assert_array_equal(
+        fast(arm, q, armature=False), rd.mass_matrix.__wrapped__(arm, q, armature=False)
+    )
+    assert seen == []
+    bad = q.copy()
+    bad[2] = np.nan
+    for args, kwargs in (
+        ((arm, list(q)), {}),
+        ((arm, q), dict(threads=np.int64(2))),
+        ((arm, q), dict(check=1)),
+        ((arm, q[:-1]), {}),
+    ):
+        seen.clear()
+        try:
+            fast(*args, **kwargs)
+        except ValueError:
+            pass
+        assert len(seen) == 1, kwargs
+    # NaN: the core's code sends the call to the function, whose message names q
+    with pytest.raises(ValueError, match="q contains NaN or inf"):
+        rd.mass_matrix(arm, bad)
+    assert np.isnan(rd.mass_matrix(arm, bad, check=False)).any()  # check=False: no check
+    with pytest.raises(TypeError, match="unexpected keyword argument 'armatures'"):
+        rd.mass_matrix(arm, q, armatures=False)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'frame'"):
+        rd.jacobian(arm, q)
+    with pytest.raises(rd.ModelError, match="no frame named 'nope'"):
+        rd.fk(arm, q, "nope")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        rd.jacobian(arm, q, arm.frame_names[-1], "sideways")
+    with pytest.raises(ValueError, match="threads must be a positive int"):
+        rd.inverse_dynamics(arm, q, q[:7], q[:7], threads=0)
+    with pytest.raises(ValueError, match="entry: bad arguments for crba"):
+        core.entry(spy, "crba", 2, flags, (), None, 0)
+    with pytest.raises(ValueError, match="unknown keyword 'speed'"):
+        core.entry(spy, "crba", 1, flags, ("speed",), None, 0)
+
+
+def test_a_compiled_entry_is_its_function_to_python():
+    """Name, documentation, signature, repr, pickling by name (dask ships functions to
+    workers this way) and the descriptor protocol are the Python function's."""
+    import inspect
+    import pickle
+
+    fns = (rd.fk, rd.jacobian, rd.inverse_dynamics, rd.mass_matrix, rd.forward_dynamics,
+           rd.gravity_forces, rd.velocity_forces, rd.bias_forces, rd.coriolis_matrix)  # fmt: skip
+    for fn in fns:
+        py = fn.__wrapped__
+        assert inspect.isfunction(py) and inspect.isroutine(fn)
+        assert (fn.__name__, fn.__qualname__, fn.__module__) == (
+            py.__name__, py.__qualname__, py.__module__
+        )  # fmt: skip
+        assert fn.__doc__ == py.__doc__ and len(fn.__doc__) > 200
+        assert inspect.signature(fn) == inspect.signature(py)
+        assert pickle.loads(pickle.dumps(fn)) is fn
+        assert repr(fn) == f"<compiled function {py.__module__}.{py.__qualname__}>"
+        assert fn.__get__(None, object) is fn
+    assert rd.crba is rd.mass_matrix and rd.rnea is rd.inverse_dynamics
+    assert rd.aba is rd.forward_dynamics
+
+
 def test_a_singular_articulated_inertia_names_the_body_and_the_state():
     b = ModelBuilder("m").add_body(
         "heavy", "world", axis=(0, 0, 1), inertia=RigidInertia(1.0, (0.3, 0, 0), np.eye(3) * 0.01)

@@ -499,7 +499,7 @@ def christoffel_reference(model: Model, q) -> np.ndarray:
 _ND = np.ndarray
 
 
-@batched
+@batched(fast=("coriolis", 2, FL_CHECK))
 def coriolis_matrix(model: Model, q, v, *, check: bool = True, threads: int | None = None):
     """The Christoffel-consistent Coriolis matrix ``C(q, v)`` (MR eq. 8.1's ``c = C v``).
 

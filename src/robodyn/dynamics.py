@@ -115,7 +115,7 @@ def _run(entry, model, names, xs, f_ext, f_tip, frame, flags, eps, threads, what
 
 
 # ----------------------------------------------------------------------------- RNEA
-@batched
+@batched(fast=("rnea", 3, _ID | FL_FRICTION | FL_ARMATURE | FL_CHECK))
 def inverse_dynamics(
     model,
     q,
@@ -223,7 +223,7 @@ def _rnea_terms(model, q, v, flags, threads):
     )  # fmt: skip
 
 
-@batched
+@batched(fast=("rnea", 1, FL_GRAVITY | FL_CHECK))
 def gravity_forces(model, q, *, check: bool = True, threads: int | None = None) -> np.ndarray:
     """Generalized gravity g(q) = rnea(q, 0, 0): the forces that hold the robot still.
 
@@ -246,7 +246,7 @@ def gravity_forces(model, q, *, check: bool = True, threads: int | None = None) 
         return lazy(gravity_forces, locals())
 
 
-@batched
+@batched(fast=("rnea", 2, FL_VEL | FL_CHECK))
 def velocity_forces(model, q, v, *, check: bool = True, threads: int | None = None) -> np.ndarray:
     """Velocity-product forces C(q, v) v (Coriolis and centripetal), no gravity or friction.
 
@@ -270,7 +270,7 @@ def velocity_forces(model, q, v, *, check: bool = True, threads: int | None = No
         return lazy(velocity_forces, locals())
 
 
-@batched
+@batched(fast=("rnea", 2, FL_GRAVITY | FL_VEL | FL_CHECK))
 def bias_forces(model, q, v, *, check: bool = True, threads: int | None = None) -> np.ndarray:
     """Bias forces h(q, v) = C(q, v) v + g(q) (Pinocchio's nonLinearEffects), no friction.
 
@@ -306,7 +306,7 @@ def _of_q(entry, model, q, flags, threads, what=""):
     return finish(entry(P, Q, flags, th), lead, ("q",), model, what)
 
 
-@batched
+@batched(fast=("crba", 1, FL_ARMATURE | FL_CHECK))
 def mass_matrix(
     model, q, *, armature: bool = True, check: bool = True, threads: int | None = None
 ) -> np.ndarray:
@@ -393,7 +393,7 @@ def mass_matrix_inverse(
 
 
 # ----------------------------------------------------------------------------- ABA
-@batched
+@batched(fast=("aba", 3, FL_GRAVITY | FL_FRICTION | FL_ARMATURE | FL_CHECK))
 def forward_dynamics(
     model,
     q,

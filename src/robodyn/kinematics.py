@@ -41,7 +41,7 @@ import numpy as np
 from ._checks import as_array, as_vector
 from .errors import ModelError
 from .kernels import core as _core
-from .kernels._pack import KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
+from .kernels._pack import FL_CHECK, KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
 from .kernels.call import LazyInput, batched, finish, lazy, prepare
 from .kernels.call import threads as _threads
 from .model.model import JOINT_FREE, JOINT_SPHERICAL, Model
@@ -154,7 +154,7 @@ def _kind(kind) -> int:
 
 
 # ------------------------------------------------------------------------- poses
-@batched
+@batched(fast=("fk", 1, FL_CHECK))
 def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray:
     """Forward kinematics: the pose ``T_sf`` of an operational frame in the world.
 
@@ -254,7 +254,7 @@ def body_poses(model: Model, q, *, threads: int | None = None) -> np.ndarray:
 
 
 # --------------------------------------------------------------------- Jacobians
-@batched
+@batched(fast=("jacobian", 1, FL_CHECK, JACOBIAN_KINDS, KIND_SPACE))
 def jacobian(
     model: Model, q, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:

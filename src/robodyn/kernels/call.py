@@ -19,9 +19,17 @@ dask), which raises :class:`LazyInput`. Each public batch function (marked :func
 catches it around its general path only, ``except LazyInput: return lazy(fn, locals())``,
 and :func:`lazy` hands the call to :func:`robodyn.distributed.lazy_call`, which maps the
 same function over the blocks of the batch axes and returns a lazy dask array. There is no
-wrapper: a NumPy call runs the function itself (a ``try`` costs nothing when nothing is
-raised), so no such function may assign to one of its parameters (``locals()`` would then
+Python wrapper: a NumPy call runs the function itself (a ``try`` costs nothing when nothing
+is raised), so no such function may assign to one of its parameters (``locals()`` would then
 hold the new value; tests/test_dask.py checks every one).
+
+The most used functions (``batched(fast=...)``: fk, jacobian, inverse_dynamics,
+mass_matrix, forward_dynamics, the RNEA terms, coriolis_matrix) are published as the core's
+``entry`` holding the Python function: the call that needs no Python work (a packed model,
+C-contiguous float64 states, a frame by name, keywords the entry knows) goes from C to C,
+without a Python frame (~100 ns of a ~600 ns call); every other call is handed to the Python
+function unchanged. The entry answers as the function does to everything else: its name,
+documentation, signature (``__wrapped__``), pickling by name.
 """
 
 from __future__ import annotations
@@ -49,19 +57,53 @@ def is_dask(x) -> bool:
 BATCHED: list = []  # every function marked by batched(), in import order
 
 
-def batched(fn):
-    """Mark ``fn`` as a public batch function that accepts dask arrays; ``fn`` is returned
-    unchanged (no wrapper, no extra frame) and listed in :data:`BATCHED`.
+def batched(fn=None, *, fast: tuple | None = None):
+    """Mark ``fn`` as a public batch function that accepts dask arrays and list it in
+    :data:`BATCHED`; ``fn`` is returned unchanged (no wrapper, no extra frame), or with
+    ``fast`` published as a compiled entry of the core (see the module's documentation).
 
     The function itself answers dask arrays: its general path (after the core's fast path)
     sits in ``try: ... except LazyInput: return lazy(fn, locals())``; :func:`prepare` raises
     :class:`LazyInput` before any work, and :func:`lazy` hands the call to
     :func:`robodyn.distributed.lazy_call`. ``fn`` must not assign to its parameters.
+
+    Parameters
+    ----------
+    fn : function
+    fast : (op, nx, flags) or (op, nx, flags, kinds, kind), optional
+        The core's algorithm (``"rnea"``, ``"aba"``, ``"crba"``, ``"coriolis"``, ``"fk"``,
+        ``"jacobian"``), the number of state arguments after the model, the core's flags of
+        a call with every keyword at its default, and for ``"jacobian"`` the kind names and
+        the default kind.
     """
-    if fn.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
-        raise TypeError(f"batched: {fn.__name__} has *args or **kwargs")
-    BATCHED.append(fn)
-    return fn
+
+    def mark(fn):
+        if fn.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+            raise TypeError(f"batched: {fn.__name__} has *args or **kwargs")
+        if fast is not None:
+            fn = _entry(fn, *fast)
+        BATCHED.append(fn)
+        return fn
+
+    return mark if fn is None else mark(fn)
+
+
+# the keywords a compiled entry reads itself (any other keyword: the Python function)
+_ENTRY_KEYWORDS = ("threads", "check", "armature", "friction", "frame", "kind")
+
+
+def _entry(fn, op: str, nx: int, flags: int, kinds: dict | None = None, kind: int = 0):
+    """``fn`` published as the core's compiled entry (kernels/core/module.c)."""
+    from . import core
+
+    params = inspect.signature(fn).parameters
+    defaults_ok = all(
+        params[n].default is True for n in ("check", "armature", "friction") if n in params
+    ) and (params["threads"].default is None if "threads" in params else True)
+    if not defaults_ok:  # the entry assumes these defaults
+        raise TypeError(f"batched: {fn.__name__}'s keywords do not have the entry's defaults")
+    keywords = tuple(n for n in _ENTRY_KEYWORDS if n in params)
+    return core.entry(fn, op, nx, flags, keywords, kinds, kind)
 
 
 def lazy(fn, local_vars):

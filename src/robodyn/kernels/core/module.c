@@ -319,6 +319,322 @@ KIN(com, A_COM, 1, 0, 0)
 KIN(com_jacobian, A_COM_JACOBIAN, 1, 0, 0)
 KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
 
+/* ---------------------------------------------------------------- public functions
+ * robodyn's public numeric functions (mass_matrix, fk, ...) are Python functions that
+ * convert, check and name their arguments. Each is published as an entry_t holding it: the
+ * call that needs none of that work (a packed model, states that are C-contiguous float64
+ * arrays, a frame by name, keywords at values this file knows) goes from here straight to
+ * call(), without a Python frame; any other call (a list, a bad shape, NaN, an unknown frame:
+ * call() answers a code instead of an array) is handed to the Python function, which
+ * answers it as it always did. The object otherwise behaves as that function (its name,
+ * documentation, signature through __wrapped__, binding as a method, pickling by name). */
+enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_COUNT };
+enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_COUNT };
+
+typedef struct {
+    const char *name;
+    int dyn;          /* 1: P in model._rd_packed; 0: (P, frames) in model._kinematics_pack */
+    int frame, kind;  /* slot of the frame / kind after the states (0: none) */
+    int need_frame;   /* 1: the frame is required */
+} op_t;
+
+static const op_t OPS[OP_COUNT] = {
+    [OP_RNEA] = {"rnea", 1, 0, 0, 0},         [OP_ABA] = {"aba", 1, 0, 0, 0},
+    [OP_CRBA] = {"crba", 1, 0, 0, 0},         [OP_CORIOLIS] = {"coriolis", 1, 0, 0, 0},
+    [OP_FK] = {"fk", 0, 1, 0, 0},             [OP_JACOBIAN] = {"jacobian", 0, 1, 2, 1},
+};
+
+static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
+                                               "frame", "kind"};
+static PyObject *kw_str[KW_COUNT], *str_dyn, *str_kin;
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *fn;    /* the Python function: the general path, and everything else */
+    PyObject *kinds; /* jacobian: {kind name: code}; else None */
+    int op, nx;      /* the algorithm and its number of state arguments */
+    long flags;      /* the flags of a call with every keyword at its default */
+    long kind;       /* the default kind */
+    unsigned kw;     /* the keywords the Python function takes (1 << KW_...) */
+} entry_t;
+
+static int keyword(PyObject *name)
+{
+    for (int k = 0; k < KW_COUNT; k++)
+        if (name == kw_str[k])
+            return k;
+    for (int k = 0; k < KW_COUNT; k++)
+        if (PyUnicode_Check(name) && PyUnicode_Compare(name, kw_str[k]) == 0)
+            return k;
+    return -1;
+}
+
+static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    /* the result of the call, NULL with an exception, or Py_None (a new reference): this
+     * call is the Python function's to answer */
+    const op_t *op = &OPS[e->op];
+    const int nslot = 1 + e->nx + (op->frame > 0) + (op->kind > 0);
+    PyObject *slot[8] = {NULL};
+    if (nargs > nslot || nargs < 1 + e->nx)
+        Py_RETURN_NONE;
+    for (Py_ssize_t k = 0; k < nargs; k++)
+        slot[k] = args[k];
+    long flags = e->flags, threads = 0;
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        const int w = keyword(PyTuple_GET_ITEM(kwnames, k));
+        PyObject *val = args[nargs + k];
+        if (w < 0 || !(e->kw & (1u << w)))
+            Py_RETURN_NONE;
+        if (w == KW_THREADS) {
+            if (val != Py_None) {
+                if (!PyLong_CheckExact(val))
+                    Py_RETURN_NONE;
+                threads = PyLong_AsLong(val);
+                if (threads < 1) {
+                    PyErr_Clear();
+                    Py_RETURN_NONE;
+                }
+            }
+        }
+        else if (w == KW_FRAME || w == KW_KIND) {
+            if (!(w == KW_FRAME ? op->frame : op->kind))
+                Py_RETURN_NONE;
+            const int s = 1 + e->nx + (w == KW_FRAME ? op->frame : op->kind) - 1;
+            if (slot[s] != NULL)
+                Py_RETURN_NONE;
+            slot[s] = val;
+        }
+        else {
+            const long bit = w == KW_CHECK ? FL_CHECK : w == KW_ARMATURE ? FL_ARMATURE : FL_FRICTION;
+            if (val == Py_False)
+                flags &= ~bit;
+            else if (val != Py_True)
+                Py_RETURN_NONE;
+        }
+    }
+    for (int k = 0; k < 1 + e->nx + op->need_frame; k++) /* the required arguments */
+        if (slot[k] == NULL)
+            Py_RETURN_NONE;
+    /* the model's cached pack: a tuple (NamedTuple) with P first */
+    PyObject *pack = PyObject_GetAttr(slot[0], op->dyn ? str_dyn : str_kin);
+    if (pack == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (!PyTuple_Check(pack) || PyTuple_GET_SIZE(pack) < 2) {
+        Py_DECREF(pack);
+        Py_RETURN_NONE;
+    }
+    PyObject *P = PyTuple_GET_ITEM(pack, 0);
+    int algo = e->op == OP_RNEA ? A_RNEA : e->op == OP_CRBA ? A_CRBA
+               : e->op == OP_CORIOLIS ? A_CORIOLIS : e->op == OP_JACOBIAN ? A_JACOBIAN : A_ABA;
+    int64_t frame = 0;
+    long kind = e->kind;
+    if (op->frame) {
+        PyObject *name = slot[1 + e->nx + op->frame - 1], *frames = PyTuple_GET_ITEM(pack, 1);
+        if (e->op == OP_FK)
+            algo = name == NULL || name == Py_None ? A_FRAME_POSES : A_FRAME_POSE;
+        if (algo != A_FRAME_POSES) {
+            PyObject *k = name != NULL && PyUnicode_CheckExact(name) && PyDict_CheckExact(frames)
+                              ? PyDict_GetItemWithError(frames, name) : NULL;
+            if (k == NULL || !PyLong_CheckExact(k)) {
+                PyErr_Clear();
+                Py_DECREF(pack);
+                Py_RETURN_NONE;
+            }
+            frame = PyLong_AsLongLong(k);
+        }
+    }
+    if (op->kind && slot[1 + e->nx + op->kind - 1] != NULL) {
+        PyObject *name = slot[1 + e->nx + op->kind - 1];
+        PyObject *k = PyUnicode_CheckExact(name) && e->kinds != Py_None
+                          ? PyDict_GetItemWithError(e->kinds, name) : NULL;
+        if (k == NULL || !PyLong_CheckExact(k)) {
+            PyErr_Clear();
+            Py_DECREF(pack);
+            Py_RETURN_NONE;
+        }
+        kind = PyLong_AsLong(k);
+    }
+    if (e->op == OP_ABA) { /* a mimic joint couples bodies ABA cannot: M and Cholesky */
+        PyArrayObject *a = (PyArrayObject *)P;
+        if (!PyArray_Check(P) || PyArray_TYPE(a) != NPY_INT64 || PyArray_SIZE(a) < HI) {
+            Py_DECREF(pack);
+            Py_RETURN_NONE;
+        }
+        if (((const int64_t *)PyArray_DATA(a))[3])
+            algo = A_FORWARD;
+    }
+    PyObject *xs[3] = {slot[1], e->nx > 1 ? slot[2] : Py_None, e->nx > 2 ? slot[3] : Py_None};
+    PyObject *r = call(algo, P, xs, Py_None, flags, 0.0, frame, (int)kind, threads);
+    Py_DECREF(pack);
+    if (r == NULL || PyArray_Check(r))
+        return r;
+    Py_DECREF(r); /* a code: the general path */
+    Py_RETURN_NONE;
+}
+
+static PyObject *entry_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames)
+{
+    entry_t *e = (entry_t *)self;
+    PyObject *r = entry_fast(e, args, PyVectorcall_NARGS(nargsf), kwnames);
+    if (r != Py_None)
+        return r;
+    Py_DECREF(r);
+    return PyObject_Vectorcall(e->fn, args, nargsf, kwnames);
+}
+
+static PyObject *entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    /* entry(fn, op, nx, flags, keywords, kinds, kind): fn published with the fast path of
+     * op ("rnea", "aba", "crba", "coriolis", "fk", "jacobian") on nx state arguments, the
+     * default flags, the names of fn's keywords this path may meet, and for jacobian the
+     * kind names and the default kind */
+    PyObject *fn, *keywords, *kinds;
+    const char *name;
+    int nx;
+    long flags, kind;
+    if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "entry takes positional arguments only");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OsilO!Ol", &fn, &name, &nx, &flags, &PyTuple_Type, &keywords,
+                          &kinds, &kind))
+        return NULL;
+    int op = -1;
+    for (int k = 0; k < OP_COUNT; k++)
+        if (strcmp(name, OPS[k].name) == 0)
+            op = k;
+    if (op < 0 || nx < 1 || nx > 3 || !PyCallable_Check(fn)
+        || (op != OP_RNEA && nx != (op == OP_ABA ? 3 : op == OP_CORIOLIS ? 2 : 1))
+        || (kinds != Py_None && !PyDict_Check(kinds))) {
+        PyErr_Format(PyExc_ValueError, "entry: bad arguments for %s", name);
+        return NULL;
+    }
+    unsigned kw = 0;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(keywords); k++) {
+        const int w = keyword(PyTuple_GET_ITEM(keywords, k));
+        if (w < 0) {
+            PyErr_Format(PyExc_ValueError, "entry: unknown keyword %R",
+                         PyTuple_GET_ITEM(keywords, k));
+            return NULL;
+        }
+        kw |= 1u << w;
+    }
+    entry_t *e = (entry_t *)type->tp_alloc(type, 0);
+    if (e == NULL)
+        return NULL;
+    e->vectorcall = entry_vectorcall;
+    e->fn = Py_NewRef(fn);
+    e->kinds = Py_NewRef(kinds);
+    e->op = op, e->nx = nx, e->flags = flags, e->kind = kind, e->kw = kw;
+    return (PyObject *)e;
+}
+
+static int entry_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    entry_t *e = (entry_t *)self;
+    Py_VISIT(e->fn);
+    Py_VISIT(e->kinds);
+    return 0;
+}
+
+static int entry_clear(PyObject *self)
+{
+    entry_t *e = (entry_t *)self;
+    Py_CLEAR(e->fn);
+    Py_CLEAR(e->kinds);
+    return 0;
+}
+
+static void entry_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    entry_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *entry_getattro(PyObject *self, PyObject *name)
+{
+    /* its own attributes, else the Python function's (__name__, __module__, __code__, ...) */
+    PyObject *r = PyObject_GenericGetAttr(self, name);
+    if (r != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return r;
+    PyErr_Clear();
+    return PyObject_GetAttr(((entry_t *)self)->fn, name);
+}
+
+static PyObject *entry_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    /* bound as a method when looked up on an instance, as a Python function is */
+    if (obj == NULL || obj == Py_None)
+        return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *entry_repr(PyObject *self)
+{
+    PyObject *fn = ((entry_t *)self)->fn;
+    PyObject *mod = PyObject_GetAttrString(fn, "__module__"),
+             *name = mod ? PyObject_GetAttrString(fn, "__qualname__") : NULL;
+    PyObject *r = name ? PyUnicode_FromFormat("<compiled function %S.%S>", mod, name) : NULL;
+    Py_XDECREF(mod);
+    Py_XDECREF(name);
+    return r;
+}
+
+static PyObject *entry_doc(PyObject *self, void *c)
+{
+    return PyObject_GetAttrString(((entry_t *)self)->fn, "__doc__");
+}
+
+static PyObject *entry_wrapped(PyObject *self, void *c)
+{
+    return Py_NewRef(((entry_t *)self)->fn);
+}
+
+static PyObject *entry_reduce(PyObject *self, PyObject *unused)
+{
+    /* pickled by name, as a module-level function is */
+    return PyObject_GetAttrString(((entry_t *)self)->fn, "__qualname__");
+}
+
+static PyGetSetDef entry_getset[] = {
+    {"__doc__", entry_doc, NULL, "the Python function's documentation", NULL},
+    {"__wrapped__", entry_wrapped, NULL, "the Python function (the general path)", NULL},
+    {NULL},
+};
+
+static PyMethodDef entry_methods[] = {
+    {"__reduce__", entry_reduce, METH_NOARGS, "pickled by its qualified name"},
+    {NULL},
+};
+
+static PyTypeObject entry_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "robodyn.kernels._core.entry",
+    .tp_basicsize = sizeof(entry_t),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "entry(fn, op, nx, flags, keywords, kinds, kind): the Python function fn with "
+              "a compiled fast path (module.c)",
+    .tp_vectorcall_offset = offsetof(entry_t, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_new = entry_new,
+    .tp_traverse = entry_traverse,
+    .tp_clear = entry_clear,
+    .tp_dealloc = entry_dealloc,
+    .tp_getattro = entry_getattro,
+    .tp_descr_get = entry_get,
+    .tp_repr = entry_repr,
+    .tp_getset = entry_getset,
+    .tp_methods = entry_methods,
+};
+
 void rd_tumble(const double *I, const double *Iinv, const double *R0, const double *w0, double h,
                int64_t n, int method, double *R_out, double *w_out);
 
@@ -529,9 +845,20 @@ PyMODINIT_FUNC PyInit__core(void)
     default_threads = env && atoi(env) > 0 ? atoi(env) : rd_cpu_count();
     if (default_threads > RD_MAX_THREADS)
         default_threads = RD_MAX_THREADS;
+    for (int k = 0; k < KW_COUNT; k++)
+        if ((kw_str[k] = PyUnicode_InternFromString(KW_NAMES[k])) == NULL)
+            return NULL;
+    if ((str_dyn = PyUnicode_InternFromString("_rd_packed")) == NULL
+        || (str_kin = PyUnicode_InternFromString("_kinematics_pack")) == NULL
+        || PyType_Ready(&entry_type) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
+    if (PyModule_AddObjectRef(m, "entry", (PyObject *)&entry_type) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
     /* the layout this file was compiled with, compared with kernels/_pack.py at import */
     PyObject *layout = PyDict_New();
     if (layout == NULL || PyModule_AddObject(m, "LAYOUT", layout) < 0) {
