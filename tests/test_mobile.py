@@ -424,6 +424,20 @@ def test_knife_edge_rolls_on_its_circle_and_keeps_its_constraint():
     np.testing.assert_allclose(res.constraint_force[:, 0], -M_KNIFE * s * w, rtol=1e-8)
 
 
+def test_a_constrained_trajectory_saves_its_constraint_violation_and_forces(tmp_path):
+    """Nothing a user computed is lost: save/load keeps |A v| and lambda (they were
+    dropped before), and the loaded trajectory equals the simulated one."""
+    res, (s, w, _, _) = _knife_circle(1.0, 1e-2)
+    back = rd.Trajectory.load(res.save(tmp_path / "knife"))
+    assert back == res
+    np.testing.assert_array_equal(back.constraint_violation, res.constraint_violation)
+    np.testing.assert_allclose(back.constraint_force[:, 0], -M_KNIFE * s * w, rtol=1e-8)
+    model, _ = mobile.knife_edge_model(M_KNIFE, I_KNIFE)
+    free = rd.simulate(model, np.zeros(3), np.ones(3), duration=0.1, dt=1e-2)
+    back = rd.Trajectory.load(free.save(tmp_path / "free"))
+    assert back == free and back.constraint_violation is None and back.constraint_force is None
+
+
 def test_knife_edge_forced_drift_is_held_by_baumgarte():
     def push(t, q, v):
         return np.array([np.sin(3 * t), np.cos(2 * t), 0.3 * np.sin(t)])

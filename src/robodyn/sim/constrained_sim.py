@@ -141,8 +141,8 @@ def simulate_constrained(model, q0, v0, controller, *, duration, dt, integrator,
                 q, v = q1, v1
     except (_StepError, KeyboardInterrupt) as exc:
         meta["complete"] = False
-        part = Trajectory(T[:k], Q[:k], V[:k], Acc[:k], TAU[:k], meta=meta, model=model)
-        part.constraint_violation, part.constraint_force = ERR[:k], LAM[:k]
+        part = Trajectory(T[:k], Q[:k], V[:k], Acc[:k], TAU[:k], meta=meta, model=model,
+                          constraint_violation=ERR[:k], constraint_force=LAM[:k])  # fmt: skip
         why = "interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt) else str(exc)
         raise SimulationError(
             f"simulate({model.name!r}, constraints=...) stopped at step {k} (t = {k * dt:g} s) "
@@ -151,6 +151,5 @@ def simulate_constrained(model, q0, v0, controller, *, duration, dt, integrator,
         ) from exc
     meta["complete"] = True
     meta["max_constraint_violation"] = float(ERR.max())
-    res = Trajectory(T, Q, V, Acc, TAU, meta=meta, model=model)
-    res.constraint_violation, res.constraint_force = ERR, LAM
-    return res
+    return Trajectory(T, Q, V, Acc, TAU, meta=meta, model=model,
+                      constraint_violation=ERR, constraint_force=LAM)  # fmt: skip

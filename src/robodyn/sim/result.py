@@ -19,7 +19,10 @@ import numpy as np
 
 __all__ = ["Trajectory"]
 
-_ARRAYS = ("t", "q", "v", "a", "tau", "z", "kinetic", "potential")
+_ARRAYS = (
+    "t", "q", "v", "a", "tau", "z", "kinetic", "potential", "constraint_violation",
+    "constraint_force",
+)  # fmt: skip
 
 
 class Trajectory:
@@ -38,6 +41,12 @@ class Trajectory:
         zero without a controller. Joint friction is not part of it (it is in the model).
     z : numpy.ndarray or None, shape (..., K + 1, nz)
         The controller's own state (the integral of a PID), when it has one.
+    constraint_violation : numpy.ndarray or None, shape (..., K + 1)
+        A constrained simulation's largest ``|A(q) v|`` per sample (its Pfaffian
+        constraints, MR sec. 2.4), else None.
+    constraint_force : numpy.ndarray or None, shape (..., K + 1, k)
+        The multipliers ``lambda`` of the k constraints per sample (the constraint forces
+        are ``A^T lambda`` in ``M vdot + h = tau + A^T lambda``, MR sec. 8.7), else None.
     meta : dict
         ``model`` (name), ``integrator``, ``dt``, ``duration``, ``control_dt``,
         ``friction``, ``clip_torque``, ``controller``, tolerances, ``n_eval`` (dynamics
@@ -47,7 +56,8 @@ class Trajectory:
     """
 
     def __init__(self, t, q, v, a, tau, *, z=None, meta=None, model=None,
-                 kinetic=None, potential=None):  # fmt: skip
+                 kinetic=None, potential=None, constraint_violation=None,
+                 constraint_force=None):  # fmt: skip
         self.t = np.asarray(t, dtype=float)
         self.q = np.asarray(q, dtype=float)
         self.v = np.asarray(v, dtype=float)
@@ -58,6 +68,12 @@ class Trajectory:
         self.model = model
         self._kinetic = None if kinetic is None else np.asarray(kinetic, dtype=float)
         self._potential = None if potential is None else np.asarray(potential, dtype=float)
+        self.constraint_violation = (
+            None if constraint_violation is None else np.asarray(constraint_violation, dtype=float)
+        )
+        self.constraint_force = (
+            None if constraint_force is None else np.asarray(constraint_force, dtype=float)
+        )
 
     # ------------------------------------------------------------------ shape
     @property
@@ -81,6 +97,8 @@ class Trajectory:
             self.t, self.q[index], self.v[index], self.a[index], self.tau[index],
             z=pick(self.z), meta=self.meta, model=self.model,
             kinetic=pick(self._kinetic), potential=pick(self._potential),
+            constraint_violation=pick(self.constraint_violation),
+            constraint_force=pick(self.constraint_force),
         )  # fmt: skip
 
     def __repr__(self) -> str:
@@ -139,7 +157,8 @@ class Trajectory:
     def save(self, path) -> Path:
         """Write the trajectory to ``path`` (``.npz``: arrays plus JSON metadata).
 
-        Energies are saved when they were computed. Returns the path written.
+        Energies are saved when they were computed, and a constrained simulation's
+        constraint violation and forces. Returns the path written.
         """
         path = Path(path)
         if path.suffix != ".npz":
@@ -163,6 +182,8 @@ class Trajectory:
         return cls(
             x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta, model=model,
             kinetic=x.get("kinetic"), potential=x.get("potential"),
+            constraint_violation=x.get("constraint_violation"),
+            constraint_force=x.get("constraint_force"),
         )  # fmt: skip
 
     def to_csv(self, path) -> Path:
