@@ -51,8 +51,10 @@
 #endif
 
 /* The algorithms are compiled twice on x86-64 Linux with GCC: for the baseline ISA and
- * for x86-64-v3 (AVX2, FMA), picked at load time by the CPU. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+ * for x86-64-v3 (AVX2, FMA), picked at load time by the CPU. RD_BASELINE (CFLAGS=
+ * -DRD_BASELINE) builds the baseline alone, as a CPU without AVX2 runs it (.ci/wheel-check) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) \
+    && !defined(RD_BASELINE)
 #define CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define CLONES
