@@ -346,11 +346,7 @@ def mass_matrix(
     (10, 2, 2)
     """
     flags = (FL_ARMATURE if armature else 0) | (FL_CHECK if check else 0)
-    if threads is None:
-        M = _CRBA((model._rd_packed or packed(model)).P, q, flags, 0)
-        if M.__class__ is _ND:
-            return M
-    try:
+    try:  # the common call was answered by the compiled entry before it got here
         return _of_q(_CRBA, model, q, flags, threads)
     except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
         return lazy(mass_matrix, locals())

@@ -197,19 +197,7 @@ def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray
      [ 0.   0.   1.   0. ]
      [ 0.   0.   0.   1. ]]
     """
-    if threads is None:  # the common call, by frame name on the cached pack: no checks in Python
-        try:
-            pack = model._kinematics_pack
-            T = (
-                _FRAME_POSES(pack.P, q, 0)
-                if frame is None
-                else _FRAME_POSE(pack.P, q, pack.frames[frame], 0)
-            )
-            if T.__class__ is _ND:
-                return T
-        except (AttributeError, KeyError, TypeError):
-            pass  # not packed yet, a frame index, or an unhashable frame: the full path
-    try:
+    try:  # the common call (a frame by name on the cached pack) was answered by the entry
         pack = _packed(model)
         th = 0 if threads is None else _threads(threads)
         if frame is None:
@@ -295,15 +283,7 @@ def jacobian(
      [0.9 0.4]
      [0.  0. ]]
     """
-    if threads is None:  # the common call, by frame name on the cached pack: no checks in Python
-        try:
-            pack = model._kinematics_pack
-            J = _JACOBIAN(pack.P, q, pack.frames[frame], JACOBIAN_KINDS[kind], 0)
-            if J.__class__ is _ND:
-                return J
-        except (AttributeError, KeyError, TypeError):
-            pass  # not packed yet, a frame index, an unknown name or kind: the full path
-    try:
+    try:  # the common call (a frame by name on the cached pack) was answered by the entry
         pack = _packed(model)
         k = _frame_index(model, pack, frame)
         kd = _kind(kind)
