@@ -1,10 +1,27 @@
 """Shared test setup: this file's folder (tests/) is put on sys.path by pytest, so every
 test module, in tests/ or below, imports the one helper module as ``from helpers import``."""
 
+import atexit
+import os
+import shutil
+import tempfile
 import zlib
 
 import numpy as np
 import pytest
+from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
+
+# Hypothesis: the same examples on every run (derandomize: a failure replays and CI tests
+# what the last run tested), and no example database (nothing written into the checkout).
+# HYPOTHESIS_PROFILE=explore draws fresh examples, for a local search for new failures.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", database=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):  # its caches: a temporary folder,
+    _HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="robodyn-hypothesis-")  # not ./.hypothesis
+    set_hypothesis_home_dir(_HYPOTHESIS_HOME)
+    atexit.register(shutil.rmtree, _HYPOTHESIS_HOME, ignore_errors=True)
 
 
 @pytest.fixture
