@@ -10,6 +10,7 @@ ended by SIGPIPE, as ``yes | head`` ends.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -17,10 +18,65 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["main", "build_parser", "resolve_robot", "load_robot", "check_output_path"]
+__all__ = [
+    "main",
+    "build_parser",
+    "resolve_robot",
+    "load_robot",
+    "check_output_path",
+    "finite_float",
+    "positive_float",
+    "nonnegative_float",
+    "positive_int",
+]
 
 # Exit status after the reader of stdout went away: 128 + SIGPIPE, as a killed process.
 EXIT_BROKEN_PIPE = 141
+
+
+# ------------------------------------------------------------------ number options
+# argparse ``type=`` functions: a bad number is an argparse error naming the option
+# ("argument --duration: not finite: 'nan'"), before any work.
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def finite_float(text: str) -> float:
+    """A finite number (``nan``, ``inf`` refused): argparse ``type=`` of number options."""
+    x = _number(text)
+    if not math.isfinite(x):
+        raise argparse.ArgumentTypeError(f"not finite: {text!r}")
+    return x
+
+
+def positive_float(text: str) -> float:
+    """A finite number > 0 (a duration, a step, a density, a frequency)."""
+    x = finite_float(text)
+    if not x > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    return x
+
+
+def nonnegative_float(text: str) -> float:
+    """A finite number >= 0 (a gain, a noise level, a standard deviation)."""
+    x = finite_float(text)
+    if not x >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    return x
+
+
+def positive_int(text: str) -> int:
+    """A whole number >= 1 (a count: rollouts, points, chunk size)."""
+    try:
+        x = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if x < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
+    return x
 
 
 def resolve_robot(text: str):
