@@ -18,7 +18,7 @@ import pinocchio as pin
 import pytest
 
 import robodyn as rd
-from helpers import JOINT_KINDS, assert_close, chain_frame_poses, random_joint_pair
+from helpers import JOINT_KINDS, assert_close, chain_frame_poses, random_joint_pair, random_tree
 from robodyn import reference
 from robodyn.convert import PinocchioMap
 from robodyn.coriolis import coriolis_matrix_reference
@@ -205,22 +205,41 @@ def test_numpy_reference_parity_with_every_joint(seed, rng):
     assert_close(chain_frame_poses(model, q)[f], T, 1e-12, "helpers.chain_frame_poses")
 
 
-def test_structure_identities_with_every_joint(rng):
-    """dM/dt - 2C is skew and C v equals the velocity forces (Christoffel-consistent C)."""
-    model = _pair("mixed", 30)[0]
+def _mass_matrix_dot_fd(model, q, v):
+    """dM/dt by central differences of rd.mass_matrix along q (+) v t, step eps^(1/3):
+    truncation ~ h^2 |d3M/dt3|, rounding ~ eps |M| / h, both ~ 4e-11 relative."""
+    h = np.finfo(float).eps ** (1 / 3)
+    M1 = rd.mass_matrix(model, rd.integrate(model, q, v, h))
+    M0 = rd.mass_matrix(model, rd.integrate(model, q, v, -h))
+    return (M1 - M0) / (2 * h)
+
+
+# each joint type between revolute and prismatic joints (as in _pair), and all of them
+# mixed, on a fixed and on a floating base
+FD_TREES = [(k, False) for k in JOINT_KINDS] + [("mixed", False), ("mixed", True)]
+
+
+@pytest.mark.parametrize(("kind", "floating"), FD_TREES, ids=[f"{k}-{f}" for k, f in FD_TREES])
+def test_structure_identities_with_every_joint(kind, floating, rng):
+    """dM/dt (rd.mass_matrix_dot, which is C + C^T, and rd.mass_matrix_derivative
+    contracted with v) against central differences of rd.mass_matrix; dM/dt - 2C skew with
+    that finite-difference dM/dt (with dM/dt = C + C^T it would hold for any C); C v equals
+    the velocity forces (Christoffel-consistent C)."""
+    kinds = JOINT_KINDS if kind == "mixed" else (kind, "revolute", kind, "prismatic", kind)
+    model = random_tree(40 + len(kind), 9 if kind == "mixed" else 6, kinds=kinds,
+                        floating=floating)[0]  # fmt: skip
     q = rd.random_configuration(model, rng)
     v = rng.normal(size=model.nv)
     C = rd.coriolis_matrix(model, q, v)
-    dM = rd.mass_matrix_dot(model, q, v)
-    assert_close(dM - 2 * C, -(dM - 2 * C).T, 1e-10, "dM/dt - 2C skew")
-    assert_close(C @ v, rd.velocity_forces(model, q, v), 1e-10, "C v")
-    # dM/dt against central differences of M along q (+) v t
-    h = 1e-5
-    M1, M0 = (
-        rd.crba(model, rd.integrate(model, q, v, h)),
-        rd.crba(model, rd.integrate(model, q, v, -h)),
-    )
-    assert_close(dM, (M1 - M0) / (2 * h), 1e-7, "dM/dt by finite differences")
+    dM_fd = _mass_matrix_dot_fd(model, q, v)
+    # measured on these trees: <= 1.6e-10 (dM/dt), <= 1.1e-9 (skew part: helical), <= 3.6e-15
+    # (C v); tolerances ~10x
+    assert_close(rd.mass_matrix_dot(model, q, v), dM_fd, 2e-9, "dM/dt vs finite differences")
+    dM_dq = rd.mass_matrix_derivative(model, q)
+    assert_close(np.einsum("ijk,k->ij", dM_dq, v), dM_fd, 2e-9, "dM/dq v vs differences")
+    S = dM_fd - 2 * C
+    assert_close(S, -S.T, 1e-8, "dM/dt - 2C skew (dM/dt by differences)")
+    assert_close(C @ v, rd.velocity_forces(model, q, v), 4e-14, "C v")
 
 
 @pytest.mark.parametrize("kind", NEW)
