@@ -1,10 +1,14 @@
 """The one helper module of robodyn's tests (tests/ is on sys.path: ``from helpers import``).
 
-* random models: kinematic trees in the spirit of Featherstone's autoTree (every joint
-  type, fixed links the builder merges, an optional floating base, optional mimic joints,
-  friction and armature) and random states; :func:`random_joint_pair` builds one random
-  tree of any joint types (spherical, planar, helical, cylindrical, free anywhere) twice,
-  with robodyn's builder and with Pinocchio's, from one description;
+* random models drawn by hypothesis: :func:`trees` draws a :class:`TreeSpec` (number of
+  bodies, parent of each, joint type of each from every kind the builder takes, axes,
+  placements, physical inertias, optional friction and armature, an optional floating
+  base and mimic joints) so a failure shrinks to a minimal tree and its printed repr
+  rebuilds it; :func:`states` draws (q, v, a) for a model the same way;
+* random models from a seed (fixed cases, not property tests): kinematic trees in the
+  spirit of Featherstone's autoTree and random states; :func:`random_joint_pair` builds
+  one random tree of any joint types (spherical, planar, helical, cylindrical, free
+  anywhere) twice, with robodyn's builder and with Pinocchio's, from one description;
 * an independent forward kinematics: world poses by chaining the Model's joint
   placements with exp3 and the quaternion formula, no robodyn kinematics involved;
 * one tolerance convention: :func:`assert_close` (error relative to max(1, |want|));
@@ -15,13 +19,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import glob
+import math
 import os
 import re
 import sysconfig
 
 import numpy as np
+from hypothesis import strategies as st
 
 from robodyn.inertia import RigidInertia, point
 from robodyn.model.builder import ModelBuilder
@@ -206,6 +213,235 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
                           pin.FrameType.OP_FRAME))  # fmt: skip
     model = b.build()
     return model, pm, pm.createData(), PinocchioMap(model, pm)
+
+
+# ------------------------------------------------------------------ hypothesis trees
+#: every joint type the builder takes ("floating" is "free"); fixed links are merged
+TREE_KINDS = ("revolute", "continuous", "prismatic", "fixed", "free", "spherical", "planar",
+              "helical", "cylindrical", "universal")  # fmt: skip
+PLAIN_KINDS = ("revolute", "continuous", "prismatic")
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class BodySpec:
+    """One body of a :class:`TreeSpec` and its inboard joint; plain numbers only.
+
+    ``parent``: index of the parent in ``TreeSpec.bodies`` (always lower), -1 for the
+    world. The joint frame sits at ``exp3(rotvec), p`` in the parent's frame; the inertia
+    has ``mass``, ``com`` and principal second moments ``moments`` = (s1, s2, s3) > 0 (so
+    the principal moments of inertia s2 + s3, s1 + s3, s1 + s2 obey the triangle
+    inequality) along axes turned by ``exp3(inertia_rotvec)``. ``mimic``: (leader index,
+    multiplier, offset)."""
+
+    parent: int = -1
+    kind: str = "revolute"
+    axis: tuple = (0.0, 0.0, 1.0)
+    rotvec: tuple = (0.0, 0.0, 0.0)
+    p: tuple = (0.0, 0.0, 0.0)
+    mass: float = 1.0
+    com: tuple = (0.0, 0.0, 0.0)
+    moments: tuple = (0.1, 0.1, 0.1)
+    inertia_rotvec: tuple = (0.0, 0.0, 0.0)
+    pitch: float = 0.0
+    axis2: tuple = (0.0, 1.0, 0.0)
+    damping: float = 0.0
+    friction: float = 0.0
+    armature: float = 0.0
+    mimic: tuple | None = None
+
+    def __repr__(self) -> str:  # the fields that differ from the defaults: short, eval-able
+        parts = [f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self)
+                 if getattr(self, f.name) != f.default]  # fmt: skip
+        return f"BodySpec({', '.join(parts)})"
+
+    def inertia(self) -> RigidInertia:
+        R = exp3(np.array(self.inertia_rotvec))
+        s1, s2, s3 = self.moments
+        Ic = R @ np.diag([s2 + s3, s1 + s3, s1 + s2]) @ R.T
+        return RigidInertia(self.mass, np.array(self.com), 0.5 * (Ic + Ic.T))
+
+
+@dataclasses.dataclass(frozen=True)
+class TreeSpec:
+    """A kinematic tree as plain numbers (what :func:`trees` draws); ``build()`` makes the
+    Model: body k is ``"b{k}"`` on joint ``"j{k}"``, frame ``"tool"`` on the last body.
+    Its repr is Python that rebuilds it: ``from helpers import BodySpec, TreeSpec``."""
+
+    bodies: tuple
+    gravity: tuple = (0.0, 0.0, 0.0)
+    tool_rotvec: tuple = (0.0, 0.0, 0.0)
+    tool_p: tuple = (0.0, 0.0, 0.0)
+
+    @property
+    def floating(self) -> bool:
+        """One free joint from the world carries every body (momentum is conserved)."""
+        return self.bodies[0].kind == "free" and all(b.parent >= 0 for b in self.bodies[1:])
+
+    def build(self, T_base=None, *, explicit: bool = False):
+        """The Model. ``T_base`` (4x4): the whole robot moved by it in the world (every
+        joint on the world placed at ``T_base @ T``, gravity turned by its rotation), so
+        the motion relative to gravity is the same. ``explicit``: mimic joints as ordinary
+        joints."""
+        T_base = np.eye(4) if T_base is None else np.asarray(T_base, dtype=float)
+        b = ModelBuilder("hypothesis_tree", gravity=T_base[:3, :3] @ np.array(self.gravity))
+        for k, s in enumerate(self.bodies):
+            T = transform(exp3(np.array(s.rotvec)), np.array(s.p))
+            extra = {}
+            if s.mimic is not None and not explicit:
+                lead, mult, off = s.mimic
+                extra = dict(mimic=f"j{lead}", multiplier=mult, offset=off)
+            b.add_body(
+                f"b{k}", f"b{s.parent}" if s.parent >= 0 else "world", joint_name=f"j{k}",
+                joint_type=s.kind, axis=s.axis, T=T_base @ T if s.parent < 0 else T,
+                inertia=s.inertia(), pitch=s.pitch, axis2=s.axis2, damping=s.damping,
+                friction=s.friction, armature=s.armature, **extra,
+            )  # fmt: skip
+        T_tool = transform(exp3(np.array(self.tool_rotvec)), np.array(self.tool_p))
+        b.add_frame("tool", f"b{len(self.bodies) - 1}", T=T_tool)
+        return b.build()
+
+    @functools.cached_property
+    def model(self):
+        """``build()``, once."""
+        return self.build()
+
+
+def _floats(lo: float, hi: float):
+    return st.floats(lo, hi, allow_nan=False, allow_infinity=False)
+
+
+def _vec3(lo: float, hi: float):
+    return st.tuples(_floats(lo, hi), _floats(lo, hi), _floats(lo, hi))
+
+
+@st.composite
+def unit_vectors(draw) -> tuple:
+    """A direction from two angles (shrinks to z)."""
+    theta, phi = draw(_floats(0.0, math.pi)), draw(_floats(-math.pi, math.pi))
+    return (math.sin(theta) * math.cos(phi), math.sin(theta) * math.sin(phi), math.cos(theta))
+
+
+def _not_parallel(axis, d) -> tuple:
+    """``d``, or a direction normal to ``axis`` when d is nearly parallel to it."""
+    a, d = np.array(axis), np.array(d)
+    if np.linalg.norm(np.cross(a, d)) > 0.3:
+        return tuple(float(x) for x in d)
+    n = np.cross(a, np.eye(3)[int(np.argmin(np.abs(a)))])
+    return tuple(float(x) for x in n / np.linalg.norm(n))
+
+
+@st.composite
+def trees(
+    draw,
+    *,
+    min_bodies: int = 1,
+    max_bodies: int = 6,
+    kinds=TREE_KINDS,
+    floating: bool | None = None,
+    mimic: bool | None = False,
+    damping: bool | None = False,
+    gravity: bool = True,
+) -> TreeSpec:
+    """A random tree (Featherstone's autoTree drawn by hypothesis): a failure shrinks to a
+    short chain of z-axis revolute joints at the parent's origin with default inertias.
+
+    ``kinds``: the joint types drawn (the first body never "fixed"; fixed links are merged
+    into their parent by the builder). ``floating``: body 0 is a free joint from the world
+    and every other body hangs below it (True), no such base (False; free joints drawn
+    from ``kinds`` may still float anywhere), or either (None). ``mimic``: add one or two
+    revolute or prismatic mimic joints led by 1-dof joints (None: maybe). ``damping``:
+    draw joint damping, Coulomb friction and armature (None: maybe). ``gravity``: a
+    random gravity vector, else none.
+    """
+    floating = draw(st.booleans()) if floating is None else floating
+    mimic = draw(st.booleans()) if mimic is None else mimic
+    damping = draw(st.booleans()) if damping is None else damping
+    n = draw(st.integers(min_bodies, max_bodies))
+    moving = [k for k in kinds if k != "fixed"]
+    bodies: list[BodySpec] = []
+    for k in range(n):
+        if k == 0:
+            parent, kind = -1, "free" if floating else draw(st.sampled_from(moving))
+        else:  # shrinks to a chain (the previous body); up to the world or the base
+            parent = k - 1 - draw(st.integers(0, k - 1 if floating else k))
+            kind = draw(st.sampled_from(kinds))
+        bodies.append(draw(_bodies(parent, kind, damping)))
+    if mimic:
+        leaders = [k for k, b in enumerate(bodies) if b.kind in PLAIN_KINDS]
+        for _ in range(draw(st.integers(1, 2)) if leaders else 0):
+            lead = draw(st.sampled_from(leaders))
+            parent = len(bodies) - 1 - draw(st.integers(0, len(bodies) - (1 if floating else 0)))
+            kind = draw(st.sampled_from(("revolute", "prismatic")))
+            s = draw(_bodies(parent, kind, damping))
+            m = (lead, draw(_floats(-2.0, 2.0)), draw(_floats(-0.5, 0.5)))
+            bodies.append(dataclasses.replace(s, mimic=m))
+    g = draw(_vec3(-10.0, 10.0)) if gravity else (0.0, 0.0, 0.0)
+    return TreeSpec(tuple(bodies), g, draw(_vec3(-math.pi, math.pi)), draw(_vec3(-0.4, 0.4)))
+
+
+@st.composite
+def _bodies(draw, parent: int, kind: str, damping: bool) -> BodySpec:
+    axis = draw(unit_vectors())
+    extra = {}
+    if kind == "helical":
+        extra["pitch"] = draw(_floats(-0.5, 0.5))
+    if kind == "universal":
+        extra["axis2"] = _not_parallel(axis, draw(unit_vectors()))
+    if damping:
+        extra.update(damping=draw(_floats(0.1, 1.0)), friction=draw(_floats(0.1, 1.0)),
+                     armature=draw(_floats(0.01, 0.5)))  # fmt: skip
+    return BodySpec(
+        parent=parent, kind=kind, axis=axis, rotvec=draw(_vec3(-math.pi, math.pi)),
+        p=draw(_vec3(-0.5, 0.5)), mass=draw(_floats(0.2, 3.0)), com=draw(_vec3(-0.2, 0.2)),
+        moments=draw(_vec3(0.01, 0.3)), inertia_rotvec=draw(_vec3(-math.pi, math.pi)), **extra,
+    )  # fmt: skip
+
+
+def _quaternion(r) -> np.ndarray:
+    """Unit quaternion (w, x, y, z) of the rotation vector r (identity at 0)."""
+    r = np.asarray(r, dtype=float)
+    t = float(np.linalg.norm(r))
+    if t < 1e-12:
+        return np.array([1.0, 0.0, 0.0, 0.0])
+    return np.concatenate([[math.cos(t / 2)], math.sin(t / 2) * r / t])
+
+
+@st.composite
+def configurations(draw, model) -> np.ndarray:
+    """A configuration of ``model`` (shrinks to the neutral one): angles in [-pi, pi],
+    lengths in [-1, 1], quaternions of rotation vectors in the ball of radius pi."""
+    u = np.array(draw(st.lists(_floats(-1.0, 1.0), min_size=model.nq, max_size=model.nq)))
+    q = np.zeros(model.nq)
+    angle = {1: (0,), 5: (0,), 6: (0,), 7: (0,), 8: (0, 1)}  # q entries that are angles
+    for i in range(1, model.nb):
+        a, nq, jt = int(model.jnt_qadr[i]), int(model.jnt_nq[i]), int(model.jnt_type[i])
+        if model.jnt_mimic[i] >= 0 or nq == 0:
+            continue
+        if jt == 3:  # free: position, quaternion
+            q[a : a + 3] = u[a : a + 3]
+            q[a + 3 : a + 7] = _quaternion(math.pi * u[a + 3 : a + 6])
+        elif jt == 4:
+            q[a : a + 4] = _quaternion(math.pi * u[a : a + 3])
+        else:
+            q[a : a + nq] = u[a : a + nq]
+            for k in angle.get(jt, ()):
+                q[a + k] *= math.pi
+    return q
+
+
+@st.composite
+def states(draw, model, scale: float = 2.0) -> tuple:
+    """(q, v, a): a configuration and velocity, acceleration entries in [-scale, scale]."""
+    q = draw(configurations(model))
+    v, a = (np.array(draw(st.lists(_floats(-scale, scale), min_size=model.nv,
+                                   max_size=model.nv))) for _ in range(2))  # fmt: skip
+    return q, v, a
+
+
+def wrenches(model, scale: float = 2.0):
+    """External wrenches on the bodies, shape (nb, 6), entries in [-scale, scale]."""
+    flat = st.lists(_floats(-scale, scale), min_size=6 * model.nb, max_size=6 * model.nb)
+    return flat.map(lambda x: np.array(x).reshape(model.nb, 6))
 
 
 def random_state(model, rng: np.random.Generator, size: int | None = None):

@@ -1,6 +1,10 @@
 """Dynamics identities on random trees: RNEA columns = CRBA, ABA after RNEA, M symmetric
 positive definite, kinetic and potential energy by finite differences, batches, F_tip vs
-the Modern Robotics library."""
+the Modern Robotics library.
+
+The property tests draw their trees with hypothesis (helpers.trees: branching, every joint
+type, merged fixed links, a floating base or free joints anywhere, mimic joints) and their
+states with helpers.states, so a failure shrinks to a minimal tree and state."""
 
 from __future__ import annotations
 
@@ -10,14 +14,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import chain_poses, random_state, random_tree
+from helpers import chain_poses, random_state, random_tree, states, trees, wrenches
 from robodyn import dynamics as dyn
 from robodyn.inertia import RigidInertia
 from robodyn.model.configuration import integrate
 from robodyn.model.poe import from_mr
 from robodyn.spatial import inv_transform, unskew
 
-trees = st.tuples(st.integers(0, 2**31 - 1), st.integers(1, 8), st.booleans(), st.booleans())
+#: trees of up to 8 bodies, every joint type, maybe floating, maybe with mimic joints
+TREES = trees(max_bodies=8, mimic=None)
+DAMPED = trees(max_bodies=8, mimic=None, damping=True)
 
 
 def close(x, y, tol):
@@ -28,11 +34,10 @@ def close(x, y, tol):
 
 
 @settings(max_examples=40, deadline=None)
-@given(trees)
-def test_rnea_columns_equal_crba(t):
-    seed, n, floating, mimic = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic)
-    q, _, _ = random_state(model, np.random.default_rng(seed))
+@given(TREES, st.data())
+def test_rnea_columns_equal_crba(tree, data):
+    model = tree.model
+    q, _, _ = data.draw(states(model))
     z = np.zeros(model.nv)
     tau0 = dyn.rnea(model, q, z, z)
     cols = np.array([dyn.rnea(model, q, z, e) - tau0 for e in np.eye(model.nv)]).T
@@ -40,13 +45,11 @@ def test_rnea_columns_equal_crba(t):
 
 
 @settings(max_examples=40, deadline=None)
-@given(trees)
-def test_aba_after_rnea_and_rnea_after_aba(t):
-    seed, n, floating, mimic = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic, damping=True)
-    rng = np.random.default_rng(seed)
-    q, v, a = random_state(model, rng)
-    f_ext = rng.normal(size=(model.nb, 6))
+@given(DAMPED, st.data())
+def test_aba_after_rnea_and_rnea_after_aba(tree, data):
+    model = tree.model
+    q, v, a = data.draw(states(model))
+    f_ext = data.draw(wrenches(model))
     tau = dyn.rnea(model, q, v, a, f_ext)
     close(dyn.aba(model, q, v, tau, f_ext), a, 1e-8)
     close(dyn.rnea(model, q, v, dyn.aba(model, q, v, a, f_ext), f_ext), a, 1e-8)
@@ -54,11 +57,10 @@ def test_aba_after_rnea_and_rnea_after_aba(t):
 
 
 @settings(max_examples=40, deadline=None)
-@given(trees)
-def test_mass_matrix_symmetric_positive_definite_and_inverse(t):
-    seed, n, floating, mimic = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic)
-    q, _, _ = random_state(model, np.random.default_rng(seed))
+@given(TREES, st.data())
+def test_mass_matrix_symmetric_positive_definite_and_inverse(tree, data):
+    model = tree.model
+    q, _, _ = data.draw(states(model))
     M = dyn.mass_matrix(model, q)
     assert np.array_equal(M, M.T) or np.abs(M - M.T).max() <= 1e-12 * np.abs(M).max()
     assert np.linalg.eigvalsh(M).min() > 0
@@ -66,13 +68,11 @@ def test_mass_matrix_symmetric_positive_definite_and_inverse(t):
 
 
 @settings(max_examples=25, deadline=None)
-@given(trees)
-def test_kinetic_energy_from_finite_difference_twists(t):
+@given(TREES, st.data())
+def test_kinetic_energy_from_finite_difference_twists(tree, data):
     """1/2 v^T M v = sum_i 1/2 V_i^T G_i V_i, V_i = (T_i^-1 dT_i/dt)^vee by central differences."""
-    seed, n, floating, mimic = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic)
-    rng = np.random.default_rng(seed)
-    q, v, _ = random_state(model, rng)
+    model = tree.model
+    q, v, _ = data.draw(states(model))
     h = 1e-6
     Tp, Tm, T0 = (chain_poses(model, integrate(model, q, v, s)) for s in (h, -h, 0.0))
     ke = 0.0
@@ -85,12 +85,11 @@ def test_kinetic_energy_from_finite_difference_twists(t):
 
 
 @settings(max_examples=25, deadline=None)
-@given(trees)
-def test_gravity_is_gradient_of_potential_energy(t):
+@given(TREES, st.data())
+def test_gravity_is_gradient_of_potential_energy(tree, data):
     """g(q)_k = dU/dq_k with U = -sum_i m_i g . p_ci (central differences on the manifold)."""
-    seed, n, floating, mimic = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic)
-    q, _, _ = random_state(model, np.random.default_rng(seed))
+    model = tree.model
+    q, _, _ = data.draw(states(model))
 
     def U(qq):
         T = chain_poses(model, qq)
@@ -106,11 +105,10 @@ def test_gravity_is_gradient_of_potential_energy(t):
 
 
 @settings(max_examples=25, deadline=None)
-@given(trees)
-def test_force_terms_add_up(t):
-    seed, n, floating, mimic = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic, damping=True)
-    q, v, a = random_state(model, np.random.default_rng(seed))
+@given(DAMPED, st.data())
+def test_force_terms_add_up(tree, data):
+    model = tree.model
+    q, v, a = data.draw(states(model))
     z = np.zeros(model.nv)
     g = dyn.gravity_forces(model, q)
     c = dyn.velocity_forces(model, q, v)

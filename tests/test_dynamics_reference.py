@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import JOINT_KINDS, random_state, random_tree
+from helpers import random_state, random_tree, states, trees, wrenches
 from robodyn import dynamics as dyn
 from robodyn import reference as ref
 from robodyn.inertia import RigidInertia
@@ -28,47 +28,35 @@ def close(x, y, tol=TOL):
     assert err <= tol * max(1.0, np.abs(y).max(initial=0.0)), err
 
 
-trees = st.builds(
-    lambda seed, n, fl, mi, every: (seed, n, fl, mi, JOINT_KINDS if every else PLAIN),
-    st.integers(0, 2**31 - 1),
-    st.integers(1, 8),
-    st.booleans(),
-    st.booleans(),
-    st.booleans(),  # every joint type (spherical, planar, helical, cylindrical, universal, free)
-)
-PLAIN = ("revolute", "continuous", "prismatic")
+#: hypothesis trees of up to 8 bodies: every joint type, maybe floating, maybe mimic joints
+TREES = trees(max_bodies=8, mimic=None)
 
 
 # ----------------------------------------------------------------------------- parity
 @settings(max_examples=40, deadline=None)
-@given(trees)
-def test_rnea_kernel_equals_reference(t):
-    seed, n, floating, mimic, kinds = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic, kinds=kinds)
-    rng = np.random.default_rng(seed + 1)
-    q, v, a = random_state(model, rng)
-    f_ext = rng.normal(size=(model.nb, 6))
+@given(TREES, st.data())
+def test_rnea_kernel_equals_reference(tree, data):
+    model = tree.model
+    q, v, a = data.draw(states(model))
+    f_ext = data.draw(wrenches(model))
     close(dyn.rnea(model, q, v, a), ref.rnea(model, q, v, a))
     close(dyn.rnea(model, q, v, a, f_ext), ref.rnea(model, q, v, a, f_ext))
 
 
 @settings(max_examples=40, deadline=None)
-@given(trees)
-def test_crba_kernel_equals_reference(t):
-    seed, n, floating, mimic, kinds = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic, kinds=kinds)
-    q, _, _ = random_state(model, np.random.default_rng(seed + 2))
+@given(TREES, st.data())
+def test_crba_kernel_equals_reference(tree, data):
+    model = tree.model
+    q, _, _ = data.draw(states(model))
     close(dyn.crba(model, q), ref.crba(model, q))
 
 
 @settings(max_examples=40, deadline=None)
-@given(trees)
-def test_aba_kernel_equals_reference(t):
-    seed, n, floating, mimic, kinds = t
-    model, _ = random_tree(seed, n, floating=floating, mimic=mimic, kinds=kinds)
-    rng = np.random.default_rng(seed + 3)
-    q, v, tau = random_state(model, rng)
-    f_ext = rng.normal(size=(model.nb, 6))
+@given(TREES, st.data())
+def test_aba_kernel_equals_reference(tree, data):
+    model = tree.model
+    q, v, tau = data.draw(states(model))
+    f_ext = data.draw(wrenches(model))
     for method in ("aba", "crba"):
         close(
             dyn.aba(model, q, v, tau, f_ext, method=method), ref.aba(model, q, v, tau, f_ext), 1e-9
@@ -221,11 +209,10 @@ def test_friction_and_armature_hand_formulas():
 
 
 @settings(max_examples=20, deadline=None)
-@given(st.integers(0, 2**31 - 1), st.booleans())
-def test_friction_consistent_between_inverse_and_forward(seed, floating):
-    model, _ = random_tree(seed, 5, floating=floating, damping=True)
-    rng = np.random.default_rng(seed)
-    q, v, a = random_state(model, rng)
+@given(trees(max_bodies=5, damping=True), st.data())
+def test_friction_consistent_between_inverse_and_forward(tree, data):
+    model = tree.model
+    q, v, a = data.draw(states(model))
     for eps in (0.0, 0.05):
         tau = dyn.rnea(model, q, v, a, coulomb_eps=eps)
         for method in ("aba", "crba"):
