@@ -586,6 +586,17 @@ def erd_robots() -> list[tuple[str, str]]:
     return out
 
 
+def expect_count(items, n: int, what: str) -> list:
+    """``items`` as a list, after checking that there are exactly ``n`` of them (the number
+    typed in the test): an oracle's robot list that shrinks (a URDF that stops loading, an
+    exception swallowed) or grows unnoticed fails, naming what it found."""
+    items = list(items)
+    if len(items) != n:
+        names = [it[0] if isinstance(it, tuple) else it for it in items]
+        raise AssertionError(f"{what}: expected {n}, found {len(items)}: {names}")
+    return items
+
+
 def erd_path(fragment: str) -> str:
     """Path of the first example-robot-data URDF whose relative name contains ``fragment``."""
     for path in erd_urdfs():

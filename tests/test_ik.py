@@ -145,11 +145,17 @@ def test_ik_bad_input():
 
 
 # ------------------------------------------------------------------ IK that answers (MR ch. 6)
+# the bundled UR5 and Panda and the 14 example-robot-data arms with 6-7 joints (kinova,
+# so100, so101, talos_left_arm, 8 UR, xarm7, z1): an arm that stops loading fails here
+N_ARMS = 16
+
+
 def _arms():
     """The bundled UR5 and Panda and every example-robot-data arm with 6-7 joints."""
     import warnings
 
-    from helpers import erd_urdfs
+    from helpers import erd_urdfs, expect_count
+    from robodyn.errors import ModelError
     from robodyn.model.urdf import load_urdf
 
     arms = [("ur5", models.load("ur5"), "ee"), ("panda", models.load("panda"), "ee")]
@@ -158,11 +164,11 @@ def _arms():
         for path in erd_urdfs():
             try:
                 m = load_urdf(path)
-            except Exception:  # noqa: BLE001 (the few URDFs robodyn refuses by default)
+            except ModelError:  # the URDFs robodyn refuses by default (tiago's, ur3.urdf ..)
                 continue
             if m.nv in (6, 7) and "bolt" not in path:  # bolt: a pair of legs, not an arm
                 arms.append((path.split("robots/")[-1], m, m.frame_names[-1]))
-    return arms
+    return expect_count(arms, N_ARMS, "arms for the IK test")
 
 
 ARMS = _arms()
