@@ -8,6 +8,7 @@ is compared with a count typed here from the kernels' per-body table.
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -20,12 +21,15 @@ from robodyn.models import load
 def quick_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench")
     js, png, md = out / "bench.json", out / "bench.png", out / "bench.md"
+    t0 = time.perf_counter()
     code = main(
         ["--quick", "--models", "ur5", "--json", str(js), "--plot", str(png), "--no-progress",
          "--markdown", str(md)]
     )  # fmt: skip
+    wall = time.perf_counter() - t0
     result = json.loads(js.read_text())
     result["_markdown"] = md.read_text()
+    result["_wall_s"] = wall  # the whole run, timed here: every timed call lies inside it
     return code, result, png
 
 
@@ -133,7 +137,15 @@ def test_ik_rows(quick_run):
         r = rows[key]
         assert r["success"] >= 0.98 and 0 < r["median_s"] <= r["p95_s"], r
         b = rows[(key[0], "robodyn batch")]
-        assert b["success"] >= 0.98 and b["throughput"] == pytest.approx(1 / b["median_s"])
+        assert b["success"] >= 0.98
+        # the batch row times one call on n poses: median_s is that call over n (seconds per
+        # pose), throughput n over it. Both come from the one timing, so 1/median = throughput
+        # says nothing; what can be checked is n (the quick mode's 50 poses) and that the
+        # call, n * median_s, fits inside the whole run timed by the fixture (a unit slip,
+        # ms for s or a per-pose time taken as the total, breaks it)
+        assert b["n_states"] == r["n_states"] == 50
+        assert 0 < b["n_states"] * b["median_s"] < result["_wall_s"]
+        assert 0 < b["n_states"] / b["throughput"] < result["_wall_s"]
     assert 0 <= rows[("ur5", "modern_robotics")]["success"] <= 1
     assert "IK (ur5, robodyn)" in result["_markdown"]
 
