@@ -418,14 +418,14 @@ def test_sweep_command_on_the_cluster_and_resumed(client, tmp_path, capsys):
     from robodyn.cli import main
 
     store = tmp_path / "ws.zarr"
-    argv = ["sweep", "workspace", "planar_2r", "--joints", "0", "1", "--points", "9",
+    argv = ["sweep", "workspace", "planar_2r", "--joints", "1", "2", "--points", "9",
             "--part", "3,4", "--chunk", "20", "--out", str(store), "--no-progress",
             "--scheduler-address", client.scheduler.address]  # fmt: skip
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "81 configurations of 'planar_2r'" in out and "(5 chunks computed)" in out
     assert main(argv) == 2  # the store exists
-    assert "pass resume=True" in capsys.readouterr().err
+    assert "pass --resume" in capsys.readouterr().err
     assert main([*argv, "--resume"]) == 0
     assert "(0 chunks computed)" in capsys.readouterr().out
     # the planar 2R arm of course notes 003 (l1 = 0.5, l2 = 0.4 m): the tip's linear

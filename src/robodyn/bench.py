@@ -1856,6 +1856,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--memory-n", type=int, help="states of the memory batch (default 1e6)")
     p.add_argument("--threads", default="1,2", help="thread counts of the batch section")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite existing output files (default: refuse them, exit status 2)",
+    )
     return p
 
 
@@ -2032,14 +2037,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 when every equality check passed, 1 when one failed (FAIL rows), 2 on bad
         options or an output file that cannot be written (checked before any timing).
     """
-    from .cli import check_output_path
+    from .cli import atomic_output, check_output_path
 
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
         cfg = _config(args)
         for option in ("json", "plot", "markdown"):  # before minutes of timing, not after
             if getattr(args, option):
-                check_output_path(f"--{option}", getattr(args, option))
+                check_output_path(f"--{option}", getattr(args, option), force=args.force)
     except ValueError as exc:
         print(f"robodyn bench: error: {exc}", file=sys.stderr)
         return 2
@@ -2049,13 +2054,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = run(cfg)
     print(format_table(result))
     if args.markdown:
-        with open(args.markdown, "w", encoding="utf-8") as fh:
+        with atomic_output(args.markdown) as tmp, open(tmp, "w", encoding="utf-8") as fh:
             fh.write(format_markdown(result))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
+        with atomic_output(args.json) as tmp, open(tmp, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=1, default=str)
     if args.plot:
-        write_plot(result, args.plot)
+        with atomic_output(args.plot) as tmp:
+            write_plot(result, tmp)
     failed = any(
         str(r.get("status", "")).startswith("FAIL")
         for sec in ("latency", "batch")

@@ -10,10 +10,12 @@ ended by SIGPIPE, as ``yes | head`` ends.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import contextvars
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +26,8 @@ __all__ = [
     "resolve_robot",
     "load_robot",
     "check_output_path",
+    "check_output_dir",
+    "atomic_output",
     "finite_float",
     "positive_float",
     "nonnegative_float",
@@ -143,15 +147,34 @@ def load_robot(text: str, floating_base: bool = False):
     return models.load(robot)
 
 
-def check_output_path(option: str, path: str | os.PathLike) -> Path:
+# ------------------------------------------------------------------ output files and folders
+# One policy for every subcommand (README, "Command line"), checked before any work:
+# * a FILE option: its folder must exist (nothing is created), the path is not a folder;
+# * a folder option (demo --out DIR): an existing folder, or one new folder in an existing
+#   one (mkdir without -p); only the option's default is created with its parents;
+# * an existing output file is never overwritten unless the command was given --force;
+# * files are written atomically (atomic_output: a temporary file beside, then os.replace).
+
+# The running command's --force, for check_output_path's callers that do not pass it.
+_FORCE: contextvars.ContextVar[bool] = contextvars.ContextVar("robodyn_force", default=False)
+FORCE_HELP = "overwrite existing output files (default: refuse them, exit status 2)"
+
+
+def _force(force: bool | None) -> bool:
+    return _FORCE.get() if force is None else bool(force)
+
+
+def check_output_path(option: str, path: str | os.PathLike, *, force: bool | None = None) -> Path:
     """Check, before any work, that ``path`` can be written (its folder exists, is writable,
-    and ``path`` is not itself a folder).
+    ``path`` is not itself a folder, and it does not exist unless ``force``).
 
     Parameters
     ----------
     option : str
         The option that named the path (``"--latex"``), for the message.
     path : str or os.PathLike
+    force : bool, optional
+        Allow overwriting an existing file; default the running command's ``--force``.
 
     Returns
     -------
@@ -170,19 +193,105 @@ def check_output_path(option: str, path: str | os.PathLike) -> Path:
         raise ValueError(f"{option} {str(p)!r}: the folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise ValueError(f"{option} {str(p)!r}: not writable")
+    if p.exists() and not _force(force):
+        raise ValueError(f"{option} {str(p)!r}: the file exists; pass --force to overwrite it")
     return p
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+def check_output_dir(
+    option: str,
+    path: str | os.PathLike,
+    files: Sequence[str] = (),
+    *,
+    default: str | os.PathLike | None = None,
+    force: bool | None = None,
+) -> Path:
+    """Check, before any work, that the folder ``path`` can take a command's ``files``.
 
-    return run_demo(args.out, robot=load_robot(args.robot))
+    The folder exists, or its parent does (the command creates this one last folder, as
+    ``mkdir`` without ``-p``); only ``default`` (the option's default) may be created with
+    its parents. None of ``files`` exists in it unless ``force``.
+
+    Parameters
+    ----------
+    option : str
+        The option that named the folder (``"--out"``), for the message.
+    path : str or os.PathLike
+    files : sequence of str
+        Names of the files the command writes into the folder.
+    default : str or os.PathLike, optional
+        The option's default, created with its parents when missing.
+    force : bool, optional
+        Allow overwriting existing files; default the running command's ``--force``.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ValueError
+        Naming the option, the path and what is wrong.
+    """
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise ValueError(f"{option} {str(p)!r}: is a file, not a folder")
+    if p.is_dir():
+        existing = [name for name in files if (p / name).exists()]
+        if existing and not _force(force):
+            raise ValueError(
+                f"{option} {str(p)!r}: holds {', '.join(existing)} (an earlier run?); pass "
+                "--force to overwrite, or give another folder"
+            )
+        parent = p
+    elif default is not None and p == Path(default):
+        parent = p.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir():
+            raise ValueError(f"{option} {str(p)!r}: {str(parent)!r} is a file, not a folder")
+    else:
+        parent = p.parent
+        if not parent.is_dir():
+            raise ValueError(
+                f"{option} {str(p)!r}: the folder {str(parent)!r} does not exist (only the "
+                "last folder of the path is created)"
+            )
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {str(p)!r}: {str(parent)!r} is not writable")
+    return p
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
+    """Write ``path`` atomically: yields a temporary path beside it (same folder, same
+    suffix, so writers that go by the suffix still work) that replaces ``path`` with
+    :func:`os.replace` when the block ends without an error; on an error it is removed, and
+    ``path`` is as it was. A reader never sees half a file.
+    """
+    path = Path(path)
+    tmp = path.with_name(f"{path.stem}_tmp{os.getpid()}{path.suffix}")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import DEFAULT_OUT, figures, run_demo
+
+    model = load_robot(args.robot)
+    out = check_output_dir("--out", args.out, figures(model), default=DEFAULT_OUT)
+    return run_demo(out, robot=model)
 
 
 def _cmd_mobile(args: argparse.Namespace) -> int:
-    from .mobile.demo import run_mobile_demo
+    from .mobile.demo import DEFAULT_OUT, figures, run_mobile_demo
 
-    return run_mobile_demo(args.kind, args.out, animate=not args.no_animation)
+    animate = not args.no_animation
+    out = check_output_dir("--out", args.out, figures(args.kind, animate), default=DEFAULT_OUT)
+    return run_mobile_demo(args.kind, out, animate=animate)
 
 
 def _limit(x: float) -> str:
@@ -240,15 +349,29 @@ def _cmd_check(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.fix:
+        check_output_path("--fix", args.fix)
     report = check_model(robot)
-    print(report)
+    print(report.format(args.only))
     if not args.fix:
         return 1 if report.errors else 0
     result = fix_urdf(robot, args.fix, density=args.density)
     print(result)
     if result.after.errors:
-        print(result.after)
+        print(result.after.format(args.only))
     return 1 if result.after.errors else 0
+
+
+def _severities(text: str) -> tuple[str, ...]:
+    """``check --only``: a comma list of errors, warnings, info (singular or plural)."""
+    from .model.doctor import SEVERITIES
+
+    names = [w.strip().lower() for w in text.split(",") if w.strip()]
+    names = [w[:-1] if w in ("errors", "warnings", "infos") else w for w in names]
+    bad = [w for w in names if w not in SEVERITIES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a comma list of errors, warnings, info")
+    return tuple(names)
 
 
 _GAINS = {"pd": (100.0, 20.0), "gravity-pd": (100.0, 20.0), "pid": (100.0, 20.0),
@@ -373,9 +496,21 @@ _DOCS_HELP = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the CLI's word on bad input: one line on stderr, exit status 2 (the
+    usage is one ``--help`` away). Subcommands' parsers are of this class too."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+# Subcommands that write files: --force lets them overwrite existing ones.
+_WRITERS = ("demo", "mobile", "derive", "identify", "check", "view", "simulate")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="robodyn",
         description="Mechanics of robots and rigid bodies (Modern Robotics notation).",
         epilog="ROBOT is a bundled robot name or a URDF path. 'robodyn COMMAND --help' shows "
@@ -385,7 +520,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     d = sub.add_parser("demo", help="run the main job on a bundled robot and write figures")
-    d.add_argument("--out", default="out/demo", help="folder for the figures (default out/demo)")
+    d.add_argument("--out", default="out/demo", metavar="DIR", help="folder for the figures "
+                   "(default out/demo; a new folder's parent must exist)")  # fmt: skip
     d.add_argument("--robot", default="ur5", help=_ROBOT_HELP + " (default ur5)")
     d.set_defaults(func=_cmd_demo)
 
@@ -397,7 +533,7 @@ def build_parser() -> argparse.ArgumentParser:
     f = sub.add_parser("fk", help="forward kinematics: pose of a frame (or all) at q")
     f.add_argument("robot", metavar="ROBOT", help=_ROBOT_HELP)
     f.add_argument(
-        "--q", type=float, nargs="+", help="configuration, nq numbers (default: neutral)"
+        "--q", type=finite_float, nargs="+", help="configuration, nq numbers (default: neutral)"
     )
     f.add_argument("--frame", help="frame name (default: all frames)")
     f.add_argument("--floating-base", action="store_true", help=_FLOATING_HELP)
@@ -410,7 +546,26 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OUT",
         help="write a corrected copy of the URDF to OUT, list each change, exit 1 if errors remain",
     )
-    c.add_argument("--density", type=float, default=1000.0, help="density for --fix (kg/m^3)")
+    c.add_argument("--density", type=positive_float, default=1000.0,
+                   help="density for --fix (kg/m^3, default 1000)")  # fmt: skip
+    shown = c.add_mutually_exclusive_group()
+    shown.add_argument(
+        "-q",
+        "--quiet",
+        dest="only",
+        action="store_const",
+        const=("error", "warning"),
+        default=("error", "warning", "info"),
+        help="list errors and warnings only (the summary line counts all)",
+    )
+    shown.add_argument(
+        "--only",
+        type=_severities,
+        default=("error", "warning", "info"),
+        metavar="LIST",
+        help="list these severities only: a comma list of errors, warnings, info "
+        "(default all; the summary line counts all)",
+    )
     c.set_defaults(func=_cmd_check)
 
     # Listed for --help; main() hands "bench ..." to robodyn.bench.main before parsing.
@@ -481,9 +636,8 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("unicycle", "diffdrive", "car", "omni", "mecanum", "youbot"),
         help="robot type: unicycle, diffdrive, car, omni, mecanum or youbot (the MR capstone)",
     )
-    w.add_argument(
-        "--out", default="out/mobile", help="folder for the figures (default out/mobile)"
-    )
+    w.add_argument("--out", default="out/mobile", metavar="DIR", help="folder for the figures "
+                   "(default out/mobile; a new folder's parent must exist)")  # fmt: skip
     w.add_argument("--no-animation", action="store_true", help="skip the GIF")
     w.set_defaults(func=_cmd_mobile)
     w = sub.add_parser("sweep", help="Monte-Carlo rollouts or a workspace map on Dask (Zarr, "
@@ -509,6 +663,10 @@ def build_parser() -> argparse.ArgumentParser:
     _identify_arguments(n)
     n.set_defaults(func=_cmd_identify)
 
+    for name in _WRITERS:  # one output policy (check_output_path, check_output_dir)
+        command = sub.choices[name]
+        if "--force" not in command._option_string_actions:
+            command.add_argument("--force", action="store_true", help=FORCE_HELP)
     for name, command in sub.choices.items():  # each command's help names its page
         command.epilog = (
             command.epilog or f"Documentation: cli.html#robodyn-{name} of {_DOCS_SITE}."
@@ -522,6 +680,7 @@ def _run(argv: list[str]) -> int:
 
         return bench_main(argv[1:])
     args = build_parser().parse_args(argv)
+    token = _FORCE.set(bool(getattr(args, "force", False)))
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:
@@ -536,6 +695,8 @@ def _run(argv: list[str]) -> int:
             raise
         print(f"robodyn {args.command}: error: {exc}", file=sys.stderr)
         return 1
+    finally:
+        _FORCE.reset(token)
 
 
 def _silence_stdout() -> None:

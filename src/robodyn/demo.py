@@ -14,7 +14,9 @@ import numpy as np
 
 from .model.model import Model
 
-__all__ = ["run_demo"]
+__all__ = ["run_demo", "figures", "DEFAULT_OUT"]
+
+DEFAULT_OUT = "out/demo"  # created with its parents; another folder's parent must exist
 
 
 def _robot_part(out: Path, robot) -> None:
@@ -137,13 +139,21 @@ def _rigid_body_part(out: Path) -> None:
     print(f"figure: {demo.figure}")
 
 
-def run_demo(outdir: str | Path = "out/demo", robot: str | Model = "ur5") -> int:
+def figures(model: Model) -> tuple[str, ...]:
+    """The names of the figures :func:`run_demo` writes for ``model`` (a floating-base
+    robot skips the simulation part and its two figures)."""
+    sim = ("tracking.png", "energy.png") if model.nq == model.nv else ()
+    return ("gravity_torques.png", *sim, "dzhanibekov.png")
+
+
+def run_demo(outdir: str | Path = DEFAULT_OUT, robot: str | Model = "ur5") -> int:
     """Run the demo; figures go to ``outdir``.
 
     Parameters
     ----------
     outdir : str or path-like
-        Folder for the figures (created if needed).
+        Folder for the figures (:func:`figures` names them). Created when missing: its
+        parent must exist, except for the default ``out/demo``, created with its parents.
     robot : str or Model
         A bundled robot name, a robot file path, or a loaded Model.
 
@@ -153,7 +163,7 @@ def run_demo(outdir: str | Path = "out/demo", robot: str | Model = "ur5") -> int
         A process exit code (0).
     """
     out = Path(outdir)
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=out == Path(DEFAULT_OUT), exist_ok=True)
     _robot_part(out, robot)
     _simulation_part(out, robot)
     _rigid_body_part(out)

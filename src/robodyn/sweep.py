@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -260,41 +261,114 @@ def workspace_map(
 # ------------------------------------------------------------------------ the command
 def add_arguments(p) -> None:
     """The options of ``robodyn sweep`` (added to its argparse parser by robodyn.cli)."""
+    from .cli import finite_float, nonnegative_float, positive_float, positive_int
+
     p.add_argument("kind", choices=("montecarlo", "workspace"),
                    help="montecarlo: rollouts of a gravity-compensated PD controller on "
                    "robots with random masses and friction; workspace: frame position and "
                    "manipulability over a joint grid")  # fmt: skip
     p.add_argument("robot", metavar="ROBOT", help="bundled robot name or URDF path")
-    p.add_argument("--out", metavar="STORE", help="Zarr store (folder, e.g. sweep.zarr) the "
-                   "chunks stream to")  # fmt: skip
+    p.add_argument("--out", metavar="STORE", help="Zarr store (a new folder, e.g. sweep.zarr, "
+                   "in an existing one) the chunks stream to")  # fmt: skip
     p.add_argument("--resume", action="store_true", help="finish an interrupted --out store")
     p.add_argument("--scheduler-address", metavar="ADDR", help="a running Dask scheduler, "
                    "e.g. tcp://10.0.0.1:8786 (default: --workers local processes)")  # fmt: skip
     p.add_argument("--workers", type=int, default=0, help="local worker processes (default 0: "
                    "Dask's local threads, no cluster)")  # fmt: skip
-    p.add_argument("--chunk", type=int, help="items per task (default 1000 rollouts, 100000 "
-                   "grid points)")  # fmt: skip
+    p.add_argument("--chunk", type=positive_int, help="items per task (default 1000 rollouts, "
+                   "100000 grid points)")  # fmt: skip
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     mc = p.add_argument_group("montecarlo")
-    mc.add_argument("--n", type=int, default=1000, help="rollouts (default 1000)")
-    mc.add_argument("--duration", type=float, default=1.0, help="seconds per rollout (default 1)")
-    mc.add_argument("--dt", type=float, default=1e-3, help="step, s (default 1e-3)")
-    mc.add_argument("--target", type=float, nargs="+", help="PD target (nq numbers or one for "
-                    "all; default neutral + 0.3 rad)")  # fmt: skip
-    mc.add_argument("--kp", type=float, default=100.0, help="proportional gain (default 100)")
-    mc.add_argument("--kd", type=float, default=20.0, help="derivative gain (default 20)")
-    mc.add_argument("--mass-sigma", type=float, default=0.1,
+    mc.add_argument("--n", type=positive_int, default=1000, help="rollouts (default 1000)")
+    mc.add_argument("--duration", type=positive_float, default=1.0,
+                    help="seconds per rollout (default 1)")  # fmt: skip
+    mc.add_argument("--dt", type=positive_float, default=1e-3, help="step, s (default 1e-3)")
+    mc.add_argument("--target", type=finite_float, nargs="+", help="PD target (nq numbers or "
+                    "one for all; default neutral + 0.3 rad)")  # fmt: skip
+    mc.add_argument("--kp", type=nonnegative_float, default=100.0,
+                    help="proportional gain (default 100)")  # fmt: skip
+    mc.add_argument("--kd", type=nonnegative_float, default=20.0,
+                    help="derivative gain (default 20)")  # fmt: skip
+    mc.add_argument("--mass-sigma", type=nonnegative_float, default=0.1,
                     help="std of log mass factors (default 0.1)")  # fmt: skip
-    mc.add_argument("--friction-sigma", type=float, default=0.2,
+    mc.add_argument("--friction-sigma", type=nonnegative_float, default=0.2,
                     help="std of log friction factors (default 0.2)")  # fmt: skip
     mc.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ws = p.add_argument_group("workspace")
     ws.add_argument("--frame", help="operational frame (default: the last)")
-    ws.add_argument("--joints", type=int, nargs="+", default=[0, 1, 2],
-                    help="coordinates of q swept (default 0 1 2)")  # fmt: skip
-    ws.add_argument("--points", type=int, default=50, help="values per joint (default 50)")
+    ws.add_argument("--joints", nargs="+", metavar="JOINT",
+                    help="joints swept: names (joint2) or numbers counted from 1 in the order "
+                    "'robodyn info' lists them (1 is the first joint, not q[1]); a name is "
+                    "read first (default: the first three joints)")  # fmt: skip
+    ws.add_argument("--points", type=positive_int, default=50,
+                    help="values per joint (default 50)")  # fmt: skip
     ws.add_argument("--part", default="linear", help="Jacobian rows: linear (default, "
                     "position manipulability), angular, full, or row indices as 3,4")  # fmt: skip
+
+
+def joint_coordinates(model, joints=None) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The coordinates of q swept by ``robodyn sweep workspace --joints``.
+
+    Parameters
+    ----------
+    model : Model
+    joints : sequence of str, optional
+        Joint names, or numbers counted from 1 in ``model.joint_names`` order (a name is
+        read first); default the first three joints (all when fewer). Each must be a joint
+        with one coordinate.
+
+    Returns
+    -------
+    coordinates : tuple of int
+        Indices into q.
+    names : tuple of str
+        The joints' names.
+
+    Raises
+    ------
+    ValueError
+        Naming ``--joints``, the bad entry and the robot's joints.
+    """
+    names = list(model.joint_names)
+    listing = ", ".join(f"{k} {n}" for k, n in enumerate(names, 1))
+    if joints is None:
+        joints = [str(k) for k in range(1, min(3, len(names)) + 1)]
+    chosen = []
+    for text in joints:
+        if text in names:
+            name = text
+        elif text.isdigit() and 1 <= int(text) <= len(names):
+            name = names[int(text) - 1]
+        else:
+            raise ValueError(
+                f"--joints: {text!r} is neither a joint name nor a number 1..{len(names)} "
+                f"(joints of {model.name!r}: {listing})"
+            )
+        i = model.joint_id(name)
+        if int(model.jnt_nq[i]) != 1:
+            raise ValueError(f"--joints: joint {name!r} has {int(model.jnt_nq[i])} "
+                             "coordinates; give joints with one")  # fmt: skip
+        if name in chosen:
+            raise ValueError(f"--joints: joint {name!r} is given twice")
+        chosen.append(name)
+    coords = tuple(int(model.jnt_qadr[model.joint_id(n)]) for n in chosen)
+    return coords, tuple(chosen)
+
+
+def _check_store(out, resume: bool) -> None:
+    """``--out STORE``, before any work: a new store in an existing folder, or an existing
+    one with ``--resume``."""
+    from .cli import check_output_path
+
+    if out is None:
+        return
+    if Path(out).exists():
+        if not resume:
+            raise ValueError(
+                f"--out {str(out)!r}: the store exists; pass --resume to finish it, or remove it"
+            )
+        return
+    check_output_path("--out", out)
 
 
 def command(args) -> int:
@@ -304,6 +378,11 @@ def command(args) -> int:
     from .model.configuration import neutral
 
     model = load_robot(args.robot)
+    _check_store(args.out, args.resume)
+    if args.workers < 0:
+        raise ValueError(f"--workers must be >= 0, got {args.workers}")
+    if args.kind == "workspace":
+        joints, joint_names = joint_coordinates(model, args.joints)
     client = cluster = None
     if args.scheduler_address:
         from distributed import Client
@@ -343,15 +422,15 @@ def command(args) -> int:
             part = args.part
             if part and part[0].isdigit():
                 part = tuple(int(r) for r in part.split(","))
-            run = workspace_map(model, frame, args.joints, args.points, part=part,
+            run = workspace_map(model, frame, joints, args.points, part=part,
                                 chunk=args.chunk or 100_000, **common)  # fmt: skip
             import dask
 
             p, w = dask.compute(run.arrays["p"], run.arrays["manipulability"])
             k = int(np.argmax(w))
-            axes = workspace_grid(model, tuple(args.joints), args.points)
+            axes = workspace_grid(model, joints, args.points)
             idx = np.unravel_index(k, [a.size for a in axes])
-            best = ", ".join(f"q[{j}]={a[i]:.3f}" for j, a, i in zip(args.joints, axes, idx))
+            best = ", ".join(f"{j} = {a[i]:.3f}" for j, a, i in zip(joint_names, axes, idx))
             print(f"{w.size} configurations of {model.name!r}, frame {frame!r} "
                   f"({len(run.computed)} chunks computed)")  # fmt: skip
             print(f"  reach: max |p| = {np.linalg.norm(p, axis=1).max():.4f} m")

@@ -12,6 +12,8 @@ __all__ = ["add_arguments", "identify_command"]
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``robodyn identify``."""
+    from ..cli import finite_float, nonnegative_float, positive_float
+
     p.add_argument(
         "data",
         metavar="DATA.csv",
@@ -34,19 +36,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--noise",
-        type=float,
+        type=nonnegative_float,
         default=0.1,
         help="--simulate: torque noise, fraction of each joint's torque std (default 0.1)",
     )
     p.add_argument(
         "--duration",
-        type=float,
+        type=positive_float,
         default=20.0,
         help="--simulate: seconds (default 20: two periods of 10 s)",
     )
     p.add_argument(
         "--friction",
-        type=float,
+        type=nonnegative_float,
         nargs=2,
         metavar=("VISCOUS", "COULOMB"),
         default=(0.5, 0.3),
@@ -55,21 +57,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--prior-error",
-        type=float,
+        type=nonnegative_float,
         default=0.3,
         help="--simulate: the prior model's masses and inertias are the truth's "
-        "scaled by random factors within +-this fraction (default 0.3)",
+        "scaled by random factors within +-this fraction, in [0, 1) (default 0.3)",
     )
     p.add_argument("--offset", action="store_true", help="identify torque offsets too")
     p.add_argument(
         "--held-out",
-        type=float,
+        type=finite_float,
         default=0.3,
         help="fraction of the samples (the last ones) kept to test the prediction (default 0.3)",
     )
     p.add_argument(
         "--cutoff",
-        type=float,
+        type=positive_float,
         metavar="HZ",
         help="low-pass q, v and tau at HZ (zero-phase Butterworth) and take the "
         "accelerations from the filtered v (default: the data as given)",
@@ -93,7 +95,7 @@ def _scaled_prior(model, spread: float, rng):
 
 def identify_command(args: argparse.Namespace) -> int:
     """Run ``robodyn identify`` (see :func:`add_arguments`)."""
-    from ..cli import check_output_path, load_robot
+    from ..cli import atomic_output, check_output_path, load_robot
     from .base import base_parameters
     from .data import load_csv, save_csv, simulate_experiment
     from .estimate import identify
@@ -104,13 +106,15 @@ def identify_command(args: argparse.Namespace) -> int:
     if args.data is None and args.simulate is None:
         raise ValueError("give DATA.csv, or --simulate FILE to make the data first")
     plot = check_output_path("--plot", args.plot) if args.plot else None
+    out = check_output_path("--simulate", args.simulate) if args.simulate else None
     if not 0.0 <= args.held_out < 1.0:
         raise ValueError(f"--held-out must be in [0, 1), got {args.held_out}")
+    if not args.prior_error < 1.0:  # a factor 1 - prior_error <= 0 is no mass at all
+        raise ValueError(f"--prior-error must be in [0, 1), got {args.prior_error}")
     rng = np.random.default_rng(args.seed)
     truth = None
     prior = model
-    if args.simulate:
-        out = check_output_path("--simulate", args.simulate)
+    if out is not None:
         pi = parameters(model)
         lay_v = slice(10 * (model.nb - 1), 10 * (model.nb - 1) + model.nv)
         if not np.any(pi[lay_v]) and not np.any(model.dof_friction):
@@ -123,7 +127,8 @@ def identify_command(args: argparse.Namespace) -> int:
         ex = simulate_experiment(
             true, traj, duration=args.duration, sample_dt=0.01, noise=args.noise, seed=args.seed
         )
-        save_csv(out, true, ex)
+        with atomic_output(out) as tmp:
+            save_csv(tmp, true, ex)
         print(f"data: {out} ({len(ex)} samples, torque noise {args.noise:g} x std)")
         prior = _scaled_prior(model, args.prior_error, rng)
     if args.data is not None:
@@ -161,6 +166,7 @@ def identify_command(args: argparse.Namespace) -> int:
         from .plot import plot_identification
 
         t_held = float(test.t[0]) if len(test) else None
-        plot_identification(results, ex, plot, truth=truth, held_out=t_held)
+        with atomic_output(plot) as tmp:
+            plot_identification(results, ex, tmp, truth=truth, held_out=t_held)
         print(f"figure: {plot}")
     return 0

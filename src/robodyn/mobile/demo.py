@@ -15,9 +15,27 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["KINDS", "run_mobile_demo"]
+__all__ = ["KINDS", "DEFAULT_OUT", "figures", "run_mobile_demo"]
 
 KINDS = ("unicycle", "diffdrive", "car", "omni", "mecanum", "youbot")
+DEFAULT_OUT = "out/mobile"  # created with its parents; another folder's parent must exist
+
+
+def figures(kind: str, animate: bool = True) -> tuple[str, ...]:
+    """The names of the files :func:`run_mobile_demo` writes for ``kind``."""
+    if kind not in KINDS:
+        raise ValueError(f"robot must be one of {KINDS}, got {kind!r}")
+    if kind == "youbot":
+        return ("youbot_tracking.png", "youbot_base_path.png")
+    names = [f"{kind}_path.png", f"{kind}_wheel_speeds.png"]
+    if kind in ("unicycle", "diffdrive"):
+        names.append(f"{kind}_error.png")
+    if kind == "diffdrive":
+        names += ["diffdrive_constraint.png", "diffdrive_dynamics_path.png",
+                  "diffdrive_dynamics_wheel_speeds.png"]  # fmt: skip
+    if animate:
+        names += [f"{kind}.gif"] + (["diffdrive_dynamics.gif"] if kind == "diffdrive" else [])
+    return tuple(names)
 
 
 def _tracking(robot, out: Path, name: str, animate: bool) -> None:
@@ -155,7 +173,8 @@ def run_mobile_demo(kind: str, out, *, animate: bool = True) -> int:
     ----------
     kind : {"unicycle", "diffdrive", "car", "omni", "mecanum", "youbot"}
     out : path
-        Folder (created).
+        Folder for the files (:func:`figures` names them). Created when missing: its
+        parent must exist, except for the default ``out/mobile``, created with its parents.
     animate : bool
         Also write a GIF.
 
@@ -169,7 +188,7 @@ def run_mobile_demo(kind: str, out, *, animate: bool = True) -> int:
     if kind not in KINDS:
         raise ValueError(f"robot must be one of {KINDS}, got {kind!r}")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=out == Path(DEFAULT_OUT), exist_ok=True)
     if kind == "unicycle":
         _tracking(Unicycle(), out, "unicycle", animate)
     elif kind == "diffdrive":

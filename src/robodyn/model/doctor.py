@@ -119,11 +119,33 @@ class Report(list):
         return not self.errors
 
     def __str__(self) -> str:
+        return self.format()
+
+    def format(self, severities=SEVERITIES) -> str:
+        """The report as text, listing the findings of ``severities`` only.
+
+        Parameters
+        ----------
+        severities : sequence of {"error", "warning", "info"}
+            The severities listed (default all). The first line still counts every
+            severity, and a last line says how many findings are not listed.
+
+        Returns
+        -------
+        str
+        """
+        bad = [s for s in severities if s not in SEVERITIES]
+        if bad:
+            raise ValueError(f"severities: unknown {bad}; choose from {', '.join(SEVERITIES)}")
         counts = ", ".join(f"{len(self.by_severity(s))} {s}(s)" for s in SEVERITIES)
         lines = [f"robodyn check of {self.subject}: {counts}"]
-        lines += [str(f) for f in self]
+        lines += [str(f) for f in self if f.severity in severities]
+        hidden = [f"{len(self.by_severity(s))} {s}(s)" for s in SEVERITIES
+                  if s not in severities and self.by_severity(s)]  # fmt: skip
         if not self:
             lines.append("no findings")
+        elif hidden:
+            lines.append(f"({', '.join(hidden)} not shown)")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -741,5 +763,10 @@ def fix_urdf(path, out_path, density: float = 1000.0) -> FixResult:
         + ("\n  ".join(body) if body else "no change needed")
     )
     root.insert(0, ET.Comment(" " + header.replace("--", "- -") + "\n"))
-    ET.ElementTree(root).write(dst, encoding="utf-8", xml_declaration=True)
+    tmp = dst.with_name(f"{dst.stem}_tmp{os.getpid()}{dst.suffix}")
+    try:  # written beside, then renamed: a reader never sees half a file
+        ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
+        os.replace(tmp, dst)
+    finally:
+        tmp.unlink(missing_ok=True)
     return FixResult(changes, dst, not_fixed, check_model(dst))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import keyword
 import time
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def derive_command(args: argparse.Namespace) -> int:
         An output path that cannot be written (checked before any work, the message names
         the option), or an unknown robot.
     """
-    from ..cli import check_output_path, load_robot
+    from ..cli import atomic_output, check_output_path, load_robot
     from .codegen import write_module
     from .derive import derive
 
@@ -43,6 +44,9 @@ def derive_command(args: argparse.Namespace) -> int:
     if latex:
         check_output_path("--latex", latex)
     if python:
+        stem = Path(python).stem
+        if not python.endswith(".py") or not stem.isidentifier() or keyword.iskeyword(stem):
+            raise ValueError(f"--python {python!r}: give a .py file named as a Python module")
         check_output_path("--python", python)
     model = load_robot(args.robot)
     parameters = "symbolic" if getattr(args, "symbolic_parameters", False) else "numeric"
@@ -65,13 +69,15 @@ def derive_command(args: argparse.Namespace) -> int:
                     print(f"  {name}{idx} = {sp.sstr(A[i, j])}")
     if latex:
         path = Path(latex)
-        path.write_text(
-            "% equations of motion of " + model.name + " (robodyn derive)\n"
-            "\\[\n" + eom.latex() + "\n\\]\n",
-            encoding="utf-8",
-        )
+        with atomic_output(path) as tmp:
+            tmp.write_text(
+                "% equations of motion of " + model.name + " (robodyn derive)\n"
+                "\\[\n" + eom.latex() + "\n\\]\n",
+                encoding="utf-8",
+            )
         print(f"\nLaTeX written to {path}")
     if python:
-        out = write_module(eom, python)
-        print(f"Python module written to {out}")
+        with atomic_output(python) as tmp:
+            write_module(eom, tmp)
+        print(f"Python module written to {python}")
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 
@@ -11,9 +12,11 @@ __all__ = ["add_view_parser", "view_command", "write_view"]
 
 def add_view_parser(sub, robot_help: str, floating_help: str) -> argparse.ArgumentParser:
     """Add the ``view`` subcommand to ``sub`` (the CLI's subparsers)."""
+    from ..cli import finite_float, positive_int
+
     v = sub.add_parser("view", help="a 3-D view of a robot or a trajectory, as one HTML page")
     v.add_argument("robot", metavar="ROBOT", help=robot_help)
-    v.add_argument("--q", type=float, nargs="+", help="configuration shown (nq numbers)")
+    v.add_argument("--q", type=finite_float, nargs="+", help="configuration shown (nq numbers)")
     v.add_argument("--trajectory", metavar="NPZ", help="play a trajectory (.npz, simulate --out)")
     v.add_argument("--out", metavar="FILE", required=True, help="the HTML page to write")
     v.add_argument("--open", action="store_true", help="open the page in a web browser")
@@ -24,16 +27,22 @@ def add_view_parser(sub, robot_help: str, floating_help: str) -> argparse.Argume
         "--mesh-path", action="append", default=[], metavar="DIR",
         help="folder to search for package:// and relative meshes (repeatable)",
     )  # fmt: skip
-    v.add_argument("--max-frames", type=int, default=None, help="frame budget (default 10000)")
+    v.add_argument("--max-frames", type=positive_int, default=None,
+                   help="frame budget (default 10000)")  # fmt: skip
     v.add_argument("--floating-base", action="store_true", help=floating_help)
     return v
 
 
 def write_view(model, path, *, q=None, trajectory=None, open_page=False, **kw):
-    """Write the page of ``model`` to ``path``, print what was written, open it if asked."""
+    """Write the page of ``model`` to ``path`` (atomically), print what was written, open it
+    if asked."""
+    from ..cli import atomic_output
     from . import show
 
-    view = show(model, q=q, trajectory=trajectory, out=path, **kw)
+    view = show(model, q=q, trajectory=trajectory, **kw)
+    with atomic_output(path) as tmp:
+        view.save(tmp)
+    view.path = Path(path)
     print(f"view: {path} ({len(view.html) / 1e6:.2f} MB, {len(view.scene.t)} frames)")
     for line in view.missing:
         print(f"  not drawn: {line}")
