@@ -4,6 +4,8 @@ nonLinearEffects at random states, after the [v, omega] / quaternion reorderings
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import zlib
 
 import numpy as np
@@ -18,6 +20,9 @@ from robodyn.model.urdf import load_urdf
 
 STATES = 20
 TOL = 1e-9
+# typed: the robots on which a joint drives only massless links (romeo's fingers and hands,
+# romeo_laas_small's gripper), so that M is singular and the forward dynamics undefined
+SINGULAR = {"romeo_description/urdf/romeo", "romeo_description/urdf/romeo_laas_small"}
 
 
 def pin_force(F) -> pin.Force:
@@ -66,14 +71,13 @@ def test_dynamics_match_pinocchio(erd_robot, floating):
         h_pin = mp.v_from_pin(pin.nonLinearEffects(pm, pd, qp, vp))
         worst["nle"] = max(worst["nle"], rel_err(dyn.bias_forces(model, q, v), h_pin))
 
-        # forward dynamics: only where Pinocchio's M is invertible (romeo has massless
-        # leaf links: there robodyn must refuse with a clear error instead). The check is
-        # the equation of motion itself, with Pinocchio's M and h and a fixed tolerance:
-        # M_pin qdd + h_pin - J^T F_ext = tau, whatever cond(M)
-        eig = np.linalg.eigvalsh(M_pin)
-        if eig.min() <= 1e-12 * eig.max():
-            with pytest.raises(ValueError, match="mass matrix is singular: joint '"):
-                dyn.aba(model, q, v, tau, f_ext, friction=False)
+        # forward dynamics: only where Pinocchio's M is invertible (romeo has joints that
+        # drive only massless links, whose rows of M are exactly zero: there robodyn must
+        # refuse, naming such a joint). The check is the equation of motion itself, with
+        # Pinocchio's M and h and a fixed tolerance: M_pin qdd + h_pin - J^T F_ext = tau,
+        # whatever cond(M)
+        if np.any(np.all(M_pin == 0.0, axis=1)):
+            _assert_refused(model, M_pin, q, v, tau, f_ext)
             singular = True
             continue
         qdd = dyn.aba(model, q, v, tau, f_ext, friction=False)
@@ -90,6 +94,16 @@ def test_dynamics_match_pinocchio(erd_robot, floating):
         worst["minv"] = max(worst["minv"], np.abs(M_pin @ Minv - eye).max() / nrm)
         worst["minv"] = max(worst["minv"], np.abs(M_pin @ (Minv - Minv_pin)).max() / nrm)
     assert max(worst.values()) <= TOL, (name, floating, worst, singular)
+    assert bool(singular) == (name in SINGULAR), (name, floating)
+
+
+def _assert_refused(model, M_pin, q, v, tau, f_ext=None, **kw):
+    """aba refuses a singular M with a clear error naming a joint whose row of Pinocchio's
+    M (robodyn's order) is zero."""
+    with pytest.raises(ValueError, match="mass matrix is singular: joint '") as err:
+        dyn.aba(model, q, v, tau, f_ext, friction=False, **kw)
+    joint = re.search(r"joint '([^']+)'", str(err.value))[1]
+    assert np.all(M_pin[model.jnt_vadr[model.joint_id(joint)]] == 0.0), joint
 
 
 # the ill-conditioned models: Romeo's forward dynamics at states where it is defined,
@@ -139,8 +153,17 @@ def test_friction_is_in_the_equation_pinocchio_reads_the_same_urdf(erd_robot, fl
         assert rel_err(full, tau_pin + b * v + fc * np.sign(v)) <= TOL
         M = mp.matrix_from_pin(pin.crba(pm, pd, qp))
         M = np.triu(M) + np.triu(M, 1).T
-        eig = np.linalg.eigvalsh(M)
-        if eig.min() <= 1e-12 * eig.max():
+        if np.any(np.all(M == 0.0, axis=1)):  # romeo's massless links: M is singular
+            assert name in SINGULAR, name
+            _assert_refused(model, M, q, v, tau_pin, armature=False)
+            # an armature on every dof makes the motion defined: robodyn's default (with
+            # the friction) against (M_pin + diag(arm))^-1 (tau - b v - f_c sgn v - h_pin)
+            arm = rng.uniform(0.01, 0.1, model.nv)
+            geared = dataclasses.replace(model, dof_armature=arm)
+            tau = full + arm * a
+            h = mp.v_from_pin(pin.nonLinearEffects(pm, pd, qp, vp))
+            want = np.linalg.solve(M + np.diag(arm), tau - b * v - fc * np.sign(v) - h)
+            assert rel_err(dyn.aba(geared, q, v, tau), want) <= TOL
             continue
         # forward: the default removes the same friction from tau before solving
         qdd = dyn.aba(model, q, v, full, armature=False)
