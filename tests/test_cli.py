@@ -63,12 +63,18 @@ def test_errors_are_reported_not_raised(capsys):
 
 @pytest.mark.parametrize("robot", ["planar_2r"])
 def test_demo_runs_and_writes_figures(tmp_path, robot, capsys):
-    assert main(["demo", "--out", str(tmp_path), "--robot", robot]) == 0
+    from robodyn.demo import figures
+
+    out_dir = tmp_path / "new"  # one new folder in an existing one is created
+    assert main(["demo", "--out", str(out_dir), "--robot", robot]) == 0
     out = capsys.readouterr().out
     assert "forward dynamics recovers a to" in out
     assert "computed torque: max tracking error" in out and "free fall 1 s, RK4" in out
-    for name in ("gravity_torques.png", "dzhanibekov.png", "tracking.png", "energy.png"):
-        assert (tmp_path / name).stat().st_size > 1000
+    names = ("gravity_torques.png", "dzhanibekov.png", "tracking.png", "energy.png")
+    for name in names:
+        assert (out_dir / name).stat().st_size > 1000
+    # the list the overwrite check reads is what the demo wrote
+    assert sorted(os.listdir(out_dir)) == sorted(figures(models.load(robot))) == sorted(names)
 
 
 def test_bench_options_reach_the_benchmark(capsys):
@@ -460,3 +466,245 @@ def test_simulate_a_diverging_run_exits_1_with_the_partial_saved(tmp_path, capsy
     assert "NaN or inf" in capsys.readouterr().err
     part = rd.Trajectory.load(out)
     assert part.meta["complete"] is False and np.all(np.isfinite(part.q))
+
+
+# ------------------------------------------------------------------ outputs: one policy
+# README, "Command line": an output's folder must exist (a folder option creates its last
+# folder only, its default wholly), checked before any work; an existing file is kept
+# unless --force; one line on stderr, exit 2, naming the option.
+# Each entry: argv ({t}: tmp_path, {arm}: a URDF file), the option named, whether the
+# output is a folder.
+_WRITERS = [
+    (["demo", "--robot", "pendulum", "--out", "{out}"], "--out", "dir"),
+    (["mobile", "unicycle", "--out", "{out}"], "--out", "dir"),
+    (["derive", "pendulum", "--latex", "{out}.tex"], "--latex", "file"),
+    (["derive", "pendulum", "--python", "{out}.py"], "--python", "file"),
+    (["bench", "--quick", "--only", "latency", "--json", "{out}.json"], "--json", "file"),
+    (["bench", "--quick", "--only", "latency", "--plot", "{out}.png"], "--plot", "file"),
+    (["bench", "--quick", "--only", "latency", "--markdown", "{out}.md"], "--markdown", "file"),
+    (["identify", "planar_2r", "--simulate", "{out}.csv"], "--simulate", "file"),
+    (["identify", "planar_2r", "--simulate", "{t}/d.csv", "--plot", "{out}.png"], "--plot", "file"),
+    (["sweep", "workspace", "planar_2r", "--out", "{out}.zarr"], "--out", "store"),
+    (["sweep", "montecarlo", "planar_2r", "--out", "{out}.zarr"], "--out", "store"),
+    (["view", "pendulum", "--out", "{out}.html"], "--out", "file"),
+    (["check", "{arm}", "--fix", "{out}.urdf"], "--fix", "file"),
+]
+_IDS = [" ".join([*(x for x in a[:2] if x[0] not in "{-"), o]) for a, o, _ in _WRITERS]
+
+
+def _argv(argv, tmp_path, out, arm):
+    return [a.format(t=tmp_path, out=out, arm=arm) for a in argv]
+
+
+def _tree(path):
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+
+
+@pytest.mark.parametrize(("argv", "option", "kind"), _WRITERS, ids=_IDS)
+def test_no_output_folder_tree_is_created(argv, option, kind, tmp_path, arm_urdf, capsys):
+    missing = tmp_path / "a" / "b" / "c"
+    argv = _argv(argv, tmp_path, missing, arm_urdf)
+    before = _tree(tmp_path)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no work done
+    err = captured.err.strip()
+    assert "\n" not in err and option in err and str(tmp_path / "a" / "b") in err, err
+    assert _tree(tmp_path) == before  # nothing created
+
+
+@pytest.mark.parametrize(("argv", "option", "kind"), _WRITERS, ids=_IDS)
+def test_an_existing_output_is_kept_without_force(argv, option, kind, tmp_path, arm_urdf, capsys):
+    out = tmp_path / "out"
+    argv = _argv(argv, tmp_path, out, arm_urdf)
+    target = argv[argv.index(option) + 1]
+    if kind == "dir":  # one file of an earlier run in the folder
+        from robodyn.demo import figures as demo_figures
+        from robodyn.mobile.demo import figures as mobile_figures
+
+        out.mkdir()
+        name = (demo_figures(models.load("pendulum")) if argv[0] == "demo"
+                else mobile_figures("unicycle"))[-1]  # fmt: skip
+        old = out / name
+    elif kind == "store":
+        os.mkdir(target)
+        old = tmp_path / "out.zarr" / "zarr.json"
+    else:
+        old = tmp_path / target
+    old.write_bytes(b"an earlier run")
+    before = _tree(tmp_path)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert captured.out == "" and "\n" not in err and option in err, err
+    assert ("--resume" if kind == "store" else "--force") in err
+    assert old.read_bytes() == b"an earlier run" and _tree(tmp_path) == before
+
+
+def test_force_overwrites_atomically_and_leaves_no_temporary_file(tmp_path, arm_urdf, capsys):
+    tex, py, html, urdf = (tmp_path / n for n in ("eom.tex", "eom.py", "v.html", "f.urdf"))
+    for path in (tex, py, html, urdf):
+        path.write_text("an earlier run")
+    argv = ["derive", "pendulum", "--latex", str(tex), "--python", str(py)]
+    assert main(argv) == 2
+    assert main([*argv, "--force"]) == 0
+    assert main(["view", "pendulum", "--out", str(html), "--force"]) == 0
+    assert main(["check", str(arm_urdf), "--fix", str(urdf), "--force"]) == 0
+    assert f"LaTeX written to {tex}" in capsys.readouterr().out
+    assert "\\[" in tex.read_text() and "def inverse_dynamics" in py.read_text()
+    assert html.read_text().startswith("<!DOCTYPE html>") and "<robot" in urdf.read_text()
+    assert _tree(tmp_path) == sorted(["arm.urdf", "eom.py", "eom.tex", "f.urdf", "v.html"])
+
+
+def test_atomic_output_shows_the_file_whole_or_not_at_all(tmp_path):
+    from robodyn.cli import atomic_output
+
+    target = tmp_path / "r.json"
+    target.write_text("old")
+    with pytest.raises(RuntimeError, match="writer died"):
+        with atomic_output(target) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("writer died")
+    assert target.read_text() == "old" and _tree(tmp_path) == ["r.json"]
+    with atomic_output(target) as tmp:
+        assert tmp.parent == tmp_path and tmp.suffix == ".json"  # same folder, same suffix
+        tmp.write_text("new")
+        assert target.read_text() == "old"  # nothing visible before the end
+    assert target.read_text() == "new" and _tree(tmp_path) == ["r.json"]
+
+
+def test_demo_creates_its_default_folder_and_keeps_an_earlier_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--robot", "pendulum"]) == 0  # out/demo, parents created
+    first = {p: p.read_bytes() for p in (tmp_path / "out" / "demo").iterdir()}
+    assert len(first) == 4
+    capsys.readouterr()
+    assert main(["demo", "--robot", "pendulum"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "'out/demo'" in err and "gravity_torques.png" in err, err
+    assert all(p.read_bytes() == b for p, b in first.items())
+    assert main(["demo", "--robot", "pendulum", "--force"]) == 0
+    assert sorted(first) == sorted((tmp_path / "out" / "demo").iterdir())
+
+
+def test_mobile_writes_the_files_it_checks(tmp_path, capsys):
+    from robodyn.mobile.demo import figures
+
+    out = tmp_path / "new"
+    assert main(["mobile", "unicycle", "--no-animation", "--out", str(out)]) == 0
+    assert sorted(os.listdir(out)) == sorted(figures("unicycle", animate=False))
+
+
+# ------------------------------------------------------------------ numbers
+_BAD_NUMBERS = [
+    (["fk", "ur5", "--q", "0", "0", "0", "0", "0", "nan"], "--q"),
+    (["check", "ur5", "--density", "0"], "--density"),
+    (["check", "ur5", "--density", "inf"], "--density"),
+    (["view", "pendulum", "--out", "v.html", "--q", "nan"], "--q"),
+    (["view", "pendulum", "--out", "v.html", "--max-frames", "0"], "--max-frames"),
+    *(
+        (["identify", "planar_2r", "--simulate", "d.csv", option, *values], option)
+        for option, *values in (
+            ("--noise", "nan"),
+            ("--duration", "inf"),
+            ("--duration", "0"),
+            ("--friction", "0.5", "nan"),
+            ("--prior-error", "-0.5"),
+            ("--held-out", "nan"),
+            ("--cutoff", "-1"),
+        )
+    ),  # fmt: skip
+    *(
+        (["sweep", "montecarlo", "planar_2r", option, *values], option)
+        for option, *values in (
+            ("--dt", "nan"),
+            ("--duration", "inf"),
+            ("--target", "0", "nan"),
+            ("--kp", "inf"),
+            ("--kd", "-1"),
+            ("--mass-sigma", "nan"),
+            ("--friction-sigma", "inf"),
+            ("--n", "0"),
+            ("--chunk", "0"),
+            ("--points", "0"),
+        )
+    ),  # fmt: skip
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"), _BAD_NUMBERS, ids=[" ".join([a[0], *a[-2:]]) for a, _ in _BAD_NUMBERS]
+)
+def test_a_number_that_makes_no_sense_is_one_line_naming_its_option(argv, option, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert captured.out == "" and "\n" not in err, err
+    assert f"argument {option}" in err and argv[-1] in err and f"{argv[0]} --help" in err
+
+
+def test_prior_error_of_one_is_no_mass(capsys):
+    assert main(["identify", "planar_2r", "--simulate", "d.csv", "--prior-error", "1"]) == 2
+    assert "--prior-error must be in [0, 1)" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ sweep --joints
+def test_sweep_workspace_joints_are_names_or_numbers_from_1(tmp_path, capsys):
+    import zarr
+
+    # the planar 2R arm of course notes 003 (l1 = 0.5, l2 = 0.4 m), joint 1 at 0 and joint 2
+    # swept over [-pi, pi]: the tip is at (l1 + l2 cos q2, l2 sin q2)
+    q2 = np.linspace(-np.pi, np.pi, 5)
+    for joints, store in ((["2"], "number.zarr"), (["joint2"], "name.zarr")):
+        argv = ["sweep", "workspace", "planar_2r", "--joints", *joints, "--points", "5",
+                "--part", "3,4", "--out", str(tmp_path / store), "--no-progress"]  # fmt: skip
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        assert "5 configurations of 'planar_2r'" in out and "at joint2 = " in out
+        p = zarr.open_group(str(tmp_path / store), mode="r")["p"][:]
+        np.testing.assert_allclose(p[:, 0], 0.5 + 0.4 * np.cos(q2), rtol=0, atol=1e-15)
+        np.testing.assert_allclose(p[:, 1], 0.4 * np.sin(q2), rtol=0, atol=1e-15)
+    # the default: the first three joints, all of them when fewer
+    argv = ["sweep", "workspace", "planar_2r", "--points", "3", "--part", "3,4", "--no-progress"]
+    assert main(argv) == 0
+    assert "9 configurations of 'planar_2r'" in capsys.readouterr().out
+    # 0 is no joint number; a joint twice, an unknown name: one line naming --joints
+    for joints, match in ((["0"], "'0' is neither"), (["3"], "'3' is neither"),
+                          (["1", "joint1"], "'joint1' is given twice"),
+                          (["elbow"], "'elbow' is neither")):  # fmt: skip
+        assert main(["sweep", "workspace", "planar_2r", "--joints", *joints]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "--joints" in err and match in err, err
+        assert "1 joint1, 2 joint2" in err or "twice" in err
+
+
+# ------------------------------------------------------------------ check --quiet / --only
+def test_check_quiet_lists_errors_and_warnings_only(capsys):
+    from helpers import erd_dir
+
+    pr2 = os.path.join(erd_dir(), "pr2_description", "urdf", "pr2.urdf")
+    assert main(["check", pr2]) == 0
+    full = capsys.readouterr().out.splitlines()
+    infos = [k for k, line in enumerate(full) if line.startswith("[info]")]
+    assert len(infos) > 50  # the PR2's frames without inertia: many "nothing to do" infos
+    n_info = f"{len(infos)} info(s)"
+    assert n_info in full[0]
+    # each finding is its line and a "    fix:" line
+    kept = [line for k, line in enumerate(full) if k not in infos and k - 1 not in infos]
+    for argv in (["--quiet"], ["-q"], ["--only", "errors,warnings"], ["--only", "error, warning"]):
+        assert main(["check", pr2, *argv]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert out == [*kept, f"({n_info} not shown)"]
+        assert any(line.startswith("[warning]") for line in out)
+    assert main(["check", pr2, "--only", "info"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == full[0] and [k for k, line in enumerate(out) if line[:1] == "["] == [
+        1 + 2 * k for k in range(len(infos))
+    ]
+    assert out[1:-1] == [line for k, line in enumerate(full) if k in infos or k - 1 in infos]
+    assert out[-1].startswith("(") and "warning(s) not shown)" in out[-1]
+    with pytest.raises(SystemExit) as exc:
+        main(["check", pr2, "--only", "notes"])
+    assert exc.value.code == 2 and "--only" in capsys.readouterr().err
