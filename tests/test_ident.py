@@ -574,8 +574,9 @@ def test_cli_identify_simulates_then_identifies(tmp_path, capsys, monkeypatch):
         return save(fig, *args, **kwargs)
 
     monkeypatch.setattr(Figure, "savefig", audited)
+    # fit.png exists: --force replaces it
     argv = ["identify", "planar_2r", str(data), "--method", "consistent", "--plot", str(png),
-            "--cutoff", "10"]  # fmt: skip
+            "--cutoff", "10", "--force"]  # fmt: skip
     assert main(argv) == 0
     assert seen == [[]], seen
     out = capsys.readouterr().out
