@@ -104,15 +104,16 @@ def test_energy_identities_random(seed, n, floating, mimic):
     # d/dt along (q (+) v t, v + a t) with a from forward dynamics (ABA)
     if floating and not mimic:
         a = forward_dynamics(model, q, v, np.zeros(model.nv))
-        dt = 1e-6
 
         def hg_at(t):
             return centroidal_momentum(model, integrate(model, q, v, t), v + a * t)
 
-        dh = (hg_at(dt) - hg_at(-dt)) / (2 * dt)
-        scale = max(1.0, np.abs(hg).max(), np.abs(v).max() ** 2)
-        np.testing.assert_allclose(dh[:3], 0.0, atol=1e-5 * scale)
-        np.testing.assert_allclose(dh[3:], model.total_mass * model.gravity, atol=1e-5 * scale)
+        dh = (hg_at(H) - hg_at(-H)) / (2 * H)
+        mg = model.total_mass * model.gravity
+        scale = max(1.0, np.abs(hg).max(), np.abs(v).max() ** 2, np.abs(mg).max())
+        # measured over 7,000 random trees (n 1-5): <= 8.8e-10 (angular), 9.7e-10 (linear)
+        np.testing.assert_allclose(dh[:3], 0.0, atol=1e-8 * scale)
+        np.testing.assert_allclose(dh[3:], mg, rtol=0, atol=1e-8 * scale)
 
 
 @settings(max_examples=25, deadline=None)
@@ -137,7 +138,10 @@ def test_instantaneous_balances(seed, n, floating):
 
     E = lambda qq, vv: mechanical_energy(model, qq, vv)  # noqa: E731
     dE = (along(E, H) - along(E, -H)) / (2 * H)
-    assert dE == pytest.approx(v @ tau, rel=1e-6, abs=1e-6 * (1 + abs(v @ tau)))
+    # the differences' rounding scales with E itself: measured over 7,000 random trees
+    # (n 1-5, fixed and floating) |dE - v tau| <= 3.1e-9 max(1, |v tau|, |E|, K)
+    scale = max(1.0, abs(v @ tau), abs(E(q, v)), kinetic_energy(model, q, v))
+    assert abs(dE - v @ tau) <= 3e-8 * scale
     if floating:
         # no gravity, no wrench on the base dofs: the joint torques are internal forces
         free = random_model(seed, n, floating=True, gravity=False)
@@ -146,7 +150,8 @@ def test_instantaneous_balances(seed, n, floating):
         hp = momentum(free, integrate(free, q, v, H), v + H * a)
         hm = momentum(free, integrate(free, q, v, -H), v - H * a)
         h0 = momentum(free, q, v)
-        np.testing.assert_allclose((hp - hm) / (2 * H), 0.0, atol=1e-7 * (1 + np.abs(h0).max()))
+        # measured over 7,000 random floating trees: <= 1.5e-9 (1 + |h|)
+        np.testing.assert_allclose((hp - hm) / (2 * H), 0.0, atol=1.5e-8 * (1 + np.abs(h0).max()))
 
 
 def test_energy_balance_simulated():
