@@ -3,8 +3,9 @@
 * every batch function given dask arrays returns a lazy dask array (batch chunks kept,
   the model one key of the graph) whose values are the NumPy path's, bit for bit;
 * 10,000 rollouts run in chunks on the cluster equal the same rollouts run locally;
-* a Monte-Carlo sweep survives a worker process killed while it runs, with the local
-  results;
+* a Monte-Carlo sweep survives a worker process killed while it runs one of its chunks,
+  with the local results; the lost chunk ran again on another worker (the workers' own
+  record of each start and the scheduler's transition log say so);
 * a Zarr-streamed sweep stopped part way and resumed is the store of an uninterrupted
   run, and the chunks it had are not computed again (counted, and their files untouched).
 """
@@ -15,10 +16,12 @@ import ast
 import dis
 import inspect
 import os
+import pathlib
 import pickle
 import subprocess
 import sys
 import textwrap
+import uuid
 
 import dask
 import dask.array as da
@@ -26,6 +29,7 @@ import numpy as np
 import pytest
 import zarr
 from distributed import Client, LocalCluster
+from distributed.diagnostics.plugin import WorkerPlugin
 
 import robodyn as rd
 from helpers import random_tree
@@ -330,29 +334,76 @@ def test_perturbation_draws_lognormal_masses_and_friction(ur5):
     assert abs(logs.std() - 0.1) < 0.01 and abs(logs.mean()) < 0.01
 
 
-async def _die():
-    os._exit(1)  # the worker process ends at once, mid-task (its nanny starts a new one)
+class _KillOnce(WorkerPlugin):
+    """On every worker: writes one file per start of a chunk task (``<key>@<pid>@<uuid>``) in
+    ``folder``, and when the ``kill_at``-th start of the sweep begins, writes the task's
+    key and the worker's address to ``folder/killed`` and ends the worker process at once,
+    with that task executing on it (its nanny starts a new worker)."""
+
+    def __init__(self, folder, kill_at: int):
+        self.folder, self.kill_at = str(folder), kill_at
+
+    def setup(self, worker):
+        self.worker = worker
+
+    def transition(self, key, start, finish, **kwargs):
+        if finish != "executing" or not str(key).startswith("_store_block"):
+            return
+        folder = pathlib.Path(self.folder)
+        (folder / f"{key}@{os.getpid()}@{uuid.uuid4().hex}.run").write_text(self.worker.address)
+        if len(list(folder.glob("*.run"))) < self.kill_at:
+            return
+        try:  # the first start to get here kills its worker, no other
+            fd = os.open(folder / "killed", os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.write(fd, f"{key}\n{self.worker.address}".encode())
+        os.close(fd)
+        os._exit(1)
+
+
+def _story(key, dask_scheduler=None):
+    """(start, finish, stimulus id) of every transition of ``key`` in the scheduler's log."""
+    return [(t[1], t[2], t[4]) for t in dask_scheduler.story(key) if t[0] == key]
 
 
 def test_sweep_survives_a_killed_worker_with_the_local_results(
     client, ur5, controller, mc_local, tmp_path
 ):  # fmt: skip
     before = set(client.scheduler_info()["workers"])
-    killed = []
-
-    def kill_one(i):
-        if len(killed) == 0:  # a few chunks in: kill one worker process mid-sweep
-            victim = sorted(client.scheduler_info()["workers"])[0]
-            client.run(_die, workers=[victim], wait=False)
-            killed.append(victim)
-
-    run = sweep.monte_carlo(ur5, controller, chunk=50, client=client, on_chunk=kill_one,
-                            out=tmp_path / "fault.zarr", **MC)  # fmt: skip
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    client.register_plugin(_KillOnce(runs, kill_at=3), name="kill-once")
+    try:
+        run = sweep.monte_carlo(ur5, controller, chunk=50, client=client,
+                                out=tmp_path / "fault.zarr", **MC)  # fmt: skip
+    finally:
+        client.unregister_worker_plugin("kill-once")
     assert len(run.computed) == 20
     got = {k: v.compute() for k, v in run.arrays.items()}
-    assert killed and killed[0] in before
+    key, victim = (runs / "killed").read_text().split("\n")
+    assert victim in before
     client.wait_for_workers(2, timeout=60)
-    assert killed[0] not in set(client.scheduler_info()["workers"])  # it died; a new one came
+    assert victim not in set(client.scheduler_info()["workers"])  # it died; a new one came
+    # the task lost with it ran again, on another worker process: the workers' own records
+    # (one file per start of a chunk task) ...
+    starts = [f.name.split("@") for f in runs.glob("*.run")]
+    keys = {k for k, _, _ in starts}
+    assert len(keys) == 20  # every chunk ran, and finished (len(run.computed) above)
+    pids = [pid for k, pid, _ in starts if k == key]
+    assert len(pids) == 2 and pids[0] != pids[1], pids
+    # ... and the scheduler's transition log: processing on the dead worker, released by
+    # the worker's removal, then waiting, processing again and in memory (later forgotten)
+    story = client.run_on_scheduler(_story, key)
+    lost = [i for i, (a, b, why) in enumerate(story) if (a, b) == ("processing", "released")]
+    assert len(lost) == 1 and "worker" in story[lost[0]][2], story
+    assert [(a, b) for a, b, _ in story[lost[0] + 1 : lost[0] + 4]] == [
+        ("released", "waiting"), ("waiting", "processing"), ("processing", "memory")
+    ], story  # fmt: skip
+    # every start on a worker was sent there by the scheduler (waiting -> processing)
+    for k in keys:
+        sent = sum(t[:2] == ("waiting", "processing") for t in client.run_on_scheduler(_story, k))
+        assert 1 <= sum(s[0] == k for s in starts) <= sent, k
     for k in mc_local:
         assert np.array_equal(got[k], mc_local[k]), k
 
