@@ -192,7 +192,9 @@ def test_ik_answers_on_1000_random_reachable_poses(name, model, frame):
             assert np.linalg.norm(Vb[:3]) <= 1e-8 and np.linalg.norm(Vb[3:]) <= 1e-8
         else:
             assert "did not converge" in r.message and "best twist error" in r.message
-    assert ok >= 990, f"{name}: {ok} of 1000"
+    # the README: 100 % of 1,000 poses on the UR5 and the Panda (measured here: 1000 each);
+    # the other arms 996-1000
+    assert (ok == 1000) if name in ("ur5", "panda") else (ok >= 990), f"{name}: {ok} of 1000"
 
 
 def test_ik_timeout_returns_the_best_so_far():
@@ -301,7 +303,7 @@ def test_batch_ik_from_neutral_answers(robot, rng):
     hi = np.where(np.isfinite(model.q_upper), model.q_upper, np.pi)
     T = kin.fk(model, rng.uniform(lo, hi, (300, model.nq)), "ee")
     r = kin.ik(model, "ee", T, rng=1)
-    assert r.success.mean() >= 0.99
+    assert r.success.all(), f"{robot}: {r.success.sum()} of 300"  # the README's 100 %
     ok = r.success
     assert np.all(r.q[ok] >= model.q_lower) and np.all(r.q[ok] <= model.q_upper)
     Vb = log6(inv_transform(kin.fk(model, r.q[ok], "ee")) @ T[ok])
