@@ -223,7 +223,9 @@ def test_tracking_controller_converges_from_half_a_metre(name):
     run = mobile.drive(ROBOTS[name], q0, ctrl, duration=15.0, dt=0.01)
     e = run.tracking_error()
     assert e[0] == pytest.approx(0.5)
-    assert e[-100:].max() < 1e-3
+    # the README: within 0.5 mm of the reference after 15 s (measured at 15 s: 0.31 mm,
+    # car 0.47 mm; over the last second at most 0.59 mm)
+    assert e[-1] < 0.5e-3 and e[-100:].max() < 0.6e-3
     assert abs(mobile.wrap_angle(run.q[-1, 0] - ref(15.0)[0][0])) < 1e-2
     if name == "car":  # the steering angle stayed within its limit
         assert np.abs(run.u[:, 1]).max() <= ROBOTS["car"].max_steer + 1e-12
@@ -310,14 +312,22 @@ def test_youbot_arm_matches_modern_robotics(rng):
 
     from robodyn.mobile.manipulator import YOUBOT_BLIST, YOUBOT_M0E
 
+    # typed from the MR capstone (Mobile Manipulation): M_0e and the body screw axes B_i
+    M0e = np.array([[1, 0, 0, 0.033], [0, 1, 0, 0], [0, 0, 1, 0.6546], [0, 0, 0, 1.0]])
+    Blist = np.array([[0, 0, 1, 0, 0.033, 0], [0, -1, 0, -0.5076, 0, 0],
+                      [0, -1, 0, -0.3526, 0, 0], [0, -1, 0, -0.2176, 0, 0],
+                      [0, 0, 1, 0, 0, 0.0]]).T  # fmt: skip
+    np.testing.assert_array_equal(YOUBOT_M0E, M0e)
+    np.testing.assert_array_equal(YOUBOT_BLIST, Blist)
     arm = mobile.youbot_arm()
     for _ in range(5):
         th = rng.uniform(-2, 2, 5)
+        # the README's "to 1e-15" (measured 2.2e-16 here, 6.7e-16 over 2,000 draws)
         np.testing.assert_allclose(
-            rd.fk(arm, th, "ee"), mr.FKinBody(YOUBOT_M0E, YOUBOT_BLIST, th), atol=1e-14
+            rd.fk(arm, th, "ee"), mr.FKinBody(M0e, Blist, th), rtol=0, atol=1e-15
         )
         np.testing.assert_allclose(
-            rd.jacobian(arm, th, "ee", kind="body"), mr.JacobianBody(YOUBOT_BLIST, th), atol=1e-14
+            rd.jacobian(arm, th, "ee", kind="body"), mr.JacobianBody(Blist, th), rtol=0, atol=1e-15
         )
 
 
@@ -357,18 +367,21 @@ def _youbot_task():
 def test_youbot_tracks_an_se3_trajectory_below_a_millimetre():
     yb, c, ref = _youbot_task()
     run = mobile.track(yb, c, ref, dt=0.01, kp=10.0, ki=20.0)
-    assert run.position_error().max() < 1e-3
-    assert np.abs(run.X_err[:, :3]).max() < 1e-3  # rad
+    # the README: the gripper stays within 0.1 mm of the reference (measured 0.0987 mm);
+    # its orientation error is at most 4.2e-6 rad
+    assert run.position_error().max() < 1e-4
+    assert np.abs(run.X_err[:, :3]).max() < 4e-5  # rad
     np.testing.assert_allclose(run.p_d[-1], ref(5.0)[0][:3, 3], atol=1e-12)
     lim = yb.limits()
     assert np.all(np.abs(run.speeds) <= lim + 1e-12)
     assert np.all(run.config[:, 5:7] <= -0.2 + 1e-3)  # joints 3, 4 kept off the singularity
-    # from a 0.2 m offset of the chassis the PI law pulls the error below 1 mm
+    # from a 0.2 m offset of the chassis the PI law pulls the error below 1 mm (measured:
+    # from t = 1.84 s on; over the last second at most 2.4e-6 m)
     c2 = c.copy()
     c2[1] += 0.2
     run = mobile.track(yb, c2, ref, dt=0.01, kp=10.0, ki=20.0)
     e = run.position_error()
-    assert e[0] > 0.19 and e[-100:].max() < 1e-3
+    assert e[0] > 0.19 and e[-100:].max() < 2.5e-5
 
 
 def test_youbot_speed_limits_bind():
@@ -444,10 +457,12 @@ def test_knife_edge_forced_drift_is_held_by_baumgarte():
 
     plain, _ = _knife_circle(20.0, 4e-2, alpha=0.0, controller=push)
     held, _ = _knife_circle(20.0, 4e-2, alpha=2.0, controller=push)
-    assert held.constraint_violation.max() < 2e-6
-    # without stabilisation the violation accumulates; with it, it decays (measured:
-    # 6.0e-6 against 1.9e-8 at t = 20 s)
-    assert held.constraint_violation[-1] < 0.01 * plain.constraint_violation[-1]
+    # without stabilisation the violation accumulates; with it, it stays below 1.5e-6 m/s
+    # and decays: the README's 6e-6 m/s against 2e-8 m/s at t = 20 s, 3e-7 m/s at most
+    # over the last 2 s (measured 5.97e-6, 1.37e-6 at t = 10 s, 1.90e-8 and 2.78e-7)
+    cv = held.constraint_violation
+    assert plain.constraint_violation[-1] == pytest.approx(6e-6, rel=0.05)
+    assert cv.max() < 1.5e-6 and cv[-1] < 2e-8 and cv[-50:].max() < 3e-7
     # halving dt shrinks the violation like the integrator's error (RK4: 2^4)
     fine, _ = _knife_circle(20.0, 2e-2, alpha=2.0, controller=push)
     assert fine.constraint_violation.max() < held.constraint_violation.max() / 8
