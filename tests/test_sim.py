@@ -186,16 +186,16 @@ def test_computed_torque_error_obeys_its_linear_error_dynamics(arm):
 
 def test_pid_removes_the_gravity_offset_that_pd_leaves_and_anti_windup_bounds_it(arm):
     q_d = np.radians([45.0, 30.0])
-    pd = rd.simulate(arm, np.zeros(2), controller=rd.control.PD(200.0, 30.0, target=q_d),
+    pd = rd.simulate(arm, np.zeros(2), controller=rd.control.PD(arm, q_d, 200.0, 30.0),
                      duration=6.0, dt=1e-3)  # fmt: skip
-    pid = rd.control.PID(200.0, 300.0, 30.0, target=q_d, model=arm)
+    pid = rd.control.PID(arm, q_d, 200.0, 300.0, 30.0)
     res = rd.simulate(arm, np.zeros(2), controller=pid, duration=6.0, dt=1e-3)
     assert np.max(np.abs(pd.q[-1] - q_d)) > 0.05
     assert np.max(np.abs(res.q[-1] - q_d)) < 1e-6
     assert res.z.shape == (6001, 2)
     # at rest on target the integral term holds the arm up: K_i z = g(q_d)
     assert np.allclose(300.0 * res.z[-1], rd.gravity_forces(arm, q_d), rtol=1e-4)
-    capped = rd.control.PID(200.0, 300.0, 30.0, target=q_d, model=arm, i_max=5.0)
+    capped = rd.control.PID(arm, q_d, 200.0, 300.0, 30.0, i_max=5.0)
     res = rd.simulate(arm, np.zeros(2), controller=capped, duration=6.0, dt=1e-3)
     # the integral torque stops at i_max (within one step's growth), so an error remains
     assert np.all(np.abs(300.0 * res.z) <= 5.0 + 300.0 * 1e-3 * 1.0)
@@ -223,7 +223,7 @@ def test_task_space_computed_torque_follows_a_screw_path(ur5, rng):
 
 
 def test_control_dt_holds_the_torque(arm):
-    ctrl = rd.control.PD(50.0, 10.0, target=[0.4, 0.2])
+    ctrl = rd.control.PD(arm, [0.4, 0.2], 50.0, 10.0)
     res = rd.simulate(arm, np.zeros(2), controller=ctrl, duration=0.1, dt=1e-3, control_dt=1e-2)
     tau = res.tau[:-1].reshape(10, 10, 2)
     assert np.array_equal(tau, np.broadcast_to(tau[:, :1], tau.shape))  # constant over 10 ms
@@ -243,7 +243,7 @@ def test_friction_is_in_the_simulated_equation(arm):
 
 def test_clip_torque_uses_the_effort_limits(arm):
     limited = dataclasses.replace(arm, effort_limit=np.array([5.0, 2.0]))
-    ctrl = rd.control.PD(500.0, 10.0, target=[1.0, 1.0])
+    ctrl = rd.control.PD(arm, [1.0, 1.0], 500.0, 10.0)
     res = rd.simulate(
         limited, np.zeros(2), controller=ctrl, duration=0.05, dt=1e-3, clip_torque=True
     )
@@ -283,7 +283,7 @@ def test_a_python_controller_gets_batches(arm):
 
 # ------------------------------------------------------------------ files
 def test_a_saved_trajectory_loads_back_identical(arm, tmp_path):
-    res = rd.simulate(arm, [0.1, 0.2], controller=rd.control.PID(20.0, 5.0, 2.0, model=arm),
+    res = rd.simulate(arm, [0.1, 0.2], controller=rd.control.PID(arm, None, 20.0, 5.0, 2.0),
                       duration=0.2, dt=1e-3)  # fmt: skip
     res.energy()
     path = res.save(tmp_path / "run.npz")
@@ -322,11 +322,13 @@ def test_out_streams_to_disk_and_a_killed_run_leaves_its_samples(arm, tmp_path):
 
 # ------------------------------------------------------------------ failures
 def test_a_diverging_simulation_raises_with_the_partial_trajectory(arm, tmp_path):
-    # a huge gain with a coarse step: explicit Euler blows up
-    ctrl = rd.control.PD(1e6, 0.0, target=[1.0, 1.0])
-    with pytest.raises(rd.SimulationError, match=r"step \d+ \(t = [\d.]+ s\).*NaN or inf") as err:
-        rd.simulate(arm, np.zeros(2), controller=ctrl, duration=5.0, dt=1e-2, integrator="euler",
-                    out=tmp_path / "bad.npz")  # fmt: skip
+    # a huge gain with a coarse step: explicit Euler blows up; the message says how
+    ctrl = rd.control.PD(arm, [1.0, 1.0], 1e6, 0.0)
+    runaway = r"step \d+ \(t = [\d.]+ s\).*diverged: the velocity of joint 'joint\d' ran away"
+    with pytest.raises(rd.SimulationError, match=runaway + ".*euler is unstable") as err:
+        with pytest.warns(rd.SimulationWarning, match="euler is unstable at any step"):
+            rd.simulate(arm, np.zeros(2), controller=ctrl, duration=5.0, dt=1e-2,
+                        integrator="euler", out=tmp_path / "bad.npz")  # fmt: skip
     part = err.value.partial
     assert isinstance(part, rd.Trajectory) and 1 < len(part) < 501
     assert np.all(np.isfinite(part.q)) and part.meta["complete"] is False
@@ -393,16 +395,23 @@ def test_bad_states_name_themselves(arm):
         rd.simulate(arm, np.zeros((3, 2)), np.zeros((4, 2)), duration=1.0, dt=1e-3)
 
 
-def test_ctrl_c_hands_back_what_was_simulated(arm):
+def test_ctrl_c_hands_back_what_was_simulated(arm, tmp_path):
+    """A KeyboardInterrupt inside the Python loop (here from the controller, at t = 0.02 s)
+    stops the run as rd.SimulationInterrupted, a KeyboardInterrupt carrying the samples
+    before it (tests/test_interrupt.py sends real SIGINTs to the compiled loops)."""
+
     def interrupt(t, q, v):
         if t >= 0.02:
             raise KeyboardInterrupt
         return np.zeros(2)
 
-    with pytest.raises(rd.SimulationError, match="interrupted") as err:
+    with pytest.raises(rd.SimulationInterrupted, match="interrupted") as err:
         rd.simulate(arm, np.zeros(2), controller=interrupt, duration=1.0, dt=1e-3,
-                    integrator="semi_implicit_euler")  # fmt: skip
-    assert len(err.value.partial) == 20
+                    integrator="semi_implicit_euler", out=tmp_path / "run.npz")  # fmt: skip
+    assert isinstance(err.value, KeyboardInterrupt) and len(err.value.partial) == 20
+    full = rd.simulate(arm, np.zeros(2), duration=0.019, dt=1e-3, integrator="semi_implicit_euler")
+    assert np.array_equal(err.value.partial.q, full.q)  # the samples before it, exactly
+    assert rd.Trajectory.load(tmp_path / "run.npz") == err.value.partial
 
 
 def test_no_contact_model_bodies_pass_through_each_other_and_the_ground():
@@ -440,8 +449,8 @@ def test_the_compiled_rollout_equals_the_python_loop(ur5, integrator):
     target = q0 + 0.4
     ctrls = {
         "none": None,
-        "pd": rd.control.PD(np.arange(1.0, 7.0) * 20, 10.0, target=target, tau_max=30.0),
-        "pd+gravity": rd.control.PD(80.0, 15.0, target=target, gravity_compensation=wrong),
+        "pd": rd.control.PD(damped, target, np.arange(1.0, 7.0) * 20, 10.0, tau_max=30.0),
+        "pd+gravity": rd.control.PD(damped, target, 80.0, 15.0, gravity_compensation=wrong),
         "computed_torque": rd.control.ComputedTorque(wrong, target, kp=100.0, kd=20.0),
     }
     limited = dataclasses.replace(damped, effort_limit=np.full(6, 60.0))
@@ -456,11 +465,14 @@ def test_the_compiled_rollout_equals_the_python_loop(ur5, integrator):
 
 
 def test_the_compiled_rollout_hands_back_what_it_finished(arm):
-    ctrl = rd.control.PD(1e6, 0.0, target=[1.0, 1.0])
+    ctrl = rd.control.PD(arm, [1.0, 1.0], 1e6, 0.0)
     kw = dict(duration=5.0, dt=1e-2, integrator="euler")
-    with pytest.raises(rd.SimulationError, match=r"step \d+ .*NaN or inf") as fast:
-        rd.simulate(arm, np.zeros(2), controller=ctrl, **kw)
-    with pytest.raises(rd.SimulationError, match=r"step \d+ .*NaN or inf") as slow:
+    runaway = r"step 9 .*diverged: the velocity of joint 'joint2' ran away"
+    with pytest.raises(rd.SimulationError, match=runaway + ".*euler is unstable") as fast:
+        with pytest.warns(rd.SimulationWarning, match="euler is unstable at any step"):
+            rd.simulate(arm, np.zeros(2), controller=ctrl, **kw)
+    # a plain callable reports no gains: the same runaway, with the general advice
+    with pytest.raises(rd.SimulationError, match=runaway + ".*try a smaller dt") as slow:
         rd.simulate(arm, np.zeros(2), controller=_python_path(ctrl), **kw)
     a, b = fast.value.partial, slow.value.partial
     assert len(a) == len(b) > 1 and np.array_equal(a.q, b.q) and np.all(np.isfinite(a.q))

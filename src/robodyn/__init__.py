@@ -12,7 +12,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import inertia, spatial
-from .errors import ModelError, ModelWarning, SimulationError
+from .errors import (
+    ModelError,
+    ModelWarning,
+    SimulationError,
+    SimulationInterrupted,
+    SimulationWarning,
+)
 from .inertia import RigidInertia
 from .spatial import ad, adjoint, exp3, exp6, inv_transform, log3, log6, skew, transform, unskew
 
@@ -157,6 +163,8 @@ __all__ = [
     "ModelError",
     "ModelWarning",
     "SimulationError",
+    "SimulationInterrupted",
+    "SimulationWarning",
     "RigidInertia",
     "__version__",
     "ad",

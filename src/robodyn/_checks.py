@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_array", "as_vector", "as_square", "as_positive"]
+__all__ = [
+    "as_array",
+    "as_vector",
+    "as_square",
+    "as_positive",
+    "available_memory",
+    "check_room",
+    "human_bytes",
+]
 
 
 def as_array(x, name: str, tail: tuple[int, ...], *, finite: bool = True) -> np.ndarray:
@@ -72,3 +80,51 @@ def as_positive(x, name: str, unit: str = "") -> float:
     if not (x > 0 and np.isfinite(x)):
         raise ValueError(f"{name} must be a positive, finite number{unit}, got {x!r}")
     return x
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system can give this process now without swapping (Linux's
+    MemAvailable; elsewhere the free physical pages), or None when it cannot tell."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import os
+
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def human_bytes(n: float) -> str:
+    """``n`` bytes as "1.2 GB" (powers of 1000)."""
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB", "EB"):
+        if abs(n) < 1000 or unit == "EB":
+            return f"{n:.3g} {unit}" if unit != "B" else f"{int(n)} B"
+        n /= 1000.0
+    return f"{n:.3g} EB"  # pragma: no cover
+
+
+def check_room(need: int, what: str, *, folder=None) -> None:
+    """Raise ValueError before allocating when ``need`` bytes will not fit in the memory
+    available now (or, with ``folder``, on that folder's file system). ``what`` says what
+    the bytes are for and how to need fewer."""
+    import shutil
+
+    if folder is not None:
+        try:
+            free = shutil.disk_usage(folder).free
+        except OSError:
+            return
+        if need > free:
+            raise ValueError(f"{what} would take {human_bytes(need)} on disk and "
+                             f"{str(folder)!r} has {human_bytes(free)} free")  # fmt: skip
+        return
+    avail = available_memory()
+    if avail is not None and need > avail:
+        raise ValueError(f"{what} would take {human_bytes(need)} of memory and "
+                         f"{human_bytes(avail)} is available")  # fmt: skip

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["ModelError", "ModelWarning", "SimulationError"]
+__all__ = [
+    "ModelError",
+    "ModelWarning",
+    "SimulationError",
+    "SimulationInterrupted",
+    "SimulationWarning",
+]
 
 
 class ModelError(ValueError):
@@ -31,6 +37,31 @@ class SimulationError(RuntimeError):
     user computed is lost.
     """
 
+    def __init__(self, message: str, partial=None, *, reason: str | None = None):
+        super().__init__(message)
+        self.partial = partial
+        #: what happened, without the sentence about ``partial`` (for a command line)
+        self.reason = message if reason is None else reason
+
+
+class SimulationInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped a simulation; ``partial`` holds what it finished.
+
+    A :class:`KeyboardInterrupt`, so a script that stops on Ctrl-C still stops, and one that
+    catches it keeps the samples::
+
+        try:
+            res = rd.simulate(model, q0, duration=1e4, dt=1e-3)
+        except rd.SimulationInterrupted as stop:
+            res = stop.partial  # t = 0 .. the last finished sample
+    """
+
     def __init__(self, message: str, partial=None):
         super().__init__(message)
         self.partial = partial
+
+
+class SimulationWarning(UserWarning):
+    """A simulation's settings will probably make it fail: a step ``dt`` beyond the
+    stable step of the integrator for the controller's gains (:func:`robodyn.sim.stable_step`).
+    The message gives the step to use instead."""

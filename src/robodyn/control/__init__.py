@@ -6,6 +6,14 @@ rollouts with one controller call per integrator stage. Gains are scalars, per-j
 vectors (nv,) or matrices (nv, nv). A target is a constant configuration or a
 reference ``ref(t) -> (q_d, v_d, a_d)`` such as :func:`robodyn.trajectory.joint_trajectory`.
 
+Every controller takes its arguments in one order: the model, (the frame,) the target or
+reference, then the gains: ``PD(model, target, kp, kd)``, ``PID(model, target, kp, ki,
+kd)``, ``ComputedTorque(model, ref, kp, kd)``, ``TaskSpaceComputedTorque(model, frame,
+ref, kp, kd)``. The joint-space gains default to :func:`gains_for` (each joint's own
+inertia times the same closed-loop natural frequency, 10 rad/s, and damping ratio, 1).
+The former order ``PD(kp, kd, target, gravity_compensation, model=)`` still works and
+warns (DeprecationWarning).
+
 * :class:`PD`: ``tau = K_p e + K_d e_dot`` (+ ``g(q)`` with gravity compensation),
   ``e = q_d - q`` (MR eq. 11.27; course notes 003's gravity-compensation controller).
 * :class:`PID`: ``tau = K_p e + K_i int e + K_d e_dot`` (+ ``g(q)``), with anti-windup: the
@@ -25,10 +33,108 @@ Any controller clips its torque to ``tau_max`` when given (saturation).
 from __future__ import annotations
 
 import dataclasses
+import inspect
 
 import numpy as np
 
-__all__ = ["PD", "PID", "ComputedTorque", "TaskSpaceComputedTorque", "perturbed", "Controller"]
+__all__ = [
+    "PD",
+    "PID",
+    "ComputedTorque",
+    "TaskSpaceComputedTorque",
+    "perturbed",
+    "Controller",
+    "gains_for",
+]
+
+OMEGA_N = 10.0  #: rad/s, the default closed-loop natural frequency of every joint
+ZETA = 1.0  #: the default damping ratio (critical damping)
+
+
+def gains_for(model, zeta: float = ZETA, omega_n: float = OMEGA_N, *, q=None):
+    """Per-joint PD gains that give every joint the same closed-loop response.
+
+    Treating joint j as a mass ``m_j = M_jj(q)`` (the mass matrix's diagonal, armature
+    included), ``m_j e_dd + kd_j e_d + kp_j e = 0`` has natural frequency ``omega_n`` and
+    damping ratio ``zeta`` (MR eq. 11.9) when::
+
+        kp_j = m_j omega_n^2,    kd_j = 2 zeta omega_n m_j
+
+    The coupling between joints (M's off-diagonal terms) is left out, so the response is
+    that of each joint moving alone; :func:`robodyn.sim.stable_step` checks the coupled
+    system against a simulation step.
+
+    Parameters
+    ----------
+    model : Model
+    zeta : float
+        Damping ratio (1: critically damped, the default).
+    omega_n : float
+        Natural frequency, rad/s (default 10).
+    q : array_like (nq,), optional
+        The configuration whose M_jj are used (default: the neutral configuration).
+
+    Returns
+    -------
+    kp, kd : numpy.ndarray (nv,)
+        N m/rad and N m s/rad (N/m, N s/m for prismatic joints).
+
+    Examples
+    --------
+    >>> import robodyn as rd
+    >>> kp, kd = rd.control.gains_for(rd.models.load("pendulum"), 1.0, 10.0)
+    >>> kp, kd  # the pendulum's M = 1 kg m^2
+    (array([100.]), array([20.]))
+    """
+    from ..dynamics import mass_matrix
+    from ..model.configuration import neutral
+
+    zeta, omega_n = float(zeta), float(omega_n)
+    if not (np.isfinite(zeta) and zeta >= 0):
+        raise ValueError(f"zeta must be a finite number >= 0, got {zeta!r}")
+    if not (np.isfinite(omega_n) and omega_n > 0):
+        raise ValueError(f"omega_n must be a finite number > 0 (rad/s), got {omega_n!r}")
+    q = neutral(model) if q is None else q
+    m = np.diagonal(mass_matrix(model, q)).copy()
+    return m * omega_n**2, 2.0 * zeta * omega_n * m
+
+
+def _matrix(k, n: int) -> np.ndarray:
+    """A gain (scalar, (n,) or (n, n)) as an (n, n) matrix."""
+    k = np.asarray(k, dtype=float)
+    return k if k.ndim == 2 else np.eye(n) * k
+
+
+def _is_model(x) -> bool:
+    from ..model.model import Model
+
+    return isinstance(x, Model)
+
+
+def _model_first(cls: str, args: tuple, kwargs: dict, old: tuple[str, ...]) -> dict:
+    """The arguments of a controller called in the former order (gains first, the model as
+    ``model=`` or ``gravity_compensation=``), as keywords of the model-first order, with a
+    DeprecationWarning. ``old``: the former positional parameters."""
+    import warnings
+
+    if len(args) > len(old):
+        raise TypeError(f"{cls}() takes at most {len(old)} positional arguments in the "
+                        f"former order, got {len(args)}")  # fmt: skip
+    for name, value in zip(old, args):
+        if name in kwargs:
+            raise TypeError(f"{cls}() got multiple values for argument {name!r}")
+        kwargs[name] = value
+    gains = ", ".join(o for o in old if o.startswith("k"))
+    warnings.warn(
+        f"{cls}({', '.join(old)}, ..., model=) is deprecated: the model comes first, as "
+        f"everywhere in robodyn: {cls}(model, target, {gains}, ...)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    gc = kwargs.get("gravity_compensation")
+    if kwargs.get("model") is None:
+        kwargs["model"] = gc if _is_model(gc) else None
+    return kwargs
 
 
 def _gain(k, name: str, nv: int | None = None) -> np.ndarray:
@@ -110,36 +216,61 @@ class Controller:
 class PD(Controller):
     """Proportional-derivative joint control, optionally with gravity compensation.
 
-    ``tau = K_p (q_d - q) + K_d (v_d - v)`` (+ ``g(q)`` of ``gravity_compensation``); MR
+    ``tau = K_p (q_d - q) + K_d (v_d - v)`` (+ ``g(q)`` with ``gravity_compensation``); MR
     eq. 11.27, course notes 003 (``ctrl_pd_only``, ``ctrl_with_grav``).
 
     Parameters
     ----------
-    kp, kd : float or array_like (nv,) or (nv, nv)
-        Gains, N m/rad and N m s/rad.
+    model : Model
+        The robot (configuration differences of a floating base; the default gains; the
+        gravity compensation's model unless another is given).
     target : array_like (nq,) or callable, optional
-        Constant q_d (v_d = 0), or a reference ``ref(t) -> (q_d, v_d, a_d)``. Default:
+        Constant q_d (v_d = 0), or a reference ``ref(t) -> (q_d, v_d, a_d)``. None:
         q_d = 0.
-    gravity_compensation : Model, optional
-        Add this model's g(q) (it may differ from the simulated model).
-    model : Model, optional
-        Used for configuration differences of a floating base (taken from
-        gravity_compensation when given).
+    kp, kd : float or array_like (nv,) or (nv, nv), optional
+        Gains, N m/rad and N m s/rad. Default: :func:`gains_for` ``(model, 1, 10)`` at the
+        target (or at the neutral configuration for a reference): every joint critically
+        damped at 10 rad/s for its own inertia.
+    gravity_compensation : bool or Model
+        Add g(q): True for the model's own, or another Model's (a controller whose model
+        is wrong).
     tau_max : float or array_like (nv,), optional
         Saturate the torque.
+
+    Examples
+    --------
+    >>> import robodyn as rd
+    >>> model = rd.models.load("planar_2r")
+    >>> ctrl = rd.control.PD(model, [0.5, -0.5], gravity_compensation=True)
+    >>> res = rd.simulate(model, [0.0, 0.0], controller=ctrl, duration=3.0, dt=1e-3)
+    >>> bool(abs(res.q[-1] - [0.5, -0.5]).max() < 1e-3)
+    True
     """
 
     name = "pd"
 
-    def __init__(self, kp, kd, target=None, gravity_compensation=None, *, model=None,
-                 tau_max=None):  # fmt: skip
-        self.kp, self.kd = _gain(kp, "kp"), _gain(kd, "kd")
+    def __init__(self, *args, **kwargs):
+        if args and not _is_model(args[0]):  # PD(kp, kd, target, gravity_compensation, model=)
+            kwargs = _model_first(
+                "PD", args, kwargs, ("kp", "kd", "target", "gravity_compensation")
+            )
+            args = ()
+        self._setup(*args, **kwargs)
+
+    def _setup(self, model=None, target=None, kp=None, kd=None, gravity_compensation=False,
+               *, tau_max=None):  # fmt: skip
+        self.model = model
         self.ref = _Reference(target)
-        self.gravity_model = gravity_compensation
-        self.model = model if model is not None else gravity_compensation
+        self.kp, self.kd = _default_gains(model, self.ref, kp, kd, "PD")
+        self.gravity_model = _gravity_model(model, gravity_compensation)
         self.tau_max = None if tau_max is None else _gain(tau_max, "tau_max")
-        if gravity_compensation is not None:
+        if self.gravity_model is not None:
             self.name = "pd+gravity"
+
+    def linear_gains(self, model, q):
+        """``(K, D)``, the torque gains (nv, nv) on the error and its rate, for
+        :func:`robodyn.sim.stable_step`."""
+        return _matrix(self.kp, model.nv), _matrix(self.kd, model.nv)
 
     def _c_law(self, model):
         """This law for the compiled rollout of robodyn.simulate (None: not expressible)."""
@@ -167,6 +298,39 @@ class PD(Controller):
         return _saturate(tau, self.tau_max)
 
 
+PD.__init__.__signature__ = inspect.signature(PD._setup)
+
+
+def _gravity_model(model, gravity_compensation):
+    """The model whose g(q) a controller adds (None: no gravity compensation)."""
+    gc = gravity_compensation
+    if gc is None or gc is False:
+        return None
+    if gc is True:
+        if model is None:
+            raise ValueError("gravity_compensation=True needs the model: give it first, "
+                             "e.g. PD(model, target, gravity_compensation=True)")  # fmt: skip
+        return model
+    if not _is_model(gc):
+        raise ValueError(f"gravity_compensation must be True, False or a Model, got "
+                         f"{type(gc).__name__}")  # fmt: skip
+    return gc
+
+
+def _default_gains(model, ref, kp, kd, cls: str):
+    """kp, kd as given (checked), or :func:`gains_for` (model, 1, 10) at the target."""
+    if kp is None or kd is None:
+        if model is None:
+            raise ValueError(f"{cls} needs kp and kd, or the model for its default gains "
+                             f"({cls}(model, target) uses rd.control.gains_for)")  # fmt: skip
+        q = ref.q if ref.q is not None and ref.q.shape == (model.nq,) else None
+        kp0, kd0 = gains_for(model, q=q)
+        kp = kp0 if kp is None else kp
+        kd = kd0 if kd is None else kd
+    nv = None if model is None else model.nv
+    return _gain(kp, "kp", nv), _gain(kd, "kd", nv)
+
+
 class PID(Controller):
     """PID joint control with anti-windup (MR eq. 11.31), optionally with gravity
     compensation.
@@ -178,21 +342,35 @@ class PID(Controller):
 
     Parameters
     ----------
-    kp, ki, kd : float or array_like (nv,) or (nv, nv)
-    target, gravity_compensation, model, tau_max
+    model : Model
+    target : array_like (nq,) or callable, optional
+        As in :class:`PD`.
+    kp, ki, kd : float or array_like (nv,) or (nv, nv), optional
+        Default: kp, kd of :func:`gains_for` and ``ki = kp / 2`` (per second).
+    gravity_compensation : bool or Model
         As in :class:`PD`.
     i_max : float or array_like (nv,), optional
         Largest integral torque ``|K_i z|`` per joint.
+    tau_max : float or array_like (nv,), optional
+        Saturate the torque.
     """
 
     name = "pid"
 
-    def __init__(self, kp, ki, kd, target=None, gravity_compensation=None, *, model=None,
-                 i_max=None, tau_max=None):  # fmt: skip
-        self.kp, self.ki, self.kd = _gain(kp, "kp"), _gain(ki, "ki"), _gain(kd, "kd")
+    def __init__(self, *args, **kwargs):
+        if args and not _is_model(args[0]):  # PID(kp, ki, kd, target, gravity_compensation)
+            old = ("kp", "ki", "kd", "target", "gravity_compensation")
+            kwargs = _model_first("PID", args, kwargs, old)
+            args = ()
+        self._setup(*args, **kwargs)
+
+    def _setup(self, model=None, target=None, kp=None, ki=None, kd=None,
+               gravity_compensation=False, *, i_max=None, tau_max=None):  # fmt: skip
+        self.model = model
         self.ref = _Reference(target)
-        self.gravity_model = gravity_compensation
-        self.model = model if model is not None else gravity_compensation
+        self.kp, self.kd = _default_gains(model, self.ref, kp, kd, "PID")
+        self.ki = _gain(0.5 * self.kp if ki is None else ki, "ki")
+        self.gravity_model = _gravity_model(model, gravity_compensation)
         self.i_max = None if i_max is None else _gain(i_max, "i_max")
         self.tau_max = None if tau_max is None else _gain(tau_max, "tau_max")
         nv = None
@@ -202,8 +380,13 @@ class PID(Controller):
         m = self.model
         self._nv = nv if nv is not None else (m.nv if m is not None else None)
         if self._nv is None:
-            raise ValueError("PID needs the number of joints: give a gain per joint or model=")
+            raise ValueError("PID needs the number of joints: give the model first")
         self.state_size = self._nv
+
+    def linear_gains(self, model, q):
+        """``(K, D)`` of the proportional and derivative terms (the integral is slow beside
+        them), for :func:`robodyn.sim.stable_step`."""
+        return _matrix(self.kp, model.nv), _matrix(self.kd, model.nv)
 
     def __call__(self, t, q, v, z):
         q = np.asarray(q, dtype=float)
@@ -229,6 +412,9 @@ class PID(Controller):
         return _saturate(tau, self.tau_max), dz
 
 
+PID.__init__.__signature__ = inspect.signature(PID._setup)
+
+
 class ComputedTorque(Controller):
     """Computed-torque (inverse-dynamics) control along a joint reference (MR eq. 11.35).
 
@@ -244,6 +430,8 @@ class ComputedTorque(Controller):
     ref : callable or array_like (nq,)
         ``ref(t) -> (q_d, v_d, a_d)``, or a constant target.
     kp, kd : float or array_like (nv,) or (nv, nv)
+        Gains on the error's acceleration, 1/s^2 and 1/s (default 100 and 20: every joint
+        critically damped at 10 rad/s, whatever its inertia, since the law divides by M).
     ki : float or array_like, optional
         An integral term ``K_i int e`` (MR eq. 11.35's PID form); makes the controller
         stateful (``state_size = nv``).
@@ -255,7 +443,8 @@ class ComputedTorque(Controller):
 
     name = "computed_torque"
 
-    def __init__(self, model, ref, kp, kd, *, ki=None, friction: bool = True, tau_max=None):
+    def __init__(self, model, ref, kp=OMEGA_N**2, kd=2 * ZETA * OMEGA_N, *, ki=None,
+                 friction: bool = True, tau_max=None):  # fmt: skip
         self.model = model
         self.ref = _Reference(ref, "ref")
         self.kp, self.kd = _gain(kp, "kp", model.nv), _gain(kd, "kd", model.nv)
@@ -266,6 +455,17 @@ class ComputedTorque(Controller):
         from ..dynamics import inverse_dynamics
 
         self._rnea, self._nv, self._flat = inverse_dynamics, model.nv, model.nq == model.nv
+
+    def linear_gains(self, model, q):
+        """``(K, D)`` as torque gains, for :func:`robodyn.sim.stable_step`: the law puts
+        ``M_c(q) (K_p e + K_d e_dot)`` on the robot and cancels the joint damping it knows."""
+        from ..dynamics import mass_matrix
+
+        Mc = mass_matrix(self.model, q)
+        D = Mc @ _matrix(self.kd, model.nv)
+        if self.friction:
+            D = D - np.diag(np.asarray(self.model.dof_damping, dtype=float))
+        return Mc @ _matrix(self.kp, model.nv), D
 
     def _c_law(self, model):
         """This law for the compiled rollout of robodyn.simulate (None: not expressible)."""

@@ -1,7 +1,8 @@
 """Simulation: :func:`simulate` a model under a controller, and its :class:`Trajectory`.
 
 See :mod:`robodyn.sim.simulate` (the loop and its options), :mod:`robodyn.sim.integrators`
-(Euler, semi-implicit Euler, RK4 on the configuration manifold) and
+(Euler, semi-implicit Euler, RK4 on the configuration manifold),
+:mod:`robodyn.sim.stability` (the largest stable step for a controller's gains) and
 :mod:`robodyn.sim.plot` (figures and animations).
 """
 
@@ -9,5 +10,6 @@ from __future__ import annotations
 
 from .result import Trajectory
 from .simulate import INTEGRATORS, simulate
+from .stability import StepCheck, stable_step
 
-__all__ = ["simulate", "Trajectory", "INTEGRATORS"]
+__all__ = ["simulate", "Trajectory", "INTEGRATORS", "stable_step", "StepCheck"]

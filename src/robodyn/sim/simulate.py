@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import as_positive
-from ..errors import SimulationError
+from .._checks import as_positive, check_room
+from ..errors import SimulationError, SimulationInterrupted, SimulationWarning
 from ..kernels import core
 from ..kernels._pack import FL_ARMATURE, FL_CHECK, FL_FEXT, FL_FRICTION, FL_GRAVITY, packed
 from ..kernels.call import is_dask
@@ -70,6 +70,24 @@ def _states(model, q0, v0):
 
         q0 = normalize(model, q0)
     return batch, q0, v0
+
+
+def _check_room(model, N: int, K: int, nz: int, duration, dt, out) -> None:
+    """Refuse, before allocating, a run whose samples do not fit in memory (or on disk,
+    streamed to ``out``), saying how much it would need."""
+    width = model.nq + 3 * model.nv + nz  # q, v, a, tau (and z) per sample and rollout
+    need = 8 * (K + 1) * (1 + N * width)
+    what = (
+        f"simulate: duration {duration:g} s at dt {dt:g} s is {K + 1:.4g} samples of "
+        f"{width} numbers{f' for {N} rollouts' if N > 1 else ''}: the result"
+    )
+    how = "; shorten the run, raise dt, or split it into shorter runs"
+    try:
+        if out is not None:
+            check_room(need, what, folder=Path(out).parent)
+        check_room(need, what)
+    except ValueError as exc:
+        raise ValueError(f"{exc}{how}") from None
 
 
 def _name(controller) -> str:
@@ -192,11 +210,12 @@ class _Record:
         self.done = k + 1
 
     def mark(self, done: int) -> None:
-        """Say on disk how many samples are complete (after flushing them)."""
+        """Say on disk how many samples are complete. The samples are already in the
+        files: their pages are shared with the system, which writes them out even when this
+        process is killed (only a crash of the machine could lose them, and flushing them
+        here, msync, would cost ~15 % of a compiled run)."""
         if self.folder is None:
             return
-        for m in self.x.values():
-            m.flush()
         tmp = self.folder / "meta.json.tmp"
         tmp.write_text(json.dumps({**self.meta, "done": done}))
         tmp.replace(self.folder / "meta.json")
@@ -224,10 +243,10 @@ _LAWS = {"none": 0, "pd": 1, "pd+gravity": 2, "computed_torque": 3}
 _C_INTEGRATORS = {"euler": 0, "semi_implicit_euler": 1, "rk4": 2}
 
 
-def _c_rollout(model, controller, integrator, q, v, K, dt, friction, clip_torque):
-    """One rollout in the compiled core (kernels/core/sim.c) when it can run there: 1-dof
-    joints, a fixed-step integrator, and no controller or one of robodyn.control's laws
-    that describes itself (``_c_law``). Returns (Q, V, A, TAU, code, done) or None."""
+def _c_setup(model, controller, integrator, friction, clip_torque):
+    """The arguments of the compiled rollout (kernels/core/sim.c) when the run can go there:
+    1-dof joints, a fixed-step integrator, and no controller or one of robodyn.control's
+    laws that describes itself (``_c_law``); else None."""
     pk = model._rd_packed or packed(model)
     if integrator not in _C_INTEGRATORS or model.nq != model.nv or pk.has_mimic or pk.I[5]:
         return None
@@ -253,14 +272,26 @@ def _c_rollout(model, controller, integrator, q, v, K, dt, friction, clip_torque
         np.broadcast_to(np.asarray(law["kd"], dtype=float), (nv,)),
         law["q_a"], law["q_b"], tau_max, [float(law["T"])], law["c"],
     ])  # fmt: skip
-    out = [np.empty((K + 1, nv)) for _ in range(4)]
     flags = FL_GRAVITY | FL_ARMATURE | (FL_FRICTION if friction else 0)
-    code, done = core.simulate(
-        pk.P, pc.P, np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(v, dtype=float),
-        K, float(dt), _C_INTEGRATORS[integrator], _LAWS[law["law"]], flags, law["cflags"],
-        np.ascontiguousarray(params), *out,
-    )  # fmt: skip
-    return (*out, code, done)
+    return (pk.P, pc.P, _C_INTEGRATORS[integrator], _LAWS[law["law"]], flags, law["cflags"],
+            np.ascontiguousarray(params))  # fmt: skip
+
+
+def _c_piece(setup, X, k0: int, k1: int, dt: float):
+    """Samples k0 .. k1 of the compiled rollout into the rows of X = (Q, V, A, TAU), from
+    the state in row k0 (which it recomputes: a run in pieces equals a run in one).
+    Returns (code, done, exc): done samples complete from k0; exc a signal handler's
+    exception (Ctrl-C) when code is _INTERRUPTED."""
+    P, Pc, integ, law, flags, cflags, params = setup
+    Q, V, A, TAU = X
+    q, v = Q[k0].copy(), V[k0].copy()
+    return core.simulate(P, Pc, q, v, k1 - k0, float(dt), integ, law, flags, cflags, params,
+                         Q[k0 : k1 + 1], V[k0 : k1 + 1], A[k0 : k1 + 1], TAU[k0 : k1 + 1],
+                         k0)  # fmt: skip
+
+
+_INTERRUPTED = 18  # rd.h's E_INTERRUPTED: the run's poll for signals said stop
+_PIECE = 8192  # steps of a compiled run between two marks on disk (a streamed run)
 
 
 def _c_message(code: int, model) -> str:
@@ -428,6 +459,7 @@ def simulate(
     nz = int(getattr(controller, "state_size", 0) or 0)
     z = np.zeros(shape_v[:-1] + (nz,)) if nz else None
 
+    _check_room(model, N if batch else 1, K, nz, duration, dt, out)
     meta = {
         "model": model.name, "integrator": integrator, "dt": dt, "duration": duration,
         "control_dt": control_dt, "friction": bool(friction), "clip_torque": bool(clip_torque),
@@ -444,26 +476,31 @@ def simulate(
             raise ValueError(f"out: folder {str(out.parent)!r} does not exist")
         folder = out.with_name(out.name + ".partial")
         shutil.rmtree(folder, ignore_errors=True)
-    if not batch and not hold and f_ext is None and out is None and not progress and z is None:
-        fast = _c_rollout(model, controller, integrator, q, v, K, dt, friction, clip_torque)
-        if fast is not None:
-            Q, V, A, TAU, code, done = fast
-            meta["n_eval"] = K * (4 if integrator == "rk4" else 1) + 1
-            meta["complete"] = code == 0
+    check = None
+    if integrator in STEPS and not hold:  # will this step be stable for these gains?
+        from .stability import stable_step
 
-            def cut(n):
-                return Trajectory(dt * np.arange(n), Q[:n], V[:n], A[:n], TAU[:n], meta=meta,
-                                  model=model)  # fmt: skip
+        check = stable_step(model, controller, q if not batch else q[0], integrator,
+                            friction=friction)  # fmt: skip
+        if check is not None and not check.stable(dt):
+            import warnings
 
-            if code:
-                meta["n_eval"] = None
-                raise SimulationError(
-                    f"simulate({model.name!r}) stopped at step {done} (t = {done * dt:g} s) of "
-                    f"{K}: {_c_message(code, model)}. err.partial holds the {done} samples "
-                    "before it",
-                    partial=cut(done),
-                )
-            return cut(K + 1)
+            warnings.warn(SimulationWarning(f"simulate({model.name!r}): {check.advice(dt)}"),
+                          stacklevel=2)  # fmt: skip
+    stop = {"model": model, "K": K, "dt": dt, "out": out, "folder": folder, "check": check}
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=K, unit="step", desc=f"simulate {model.name}", leave=False)
+    if not batch and not hold and f_ext is None and z is None:
+        setup = _c_setup(model, controller, integrator, friction, clip_torque)
+        if setup is not None:
+            try:
+                return _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop)
+            finally:
+                if bar is not None:
+                    bar.close()
     rec = _Record(K, shape_q, shape_v, None if z is None else z.shape, folder, meta)
 
     accel = _accelerations(model, friction, f_ext, th)
@@ -477,11 +514,6 @@ def simulate(
         counter["eval"] += 1
         return accel(t, q, v, tau), tau, dz
 
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=K, unit="step", desc=f"simulate {model.name}", leave=False)
     k = 0
     try:
         if integrator in _ADAPTIVE:
@@ -534,17 +566,9 @@ def simulate(
         n = rec.done
         meta_p = {**meta, "complete": False, "n_eval": counter["eval"]}
         part = rec.trajectory(n, batch, model, meta_p)
-        if out is not None:
-            part.save(out)
-            shutil.rmtree(folder, ignore_errors=True)
-        why = "interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt) else str(exc)
-        t_fail = n * dt
-        raise SimulationError(
-            f"simulate({model.name!r}) stopped at step {n} (t = {t_fail:g} s) of {K}: {why}. "
-            f"err.partial holds the {n} samples before it"
-            + (f" (also saved to {out})" if out is not None else ""),
-            partial=part,
-        ) from exc
+        if isinstance(exc, KeyboardInterrupt):
+            _stopped(stop, n, part, None, exc)
+        _stopped(stop, n, part, str(exc), exc)
     finally:
         if bar is not None:
             bar.close()
@@ -556,6 +580,109 @@ def simulate(
         rec.x.clear()
         shutil.rmtree(folder, ignore_errors=True)
     return res
+
+
+def _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop):
+    """One rollout in the compiled core: in one call, or, streaming to ``out`` or with a
+    progress bar, in pieces of _PIECE steps written straight into the files of the
+    ``.partial`` folder (each piece marked done on disk)."""
+    nv = model.nv
+    meta["n_eval"] = K * (4 if meta["integrator"] == "rk4" else 1) + 1
+    rec = None
+    if folder is not None:
+        rec = _Record(K, (nv,), (nv,), None, folder, meta)
+        rec.x["t"][:] = dt * np.arange(K + 1)
+        X = (rec.x["q"], rec.x["v"], rec.x["a"], rec.x["tau"])
+    else:
+        X = tuple(np.empty((K + 1, nv)) for _ in range(4))
+    X[0][0], X[1][0] = q, v
+    piece = K if rec is None and bar is None else _PIECE
+    k, n, exc = 0, 1, None
+    try:
+        while True:
+            k1 = min(K, k + piece)
+            code, done, exc = _c_piece(setup, X, k, k1, dt)
+            if code:
+                n = k + done
+                break
+            n = k1 + 1  # samples 0 .. k1 are complete
+            if bar is not None:
+                bar.update(k1 - k)
+            if k1 == K:
+                break
+            if rec is not None:
+                rec.mark(n)
+            k = k1
+    except KeyboardInterrupt as stop_here:  # Ctrl-C between two pieces
+        code, exc = _INTERRUPTED, stop_here
+    meta["complete"] = code == 0
+    if code:
+        meta["n_eval"] = None
+
+    def cut(n):
+        if rec is not None:
+            return rec.trajectory(n, (), model, meta)
+        return Trajectory(dt * np.arange(n), X[0][:n], X[1][:n], X[2][:n], X[3][:n],
+                          meta=meta, model=model)  # fmt: skip
+
+    if code == _INTERRUPTED:
+        _stopped(stop, n, cut(n), None, exc)
+    if code:
+        _stopped(stop, n, cut(n), _c_message(code, model), None)
+    res = cut(K + 1)
+    if out is not None:
+        res.save(out)
+        rec.x.clear()
+        shutil.rmtree(folder, ignore_errors=True)
+    return res
+
+
+def _runaway(model, part) -> str | None:
+    """How the motion ran away, when the last samples show it diverging: the velocity of
+    one joint growing by 3x or more at each of its last 3 samples to over 100 (rad/s or
+    m/s), or past 1e5 however it got there. None otherwise."""
+    v = np.asarray(part.v)
+    if v.ndim > 2:  # a batch: the rollout whose last sample is fastest
+        v = v.reshape(-1, *v.shape[-2:])
+        v = v[int(np.argmax(np.abs(v[:, -1]).max(axis=-1)))]
+    if len(v) < 2:
+        return None
+    speed = np.abs(v)
+    j = int(np.argmax(speed[-1]))
+    s = speed[-4:, j]
+    growing = len(s) == 4 and np.all(s[1:] >= 3.0 * s[:-1]) and s[-1] > 100.0
+    if not (growing or s[-1] > 1e5):
+        return None
+    joint = model.joint_names_all[int(model.dof_body[j])]
+    t = np.asarray(part.t)
+    return (
+        f"the motion diverged: the velocity of joint {joint!r} ran away, |v| {s[0]:.3g} -> "
+        f"{s[-1]:.3g} from t = {t[-len(s)]:g} s to {t[-1]:g} s"
+    )
+
+
+def _stopped(stop, n: int, part, why: str | None, exc):
+    """Raise for a run that stopped after n samples: SimulationInterrupted (Ctrl-C: why is
+    None) or SimulationError, each carrying the partial trajectory (also saved to out)."""
+    model, K, dt, out, check = stop["model"], stop["K"], stop["dt"], stop["out"], stop["check"]
+    if out is not None:
+        part.save(out)
+        shutil.rmtree(stop["folder"], ignore_errors=True)
+    where = f"err.partial holds the {n} samples before it" + (
+        f" (also saved to {out})" if out is not None else ""
+    )
+    head = f"simulate({model.name!r}) stopped at step {n} (t = {n * dt:g} s) of {K}"
+    if why is None:
+        raise SimulationInterrupted(f"{head}: interrupted (Ctrl-C). {where}", partial=part) from exc
+    runaway = _runaway(model, part)
+    if runaway is not None:
+        advice = (
+            check.advice(dt)
+            if check is not None and not check.stable(dt)
+            else "try a smaller dt, lower gains or another integrator"
+        )
+        why = f"{runaway}; {advice}"
+    raise SimulationError(f"{head}: {why}. {where}", partial=part, reason=f"{head}: {why}") from exc
 
 
 def _run_adaptive(integrator, model, chart, rate_of, rec, q, v, z, K, dt, hold, rtol, atol,

@@ -13,6 +13,10 @@
  * Threads: the chunks are split into contiguous ranges, one per thread; the calling thread
  * takes the first range. Each thread allocates its workspace once per call; nothing is
  * allocated per state. The error reported is that of the lowest failing state.
+ *
+ * Ctrl-C: the calling thread polls (poll_t) every POLL_CHUNKS chunks of its range; a stop
+ * raises a flag every thread reads before its next chunk, and the call returns
+ * E_INTERRUPTED.
  */
 #include "batch.h"
 
@@ -22,6 +26,8 @@
 #include <emmintrin.h>
 #define RD_SSE2 1
 #endif
+
+enum { POLL_CHUNKS = 256 }; /* 4096 states between two polls */
 
 #if defined(_WIN32)
 #include <windows.h>
@@ -76,6 +82,8 @@ typedef struct {
     int check;
     int err;             /* the first error in this worker's states, and where */
     int64_t bad;
+    const poll_t *poll;  /* the calling thread's worker polls for Ctrl-C (others: NULL) */
+    volatile int *stop;  /* set when it says stop; every worker reads it between chunks */
 } work_t;
 
 static void gather(const double *src, int64_t n, int64_t s0, int m, int L, double *dst)
@@ -142,6 +150,12 @@ static void run_range(work_t *w)
     for (int64_t c = w->c0; c < w->c1; c++) {
         const int64_t s0 = c * LANES;
         const int m = (int)(w->N - s0 < LANES ? w->N - s0 : LANES);
+        if (w->poll && (c - w->c0) % POLL_CHUNKS == POLL_CHUNKS - 1 && w->poll->fn(w->poll->ctx))
+            *w->stop = 1;
+        if (*w->stop) {
+            w->err = E_INTERRUPTED, w->bad = s0;
+            break;
+        }
         if (w->check)
             for (int l = 0; l < m; l++) {
                 int e = check_state(md, al, a, s0 + l);
@@ -211,11 +225,11 @@ static void *worker(void *p)
 #endif
 
 int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N, double *out,
-                 int threads, int check, int64_t *bad)
+                 int threads, int check, int64_t *bad, const poll_t *poll)
 {
     /* the algorithm on the N states of a (row-major) into out (N, out_size), which must
      * be zero when the algorithm has a sparsity pattern; 0 or the error code of the lowest
-     * failing state, *bad = that state (-3: out of memory) */
+     * failing state, *bad = that state (-3: out of memory; E_INTERRUPTED: poll said stop) */
     const int64_t nchunk = (N + LANES - 1) / LANES;
     args_t ap = *a; /* with the pattern, computed once for the whole batch */
     int64_t *nz = NULL;
@@ -233,8 +247,10 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
     if (nt > RD_MAX_THREADS)
         nt = RD_MAX_THREADS;
     work_t w[RD_MAX_THREADS];
+    volatile int stop = 0;
     for (int64_t t = 0; t < nt; t++) {
-        w[t] = (work_t){md, al, &ap, out, N, nchunk * t / nt, nchunk * (t + 1) / nt, check, 0, 0};
+        w[t] = (work_t){md, al, &ap, out, N, nchunk * t / nt, nchunk * (t + 1) / nt, check, 0, 0,
+                        t == 0 && poll && poll->fn ? poll : NULL, &stop};
     }
 #if defined(_WIN32)
     HANDLE h[RD_MAX_THREADS];
@@ -263,6 +279,10 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
 #endif
         }
     free(nz);
+    if (stop) {
+        *bad = 0;
+        return E_INTERRUPTED;
+    }
     for (int64_t t = 0; t < nt; t++) /* ranges are in state order: the first error wins */
         if (w[t].err) {
             *bad = w[t].bad;

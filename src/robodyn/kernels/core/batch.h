@@ -27,7 +27,7 @@ int rd_cpu_count(void);
 int rd_run_one(const model_t *md, const algo_t *al, const args_t *a, double *out, int check,
                double *W);
 int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N, double *out,
-                 int threads, int check, int64_t *bad);
+                 int threads, int check, int64_t *bad, const poll_t *poll);
 
 /* kinematics.c */
 int64_t rd_kin_work(const model_t *md);

@@ -165,6 +165,19 @@ static PyObject *error(int code, int64_t state)
     return Py_BuildValue("(iL)", code, (long long)state);
 }
 
+/* ---------------------------------------------------------------- Ctrl-C */
+static int poll_signals(void *ctx)
+{
+    /* poll_t for a loop running without the GIL (*ctx its saved thread state): take the
+     * GIL, run Python's signal handlers (Ctrl-C raises KeyboardInterrupt: nonzero, with the
+     * exception set) and give the GIL back */
+    PyThreadState **save = (PyThreadState **)ctx;
+    PyEval_RestoreThread(*save);
+    const int stop = PyErr_CheckSignals() != 0;
+    *save = PyEval_SaveThread();
+    return stop;
+}
+
 /* ---------------------------------------------------------------- the one call */
 enum { STACK_WORK = 4096 };
 
@@ -235,12 +248,19 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
     }
     else if (N > 0) {
         int nt = threads > 0 ? (int)threads : default_threads;
-        Py_BEGIN_ALLOW_THREADS
-        err = rd_run_batch(&md, al, &a, N, res, nt, check, &bad);
-        Py_END_ALLOW_THREADS
+        PyThreadState *save = PyEval_SaveThread();
+        const poll_t poll = {poll_signals, &save};
+        err = rd_run_batch(&md, al, &a, N, res, nt, check, &bad, &poll);
+        PyEval_RestoreThread(save);
         if (err == -3) {
             Py_DECREF(out);
             return PyErr_NoMemory();
+        }
+        if (err == E_INTERRUPTED) { /* the signal handler's exception (KeyboardInterrupt) */
+            Py_DECREF(out);
+            if (!PyErr_Occurred())
+                PyErr_SetNone(PyExc_KeyboardInterrupt);
+            return NULL;
         }
     }
     if (err == 0)
@@ -722,10 +742,12 @@ static double *out_array(PyObject *o, npy_intp rows, npy_intp n)
 
 static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    /* (P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU) with
-     * params = [kp, kd, q_a, q_b, tau_max (nv each), T, c_0 .. c_5] -> (code, done) */
+    /* (P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU, k0) with
+     * params = [kp, kd, q_a, q_b, tau_max (nv each), T, c_0 .. c_5] -> (code, done, exc):
+     * exc is the exception of a signal handler that stopped the run (Ctrl-C:
+     * KeyboardInterrupt, code E_INTERRUPTED), else None */
     (void)self;
-    if (!nargs_ok("simulate", nargs, 15))
+    if (!nargs_ok("simulate", nargs, 16))
         return NULL;
     model_t md, mc;
     if (get_model(args[0], &md) || get_model(args[1], &mc))
@@ -734,12 +756,13 @@ static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t n
     const double h = PyFloat_AsDouble(args[5]);
     const int integrator = (int)PyLong_AsLong(args[6]), law = (int)PyLong_AsLong(args[7]);
     const long flags = PyLong_AsLong(args[8]), cflags = PyLong_AsLong(args[9]);
+    const int64_t k0 = PyLong_AsLongLong(args[15]);
     if (PyErr_Occurred())
         return NULL;
     const npy_intp n = md.nv;
     const double *q0, *v0, *par;
     double *Q, *V, *A, *TAU;
-    if (md.nq != md.nv || md.has_free || mc.nv != md.nv || K < 0 || integrator < 0
+    if (md.nq != md.nv || md.has_free || mc.nv != md.nv || K < 0 || k0 < 0 || integrator < 0
         || integrator > INT_RK4 || law < 0 || law > LAW_CT
         || state_array(args[2], 1, 1, n, 1, &q0) || state_array(args[3], 1, 1, n, 1, &v0)
         || state_array(args[10], 1, 1, 5 * n + 7, 1, &par)
@@ -748,18 +771,29 @@ static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_ValueError, "simulate: bad arguments (see robodyn.sim.simulate)");
         return NULL;
     }
+    PyThreadState *save = PyEval_SaveThread();
+    const poll_t poll = {poll_signals, &save};
     sim_t s = {&md, &mc, integrator, law, flags, cflags, par, par + n, par + 2 * n, par + 3 * n,
-               par[5 * n], {0.0}, par + 4 * n};
+               par[5 * n], {0.0}, par + 4 * n, k0, &poll};
     for (int k = 0; k < 6; k++)
         s.c[k] = par[5 * n + 1 + k];
     int64_t done = 0;
-    int code;
-    Py_BEGIN_ALLOW_THREADS
-    code = rd_simulate(&s, q0, v0, K, h, Q, V, A, TAU, &done);
-    Py_END_ALLOW_THREADS
+    const int code = rd_simulate(&s, q0, v0, K, h, Q, V, A, TAU, &done);
+    PyEval_RestoreThread(save);
     if (code == E_MEMORY)
         return PyErr_NoMemory();
-    return Py_BuildValue("(iL)", code, (long long)done);
+    PyObject *exc = Py_None;
+    if (code == E_INTERRUPTED && PyErr_Occurred()) { /* hand the handler's exception back */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (tb)
+            PyException_SetTraceback(value, tb);
+        Py_XDECREF(type);
+        Py_XDECREF(tb);
+        return Py_BuildValue("(iLN)", code, (long long)done, value);
+    }
+    return Py_BuildValue("(iLO)", code, (long long)done, exc);
 }
 
 static PyObject *py_ik_dls(PyObject *self, PyObject *const *args, Py_ssize_t nargs)

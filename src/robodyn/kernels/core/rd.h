@@ -92,10 +92,19 @@ enum {
 enum { KIND_SPACE = 0, KIND_BODY = 1, KIND_WORLD_ALIGNED = 2 };
 
 /* Error codes (robodyn.kernels.core turns them into messages): 11 + k argument k of the
- * state (q, v, a/tau, f_ext, ...) holds NaN or inf; 15 a zero quaternion; 1000 + i the
- * articulated inertia pivot of body i is not positive; 2000 + k the Cholesky pivot of dof
- * k of M is not positive. */
-enum { E_NONFINITE = 11, E_QUATERNION = 15, E_PIVOT = 1000, E_CHOLESKY = 2000 };
+ * state (q, v, a/tau, f_ext, ...) holds NaN or inf; 15 a zero quaternion; 18 a long loop
+ * was interrupted (poll_t); 1000 + i the articulated inertia pivot of body i is not
+ * positive; 2000 + k the Cholesky pivot of dof k of M is not positive. */
+enum { E_NONFINITE = 11, E_QUATERNION = 15, E_INTERRUPTED = 18, E_PIVOT = 1000,
+       E_CHOLESKY = 2000 };
+
+/* Interruption (Ctrl-C): a long loop calls fn(ctx) every so often from the thread that
+ * started it; a nonzero answer stops the loop with E_INTERRUPTED, keeping what it finished.
+ * The core knows nothing of Python: module.c's fn takes the GIL and checks for signals. */
+typedef struct {
+    int (*fn)(void *ctx);
+    void *ctx;
+} poll_t;
 
 /* The model: the int and float records, and the operational frames appended by
  * _pack.py (frame f is fixed to body frame_body[f] at (R, p) = F[ff0 + 12 f ...]). */

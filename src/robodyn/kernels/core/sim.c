@@ -12,11 +12,15 @@
  * r = t / T clamped to [0, 1], s(r) = sum_k c_k r^k (cubic, quintic; a constant target has
  * q_a = q_b). robodyn.sim.simulate calls it for one rollout with such a controller (the
  * Python loop, with the batch kernels, runs everything else); a parity test keeps the two
- * equal.
+ * equal. A run may come in pieces (k0: the index of the piece's first sample, so the times
+ * are those of one run), and it asks s->poll every POLL_STEPS steps whether to stop
+ * (Ctrl-C), keeping the samples it finished.
  */
 #include "sim.h"
 
 #include <stdlib.h>
+
+enum { POLL_STEPS = 1024 };
 
 RD_INLINE void reference(const sim_t *s, double t, int64_t n, double *qd, double *vd, double *ad)
 {
@@ -103,6 +107,18 @@ static int finite(const double *x, int64_t n)
     return 1;
 }
 
+static int stage(const sim_t *s, double t, const double *q, const double *v, double *tau,
+                 double *a, double *W, double *Wc, double *Wa)
+{
+    /* rate() at a stage of a step: a failure at a state that is no longer finite is the
+     * motion diverging (E_DIVERGED), not the dynamics failing */
+    const int64_t n = s->md->nv;
+    int code = rate(s, t, q, v, tau, a, W, Wc, Wa);
+    if (code && (!finite(q, n) || !finite(v, n)))
+        code = E_DIVERGED;
+    return code;
+}
+
 int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, double h,
                 double *Q, double *V, double *A, double *TAU, int64_t *done)
 {
@@ -122,7 +138,11 @@ int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, d
     memcpy(Q, q0, sizeof(double) * n);
     memcpy(V, v0, sizeof(double) * n);
     for (int64_t k = 0; k <= K; k++) {
-        const double t = k * h, h2 = 0.5 * h, h6 = h / 6.0;
+        const double t = (s->k0 + k) * h, h2 = 0.5 * h, h6 = h / 6.0;
+        if (s->poll && k % POLL_STEPS == POLL_STEPS - 1 && s->poll->fn(s->poll->ctx)) {
+            code = E_INTERRUPTED;
+            break;
+        }
         const double *q = Q + k * n, *v = V + k * n;
         double *a1 = A + k * n, *tau = TAU + k * n;
         if (!finite(q, n) || !finite(v, n)) {
@@ -147,15 +167,15 @@ int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, d
         else { /* RK4, stages k_i = (v_i, a_i) */
             for (int64_t j = 0; j < n; j++)
                 q2[j] = q[j] + h2 * v[j], v2[j] = v[j] + h2 * a1[j];
-            if ((code = rate(s, t + h2, q2, v2, tq, a2, W, Wc, Wa)) != 0)
+            if ((code = stage(s, t + h2, q2, v2, tq, a2, W, Wc, Wa)) != 0)
                 break;
             for (int64_t j = 0; j < n; j++)
                 qs[j] = q[j] + h2 * v2[j], v3[j] = v[j] + h2 * a2[j];
-            if ((code = rate(s, t + h2, qs, v3, tq, a3, W, Wc, Wa)) != 0)
+            if ((code = stage(s, t + h2, qs, v3, tq, a3, W, Wc, Wa)) != 0)
                 break;
             for (int64_t j = 0; j < n; j++)
                 qs[j] = q[j] + h * v3[j], v4[j] = v[j] + h * a3[j];
-            if ((code = rate(s, t + h, qs, v4, tq, a4, W, Wc, Wa)) != 0)
+            if ((code = stage(s, t + h, qs, v4, tq, a4, W, Wc, Wa)) != 0)
                 break;
             for (int64_t j = 0; j < n; j++) {
                 q1[j] = q[j] + h6 * (v[j] + 2.0 * (v2[j] + v3[j]) + v4[j]);

@@ -22,6 +22,8 @@ typedef struct {
     double T;               /* its duration */
     double c[6];            /* s(r) = sum_k c_k r^k */
     const double *tau_max;  /* (nv) saturation (inf: none) */
+    int64_t k0;             /* the first sample's index: t = (k0 + k) h (a run in pieces) */
+    const poll_t *poll;     /* asked every POLL_STEPS steps whether to stop (NULL: never) */
 } sim_t;
 
 int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, double h,
