@@ -433,7 +433,9 @@ def test_simulate_writes_what_it_simulated(tmp_path, capsys):
     assert res.q.shape == (3001, 2) and res.meta["controller"] == "pd+gravity"
     # the same run from Python
     arm = rd.models.load("planar_2r")
-    ctrl = rd.control.PD(100.0, 20.0, target=[0.7, 0.5], gravity_compensation=arm)
+    # the CLI's default gains: 10 rad/s, critically damped, from M's diagonal at q0
+    kp, kd = rd.control.gains_for(arm, 1.0, 10.0, q=np.zeros(2))
+    ctrl = rd.control.PD(arm, [0.7, 0.5], kp, kd, gravity_compensation=True)
     again = rd.simulate(arm, np.zeros(2), controller=ctrl, duration=3.0, dt=1e-3)
     assert np.array_equal(res.q, again.q)
     assert np.allclose(res.q[-1], [0.7, 0.5], atol=1e-6)
@@ -445,13 +447,17 @@ def test_simulate_writes_what_it_simulated(tmp_path, capsys):
     [
         (["--controller", "pd"], "needs --target"),
         (["--controller", "pd", "--target", "1", "2", "3"], "--target takes 2 numbers"),
-        (["--dt", "0"], "dt must be a positive"),
+        (["--dt", "0"], "argument --dt: must be > 0"),
         (["--duration", "1", "--dt", "0.3"], "whole number of steps"),
         (["--out", "/no/such/folder/run.npz"], "--out '/no/such/folder/run.npz'"),
     ],
 )
 def test_simulate_bad_arguments_are_one_line(argv, match, capsys):
-    assert main(["simulate", "planar_2r", *argv]) == 2
+    try:
+        code = main(["simulate", "planar_2r", *argv])
+    except SystemExit as exc:  # argparse's own checks (type=) exit from the parser
+        code = exc.code
+    assert code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and match in err, err
 
@@ -463,9 +469,15 @@ def test_simulate_a_diverging_run_exits_1_with_the_partial_saved(tmp_path, capsy
     argv = ["simulate", "planar_2r", "--controller", "pd", "--target", "1", "1", "--kp", "1e6",
             "--kd", "0", "--integrator", "euler", "--dt", "0.01", "--out", str(out)]  # fmt: skip
     assert main(argv) == 1
-    assert "NaN or inf" in capsys.readouterr().err
+    err = capsys.readouterr().err.splitlines()
+    # a warning before the run (the step is unstable for these gains), then one line: what
+    # ran away, why, and where the samples are (a CLI user cannot reach err.partial)
+    assert len(err) == 2 and "SimulationWarning: simulate('planar_2r'): euler is" in err[0]
+    assert "diverged: the velocity of joint 'joint2' ran away" in err[1]
+    assert err[1].endswith(f"The 9 samples before it are in {out}")
+    assert "err.partial" not in err[1]
     part = rd.Trajectory.load(out)
-    assert part.meta["complete"] is False and np.all(np.isfinite(part.q))
+    assert part.meta["complete"] is False and np.all(np.isfinite(part.q)) and len(part) == 9
 
 
 # ------------------------------------------------------------------ outputs: one policy

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import contextvars
 import math
 import os
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -155,16 +155,10 @@ def load_robot(text: str, floating_base: bool = False):
 # * an existing output file is never overwritten unless the command was given --force;
 # * files are written atomically (atomic_output: a temporary file beside, then os.replace).
 
-# The running command's --force, for check_output_path's callers that do not pass it.
-_FORCE: contextvars.ContextVar[bool] = contextvars.ContextVar("robodyn_force", default=False)
 FORCE_HELP = "overwrite existing output files (default: refuse them, exit status 2)"
 
 
-def _force(force: bool | None) -> bool:
-    return _FORCE.get() if force is None else bool(force)
-
-
-def check_output_path(option: str, path: str | os.PathLike, *, force: bool | None = None) -> Path:
+def check_output_path(option: str, path: str | os.PathLike, *, force: bool = False) -> Path:
     """Check, before any work, that ``path`` can be written (its folder exists, is writable,
     ``path`` is not itself a folder, and it does not exist unless ``force``).
 
@@ -173,8 +167,8 @@ def check_output_path(option: str, path: str | os.PathLike, *, force: bool | Non
     option : str
         The option that named the path (``"--latex"``), for the message.
     path : str or os.PathLike
-    force : bool, optional
-        Allow overwriting an existing file; default the running command's ``--force``.
+    force : bool
+        Allow overwriting an existing file (the command's ``--force``).
 
     Returns
     -------
@@ -193,7 +187,7 @@ def check_output_path(option: str, path: str | os.PathLike, *, force: bool | Non
         raise ValueError(f"{option} {str(p)!r}: the folder {str(folder)!r} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise ValueError(f"{option} {str(p)!r}: not writable")
-    if p.exists() and not _force(force):
+    if p.exists() and not force:
         raise ValueError(f"{option} {str(p)!r}: the file exists; pass --force to overwrite it")
     return p
 
@@ -204,7 +198,7 @@ def check_output_dir(
     files: Sequence[str] = (),
     *,
     default: str | os.PathLike | None = None,
-    force: bool | None = None,
+    force: bool = False,
 ) -> Path:
     """Check, before any work, that the folder ``path`` can take a command's ``files``.
 
@@ -221,8 +215,8 @@ def check_output_dir(
         Names of the files the command writes into the folder.
     default : str or os.PathLike, optional
         The option's default, created with its parents when missing.
-    force : bool, optional
-        Allow overwriting existing files; default the running command's ``--force``.
+    force : bool
+        Allow overwriting existing files (the command's ``--force``).
 
     Returns
     -------
@@ -238,7 +232,7 @@ def check_output_dir(
         raise ValueError(f"{option} {str(p)!r}: is a file, not a folder")
     if p.is_dir():
         existing = [name for name in files if (p / name).exists()]
-        if existing and not _force(force):
+        if existing and not force:
             raise ValueError(
                 f"{option} {str(p)!r}: holds {', '.join(existing)} (an earlier run?); pass "
                 "--force to overwrite, or give another folder"
@@ -282,7 +276,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import DEFAULT_OUT, figures, run_demo
 
     model = load_robot(args.robot)
-    out = check_output_dir("--out", args.out, figures(model), default=DEFAULT_OUT)
+    if args.no_figures:
+        return run_demo(None, robot=model)
+    out = check_output_dir("--out", args.out, figures(model), default=DEFAULT_OUT, force=args.force)
     return run_demo(out, robot=model)
 
 
@@ -290,7 +286,9 @@ def _cmd_mobile(args: argparse.Namespace) -> int:
     from .mobile.demo import DEFAULT_OUT, figures, run_mobile_demo
 
     animate = not args.no_animation
-    out = check_output_dir("--out", args.out, figures(args.kind, animate), default=DEFAULT_OUT)
+    out = check_output_dir(
+        "--out", args.out, figures(args.kind, animate), default=DEFAULT_OUT, force=args.force
+    )
     return run_mobile_demo(args.kind, out, animate=animate)
 
 
@@ -350,7 +348,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         )
         return 2
     if args.fix:
-        check_output_path("--fix", args.fix)
+        check_output_path("--fix", args.fix, force=args.force)
     report = check_model(robot)
     print(report.format(args.only))
     if not args.fix:
@@ -374,10 +372,6 @@ def _severities(text: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-_GAINS = {"pd": (100.0, 20.0), "gravity-pd": (100.0, 20.0), "pid": (100.0, 20.0),
-          "computed-torque": (100.0, 20.0)}  # fmt: skip
-
-
 def _numbers(option: str, values, n: int, what: str):
     if values is None:
         return None
@@ -387,10 +381,61 @@ def _numbers(option: str, values, n: int, what: str):
     return np.broadcast_to(x, (n,)).copy()
 
 
+def _controller(args, model, q0, target):
+    """The controller of ``simulate --controller`` and its reference (None: none)."""
+    from . import control
+
+    if args.controller == "none":
+        return None, None
+    if target is None:
+        raise ValueError(f"--controller {args.controller} needs --target (nq = {model.nq} numbers)")
+    if args.controller == "computed-torque":  # gains on the error's acceleration: 1/s^2, 1/s
+        kp_d, kd_d = args.omega_n**2, 2.0 * args.zeta * args.omega_n
+    else:  # torque gains from each joint's own inertia at q0 (rd.control.gains_for)
+        kp_d, kd_d = control.gains_for(model, args.zeta, args.omega_n, q=q0)
+    kp = _numbers("--kp", args.kp, model.nv, "nv") if args.kp else kp_d
+    kd = _numbers("--kd", args.kd, model.nv, "nv") if args.kd else kd_d
+    if args.controller == "pd":
+        return control.PD(model, target, kp, kd), None
+    if args.controller == "gravity-pd":
+        return control.PD(model, target, kp, kd, gravity_compensation=True), None
+    if args.controller == "pid":
+        ki = _numbers("--ki", args.ki, model.nv, "nv") if args.ki else 0.5 * np.asarray(kp)
+        return control.PID(model, target, kp, ki, kd), None
+    from .trajectory import joint_trajectory  # computed torque along a quintic to the target
+
+    move = args.move_time if args.move_time else 0.5 * args.duration
+    ref = joint_trajectory(q0, target, move, time_scaling="quintic")
+    return control.ComputedTorque(model, ref, kp=kp, kd=kd), ref
+
+
+def _keep_partial(model, exc, out) -> str:
+    """Where the samples of a run that stopped are: ``--out`` (simulate saved them), else a
+    new file in the current folder (or the temporary one), never over an existing file."""
+    import tempfile
+
+    if out is not None:
+        return str(out)
+    part = exc.partial
+    for folder in (Path.cwd(), Path(tempfile.gettempdir())):
+        for k in range(1000):
+            path = folder / f"robodyn-{model.name}-partial{'' if k == 0 else f'-{k}'}.npz"
+            try:
+                with open(path, "xb"):  # claim the name: never over another file
+                    pass
+            except FileExistsError:
+                continue
+            except OSError:
+                break
+            part.save(path)
+            return str(path)
+    return "nowhere (no writable folder)"
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     import time
 
-    from . import control
+    from .errors import SimulationError, SimulationInterrupted
     from .model.configuration import neutral
     from .sim import simulate
 
@@ -399,39 +444,40 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     for option in ("out", "csv", "plot", "animate", "view"):
         value = getattr(args, option)
         if value is not None:
-            paths[option] = check_output_path("--" + option, value)
+            paths[option] = check_output_path("--" + option, value, force=args.force)
+    if "out" in paths and paths["out"].suffix != ".npz":
+        raise ValueError(f"--out {args.out!r}: a trajectory file ends in .npz")
     q0 = _numbers("--q0", args.q0, model.nq, "nq") if args.q0 else neutral(model)
     v0 = _numbers("--v0", args.v0, model.nv, "nv") if args.v0 else np.zeros(model.nv)
     target = _numbers("--target", args.target, model.nq, "nq")
-    kp_d, kd_d = _GAINS.get(args.controller, (0.0, 0.0))
-    kp = _numbers("--kp", args.kp, model.nv, "nv") if args.kp else kp_d
-    kd = _numbers("--kd", args.kd, model.nv, "nv") if args.kd else kd_d
-    if args.controller != "none" and target is None:
-        raise ValueError(f"--controller {args.controller} needs --target (nq = {model.nq} numbers)")
-    ref = None
-    if args.controller == "none":
-        ctrl = None
-    elif args.controller == "pd":
-        ctrl = control.PD(kp, kd, target=target, model=model)
-    elif args.controller == "gravity-pd":
-        ctrl = control.PD(kp, kd, target=target, gravity_compensation=model)
-    elif args.controller == "pid":
-        ki = _numbers("--ki", args.ki, model.nv, "nv") if args.ki else 0.5 * kp
-        ctrl = control.PID(kp, ki, kd, target=target, gravity_compensation=None, model=model)
-    else:  # computed torque along a quintic from q0 to the target
-        from .trajectory import joint_trajectory
+    ctrl, ref = _controller(args, model, q0, target)
+    dt = args.dt
+    if dt is None:  # 1 ms, or the step the gains and the URDF's joint damping need
+        from .sim.stability import step_for
 
-        move = args.move_time if args.move_time else 0.5 * args.duration
-        ref = joint_trajectory(q0, target, move, time_scaling="quintic")
-        ctrl = control.ComputedTorque(model, ref, kp=kp, kd=kd)
-    steps = round(args.duration / args.dt) if args.dt > 0 else 0
+        dt, why = step_for(model, ctrl, q0, args.integrator, friction=not args.no_friction)
+        if why is not None:
+            print(f"robodyn simulate: dt = {dt:g} s (at the default 1 ms, {why})",
+                  file=sys.stderr)  # fmt: skip
+    steps = round(args.duration / dt)
     progress = args.progress or (steps >= 20000 and sys.stderr.isatty())
     t0 = time.perf_counter()
-    res = simulate(
-        model, q0, v0, controller=ctrl, duration=args.duration, dt=args.dt,
-        integrator=args.integrator, control_dt=args.control_dt, friction=not args.no_friction,
-        clip_torque=args.clip_torque, out=paths.get("out"), progress=progress,
-    )  # fmt: skip
+    try:
+        res = simulate(
+            model, q0, v0, controller=ctrl, duration=args.duration, dt=dt,
+            integrator=args.integrator, control_dt=args.control_dt, friction=not args.no_friction,
+            clip_torque=args.clip_torque, out=paths.get("out"), progress=progress,
+        )  # fmt: skip
+    except SimulationInterrupted as exc:
+        where = _keep_partial(model, exc, paths.get("out"))
+        print(f"robodyn simulate: interrupted (Ctrl-C) at t = {exc.partial.t[-1]:g} s; the "
+              f"{len(exc.partial)} samples simulated are in {where}", file=sys.stderr)  # fmt: skip
+        return 130
+    except SimulationError as exc:
+        where = _keep_partial(model, exc, paths.get("out"))
+        print(f"robodyn simulate: error: {exc.reason}. The {len(exc.partial)} samples before "
+              f"it are in {where}", file=sys.stderr)  # fmt: skip
+        return 1
     wall = time.perf_counter() - t0
     with np.printoptions(precision=5, suppress=True, linewidth=110):
         print(res)
@@ -446,14 +492,18 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if "out" in paths:
         print(f"trajectory: {paths['out']}")
     if "csv" in paths:
-        print(f"csv: {res.to_csv(paths['csv'])}")
+        with atomic_output(paths["csv"]) as tmp:
+            res.to_csv(tmp)
+        print(f"csv: {paths['csv']}")
     if "plot" in paths:
-        res.plot(paths["plot"], reference=ref if ref is not None else target)
+        with atomic_output(paths["plot"]) as tmp:
+            res.plot(tmp, reference=ref if ref is not None else target)
         print(f"figure: {paths['plot']}")
     if "animate" in paths:
         from .sim.plot import animate
 
-        animate(res, paths["animate"])
+        with atomic_output(paths["animate"]) as tmp:
+            animate(res, tmp)
         print(f"animation: {paths['animate']}")
     if "view" in paths:
         from .viz.cli import write_view
@@ -523,6 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--out", default="out/demo", metavar="DIR", help="folder for the figures "
                    "(default out/demo; a new folder's parent must exist)")  # fmt: skip
     d.add_argument("--robot", default="ur5", help=_ROBOT_HELP + " (default ur5)")
+    d.add_argument("--no-figures", action="store_true", help="print the numbers only (no --out)")
     d.set_defaults(func=_cmd_demo)
 
     i = sub.add_parser("info", help="tree, joints with limits, masses, nq/nv of a robot")
@@ -579,6 +630,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Simulate ROBOT from --q0 under a controller (no contact model: links "
         "pass through each other and the ground). Writes the trajectory (--out .npz, --csv), "
         "a figure (--plot) and an animation (--animate .gif/.mp4).",
+        epilog="Default gains: every joint gets the same closed-loop response, natural "
+        "frequency --omega-n (10 rad/s) and damping ratio --zeta (1). For pd, gravity-pd and "
+        "pid the torque gains come from each joint's own inertia M_jj at --q0 "
+        "(rd.control.gains_for: kp = M_jj omega_n^2, kd = 2 zeta omega_n M_jj, ki = kp/2); "
+        "computed torque divides by M itself, so kp = omega_n^2, kd = 2 zeta omega_n. A step "
+        "--dt too large for the gains is warned about, with the step to use (rd.sim."
+        "stable_step). Ctrl-C stops the run and keeps what it simulated (in --out, or in a "
+        "new file it names), exit status 130.",
     )
     m.add_argument("robot", metavar="ROBOT", help=_ROBOT_HELP)
     m.add_argument(
@@ -588,27 +647,71 @@ def build_parser() -> argparse.ArgumentParser:
         help="none (free motion), pd, gravity-pd (PD + gravity compensation), pid, or "
         "computed-torque along a quintic to --target (default none)",
     )
-    m.add_argument("--target", type=float, nargs="+", help="target configuration (nq numbers, rad)")
-    m.add_argument("--q0", type=float, nargs="+", help="initial configuration (default: neutral)")
-    m.add_argument("--v0", type=float, nargs="+", help="initial velocity (default: zero)")
-    m.add_argument("--kp", type=float, nargs="+", help="proportional gain(s) (default 100)")
-    m.add_argument("--kd", type=float, nargs="+", help="derivative gain(s) (default 20)")
-    m.add_argument("--ki", type=float, nargs="+", help="integral gain(s) of pid (default kp/2)")
-    m.add_argument("--move-time", type=float, help="computed-torque: seconds of the quintic move "
-                   "(default half the duration)")  # fmt: skip
-    m.add_argument("--duration", type=float, default=5.0, help="seconds simulated (default 5)")
-    m.add_argument("--dt", type=float, default=1e-3, help="sample step, s (default 1e-3)")
+    m.add_argument(
+        "--target", type=finite_float, nargs="+", help="target configuration (nq numbers, rad)"
+    )
+    m.add_argument(
+        "--q0", type=finite_float, nargs="+", help="initial configuration (default: neutral)"
+    )
+    m.add_argument("--v0", type=finite_float, nargs="+", help="initial velocity (default: zero)")
+    m.add_argument(
+        "--omega-n",
+        type=positive_float,
+        default=10.0,
+        help="the default gains' closed-loop natural frequency, rad/s (default 10)",
+    )
+    m.add_argument(
+        "--zeta",
+        type=nonnegative_float,
+        default=1.0,
+        help="the default gains' damping ratio (default 1: critically damped)",
+    )
+    m.add_argument(
+        "--kp",
+        type=nonnegative_float,
+        nargs="+",
+        help="proportional gain(s), one or nv numbers (default: see below)",
+    )
+    m.add_argument(
+        "--kd", type=nonnegative_float, nargs="+", help="derivative gain(s) (default: see below)"
+    )
+    m.add_argument(
+        "--ki", type=nonnegative_float, nargs="+", help="integral gain(s) of pid (default kp/2)"
+    )
+    m.add_argument(
+        "--move-time",
+        type=positive_float,
+        help="computed-torque: seconds of the quintic move (default half the duration)",
+    )
+    m.add_argument(
+        "--duration", type=positive_float, default=5.0, help="seconds simulated (default 5)"
+    )
+    m.add_argument(
+        "--dt",
+        type=positive_float,
+        help="sample step, s (default 1e-3, or the "
+        "stable step when 1e-3 is too large for the gains or the joint damping: "
+        "said on stderr)",
+    )
     m.add_argument(
         "--integrator",
         default="rk4",
         choices=("rk4", "semi_implicit_euler", "euler", "rk45", "dop853", "radau"),
         help="integration method (default rk4)",
     )
-    m.add_argument("--control-dt", type=float, help="hold the torque for this period, s "
-                   "(zero-order hold; default: continuous)")  # fmt: skip
+    m.add_argument(
+        "--control-dt",
+        type=positive_float,
+        help="hold the torque for this period, s (zero-order hold; default: continuous)",
+    )
     m.add_argument("--no-friction", action="store_true", help="leave the joint friction out")
     m.add_argument("--clip-torque", action="store_true", help="clip torques to effort limits")
-    m.add_argument("--out", metavar="FILE", help="write the trajectory (.npz), streamed")
+    m.add_argument(
+        "--out",
+        metavar="FILE.npz",
+        help="write the trajectory (.npz), streamed "
+        "while simulating; a run that fails or is interrupted keeps its samples there",
+    )
     m.add_argument("--csv", metavar="FILE", help="write the trajectory as CSV")
     m.add_argument("--plot", metavar="FILE", help="write a figure of q, v, tau against time")
     m.add_argument("--animate", metavar="FILE", help="write an animation (.gif or .mp4)")
@@ -680,7 +783,6 @@ def _run(argv: list[str]) -> int:
 
         return bench_main(argv[1:])
     args = build_parser().parse_args(argv)
-    token = _FORCE.set(bool(getattr(args, "force", False)))
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:
@@ -695,8 +797,11 @@ def _run(argv: list[str]) -> int:
             raise
         print(f"robodyn {args.command}: error: {exc}", file=sys.stderr)
         return 1
-    finally:
-        _FORCE.reset(token)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as one line on stderr: ``robodyn: SimulationWarning: ...``."""
+    print(f"robodyn: {category.__name__}: {message}", file=sys.stderr if file is None else file)
 
 
 def _silence_stdout() -> None:
@@ -728,7 +833,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         try:
-            code = _run(argv)
+            with warnings.catch_warnings():  # one line per warning, as errors are
+                warnings.showwarning = _show_warning
+                code = _run(argv)
         finally:  # also after --help (SystemExit): a closed pipe shows here, not at exit
             sys.stdout.flush()
     except BrokenPipeError:

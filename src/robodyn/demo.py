@@ -52,7 +52,8 @@ def _robot_part(out: Path, robot) -> None:
         print(f"inverse dynamics tau = M a + C v + g = {tau}")
     print(f"forward dynamics recovers a to {np.abs(a_back - a).max():.2e}")
     print(f"(these four first calls took {dt_ms:.0f} ms, loading or compiling the kernels)")
-    _plot_gravity(model, out / "gravity_torques.png")
+    if out is not None:
+        _plot_gravity(model, out / "gravity_torques.png")
 
 
 def _plot_gravity(model, path: Path) -> None:
@@ -87,6 +88,7 @@ def _simulation_part(out: Path, robot) -> None:
     from .model.configuration import neutral
     from .sim import simulate
     from .sim.plot import plot_comparison, plot_energy
+    from .sim.stability import step_for
     from .trajectory import joint_trajectory
 
     model = robot if isinstance(robot, Model) else models.load(robot)
@@ -99,25 +101,37 @@ def _simulation_part(out: Path, robot) -> None:
     t, q_d, v_d, a_d = ref.sample(1e-3)
     tau_d = inverse_dynamics(model, q_d, v_d, a_d)
     print(f"\nQuintic move of {model.name!r} in 1 s: peak joint torques {np.abs(tau_d).max(0)} N m")
+    # every joint critically damped at 10 rad/s: PD's torque gains from each joint's own
+    # inertia (rd.control.gains_for); computed torque divides by M itself
+    kp, kd = control.gains_for(model, 1.0, 10.0, q=q0)
+    print(f"  PD gains from M's diagonal: kp = {np.round(kp, 3)} N m/rad, kd = "
+          f"{np.round(kd, 3)} N m s/rad")  # fmt: skip
+    controllers = {
+        "PD + gravity compensation": control.PD(model, ref, kp, kd, gravity_compensation=True),
+        "computed torque": control.ComputedTorque(model, ref, kp=100.0, kd=20.0),
+    }
+    # 1 ms, or the step the gains and the URDF's joint damping need (rd.sim.step_for)
+    dt, why = step_for(model, list(controllers.values()), q0)
+    if why is not None:
+        print(f"  dt = {dt:g} s: at 1 ms, {why}")
     runs = {}
-    for name, ctrl in (
-        ("PD + gravity compensation", control.PD(100.0, 20.0, target=ref,
-                                                 gravity_compensation=model)),
-        ("computed torque", control.ComputedTorque(model, ref, kp=100.0, kd=20.0)),
-    ):  # fmt: skip
+    for name, ctrl in controllers.items():
         t0 = time.perf_counter()
-        runs[name] = simulate(model, q0, controller=ctrl, duration=1.5, dt=1e-3)
+        runs[name] = simulate(model, q0, controller=ctrl, duration=1.5, dt=dt)
         err = np.abs(runs[name].q - ref(runs[name].t)[0]).max()
+        wall = time.perf_counter() - t0
         print(f"  {name}: max tracking error {err:.2e} rad "
-              f"({time.perf_counter() - t0:.2f} s for 1.5 s, RK4 at 1 kHz)")  # fmt: skip
-    plot_comparison(runs, target=ref, path=out / "tracking.png")
-    print(f"figure: {out / 'tracking.png'}")
+              f"({wall:.2f} s for 1.5 s, RK4 at {1e-3 / dt:g} kHz)")  # fmt: skip
+    if out is not None:
+        plot_comparison(runs, target=ref, path=out / "tracking.png")
+        print(f"figure: {out / 'tracking.png'}")
     fall = simulate(model, q0, duration=1.0, dt=1e-3, friction=False)
     E = fall.energy()
     print(f"  free fall 1 s, RK4: energy {E[0]:.6g} J -> {E[-1]:.6g} J "
           f"(drift {abs(E[-1] - E[0]) / max(1.0, np.ptp(fall.kinetic_energy())):.1e})")  # fmt: skip
-    plot_energy(fall, out / "energy.png")
-    print(f"figure: {out / 'energy.png'}")
+    if out is not None:
+        plot_energy(fall, out / "energy.png")
+        print(f"figure: {out / 'energy.png'}")
 
 
 def _rigid_body_part(out: Path) -> None:
@@ -136,7 +150,8 @@ def _rigid_body_part(out: Path) -> None:
         f"momentum drift {s['euler_momentum_drift']:.2e}, "
         f"|R^T R - I| {s['euler_rotation_error']:.2e}"
     )
-    print(f"figure: {demo.figure}")
+    if out is not None:
+        print(f"figure: {demo.figure}")
 
 
 def figures(model: Model) -> tuple[str, ...]:
@@ -146,14 +161,15 @@ def figures(model: Model) -> tuple[str, ...]:
     return ("gravity_torques.png", *sim, "dzhanibekov.png")
 
 
-def run_demo(outdir: str | Path = DEFAULT_OUT, robot: str | Model = "ur5") -> int:
+def run_demo(outdir: str | Path | None = DEFAULT_OUT, robot: str | Model = "ur5") -> int:
     """Run the demo; figures go to ``outdir``.
 
     Parameters
     ----------
-    outdir : str or path-like
+    outdir : str or path-like or None
         Folder for the figures (:func:`figures` names them). Created when missing: its
         parent must exist, except for the default ``out/demo``, created with its parents.
+        None: print the numbers only (``robodyn demo --no-figures``).
     robot : str or Model
         A bundled robot name, a robot file path, or a loaded Model.
 
@@ -162,8 +178,9 @@ def run_demo(outdir: str | Path = DEFAULT_OUT, robot: str | Model = "ur5") -> in
     int
         A process exit code (0).
     """
-    out = Path(outdir)
-    out.mkdir(parents=out == Path(DEFAULT_OUT), exist_ok=True)
+    out = None if outdir is None else Path(outdir)
+    if out is not None:
+        out.mkdir(parents=out == Path(DEFAULT_OUT), exist_ok=True)
     _robot_part(out, robot)
     _simulation_part(out, robot)
     _rigid_body_part(out)

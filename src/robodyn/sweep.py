@@ -401,7 +401,7 @@ def command(args) -> int:
             q0 = neutral(model)
             target = _numbers("--target", args.target, model.nq, "nq")
             target = q0 + 0.3 if target is None else target
-            ctrl = PD(args.kp, args.kd, target=target, gravity_compensation=model)
+            ctrl = PD(model, target, args.kp, args.kd, gravity_compensation=True)
             run = monte_carlo(model, ctrl, args.n, duration=args.duration, dt=args.dt,
                               mass_sigma=args.mass_sigma, friction_sigma=args.friction_sigma,
                               seed=args.seed, chunk=args.chunk or 1000, **common)  # fmt: skip

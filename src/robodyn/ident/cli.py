@@ -105,8 +105,10 @@ def identify_command(args: argparse.Namespace) -> int:
     model = load_robot(args.robot)
     if args.data is None and args.simulate is None:
         raise ValueError("give DATA.csv, or --simulate FILE to make the data first")
-    plot = check_output_path("--plot", args.plot) if args.plot else None
-    out = check_output_path("--simulate", args.simulate) if args.simulate else None
+    plot = check_output_path("--plot", args.plot, force=args.force) if args.plot else None
+    out = (
+        check_output_path("--simulate", args.simulate, force=args.force) if args.simulate else None
+    )
     if not 0.0 <= args.held_out < 1.0:
         raise ValueError(f"--held-out must be in [0, 1), got {args.held_out}")
     if not args.prior_error < 1.0:  # a factor 1 - prior_error <= 0 is no mass at all

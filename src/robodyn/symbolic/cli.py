@@ -42,12 +42,12 @@ def derive_command(args: argparse.Namespace) -> int:
     latex = getattr(args, "latex", None)
     python = getattr(args, "python", None)
     if latex:
-        check_output_path("--latex", latex)
+        check_output_path("--latex", latex, force=getattr(args, "force", False))
     if python:
         stem = Path(python).stem
         if not python.endswith(".py") or not stem.isidentifier() or keyword.iskeyword(stem):
             raise ValueError(f"--python {python!r}: give a .py file named as a Python module")
-        check_output_path("--python", python)
+        check_output_path("--python", python, force=getattr(args, "force", False))
     model = load_robot(args.robot)
     parameters = "symbolic" if getattr(args, "symbolic_parameters", False) else "numeric"
     t0 = time.perf_counter()

@@ -58,7 +58,7 @@ def view_command(args: argparse.Namespace) -> int:
     from ..cli import check_output_path, load_robot
 
     model = load_robot(args.robot, args.floating_base)
-    out = check_output_path("--out", args.out)
+    out = check_output_path("--out", args.out, force=args.force)
     q = traj = None
     if args.q is not None:
         if len(args.q) != model.nq:
