@@ -84,10 +84,8 @@ def main(outdir: str = "out/two_link_arm") -> None:
     q_des = np.radians([45.0, 30.0])
     Kp, Kd = np.diag([50.0, 30.0]), np.diag([10.0, 5.0])
     controllers = {
-        "PD only": rd.control.PD(Kp, Kd, target=q_des),
-        "PD + gravity compensation": rd.control.PD(
-            Kp, Kd, target=q_des, gravity_compensation=model
-        ),
+        "PD only": rd.control.PD(model, q_des, Kp, Kd),
+        "PD + gravity compensation": rd.control.PD(model, q_des, Kp, Kd, gravity_compensation=True),
         "computed torque": rd.control.ComputedTorque(model, q_des, kp=100.0, kd=20.0),
     }
     runs = {}

@@ -31,8 +31,8 @@ def main(outdir: str = "out/ur5_tracking") -> None:
     np.set_printoptions(precision=3, suppress=True)
     print(f"feed-forward torque peaks along the quintic: {np.abs(tau_ff).max(axis=0)} N m")
     controllers = {
-        "PD + gravity compensation": rd.control.PD(200.0, 30.0, target=ref,
-                                                   gravity_compensation=model),
+        "PD + gravity compensation": rd.control.PD(model, ref, 200.0, 30.0,
+                                                   gravity_compensation=True),
         "computed torque": rd.control.ComputedTorque(model, ref, kp=100.0, kd=20.0),
         "computed torque, model 10 % heavy": rd.control.ComputedTorque(
             rd.control.perturbed(model, 1.1), ref, kp=100.0, kd=20.0

@@ -288,7 +288,7 @@ def test_ten_thousand_rollouts_on_the_cluster_equal_the_local_run(client, ur5, r
     N = 10_000
     Q = rng.uniform(-1.0, 1.0, (N, ur5.nq))
     V = rng.normal(scale=0.2, size=(N, ur5.nv))
-    ctrl = rd.control.PD(20.0, 2.0, target=np.full(ur5.nv, 0.3), gravity_compensation=ur5)
+    ctrl = rd.control.PD(ur5, np.full(ur5.nv, 0.3), 20.0, 2.0, gravity_compensation=True)
     opts = {"duration": 0.02, "dt": 0.002}
     lazy = rd.simulate(ur5, Q, V, ctrl, client=client, **opts)
     assert lazy.q.shape == (N, 11, ur5.nq) and len(lazy.q.chunks[0]) > 1
@@ -308,7 +308,7 @@ MC = {"n": 1000, "duration": 0.02, "dt": 0.002, "mass_sigma": 0.15, "friction_si
 
 @pytest.fixture(scope="module")
 def controller(ur5):
-    return rd.control.PD(30.0, 3.0, target=np.full(ur5.nv, 0.2), gravity_compensation=ur5)
+    return rd.control.PD(ur5, np.full(ur5.nv, 0.2), 30.0, 3.0, gravity_compensation=True)
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,8 @@ def arm():
 def runs(arm):
     q_d = np.radians([45.0, 30.0])
     ctrls = {
-        "PD": rd.control.PD(np.diag([50.0, 30.0]), np.diag([10.0, 5.0]), target=q_d),
-        "PD + gravity": rd.control.PD(50.0, 10.0, target=q_d, gravity_compensation=arm),
+        "PD": rd.control.PD(arm, q_d, np.diag([50.0, 30.0]), np.diag([10.0, 5.0])),
+        "PD + gravity": rd.control.PD(arm, q_d, 50.0, 10.0, gravity_compensation=True),
         "computed torque": rd.control.ComputedTorque(arm, q_d, kp=100.0, kd=20.0),
     }
     return q_d, {k: rd.simulate(arm, np.zeros(2), controller=c, duration=2.0, dt=1e-3)

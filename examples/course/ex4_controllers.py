@@ -23,8 +23,8 @@ def main(outdir: str = "out/course/ex4") -> None:
     q_d = np.radians([45.0, 30.0])
     Kp, Kd = np.diag([50.0, 30.0]), np.diag([10.0, 5.0])
     controllers = {
-        "PD only": rd.control.PD(Kp, Kd, target=q_d),
-        "PD + gravity compensation": rd.control.PD(Kp, Kd, target=q_d, gravity_compensation=arm),
+        "PD only": rd.control.PD(arm, q_d, Kp, Kd),
+        "PD + gravity compensation": rd.control.PD(arm, q_d, Kp, Kd, gravity_compensation=True),
         "computed torque": rd.control.ComputedTorque(arm, q_d, kp=100.0, kd=20.0),
     }
     runs = {}

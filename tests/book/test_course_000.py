@@ -149,7 +149,7 @@ def test_tip_wrench_adds_j_transpose_f(arm, rng):
 
 def test_joint_power_is_the_rate_of_the_energy(arm):
     # the notes: the joints' power is tau . thetadot; with no friction it is d(K + P)/dt
-    ctrl = rd.control.PD(20.0, 2.0, target=[0.8, -0.6])
+    ctrl = rd.control.PD(arm, [0.8, -0.6], 20.0, 2.0)
     res = rd.simulate(arm, [0.2, 0.4], [1.0, -0.5], controller=ctrl, duration=1.0, dt=1e-4)
     E = res.energy()
     dE = (E[2:] - E[:-2]) / (2e-4)  # central differences

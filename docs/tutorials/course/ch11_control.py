@@ -29,9 +29,9 @@ q0 = np.zeros(2)
 # :math:`\ddot e + K_d \dot e + K_p e = 0`.
 ref = rd.trajectory.joint_trajectory(q0, q_goal, 1.0, time_scaling="quintic")
 controllers = {
-    "PD": rd.control.PD(kp=100.0, kd=20.0, target=q_goal),
+    "PD": rd.control.PD(arm, q_goal, kp=100.0, kd=20.0),
     "PD + gravity compensation": rd.control.PD(
-        kp=100.0, kd=20.0, target=q_goal, gravity_compensation=arm
+        arm, q_goal, kp=100.0, kd=20.0, gravity_compensation=True
     ),
     "computed torque (quintic)": rd.control.ComputedTorque(arm, ref, kp=100.0, kd=20.0),
 }
