@@ -9,14 +9,17 @@ import zlib
 
 import numpy as np
 import pytest
-from hypothesis import settings
+from hypothesis import Phase, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
 # Hypothesis: the same examples on every run (derandomize: a failure replays and CI tests
 # what the last run tested), and no example database (nothing written into the checkout).
 # HYPOTHESIS_PROFILE=explore draws fresh examples, for a local search for new failures.
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-settings.register_profile("explore", database=None, print_blob=True)
+# No explain phase: on a random tree it re-runs a failing test thousands of times under a
+# tracer (~3 min against ~40 s to shrink it); the shrunk example and its blob replay it.
+_PHASES = tuple(p for p in Phase if p != Phase.explain)
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, phases=_PHASES)
+settings.register_profile("explore", database=None, print_blob=True, phases=_PHASES)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):  # its caches: a temporary folder,
     _HYPOTHESIS_HOME = tempfile.mkdtemp(prefix="robodyn-hypothesis-")  # not ./.hypothesis
