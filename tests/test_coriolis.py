@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import random_model
+from helpers import random_model, states, trees
 from robodyn import models
 from robodyn.coriolis import christoffel, coriolis_matrix, mass_matrix_derivative, mass_matrix_dot
 from robodyn.dynamics import mass_matrix, velocity_forces
@@ -112,15 +112,10 @@ def test_bundled_models_identities(name):
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    seed=st.integers(0, 2**31 - 1),
-    n=st.integers(1, 6),
-    floating=st.booleans(),
-    mimic=st.booleans(),
-)
-def test_random_tree_identities(seed, n, floating, mimic):
-    model = random_model(seed, n, floating, mimic)
-    q, v = _state(model, seed)
+@given(trees(max_bodies=6, mimic=None, damping=True), st.data())
+def test_random_tree_identities(tree, data):
+    model = tree.model
+    q, v, dq = data.draw(states(model))
     C = coriolis_matrix(model, q, v)
     G = christoffel(model, q)
     dM = mass_matrix_derivative(model, q)
@@ -136,7 +131,6 @@ def test_random_tree_identities(seed, n, floating, mimic):
     Mdot = fd_Mdot(model, q, v)
     N = Mdot - 2 * C
     _close(N + N.T, np.zeros_like(N), 1e-7 * max(1.0, np.abs(Mdot).max()))
-    dq = np.random.default_rng(seed + 7).normal(size=model.nv)
     assert abs(dq @ N @ dq) <= 1e-7 * max(1.0, np.abs(Mdot).max()) * (dq @ dq)
     # exact algebraic form with the analytic dM: sum_k dM/dq_k v_k - 2C is skew
     N2 = np.einsum("ijk,k->ij", dM, v) - 2 * C
