@@ -1,8 +1,9 @@
 """rd.viz: the 3-D viewer page, checked in a real browser (headless Chromium via Playwright).
 
 The browser is Debian's ``chromium`` (Playwright's own download is not used). Without it
-these tests FAIL with the install command; they never skip. Screenshots are saved under
-``out/test-artifacts/viz/`` for a person to look at.
+these tests FAIL with the install command; they never skip. Screenshots are saved for a
+person to look at in pytest's temporary folder (``pytest-current/viz0/`` under pytest's
+base temporary directory, kept for the last three runs), not in the checkout.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from robodyn.viz.browser import INSTALL_HINT, find_chromium, headless_chromium
 from robodyn.viz.scene import decimate, ellipsoid_semi_axes, resolve_mesh
 
 ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "out" / "test-artifacts" / "viz"
+ARTIFACTS = Path()  # the screenshots' folder: set by the browser fixture (tmp_path_factory)
 W, H = 800, 600
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(tmp_path_factory):
+    global ARTIFACTS
     if find_chromium() is None:
         pytest.fail(
             f"no Chromium browser found for the viewer tests; install it with: {INSTALL_HINT}"
@@ -39,7 +41,7 @@ def browser():
         import playwright.sync_api  # noqa: F401
     except ImportError:
         pytest.fail("the viewer tests need Playwright: pip install -e '.[test]'")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    ARTIFACTS = tmp_path_factory.mktemp("viz")
     with headless_chromium(W, H) as ctx:
         yield ctx
 
