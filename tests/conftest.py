@@ -4,6 +4,7 @@ test module, in tests/ or below, imports the one helper module as ``from helpers
 import atexit
 import os
 import shutil
+import subprocess
 import tempfile
 import zlib
 
@@ -45,3 +46,60 @@ def _numpy_print_options():
 
 
 _DEFAULT_PRINT = np.get_printoptions()
+
+
+# --- nothing written into the checkout ---------------------------------------------------
+# The checkout's `git status` (ignored and untracked files listed one by one) is taken when
+# the session starts and compared when it ends: a path that appears or changes state there
+# was written by the session (tests write to tmp_path). Python's bytecode caches and
+# pytest's own cache (its cacheprovider, not a test) are not counted. Outside a git
+# checkout (an sdist, no git) there is nothing to compare and the check is off; so it is
+# with ROBODYN_CHECKOUT_CHECK=0 (for a checkout that other people edit during the run).
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_NOT_WRITTEN_BY_TESTS = ("__pycache__/", ".pytest_cache/")
+
+
+def _checkout_status():
+    """The set of `git status --porcelain --ignored --untracked-files=all` lines of the
+    checkout, less caches; None when this is not a git checkout or git is missing."""
+    try:
+        proc = subprocess.run(
+            ["git", "-C", _ROOT, "status", "--porcelain", "--ignored", "--untracked-files=all"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if proc.returncode != 0:
+        return None
+    lines = proc.stdout.splitlines()
+    return {ln for ln in lines if not any(part in ln for part in _NOT_WRITTEN_BY_TESTS)}
+
+
+def pytest_sessionstart(session):
+    if os.environ.get("ROBODYN_CHECKOUT_CHECK", "1") == "0":
+        return
+    if not hasattr(session.config, "workerinput"):  # the controlling process only
+        session.config._robodyn_checkout = _checkout_status()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    before = getattr(session.config, "_robodyn_checkout", None)
+    if before is None:
+        return
+    after = _checkout_status()
+    written = sorted((after or set()) - before)
+    if written:
+        shown = "\n  ".join(written[:20]) + ("\n  ..." if len(written) > 20 else "")
+        session.config._robodyn_written = (
+            f"the test session wrote into the checkout {_ROOT} (tests must write to tmp_path), "
+            f"or another process did meanwhile (ROBODYN_CHECKOUT_CHECK=0 turns this check "
+            f"off):\n  {shown}"
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter):
+    msg = getattr(terminalreporter.config, "_robodyn_written", None)
+    if msg:
+        terminalreporter.section("files written into the checkout", red=True)
+        terminalreporter.line(msg, red=True)
