@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 
@@ -720,3 +721,64 @@ def test_check_quiet_lists_errors_and_warnings_only(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["check", pr2, "--only", "notes"])
     assert exc.value.code == 2 and "--only" in capsys.readouterr().err
+
+
+def _exit_code(argv) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exc:  # argparse's own checks exit from the parser
+        return exc.code
+
+
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        # 1e15 samples of 7 + 3 x 7 numbers: refused before numpy tries 232 PB
+        (["--duration", "1e12"], r"would take 232 PB of memory and [\d.]+ [kMGT]?B is available"),
+        (["--duration", "nan"], "argument --duration: not finite: 'nan'"),
+        (["--duration", "-1"], "argument --duration: must be > 0"),
+        (["--controller", "pd", "--target", "nan"], "argument --target: not finite: 'nan'"),
+        (["--controller", "pd", "--target", "0.1", "--kp", "inf"], "argument --kp: not finite"),
+        (["--out", "{t}/run.txt"], r"--out '.*run.txt': a trajectory file ends in .npz"),
+    ],
+)
+def test_simulate_checks_sizes_and_numbers_before_it_starts(argv, match, tmp_path, capsys):
+    argv = [a.replace("{t}", str(tmp_path)) for a in argv]
+    assert _exit_code(["simulate", "panda", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and re.search(match, err), err
+    assert list(tmp_path.iterdir()) == []  # nothing written, nothing started
+
+
+def test_simulate_streamed_to_disk_checks_the_disk(tmp_path, capsys):
+    # 1e10 samples streamed: 2.32 TB of files, more than the disk holds (this checkout's
+    # machines have < 1 TB free); before, it started 1.9 TB of sparse files
+    import shutil
+
+    free = shutil.disk_usage(tmp_path).free
+    assert free < 2.32e12
+    argv = ["simulate", "panda", "--duration", "1e7", "--out", str(tmp_path / "run.npz")]
+    assert _exit_code(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert re.search(r"would take 2.32 TB on disk and '.*' has [\d.]+ [kMGT]?B free", err), err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_simulate_lowers_its_default_step_when_the_robot_needs_it(capsys, tmp_path, monkeypatch):
+    """xArm7's URDF damping on its light wrist needs dt <= 1.9e-4 s with RK4: the default
+    step becomes 5e-05 s, said on stderr; an explicit --dt is kept (and warned about)."""
+    import robodyn as rd
+    from helpers import erd_path
+
+    xarm = erd_path("xarm_description/urdf/xarm7")
+    monkeypatch.chdir(tmp_path)  # the diverging run keeps its samples in the current folder
+    assert main(["simulate", xarm, "--duration", "0.01"]) == 0
+    err = capsys.readouterr().err
+    assert "robodyn simulate: dt = 5e-05 s (at the default 1 ms, dt = 0.001 s is beyond" in err
+    assert _exit_code(["simulate", xarm, "--duration", "0.01", "--dt", "1e-3"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("robodyn: SimulationWarning: simulate(")
+    assert "the motion diverged: the velocity of joint 'joint" in err[-1]
+    saved = tmp_path / "robodyn-UF_ROBOT-partial.npz"
+    assert err[-1].endswith(f"The 4 samples before it are in {saved}")
+    assert len(rd.Trajectory.load(saved)) == 4

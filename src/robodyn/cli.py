@@ -400,7 +400,8 @@ def _controller(args, model, q0, target):
     if args.controller == "gravity-pd":
         return control.PD(model, target, kp, kd, gravity_compensation=True), None
     if args.controller == "pid":
-        ki = _numbers("--ki", args.ki, model.nv, "nv") if args.ki else 0.5 * np.asarray(kp)
+        ki_d = np.asarray(kp) * args.omega_n / 5.0  # the integral's poles at ~0.3 omega_n
+        ki = _numbers("--ki", args.ki, model.nv, "nv") if args.ki else ki_d
         return control.PID(model, target, kp, ki, kd), None
     from .trajectory import joint_trajectory  # computed torque along a quintic to the target
 
@@ -417,9 +418,10 @@ def _keep_partial(model, exc, out) -> str:
     if out is not None:
         return str(out)
     part = exc.partial
+    stem = "".join(c if c.isalnum() or c in "._-" else "_" for c in model.name)
     for folder in (Path.cwd(), Path(tempfile.gettempdir())):
         for k in range(1000):
-            path = folder / f"robodyn-{model.name}-partial{'' if k == 0 else f'-{k}'}.npz"
+            path = folder / f"robodyn-{stem}-partial{'' if k == 0 else f'-{k}'}.npz"
             try:
                 with open(path, "xb"):  # claim the name: never over another file
                     pass
@@ -469,6 +471,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             clip_torque=args.clip_torque, out=paths.get("out"), progress=progress,
         )  # fmt: skip
     except SimulationInterrupted as exc:
+        if len(exc.partial) == 0:
+            print("robodyn simulate: interrupted (Ctrl-C) before the first step; nothing to "
+                  "save", file=sys.stderr)  # fmt: skip
+            return 130
         where = _keep_partial(model, exc, paths.get("out"))
         print(f"robodyn simulate: interrupted (Ctrl-C) at t = {exc.partial.t[-1]:g} s; the "
               f"{len(exc.partial)} samples simulated are in {where}", file=sys.stderr)  # fmt: skip
@@ -633,11 +639,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Default gains: every joint gets the same closed-loop response, natural "
         "frequency --omega-n (10 rad/s) and damping ratio --zeta (1). For pd, gravity-pd and "
         "pid the torque gains come from each joint's own inertia M_jj at --q0 "
-        "(rd.control.gains_for: kp = M_jj omega_n^2, kd = 2 zeta omega_n M_jj, ki = kp/2); "
+        "(rd.control.gains_for: kp = M_jj omega_n^2, kd = 2 zeta omega_n M_jj, ki = kp omega_n/5); "
         "computed torque divides by M itself, so kp = omega_n^2, kd = 2 zeta omega_n. A step "
         "--dt too large for the gains is warned about, with the step to use (rd.sim."
         "stable_step). Ctrl-C stops the run and keeps what it simulated (in --out, or in a "
-        "new file it names), exit status 130.",
+        "new file it names), exit status 130. "
+        f"Documentation: cli.html#robodyn-simulate of {_DOCS_SITE}.",
     )
     m.add_argument("robot", metavar="ROBOT", help=_ROBOT_HELP)
     m.add_argument(
@@ -676,7 +683,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--kd", type=nonnegative_float, nargs="+", help="derivative gain(s) (default: see below)"
     )
     m.add_argument(
-        "--ki", type=nonnegative_float, nargs="+", help="integral gain(s) of pid (default kp/2)"
+        "--ki",
+        type=nonnegative_float,
+        nargs="+",
+        help="integral gain(s) of pid (default kp omega_n/5)",
     )
     m.add_argument(
         "--move-time",

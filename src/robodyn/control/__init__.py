@@ -165,9 +165,11 @@ class _Reference:
             self.fn, self.q = target, None
         else:
             q = np.asarray(target, dtype=float)
-            if q.ndim != 1 or not np.all(np.isfinite(q)):
+            if q.ndim != 1:
                 raise ValueError(f"{name} must be a configuration (nq,) or a reference "
                                  f"ref(t) -> (q, v, a), got shape {q.shape}")  # fmt: skip
+            if not np.all(np.isfinite(q)):
+                raise ValueError(f"{name} contains NaN or inf: {q}")
             self.fn, self.q = None, q
         self.zero = None
 
@@ -346,7 +348,10 @@ class PID(Controller):
     target : array_like (nq,) or callable, optional
         As in :class:`PD`.
     kp, ki, kd : float or array_like (nv,) or (nv, nv), optional
-        Default: kp, kd of :func:`gains_for` and ``ki = kp / 2`` (per second).
+        Default: kp, kd of :func:`gains_for` and ``ki = kp omega_n / 5``: each joint's
+        ``m s^3 + kd s^2 + kp s + ki`` then has a pole at -1.38 omega_n and a pair at
+        omega_n (-0.31 +- 0.22 i), damping ratio 0.81, so the integral removes a
+        steady error within ~1.5 s at omega_n = 10 rad/s.
     gravity_compensation : bool or Model
         As in :class:`PD`.
     i_max : float or array_like (nv,), optional
@@ -369,7 +374,7 @@ class PID(Controller):
         self.model = model
         self.ref = _Reference(target)
         self.kp, self.kd = _default_gains(model, self.ref, kp, kd, "PID")
-        self.ki = _gain(0.5 * self.kp if ki is None else ki, "ki")
+        self.ki = _gain(self.kp * OMEGA_N / 5.0 if ki is None else ki, "ki")
         self.gravity_model = _gravity_model(model, gravity_compensation)
         self.i_max = None if i_max is None else _gain(i_max, "i_max")
         self.tau_max = None if tau_max is None else _gain(tau_max, "tau_max")

@@ -10,6 +10,14 @@ from __future__ import annotations
 
 from .result import Trajectory
 from .simulate import INTEGRATORS, simulate
-from .stability import StepCheck, stable_step
+from .stability import StepCheck, nice_step, stable_step, step_for
 
-__all__ = ["simulate", "Trajectory", "INTEGRATORS", "stable_step", "StepCheck"]
+__all__ = [
+    "simulate",
+    "Trajectory",
+    "INTEGRATORS",
+    "stable_step",
+    "step_for",
+    "nice_step",
+    "StepCheck",
+]

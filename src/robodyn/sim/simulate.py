@@ -493,18 +493,34 @@ def simulate(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=K, unit="step", desc=f"simulate {model.name}", leave=False)
-    if not batch and not hold and f_ext is None and z is None:
-        setup = _c_setup(model, controller, integrator, friction, clip_torque)
-        if setup is not None:
-            try:
+    try:
+        if not batch and not hold and f_ext is None and z is None:
+            setup = _c_setup(model, controller, integrator, friction, clip_torque)
+            if setup is not None:
                 return _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop)
-            finally:
-                if bar is not None:
-                    bar.close()
-    rec = _Record(K, shape_q, shape_v, None if z is None else z.shape, folder, meta)
+        rec = _Record(K, shape_q, shape_v, None if z is None else z.shape, folder, meta)
+        loop = (model, controller, integrator, friction, clip_torque, f_ext, th, hold, rtol, atol)
+        return _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop)
+    except SimulationInterrupted:
+        raise
+    except KeyboardInterrupt as exc:  # before the first sample was recorded
+        empty = Trajectory(np.zeros(0), np.zeros((*batch, 0, model.nq)),
+                           *(np.zeros((*batch, 0, model.nv)) for _ in range(3)),
+                           meta={**meta, "complete": False}, model=model)  # fmt: skip
+        _stopped(stop, 0, empty, None, exc)
+    finally:
+        if bar is not None:
+            bar.close()
 
+
+def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
+    """The Python loop over the batch kernels: a batch of rollouts, a controller with its
+    own state or a held torque, external wrenches, joints of several dofs, adaptive
+    integrators; samples into ``rec`` (in memory, or streamed to ``out``)."""
+    model, controller, integrator, friction, clip_torque, f_ext, th, hold, rtol, atol = loop
+    folder = rec.folder
     accel = _accelerations(model, friction, f_ext, th)
-    torque = _torques(model, controller, shape_v, clip_torque)
+    torque = _torques(model, controller, v.shape, clip_torque)
     chart = Chart(model)
     counter = {"eval": 0}
     held = {"tau": None, "dz": None}
@@ -569,9 +585,6 @@ def simulate(
         if isinstance(exc, KeyboardInterrupt):
             _stopped(stop, n, part, None, exc)
         _stopped(stop, n, part, str(exc), exc)
-    finally:
-        if bar is not None:
-            bar.close()
     meta["complete"] = True
     meta["n_eval"] = counter["eval"]
     res = rec.trajectory(K + 1, batch, model, meta)
@@ -588,17 +601,17 @@ def _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop):
     ``.partial`` folder (each piece marked done on disk)."""
     nv = model.nv
     meta["n_eval"] = K * (4 if meta["integrator"] == "rk4" else 1) + 1
-    rec = None
-    if folder is not None:
-        rec = _Record(K, (nv,), (nv,), None, folder, meta)
-        rec.x["t"][:] = dt * np.arange(K + 1)
-        X = (rec.x["q"], rec.x["v"], rec.x["a"], rec.x["tau"])
-    else:
-        X = tuple(np.empty((K + 1, nv)) for _ in range(4))
-    X[0][0], X[1][0] = q, v
-    piece = K if rec is None and bar is None else _PIECE
-    k, n, exc = 0, 1, None
+    rec = X = None
+    k, n, exc = 0, 0, None
     try:
+        if folder is not None:
+            rec = _Record(K, (nv,), (nv,), None, folder, meta)
+            rec.x["t"][:] = dt * np.arange(K + 1)
+            X = (rec.x["q"], rec.x["v"], rec.x["a"], rec.x["tau"])
+        else:
+            X = tuple(np.empty((K + 1, nv)) for _ in range(4))
+        X[0][0], X[1][0] = q, v
+        piece = K if rec is None and bar is None else _PIECE
         while True:
             k1 = min(K, k + piece)
             code, done, exc = _c_piece(setup, X, k, k1, dt)
@@ -614,6 +627,8 @@ def _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop):
                 rec.mark(n)
             k = k1
     except KeyboardInterrupt as stop_here:  # Ctrl-C between two pieces
+        if X is None:  # before the first: simulate hands back an empty trajectory
+            raise
         code, exc = _INTERRUPTED, stop_here
     meta["complete"] = code == 0
     if code:
@@ -665,11 +680,13 @@ def _stopped(stop, n: int, part, why: str | None, exc):
     """Raise for a run that stopped after n samples: SimulationInterrupted (Ctrl-C: why is
     None) or SimulationError, each carrying the partial trajectory (also saved to out)."""
     model, K, dt, out, check = stop["model"], stop["K"], stop["dt"], stop["out"], stop["check"]
-    if out is not None:
+    saved = out is not None and n > 0
+    if saved:
         part.save(out)
+    if out is not None:
         shutil.rmtree(stop["folder"], ignore_errors=True)
     where = f"err.partial holds the {n} samples before it" + (
-        f" (also saved to {out})" if out is not None else ""
+        f" (also saved to {out})" if saved else ""
     )
     head = f"simulate({model.name!r}) stopped at step {n} (t = {n * dt:g} s) of {K}"
     if why is None:

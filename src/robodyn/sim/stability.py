@@ -49,7 +49,7 @@ class StepCheck:
     h_max : float
         Largest stable step, s (inf: no mode limits it).
     rate : float
-        |lambda| of the mode that sets h_max, 1/s.
+        ``|lambda|`` of the mode that sets h_max, 1/s.
     joint : str or None
         The joint that moves most in that mode.
     integrator : str
