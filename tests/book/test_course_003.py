@@ -170,11 +170,11 @@ def _ac2(q, qd, qdd):
 
 
 def _pd(m):
-    return rd.control.PD(KP_PD, KD_PD, target=Q_DES)
+    return rd.control.PD(m, Q_DES, KP_PD, KD_PD)
 
 
 def _pd_gravity(m):
-    return rd.control.PD(KP_PD, KD_PD, target=Q_DES, gravity_compensation=m)
+    return rd.control.PD(m, Q_DES, KP_PD, KD_PD, gravity_compensation=True)
 
 
 def _computed_torque(m):

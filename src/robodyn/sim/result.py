@@ -241,16 +241,19 @@ def _kinetic_potential(model, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray,
 
 
 def _load_partial(folder: Path, model) -> Trajectory:
-    """What a streaming run had written when it stopped: the first ``done`` samples (the
-    files are time-major, sample k at index k)."""
+    """What a streaming run had written when it stopped: the first ``done`` samples of the
+    archive it was laying out in place (robodyn.sim.npzstream; time-major, sample k at
+    index k)."""
+    from .npzstream import load_layout
+
     meta = json.loads((folder / "meta.json").read_text())
     n = int(meta.pop("done"))
-    x = {}
-    for name in ("t", "q", "v", "a", "tau", "z"):
-        f = folder / f"{name}.npy"
-        if f.exists():
-            m = np.load(f, mmap_mode="r")
-            x[name] = np.array(m[:n]) if name == "t" else np.moveaxis(np.array(m[:n]), 0, -2)
+    x = load_layout(folder, meta.pop("layout"), n)
+    rollouts = tuple(meta.get("rollouts") or ())
+    for name in list(x):
+        if name != "t":
+            x[name] = np.moveaxis(x[name], 0, -2)
+            x[name] = x[name].reshape((*rollouts, n, x[name].shape[-1]))
     meta["complete"] = False
     return Trajectory(x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta,
                       model=model)  # fmt: skip

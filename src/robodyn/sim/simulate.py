@@ -180,7 +180,11 @@ def _torques(model, controller, shape, clip: bool):
 # ------------------------------------------------------------------------ recording
 class _Record:
     """Preallocated sample arrays, time-major (sample k at index k), in memory or, with
-    ``out=``, in .npy files of a ``<out>.partial`` folder that survive a killed process."""
+    ``out=``, streamed: laid out in place in the ``.npz`` being written
+    (:class:`~robodyn.sim.npzstream.NpzStream`, inside a ``<out>.partial`` folder whose
+    ``meta.json`` says how many samples are done), which survives a killed process."""
+
+    MARK_EVERY = 0.5  # s of wall time between two marks on disk
 
     def __init__(self, K, shape_q, shape_v, shape_z, folder: Path | None, meta: dict):
         self.folder, self.meta, self.done = folder, meta, 0
@@ -188,13 +192,15 @@ class _Record:
                   "a": (K + 1, *shape_v), "tau": (K + 1, *shape_v)}  # fmt: skip
         if shape_z is not None:
             shapes["z"] = (K + 1, *shape_z)
+        self.stream = None
         if folder is not None:
+            from .npzstream import NpzStream
+
             folder.mkdir(parents=True, exist_ok=True)
-            open_memmap = np.lib.format.open_memmap
-            self.x = {
-                n: open_memmap(folder / f"{n}.npy", "w+", float, s) for n, s in shapes.items()
-            }
-            self.mark(0)
+            self.stream = NpzStream(folder / "data.npz", shapes)
+            self.x = self.stream.arrays
+            self._marked = 0.0
+            self.mark(0, force=True)
         else:
             self.x = {n: np.empty(s) for n, s in shapes.items()}
 
@@ -209,15 +215,18 @@ class _Record:
             x["z"][k] = z
         self.done = k + 1
 
-    def mark(self, done: int) -> None:
-        """Say on disk how many samples are complete. The samples are already in the
-        files: their pages are shared with the system, which writes them out even when this
-        process is killed (only a crash of the machine could lose them, and flushing them
-        here, msync, would cost ~15 % of a compiled run)."""
-        if self.folder is None:
+    def mark(self, done: int, *, force: bool = False) -> None:
+        """Say on disk how many samples are complete (at most every MARK_EVERY seconds).
+        The samples are already in the file: its pages are shared with the system, which
+        writes them out even when this process is killed (only a crash of the machine
+        could lose them; flushing them here, msync, would cost ~15 % of a compiled run)."""
+        import time
+
+        if self.folder is None or not (force or time.monotonic() - self._marked > self.MARK_EVERY):
             return
+        self._marked = time.monotonic()
         tmp = self.folder / "meta.json.tmp"
-        tmp.write_text(json.dumps({**self.meta, "done": done}))
+        tmp.write_text(json.dumps({**self.meta, "done": done, "layout": self.stream.layout}))
         tmp.replace(self.folder / "meta.json")
 
     def trajectory(self, n: int, batch, model, meta) -> Trajectory:
@@ -236,6 +245,17 @@ class _Record:
             arr("t"), arr("q"), arr("v"), arr("a"), arr("tau"), z=arr("z"), meta=meta,
             model=model,
         )  # fmt: skip
+
+    def finish(self, res: Trajectory, out: Path) -> None:
+        """Write the complete run ``res`` to ``out``: a single rollout's archive is already
+        laid out as Trajectory.save writes it (time is its first axis), so it is sealed and
+        renamed; a batch's (time-major on disk, rollouts first in a Trajectory) is saved."""
+        if res.batch_shape:
+            res.save(out)
+        else:
+            self.stream.finish(res.meta, out)
+        self.x.clear()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 # ------------------------------------------------------------------------ the C rollout
@@ -371,7 +391,8 @@ def simulate(
         Stream the samples to disk while simulating and write the finished trajectory to
         this ``.npz`` (see :meth:`Trajectory.save`). A run that fails or is interrupted
         writes what it finished there; a killed process leaves ``<out>.partial/``,
-        readable with :meth:`Trajectory.load`.
+        readable with :meth:`Trajectory.load`. A compiled run streams in pieces of 8192
+        steps written straight into the files (the same speed as in memory).
     progress : bool
         Show a progress bar (tqdm) on stderr.
     threads : int, optional
@@ -401,11 +422,24 @@ def simulate(
     ------
     ValueError
         A bad argument (named).
+    ValueError
+        The run's samples would not fit in the memory available (or, with ``out=``, on
+        the disk): said before anything is allocated, with the size.
     SimulationError
         The state became NaN or inf, the dynamics became singular, or the controller
-        failed or returned a bad torque; the message names the step and time, and
-        ``err.partial`` is the trajectory up to the last good sample. Ctrl-C raises it
-        too, with what was simulated.
+        failed or returned a bad torque; the message names the step and time (for a
+        motion that diverged: the joint whose velocity ran away, and the step the gains
+        allow), and ``err.partial`` is the trajectory up to the last good sample.
+    SimulationInterrupted
+        Ctrl-C (a KeyboardInterrupt): ``err.partial`` holds what was simulated (the
+        compiled loop checks for signals every 1024 steps).
+
+    Warns
+    -----
+    SimulationWarning
+        ``dt`` is beyond the stable step of the fixed-step integrator for the
+        controller's gains and the joint damping (:func:`robodyn.sim.stable_step`); the
+        message gives the step to use.
 
     Notes
     -----
@@ -518,7 +552,6 @@ def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
     own state or a held torque, external wrenches, joints of several dofs, adaptive
     integrators; samples into ``rec`` (in memory, or streamed to ``out``)."""
     model, controller, integrator, friction, clip_torque, f_ext, th, hold, rtol, atol = loop
-    folder = rec.folder
     accel = _accelerations(model, friction, f_ext, th)
     torque = _torques(model, controller, v.shape, clip_torque)
     chart = Chart(model)
@@ -589,9 +622,7 @@ def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
     meta["n_eval"] = counter["eval"]
     res = rec.trajectory(K + 1, batch, model, meta)
     if out is not None:
-        res.save(out)
-        rec.x.clear()
-        shutil.rmtree(folder, ignore_errors=True)
+        rec.finish(res, out)
     return res
 
 
@@ -646,9 +677,7 @@ def _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop):
         _stopped(stop, n, cut(n), _c_message(code, model), None)
     res = cut(K + 1)
     if out is not None:
-        res.save(out)
-        rec.x.clear()
-        shutil.rmtree(folder, ignore_errors=True)
+        rec.finish(res, out)
     return res
 
 

@@ -176,14 +176,17 @@ def stable_step(model, controller, q, integrator: str = "rk4", *, friction: bool
         return StepCheck(math.inf, 0.0, None, integrator)
     h_hi = 10.0 / np.abs(fast).min()  # past every stability region's reach for these modes
     if integrator in _POLY:
-        c = np.array(_POLY[integrator])
-
-        def radius(z):
-            return np.abs(np.polyval(c[::-1], z))
-
-        per_mode = np.array(
-            [_largest_stable(lambda h, lm=lm: radius(h * lm) <= 1 + _TOL, h_hi) for lm in fast]
-        )
+        c = np.array(_POLY[integrator])[::-1]
+        # every mode's bisection at once: the largest h with |R(h lambda)| <= 1
+        lo, hi = np.zeros(fast.size), np.full(fast.size, h_hi)
+        done = np.abs(np.polyval(c, hi * fast)) <= 1 + _TOL
+        lo[done] = hi[done]
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            ok = np.abs(np.polyval(c, mid * fast)) <= 1 + _TOL
+            lo = np.where(ok | done, np.where(done, lo, mid), lo)
+            hi = np.where(ok | done, hi, mid)
+        per_mode = lo
         i = int(np.argmin(per_mode))
         h_max, lm = float(per_mode[i]), fast[i]
     else:
