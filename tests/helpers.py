@@ -220,6 +220,8 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
 TREE_KINDS = ("revolute", "continuous", "prismatic", "fixed", "free", "spherical", "planar",
               "helical", "cylindrical", "universal")  # fmt: skip
 PLAIN_KINDS = ("revolute", "continuous", "prismatic")
+#: the multi-dof and screw joints of MR Table 2.1 beyond the URDF's
+MR_KINDS = ("spherical", "planar", "helical", "cylindrical", "universal")
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -341,6 +343,7 @@ def trees(
     mimic: bool | None = False,
     damping: bool | None = False,
     gravity: bool = True,
+    require=(),
 ) -> TreeSpec:
     """A random tree (Featherstone's autoTree drawn by hypothesis): a failure shrinks to a
     short chain of z-axis revolute joints at the parent's origin with default inertias.
@@ -350,21 +353,26 @@ def trees(
     and every other body hangs below it (True), no such base (False; free joints drawn
     from ``kinds`` may still float anywhere), or either (None). ``mimic``: add one or two
     revolute or prismatic mimic joints led by 1-dof joints (None: maybe). ``damping``:
-    draw joint damping, Coulomb friction and armature (None: maybe). ``gravity``: a
-    random gravity vector, else none.
+    draw joint damping, Coulomb friction and armature (None: maybe) for every joint but a
+    free one. ``gravity``: a
+    random gravity vector, else none. ``require``: joint types that appear at least once
+    (the first bodies after a floating base take them, in a drawn order).
     """
     floating = draw(st.booleans()) if floating is None else floating
     mimic = draw(st.booleans()) if mimic is None else mimic
     damping = draw(st.booleans()) if damping is None else damping
-    n = draw(st.integers(min_bodies, max_bodies))
+    first = ["free"] if floating else []
+    first += draw(st.permutations(require)) if require else []
+    n = draw(st.integers(max(min_bodies, len(first)), max(max_bodies, len(first))))
     moving = [k for k in kinds if k != "fixed"]
     bodies: list[BodySpec] = []
     for k in range(n):
         if k == 0:
-            parent, kind = -1, "free" if floating else draw(st.sampled_from(moving))
+            parent = -1
+            kind = first[0] if first else draw(st.sampled_from(moving))
         else:  # shrinks to a chain (the previous body); up to the world or the base
             parent = k - 1 - draw(st.integers(0, k - 1 if floating else k))
-            kind = draw(st.sampled_from(kinds))
+            kind = first[k] if k < len(first) else draw(st.sampled_from(kinds))
         bodies.append(draw(_bodies(parent, kind, damping)))
     if mimic:
         leaders = [k for k, b in enumerate(bodies) if b.kind in PLAIN_KINDS]
@@ -387,7 +395,7 @@ def _bodies(draw, parent: int, kind: str, damping: bool) -> BodySpec:
         extra["pitch"] = draw(_floats(-0.5, 0.5))
     if kind == "universal":
         extra["axis2"] = _not_parallel(axis, draw(unit_vectors()))
-    if damping:
+    if damping and kind != "free":  # a free joint has no motor: nothing pushes back on it
         extra.update(damping=draw(_floats(0.1, 1.0)), friction=draw(_floats(0.1, 1.0)),
                      armature=draw(_floats(0.01, 0.5)))  # fmt: skip
     return BodySpec(
