@@ -41,7 +41,7 @@ def test_rnea_columns_equal_crba(tree, data):
     z = np.zeros(model.nv)
     tau0 = dyn.rnea(model, q, z, z)
     cols = np.array([dyn.rnea(model, q, z, e) - tau0 for e in np.eye(model.nv)]).T
-    close(cols, dyn.crba(model, q), 1e-10)
+    close(cols, dyn.crba(model, q), 5e-14)  # measured <= 3.8e-15 over 400 explored trees
 
 
 @settings(max_examples=40, deadline=None)
@@ -51,9 +51,10 @@ def test_aba_after_rnea_and_rnea_after_aba(tree, data):
     q, v, a = data.draw(states(model))
     f_ext = data.draw(wrenches(model))
     tau = dyn.rnea(model, q, v, a, f_ext)
-    close(dyn.aba(model, q, v, tau, f_ext), a, 1e-8)
-    close(dyn.rnea(model, q, v, dyn.aba(model, q, v, a, f_ext), f_ext), a, 1e-8)
-    close(dyn.aba(model, q, v, tau, f_ext, method="crba"), a, 1e-8)
+    # measured <= 5.4e-14 over 400 explored trees (inertias of 0.02-0.6, masses 0.2-3)
+    close(dyn.aba(model, q, v, tau, f_ext), a, 1e-12)
+    close(dyn.rnea(model, q, v, dyn.aba(model, q, v, a, f_ext), f_ext), a, 1e-12)
+    close(dyn.aba(model, q, v, tau, f_ext, method="crba"), a, 1e-12)
 
 
 @settings(max_examples=40, deadline=None)
@@ -64,7 +65,7 @@ def test_mass_matrix_symmetric_positive_definite_and_inverse(tree, data):
     M = dyn.mass_matrix(model, q)
     assert np.array_equal(M, M.T) or np.abs(M - M.T).max() <= 1e-12 * np.abs(M).max()
     assert np.linalg.eigvalsh(M).min() > 0
-    close(dyn.mass_matrix_inverse(model, q) @ M, np.eye(model.nv), 1e-9)
+    close(dyn.mass_matrix_inverse(model, q) @ M, np.eye(model.nv), 5e-13)  # measured 4.2e-14
 
 
 @settings(max_examples=25, deadline=None)
@@ -81,7 +82,7 @@ def test_kinetic_energy_from_finite_difference_twists(tree, data):
         V = np.concatenate([unskew(Vb[:3, :3]), Vb[:3, 3]])
         G = RigidInertia(model.body_mass[i], model.body_com[i], model.body_inertia[i])
         ke += 0.5 * V @ G.spatial_at_origin() @ V
-    close(0.5 * v @ dyn.mass_matrix(model, q, armature=False) @ v, ke, 1e-7)
+    close(0.5 * v @ dyn.mass_matrix(model, q, armature=False) @ v, ke, 5e-9)  # measured 4.5e-10
 
 
 @settings(max_examples=25, deadline=None)
@@ -101,7 +102,7 @@ def test_gravity_is_gradient_of_potential_energy(tree, data):
     h = 1e-6
     grad = [(U(integrate(model, q, e, h)) - U(integrate(model, q, e, -h))) / (2 * h)
             for e in np.eye(model.nv)]  # fmt: skip
-    close(dyn.gravity_forces(model, q), np.array(grad), 1e-7)
+    close(dyn.gravity_forces(model, q), np.array(grad), 1e-8)  # measured 8.2e-10
 
 
 @settings(max_examples=25, deadline=None)
@@ -112,11 +113,12 @@ def test_force_terms_add_up(tree, data):
     z = np.zeros(model.nv)
     g = dyn.gravity_forces(model, q)
     c = dyn.velocity_forces(model, q, v)
-    close(dyn.bias_forces(model, q, v), c + g, 1e-12)
-    close(dyn.rnea(model, q, v, z, friction=False), c + g, 1e-12)
-    close(dyn.rnea(model, q, z, z), g, 1e-12)  # friction and armature vanish at rest
+    # measured <= 1.9e-15 over 400 explored trees
+    close(dyn.bias_forces(model, q, v), c + g, 2e-14)
+    close(dyn.rnea(model, q, v, z, friction=False), c + g, 2e-14)
+    close(dyn.rnea(model, q, z, z), g, 2e-14)  # friction and armature vanish at rest
     M = dyn.mass_matrix(model, q, armature=False)
-    close(dyn.rnea(model, q, v, a, friction=False, armature=False), M @ a + c + g, 1e-10)
+    close(dyn.rnea(model, q, v, a, friction=False, armature=False), M @ a + c + g, 2e-14)
 
 
 def same(x, y):

@@ -39,8 +39,9 @@ def test_rnea_kernel_equals_reference(tree, data):
     model = tree.model
     q, v, a = data.draw(states(model))
     f_ext = data.draw(wrenches(model))
-    close(dyn.rnea(model, q, v, a), ref.rnea(model, q, v, a))
-    close(dyn.rnea(model, q, v, a, f_ext), ref.rnea(model, q, v, a, f_ext))
+    # measured <= 2.0e-15 over 400 explored trees
+    close(dyn.rnea(model, q, v, a), ref.rnea(model, q, v, a), 2e-14)
+    close(dyn.rnea(model, q, v, a, f_ext), ref.rnea(model, q, v, a, f_ext), 2e-14)
 
 
 @settings(max_examples=40, deadline=None)
@@ -48,7 +49,7 @@ def test_rnea_kernel_equals_reference(tree, data):
 def test_crba_kernel_equals_reference(tree, data):
     model = tree.model
     q, _, _ = data.draw(states(model))
-    close(dyn.crba(model, q), ref.crba(model, q))
+    close(dyn.crba(model, q), ref.crba(model, q), 2e-14)  # measured <= 1.9e-15
 
 
 @settings(max_examples=40, deadline=None)
@@ -57,9 +58,9 @@ def test_aba_kernel_equals_reference(tree, data):
     model = tree.model
     q, v, tau = data.draw(states(model))
     f_ext = data.draw(wrenches(model))
-    for method in ("aba", "crba"):
+    for method in ("aba", "crba"):  # measured <= 1.8e-13 over 400 explored trees
         close(
-            dyn.aba(model, q, v, tau, f_ext, method=method), ref.aba(model, q, v, tau, f_ext), 1e-9
+            dyn.aba(model, q, v, tau, f_ext, method=method), ref.aba(model, q, v, tau, f_ext), 2e-12
         )
 
 
@@ -216,9 +217,10 @@ def test_friction_consistent_between_inverse_and_forward(tree, data):
     for eps in (0.0, 0.05):
         tau = dyn.rnea(model, q, v, a, coulomb_eps=eps)
         for method in ("aba", "crba"):
-            close(dyn.aba(model, q, v, tau, coulomb_eps=eps, method=method), a, 1e-8)
+            close(dyn.aba(model, q, v, tau, coulomb_eps=eps, method=method), a, 5e-13)  # 4.1e-14
     d = model.dof_damping * v + model.dof_friction * np.sign(v) + model.dof_armature * a
-    close(dyn.rnea(model, q, v, a) - dyn.rnea(model, q, v, a, friction=False, armature=False), d)
+    tau_f = dyn.rnea(model, q, v, a) - dyn.rnea(model, q, v, a, friction=False, armature=False)
+    close(tau_f, d, 3e-14)  # measured <= 3.1e-15
 
 
 # ----------------------------------------------------------------------------- bad input
