@@ -147,7 +147,6 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
     import pinocchio as pin
 
     from robodyn.convert import PinocchioMap
-    from robodyn.model.model import planar_basis
 
     rng = np.random.default_rng(seed)
     g = rng.normal(size=3) * 5.0 if gravity else np.zeros(3)
@@ -169,6 +168,19 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
                      (pitch, axis2 / np.linalg.norm(axis2))))  # fmt: skip
     T_tool = random_placement(rng)
     b.add_frame("tool", spec[-1][0], T=T_tool)
+    _add_to_pinocchio(pm, spec, T_tool)
+    model = b.build()
+    return model, pm, pm.createData(), PinocchioMap(model, pm)
+
+
+def _add_to_pinocchio(pm, spec: list, T_tool: np.ndarray) -> None:
+    """Add the bodies of ``spec`` [(name, parent, kind, unit axis, T, inertia, (pitch, unit
+    axis2))] to the Pinocchio model ``pm`` with Pinocchio's joint of each type, and the
+    frame "tool" at T_tool on the last body (see :func:`random_joint_pair`)."""
+    import pinocchio as pin
+
+    from robodyn.model.model import planar_basis
+
     # Pinocchio numbers joints in the order they are added and needs that order depth
     # first (its CRBA assumes contiguous subtrees): add them from a depth-first walk
     jid = {"world": 0}  # Pinocchio joint of each body
@@ -211,8 +223,6 @@ def random_joint_pair(seed: int, n: int = 6, kinds=JOINT_KINDS, gravity: bool = 
     F = np.linalg.inv(turn[spec[-1][0]]) @ T_tool
     pm.addFrame(pin.Frame("tool", jid[spec[-1][0]], pin.SE3(F[:3, :3], F[:3, 3]),
                           pin.FrameType.OP_FRAME))  # fmt: skip
-    model = b.build()
-    return model, pm, pm.createData(), PinocchioMap(model, pm)
 
 
 # ------------------------------------------------------------------ hypothesis trees
@@ -306,6 +316,29 @@ class TreeSpec:
     def model(self):
         """``build()``, once."""
         return self.build()
+
+    def pinocchio(self):
+        """The same tree built by Pinocchio from these numbers (as :func:`random_joint_pair`
+        does): (pinocchio.Model, pinocchio.Data, PinocchioMap to :attr:`model`). Fixed and
+        mimic joints are not translated."""
+        import pinocchio as pin
+
+        from robodyn.convert import PinocchioMap
+
+        if any(b.kind == "fixed" or b.mimic is not None for b in self.bodies):
+            raise ValueError("TreeSpec.pinocchio: fixed and mimic joints are not translated")
+        pm = pin.Model()
+        pm.gravity = pin.Motion(np.r_[self.gravity, 0.0, 0.0, 0.0])
+        unit = lambda x: np.array(x) / np.linalg.norm(x)  # noqa: E731
+        spec = [
+            (f"b{k}", f"b{s.parent}" if s.parent >= 0 else "world", s.kind, unit(s.axis),
+             transform(exp3(np.array(s.rotvec)), np.array(s.p)), s.inertia(),
+             (s.pitch, unit(s.axis2)))
+            for k, s in enumerate(self.bodies)
+        ]  # fmt: skip
+        T_tool = transform(exp3(np.array(self.tool_rotvec)), np.array(self.tool_p))
+        _add_to_pinocchio(pm, spec, T_tool)
+        return pm, pm.createData(), PinocchioMap(self.model, pm)
 
 
 def _floats(lo: float, hi: float):
