@@ -387,9 +387,15 @@ def trees(
     from ``kinds`` may still float anywhere), or either (None). ``mimic``: add one or two
     revolute or prismatic mimic joints led by 1-dof joints (None: maybe). ``damping``:
     draw joint damping, Coulomb friction and armature (None: maybe) for every joint but a
-    free one. ``gravity``: a
-    random gravity vector, else none. ``require``: joint types that appear at least once
-    (the first bodies after a floating base take them, in a drawn order).
+    free one. ``gravity``: a random gravity vector, else none. ``require``: joint types
+    that appear at least once (the first bodies after a floating base take them, in a
+    drawn order).
+
+    Examples
+    --------
+    >>> @given(trees(max_bodies=4, floating=True), st.data())      # doctest: +SKIP
+    ... def test_something(tree, data):
+    ...     q, v, a = data.draw(states(tree.model))
     """
     floating = draw(st.booleans()) if floating is None else floating
     mimic = draw(st.booleans()) if mimic is None else mimic
