@@ -125,6 +125,9 @@ def test_simulate_rows(quick_run):
         assert rows[key]["status"] == "ok" and rows[key]["check_err"] <= 1e-8, rows[key]
     assert rows[("ur5", "robodyn")]["ratio_to_mujoco"] > 0
     assert rows[("panda", "robodyn")]["ratio_to_pinocchio"] > 0
+    # the same run streamed to disk (out=), its samples checked equal to the run in memory
+    assert rows[("panda", "robodyn")]["streamed_ratio"] > 0
+    assert "streamed to disk (out=)" in rows[("panda", "robodyn")]["call"]
     assert "Simulation (panda" in result["_markdown"] and "mujoco.rollout" in result["_markdown"]
 
 
