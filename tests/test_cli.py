@@ -782,3 +782,16 @@ def test_simulate_lowers_its_default_step_when_the_robot_needs_it(capsys, tmp_pa
     saved = tmp_path / "robodyn-UF_ROBOT-partial.npz"
     assert err[-1].endswith(f"The 4 samples before it are in {saved}")
     assert len(rd.Trajectory.load(saved)) == 4
+
+
+def test_negative_numbers_in_scientific_notation_are_numbers(capsys):
+    """argparse's own pattern takes -1 and -.5 for numbers but -1e-3 for an option, so
+    ``--target -1e-3`` was "expected one argument" (issue 27)."""
+    assert main(["fk", "planar_2r", "--q", "-2e-1", "-.3E+0", "--frame", "ee"]) == 0
+    T = np.array([[float(x) for x in line.strip(" []").split()]
+                  for line in capsys.readouterr().out.splitlines()[1:]])  # fmt: skip
+    import robodyn as rd
+
+    np.testing.assert_allclose(T, rd.fk(rd.models.load("planar_2r"), [-0.2, -0.3], "ee"), atol=1e-6)
+    assert _exit_code(["simulate", "planar_2r", "--controller", "pd", "--target", "-inf", "2"]) == 2
+    assert "argument --target: not finite: '-inf'" in capsys.readouterr().err

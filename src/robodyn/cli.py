@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -555,6 +556,14 @@ _DOCS_HELP = (
 class _Parser(argparse.ArgumentParser):
     """argparse with the CLI's word on bad input: one line on stderr, exit status 2 (the
     usage is one ``--help`` away). Subcommands' parsers are of this class too."""
+
+    # what reads as a negative number, not an option: argparse's own pattern knows -1 and
+    # -.5 but not -1e-3 or -2.5E+2 (so "--target -1e-3" was "expected one argument")
+    _NEGATIVE = re.compile(r"^-((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|inf|infinity|nan)$", re.I)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = self._NEGATIVE
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
