@@ -795,3 +795,67 @@ def test_negative_numbers_in_scientific_notation_are_numbers(capsys):
     np.testing.assert_allclose(T, rd.fk(rd.models.load("planar_2r"), [-0.2, -0.3], "ee"), atol=1e-6)
     assert _exit_code(["simulate", "planar_2r", "--controller", "pd", "--target", "-inf", "2"]) == 2
     assert "argument --target: not finite: '-inf'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ files never destroyed
+@pytest.mark.parametrize(
+    "argv, first, second",
+    [
+        (["simulate", "planar_2r", "--out", "X.npz", "--csv", "X.npz"], "--out", "--csv"),
+        (["simulate", "planar_2r", "--out", "run.npz", "--view", "./run.npz"], "--out", "--view"),
+        (["derive", "pendulum", "--latex", "e.py", "--python", "e.py"], "--latex", "--python"),
+        (["bench", "--quick", "--json", "r.json", "--markdown", "r.json"], "--json", "--markdown"),
+    ],
+)
+def test_two_options_naming_one_file_are_refused(argv, first, second, tmp_path, monkeypatch,
+                                                 capsys):  # fmt: skip
+    """(issue 27) ``--out X.npz --csv X.npz`` replaced the trajectory with the CSV."""
+    monkeypatch.chdir(tmp_path)
+    assert _exit_code([*argv, "--duration", "0.01"] if argv[0] == "simulate" else argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{first} and {second} name the same file" in err and len(err.splitlines()) == 1
+    assert _tree(tmp_path) == []
+
+
+def test_check_fix_never_writes_onto_its_source(tmp_path, arm_urdf, capsys):
+    """(issue 27) ``--fix`` onto a hard link of the source modified the source, and onto a
+    symbolic link wrote through it into its target."""
+    original = arm_urdf.read_bytes()
+    hard, soft = tmp_path / "hard.urdf", tmp_path / "soft.urdf"
+    os.link(arm_urdf, hard)
+    soft.symlink_to(arm_urdf)
+    for out in (arm_urdf, hard, soft):
+        assert _exit_code(["check", str(arm_urdf), "--fix", str(out), "--force"]) == 2
+        assert "is the input" in capsys.readouterr().err
+    assert arm_urdf.read_bytes() == original and hard.read_bytes() == original
+    # a link to another file is replaced by the output, its target left alone
+    other = tmp_path / "other.urdf"
+    other.write_text("the user's")
+    link = tmp_path / "link.urdf"
+    link.symlink_to(other)
+    assert _exit_code(["check", str(arm_urdf), "--fix", str(link)]) == 2
+    assert "the file exists (a symbolic link); pass --force" in capsys.readouterr().err
+    assert main(["check", str(arm_urdf), "--fix", str(link), "--force"]) == 0
+    assert not link.is_symlink() and "<robot" in link.read_text()
+    assert other.read_text() == "the user's"
+
+
+def test_a_writer_that_fails_leaves_the_old_output(tmp_path, monkeypatch):
+    """(issue 27) a crash while writing (a RecursionError in the XML writer) left an
+    existing --fix output truncated: outputs are written beside and renamed when whole."""
+    import robodyn.model.doctor as doctor
+    from robodyn.model.doctor import fix_urdf
+
+    src = tmp_path / "arm.urdf"
+    src.write_text(ARM_URDF)
+    out = tmp_path / "fixed.urdf"
+    out.write_text("kept")
+
+    def broken(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(doctor.ET, "ElementTree", broken, raising=False)
+    monkeypatch.setattr(doctor.ET, "tostring", broken, raising=False)
+    with pytest.raises(RecursionError):
+        fix_urdf(src, out)
+    assert out.read_text() == "kept" and _tree(tmp_path) == ["arm.urdf", "fixed.urdf"]

@@ -2037,7 +2037,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 when every equality check passed, 1 when one failed (FAIL rows), 2 on bad
         options or an output file that cannot be written (checked before any timing).
     """
-    from .cli import atomic_output, check_output_path
+    from .cli import atomic_output, check_output_path, distinct_outputs
 
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
@@ -2045,6 +2045,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for option in ("json", "plot", "markdown"):  # before minutes of timing, not after
             if getattr(args, option):
                 check_output_path(f"--{option}", getattr(args, option), force=args.force)
+        distinct_outputs({f"--{o}": getattr(args, o) for o in ("json", "plot", "markdown")})
     except ValueError as exc:
         print(f"robodyn bench: error: {exc}", file=sys.stderr)
         return 2

@@ -10,13 +10,12 @@ ended by SIGPIPE, as ``yes | head`` ends.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import os
 import re
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +27,7 @@ __all__ = [
     "load_robot",
     "check_output_path",
     "check_output_dir",
+    "distinct_outputs",
     "atomic_output",
     "finite_float",
     "positive_float",
@@ -159,9 +159,12 @@ def load_robot(text: str, floating_base: bool = False):
 FORCE_HELP = "overwrite existing output files (default: refuse them, exit status 2)"
 
 
-def check_output_path(option: str, path: str | os.PathLike, *, force: bool = False) -> Path:
+def check_output_path(
+    option: str, path: str | os.PathLike, *, force: bool = False, inputs=()
+) -> Path:
     """Check, before any work, that ``path`` can be written (its folder exists, is writable,
-    ``path`` is not itself a folder, and it does not exist unless ``force``).
+    ``path`` is not itself a folder nor one of ``inputs``, and it does not exist unless
+    ``force``): :func:`robodyn._files.output_path` with the command line's words.
 
     Parameters
     ----------
@@ -170,6 +173,8 @@ def check_output_path(option: str, path: str | os.PathLike, *, force: bool = Fal
     path : str or os.PathLike
     force : bool
         Allow overwriting an existing file (the command's ``--force``).
+    inputs : iterable of paths
+        Files the command reads (``check --fix`` may not write onto its URDF).
 
     Returns
     -------
@@ -180,17 +185,21 @@ def check_output_path(option: str, path: str | os.PathLike, *, force: bool = Fal
     ValueError
         Naming the option, the path and what is wrong.
     """
-    p = Path(path)
-    folder = p.parent
-    if p.is_dir():
-        raise ValueError(f"{option} {str(p)!r}: is a folder; give a file name")
-    if not folder.is_dir():
-        raise ValueError(f"{option} {str(p)!r}: the folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise ValueError(f"{option} {str(p)!r}: not writable")
-    if p.exists() and not force:
-        raise ValueError(f"{option} {str(p)!r}: the file exists; pass --force to overwrite it")
-    return p
+    from ._files import output_path
+
+    try:
+        return output_path(path, overwrite=force, name=option, inputs=inputs,
+                           how="pass --force to overwrite it")  # fmt: skip
+    except FileExistsError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def distinct_outputs(paths: dict) -> None:
+    """Refuse two options that name one file (``--out run.npz --csv run.npz``): the second
+    would replace the first (:func:`robodyn._files.distinct_outputs`)."""
+    from ._files import distinct_outputs as distinct
+
+    distinct({k: v for k, v in paths.items() if v is not None})
 
 
 def check_output_dir(
@@ -257,20 +266,12 @@ def check_output_dir(
     return p
 
 
-@contextlib.contextmanager
-def atomic_output(path: str | os.PathLike) -> Iterator[Path]:
-    """Write ``path`` atomically: yields a temporary path beside it (same folder, same
-    suffix, so writers that go by the suffix still work) that replaces ``path`` with
-    :func:`os.replace` when the block ends without an error; on an error it is removed, and
-    ``path`` is as it was. A reader never sees half a file.
-    """
-    path = Path(path)
-    tmp = path.with_name(f"{path.stem}_tmp{os.getpid()}{path.suffix}")
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+def atomic_output(path: str | os.PathLike):
+    """Write ``path`` atomically (:func:`robodyn._files.atomic_write`): yields a temporary
+    path beside it that replaces ``path`` when the block ends without an error."""
+    from ._files import atomic_write
+
+    return atomic_write(path)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -348,8 +349,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.fix:
-        check_output_path("--fix", args.fix, force=args.force)
+    if args.fix:  # never onto the URDF it corrects (nor a link to it)
+        check_output_path("--fix", args.fix, force=args.force, inputs=(robot,))
     report = check_model(robot)
     print(report.format(args.only))
     if not args.fix:
@@ -448,6 +449,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         value = getattr(args, option)
         if value is not None:
             paths[option] = check_output_path("--" + option, value, force=args.force)
+    distinct_outputs({"--" + k: v for k, v in paths.items()})
     if "out" in paths and paths["out"].suffix != ".npz":
         raise ValueError(f"--out {args.out!r}: a trajectory file ends in .npz")
     q0 = _numbers("--q0", args.q0, model.nq, "nq") if args.q0 else neutral(model)

@@ -95,7 +95,7 @@ def _scaled_prior(model, spread: float, rng):
 
 def identify_command(args: argparse.Namespace) -> int:
     """Run ``robodyn identify`` (see :func:`add_arguments`)."""
-    from ..cli import atomic_output, check_output_path, load_robot
+    from ..cli import atomic_output, check_output_path, distinct_outputs, load_robot
     from .base import base_parameters
     from .data import load_csv, save_csv, simulate_experiment
     from .estimate import identify
@@ -105,10 +105,16 @@ def identify_command(args: argparse.Namespace) -> int:
     model = load_robot(args.robot)
     if args.data is None and args.simulate is None:
         raise ValueError("give DATA.csv, or --simulate FILE to make the data first")
-    plot = check_output_path("--plot", args.plot, force=args.force) if args.plot else None
-    out = (
-        check_output_path("--simulate", args.simulate, force=args.force) if args.simulate else None
+    data = (args.data,) if args.data else ()  # never written over
+    plot = (
+        check_output_path("--plot", args.plot, force=args.force, inputs=data) if args.plot else None
     )
+    out = (
+        check_output_path("--simulate", args.simulate, force=args.force, inputs=data)
+        if args.simulate
+        else None
+    )
+    distinct_outputs({"--plot": plot, "--simulate": out})
     if not 0.0 <= args.held_out < 1.0:
         raise ValueError(f"--held-out must be in [0, 1), got {args.held_out}")
     if not args.prior_error < 1.0:  # a factor 1 - prior_error <= 0 is no mass at all

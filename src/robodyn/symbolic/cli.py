@@ -35,7 +35,7 @@ def derive_command(args: argparse.Namespace) -> int:
         An output path that cannot be written (checked before any work, the message names
         the option), or an unknown robot.
     """
-    from ..cli import atomic_output, check_output_path, load_robot
+    from ..cli import atomic_output, check_output_path, distinct_outputs, load_robot
     from .codegen import write_module
     from .derive import derive
 
@@ -48,6 +48,7 @@ def derive_command(args: argparse.Namespace) -> int:
         if not python.endswith(".py") or not stem.isidentifier() or keyword.iskeyword(stem):
             raise ValueError(f"--python {python!r}: give a .py file named as a Python module")
         check_output_path("--python", python, force=getattr(args, "force", False))
+    distinct_outputs({"--latex": latex, "--python": python})
     model = load_robot(args.robot)
     parameters = "symbolic" if getattr(args, "symbolic_parameters", False) else "numeric"
     t0 = time.perf_counter()

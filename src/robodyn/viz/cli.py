@@ -58,7 +58,8 @@ def view_command(args: argparse.Namespace) -> int:
     from ..cli import check_output_path, load_robot
 
     model = load_robot(args.robot, args.floating_base)
-    out = check_output_path("--out", args.out, force=args.force)
+    inputs = [p for p in (args.trajectory, args.robot) if p is not None]  # never written over
+    out = check_output_path("--out", args.out, force=args.force, inputs=inputs)
     q = traj = None
     if args.q is not None:
         if len(args.q) != model.nq:
