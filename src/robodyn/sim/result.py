@@ -21,8 +21,10 @@ __all__ = ["Trajectory"]
 
 _ARRAYS = (
     "t", "q", "v", "a", "tau", "z", "kinetic", "potential", "constraint_violation",
-    "constraint_force",
+    "constraint_force", "status", "t_end",
 )  # fmt: skip
+#: ``Trajectory.status`` codes of a rollout (``simulate(..., on_divergence="mark")``)
+STATUS = {0: "ok", 1: "diverged", 2: "dynamics failed", 3: "controller failed"}
 
 
 class Trajectory:
@@ -47,6 +49,11 @@ class Trajectory:
     constraint_force : numpy.ndarray or None, shape (..., K + 1, k)
         The multipliers ``lambda`` of the k constraints per sample (the constraint forces
         are ``A^T lambda`` in ``M vdot + h = tau + A^T lambda``, MR sec. 8.7), else None.
+    status, t_end : numpy.ndarray or None, shape (...)
+        Per rollout, with ``simulate(..., on_divergence="mark")``: 0 ok, 1 diverged (the
+        state ran away or became NaN/inf), 2 the dynamics failed (a singular inertia),
+        3 the controller's torque was NaN/inf (:data:`STATUS`); and the time of its last
+        good sample (its samples after it are NaN). None when not asked for.
     meta : dict
         ``model`` (name), ``integrator``, ``dt``, ``duration``, ``control_dt``,
         ``friction``, ``clip_torque``, ``controller``, tolerances, ``n_eval`` (dynamics
@@ -57,7 +64,7 @@ class Trajectory:
 
     def __init__(self, t, q, v, a, tau, *, z=None, meta=None, model=None,
                  kinetic=None, potential=None, constraint_violation=None,
-                 constraint_force=None):  # fmt: skip
+                 constraint_force=None, status=None, t_end=None):  # fmt: skip
         self.t = np.asarray(t, dtype=float)
         self.q = np.asarray(q, dtype=float)
         self.v = np.asarray(v, dtype=float)
@@ -74,6 +81,8 @@ class Trajectory:
         self.constraint_force = (
             None if constraint_force is None else np.asarray(constraint_force, dtype=float)
         )
+        self.status = None if status is None else np.asarray(status, dtype=np.int64)
+        self.t_end = None if t_end is None else np.asarray(t_end, dtype=float)
 
     # ------------------------------------------------------------------ shape
     @property
@@ -98,7 +107,8 @@ class Trajectory:
             z=pick(self.z), meta=self.meta, model=self.model,
             kinetic=pick(self._kinetic), potential=pick(self._potential),
             constraint_violation=pick(self.constraint_violation),
-            constraint_force=pick(self.constraint_force),
+            constraint_force=pick(self.constraint_force), status=pick(self.status),
+            t_end=pick(self.t_end),
         )  # fmt: skip
 
     def __repr__(self) -> str:
@@ -183,7 +193,8 @@ class Trajectory:
             x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta, model=model,
             kinetic=x.get("kinetic"), potential=x.get("potential"),
             constraint_violation=x.get("constraint_violation"),
-            constraint_force=x.get("constraint_force"),
+            constraint_force=x.get("constraint_force"), status=x.get("status"),
+            t_end=x.get("t_end"),
         )  # fmt: skip
 
     def to_csv(self, path) -> Path:
