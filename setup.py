@@ -134,17 +134,33 @@ class BuildCore(build_ext):
         return objects
 
     def _object_key(self, src, kw) -> str:
-        """A hash of everything that goes into the object of ``src``."""
+        """A hash of everything that goes into the object of ``src``: its text and the
+        core's headers, the compiler (its path, size and date) with its flags and
+        ``$CFLAGS``, the include folders and macros, Python's and NumPy's versions."""
         cc = self.compiler
-        np_inc = numpy.get_include()  # a temporary folder in pip's isolated build
+        # folders whose path changes between builds of the same inputs: pip's isolated
+        # build puts NumPy in a temporary folder, and build_ext adds the venv's include/
+        # (headers installed by packages; the core includes only Python's and NumPy's),
+        # so the demo's venv and a docs venv share the objects
+        moving = {
+            numpy.get_include(): f"<numpy {numpy.__version__}>",
+            os.path.join(sys.exec_prefix, "include"): "<venv>/include",
+        }
 
         def norm(value):
-            return repr(value).replace(np_inc, f"<numpy {numpy.__version__}>")
+            text = repr(value)
+            for path, name in moving.items():
+                text = text.replace(path, name)
+            return text
 
+        compiler = getattr(cc, "compiler_so", None) or [getattr(cc, "cc", "")]
+        exe = shutil.which(compiler[0]) if compiler and compiler[0] else None
+        stat = os.stat(exe) if exe else None
         h = hashlib.sha256()
         for part in (
             cc.compiler_type,
-            getattr(cc, "compiler_so", None),  # the compiler, its flags and $CFLAGS (Unix)
+            compiler,  # the compiler, its flags and $CFLAGS (Unix)
+            (exe, stat.st_size, stat.st_mtime_ns) if stat else None,
             getattr(cc, "compile_options", None),  # MSVC
             cc.include_dirs,
             cc.macros,
