@@ -780,8 +780,8 @@ def test_simulate_lowers_its_default_step_when_the_robot_needs_it(capsys, tmp_pa
     assert err[0].startswith("robodyn: SimulationWarning: simulate(")
     assert "the motion diverged: the velocity of joint 'joint" in err[-1]
     saved = tmp_path / "robodyn-UF_ROBOT-partial.npz"
-    assert err[-1].endswith(f"The 4 samples before it are in {saved}")
-    assert len(rd.Trajectory.load(saved)) == 4
+    assert err[-1].endswith(f"The 5 samples before it are in {saved}")
+    assert len(rd.Trajectory.load(saved)) == 5
 
 
 def test_negative_numbers_in_scientific_notation_are_numbers(capsys):

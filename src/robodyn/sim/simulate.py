@@ -38,6 +38,56 @@ class _StepError(Exception):
     """A step failed; ``message`` says why (turned into SimulationError with the partial)."""
 
 
+class _RolloutError(Exception):
+    """Rollout ``row`` of a batch failed in the core with error ``code`` (rd.h's codes)."""
+
+    def __init__(self, row: int, code: int):
+        super().__init__(row, code)
+        self.row, self.code = row, code
+
+
+def _status_of(code: int) -> int:
+    """Trajectory.STATUS code of a core error: the state (11 q, 12 v, 15 a zero quaternion)
+    -> 1 diverged; the torque or the wrenches (13, 14) -> 3 controller failed; a singular
+    articulated inertia or M (1000 + i, 2000 + k) -> 2 dynamics failed."""
+    if code in (13, 14):
+        return 3
+    return 2 if code >= 1000 else 1
+
+
+_WHY = {1: "the state became NaN or inf", 2: "the dynamics failed (a singular inertia)",
+        3: "the torque is NaN or inf"}  # fmt: skip
+
+
+class _Rollouts:
+    """Which rollouts of a batch are still running (``on_divergence="mark"``): a rollout
+    that fails is frozen at a safe state (the neutral configuration at rest, no torque) so
+    the batch calls and the controller keep finite inputs, and its samples after its last
+    good one are NaN at the end."""
+
+    def __init__(self, model, n: int):
+        from ..model.configuration import neutral
+
+        self.alive = np.ones(n, dtype=bool)
+        self.status = np.zeros(n, dtype=np.int64)
+        self.last = np.full(n, -1, dtype=np.int64)  # -1: alive (set when it fails)
+        self.q_safe = neutral(model)
+
+    def fail(self, row: int, code: int, last: int) -> None:
+        self.alive[row] = False
+        self.status[row] = _status_of(code)
+        self.last[row] = last
+
+    def freeze(self, q, v):
+        """q, v with the failed rows at the safe state (copies when any failed)."""
+        if self.alive.all():
+            return q, v
+        dead = ~self.alive
+        q, v = q.copy(), v.copy()
+        q[dead], v[dead] = self.q_safe, 0.0
+        return q, v
+
+
 # ------------------------------------------------------------------------ arguments
 def _as_seconds(x, name: str) -> float:
     return as_positive(x, name, " of seconds")
@@ -127,18 +177,24 @@ def _accelerations(model, friction: bool, f_ext, threads: int):
         except ValueError as exc:
             raise _StepError(f"the dynamics failed: {exc}") from exc
 
+    def failed(q, v, tau, fe, res):
+        # the core names the first failing state of a batch: that rollout failed
+        if res.__class__ is tuple and q.ndim == 2:
+            raise _RolloutError(int(res[1]), int(res[0]))
+        return fallback(q, v, tau, fe)
+
     if f_ext is None:
 
         def accel(t, q, v, tau):
             a = entry(P, q, v, tau, None, flags, 0.0, threads)
-            return a if a.__class__ is np.ndarray else fallback(q, v, tau, None)
+            return a if a.__class__ is np.ndarray else failed(q, v, tau, None, a)
 
     else:
 
         def accel(t, q, v, tau):
             fe = f_ext(t, q, v) if callable(f_ext) else ext
             a = entry(P, q, v, tau, fe, flags | FL_FEXT, 0.0, threads)
-            return a if a.__class__ is np.ndarray else fallback(q, v, tau, fe)
+            return a if a.__class__ is np.ndarray else failed(q, v, tau, fe, a)
 
     return accel
 
@@ -348,6 +404,7 @@ def simulate(
     constraints=None,
     client=None,
     resume: bool = False,
+    on_divergence: str = "raise",
 ) -> Trajectory:
     """Simulate a model from ``(q0, v0)`` under a controller (MR ch. 8 and 11).
 
@@ -411,6 +468,14 @@ def simulate(
     resume : bool
         With ``client=`` and a Zarr ``out=``: finish an interrupted store, computing only
         its missing chunks (a store written for another model is refused).
+    on_divergence : {"raise", "mark"}
+        What a rollout that fails (its state becomes NaN or inf or runs away, its dynamics
+        become singular, its torque is NaN) does. "raise": the run stops with
+        :class:`SimulationError` naming the rollout and carrying what was simulated.
+        "mark" (fixed-step integrators): the other rollouts go on; the failed one's
+        samples after its last good one are NaN, and the result's ``status`` (0 ok, 1
+        diverged, 2 dynamics failed, 3 controller failed, :data:`robodyn.sim.result.STATUS`)
+        and ``t_end`` (its last good sample's time) say which and when.
 
     Returns
     -------
@@ -467,6 +532,11 @@ def simulate(
         )  # fmt: skip
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
+    if on_divergence not in ("raise", "mark"):
+        raise ValueError(f"on_divergence must be 'raise' or 'mark', got {on_divergence!r}")
+    if on_divergence == "mark" and integrator in _ADAPTIVE:
+        raise ValueError("on_divergence='mark' needs a fixed-step integrator (rk4, "
+                         f"semi_implicit_euler, euler), not {integrator!r}")  # fmt: skip
     duration = _as_seconds(duration, "duration")
     dt = _as_seconds(dt, "dt")
     K = round(duration / dt)
@@ -521,7 +591,8 @@ def simulate(
 
             warnings.warn(SimulationWarning(f"simulate({model.name!r}): {check.advice(dt)}"),
                           stacklevel=2)  # fmt: skip
-    stop = {"model": model, "K": K, "dt": dt, "out": out, "folder": folder, "check": check}
+    stop = {"model": model, "K": K, "dt": dt, "out": out, "folder": folder, "check": check,
+            "mark": on_divergence == "mark"}  # fmt: skip
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -550,18 +621,39 @@ def simulate(
 def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
     """The Python loop over the batch kernels: a batch of rollouts, a controller with its
     own state or a held torque, external wrenches, joints of several dofs, adaptive
-    integrators; samples into ``rec`` (in memory, or streamed to ``out``)."""
+    integrators; samples into ``rec`` (in memory, or streamed to ``out``). A batch with
+    ``on_divergence="mark"`` goes on without the rollouts that fail (``_Rollouts``)."""
     model, controller, integrator, friction, clip_torque, f_ext, th, hold, rtol, atol = loop
     accel = _accelerations(model, friction, f_ext, th)
     torque = _torques(model, controller, v.shape, clip_torque)
     chart = Chart(model)
     counter = {"eval": 0}
     held = {"tau": None, "dz": None}
+    marks = _Rollouts(model, q.shape[0]) if stop["mark"] and batch else None
+    at = {"k": 0}  # the step being taken, for a rollout that fails in it
+
+    def guarded(t, q, v, tau, stage1: bool):
+        """accel; a rollout of a batch that fails is named (raise) or marked and frozen."""
+        while True:
+            qs, vs = marks.freeze(q, v) if marks is not None else (q, v)
+            ts = tau if marks is None or marks.alive.all() else np.where(
+                marks.alive[:, None], tau, 0.0)  # fmt: skip
+            try:
+                a = accel(t, qs, vs, ts)
+                return a if marks is None or marks.alive.all() else np.where(
+                    marks.alive[:, None], a, 0.0)  # fmt: skip
+            except _RolloutError as exc:
+                name = _rollout_name(exc.row, batch)
+                if marks is None or not marks.alive[exc.row]:
+                    raise _StepError(f"{name}: {_WHY[_status_of(exc.code)]}; pass "
+                                     "on_divergence='mark' to keep the other rollouts "
+                                     "going") from None  # fmt: skip
+                marks.fail(exc.row, exc.code, at["k"] - 1 if stage1 else at["k"])
 
     def rate_of(t, q, v, z, tau_dz=None):
         tau, dz = tau_dz if tau_dz is not None else torque(t, q, v, z)
         counter["eval"] += 1
-        return accel(t, q, v, tau), tau, dz
+        return guarded(t, q, v, tau, True), tau, dz
 
     k = 0
     try:
@@ -577,25 +669,41 @@ def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
 
                 def rate(t, q, v, z):
                     tau = held["tau"]
-                    if not first:
+                    stage1 = not first
+                    if stage1:
                         first.append((tau, held["dz"]))
-                    return accel(t, q, v, tau), 0.0
+                    a = guarded(t, q, v, tau, stage1)
+                    if stage1:
+                        first.append(a)
+                    return a, 0.0
 
             else:
 
                 def rate(t, q, v, z):
                     tau, dz = torque(t, q, v, z)
-                    if not first:
+                    stage1 = not first
+                    if stage1:
                         first.append((tau, dz))
-                    return accel(t, q, v, tau), dz
+                    a = guarded(t, q, v, tau, stage1)
+                    if stage1:
+                        first.append(a)  # the sample's acceleration
+                    return a, dz
 
             every = max(1, min(K, 2000))
             for k in range(K):
                 t = k * dt
+                at["k"] = k
+                if marks is not None:
+                    q, v = marks.freeze(q, v)
                 if hold and k % hold == 0:
                     held["tau"], held["dz"] = torque(t, q, v, z)
                 first.clear()
-                q1, v1, z1, a = step(chart, rate, t, q, v, z, dt)
+                try:
+                    q1, v1, z1, a = step(chart, rate, t, q, v, z, dt)
+                except _StepError:  # at a later stage: sample k itself is whole, keep it
+                    if len(first) == 2:
+                        rec.put(k, t, q, v, first[1], first[0][0], z)
+                    raise
                 if hold and z is not None:  # a digital controller integrates its state itself
                     z1 = z + hold * dt * held["dz"] if (k + 1) % hold == 0 else z
                 rec.put(k, t, q, v, a, first[0][0], z)
@@ -604,12 +712,18 @@ def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
                     bar.update(1)
                 if rec.folder is not None and (k + 1) % every == 0:
                     rec.mark(k + 1)
-            k = K
-            # the last sample: its torque and acceleration at the final state
-            if hold and K % hold == 0:
-                held["tau"], held["dz"] = torque(K * dt, q, v, z)
-            tau = held["tau"] if hold else torque(K * dt, q, v, z)[0]
-            rec.put(K, K * dt, q, v, accel(K * dt, q, v, tau), tau, z)
+                if marks is not None and not marks.alive.any():
+                    break  # every rollout failed: nothing left to integrate
+            else:
+                k = K
+                at["k"] = K
+                if marks is not None:
+                    q, v = marks.freeze(q, v)
+                # the last sample: its torque and acceleration at the final state
+                if hold and K % hold == 0:
+                    held["tau"], held["dz"] = torque(K * dt, q, v, z)
+                tau = held["tau"] if hold else torque(K * dt, q, v, z)[0]
+                rec.put(K, K * dt, q, v, guarded(K * dt, q, v, tau, True), tau, z)
             counter["eval"] = K * {"rk4": 4}.get(integrator, 1) + 1
     except (_StepError, KeyboardInterrupt) as exc:
         n = rec.done
@@ -620,10 +734,41 @@ def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
         _stopped(stop, n, part, str(exc), exc)
     meta["complete"] = True
     meta["n_eval"] = counter["eval"]
+    if marks is not None:
+        _mark_failed(rec, marks, K, dt, model, meta)
     res = rec.trajectory(K + 1, batch, model, meta)
+    if marks is not None:
+        res.status = marks.status.reshape(batch)
+        last = np.where(marks.alive, K, marks.last)
+        res.t_end = np.where(last >= 0, last * dt, np.nan).reshape(batch)
     if out is not None:
         rec.finish(res, out)
     return res
+
+
+def _rollout_name(row: int, batch) -> str:
+    """ "rollout 3 (of 4)" or "rollout (1, 2) (of (2, 3))" for a batch of several axes."""
+    n = int(np.prod(batch))
+    idx = row if len(batch) <= 1 else tuple(int(i) for i in np.unravel_index(row, batch))
+    return f"rollout {idx} (of {n if len(batch) <= 1 else tuple(batch)})"
+
+
+def _mark_failed(rec, marks, K: int, dt: float, model, meta) -> None:
+    """NaN after each failed rollout's last good sample; a rollout whose dynamics failed
+    while its velocity ran away is said to have diverged; meta counts them."""
+    rec.x["t"][:] = dt * np.arange(K + 1)  # (a run whose rollouts all failed stopped early)
+    for r in np.flatnonzero(~marks.alive):
+        last = int(marks.last[r])
+        for name in ("q", "v", "a", "tau", "z"):
+            if name in rec.x:
+                rec.x[name][last + 1 :, r] = np.nan
+        if marks.status[r] == 2 and last >= 0:
+            from types import SimpleNamespace
+
+            v = np.asarray(rec.x["v"][: last + 1, r])
+            if _runaway(model, SimpleNamespace(v=v, t=dt * np.arange(last + 1))):
+                marks.status[r] = 1
+    meta["failed_rollouts"] = int((~marks.alive).sum())
 
 
 def _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop):
@@ -673,9 +818,21 @@ def _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop):
 
     if code == _INTERRUPTED:
         _stopped(stop, n, cut(n), None, exc)
-    if code:
+    if code and not stop["mark"]:
         _stopped(stop, n, cut(n), _c_message(code, model), None)
+    status = None
+    if stop["mark"]:  # one rollout: NaN after its last good sample, and why it stopped
+        status = 0
+        if code:
+            status = 1 if code == 16 or _runaway(model, cut(n)) else 2
+            for x in X:
+                x[n:] = np.nan
+            meta["complete"], meta["failed_rollouts"] = True, 1
     res = cut(K + 1)
+    if status is not None:
+        res.status = np.asarray(status)
+        last = K if not code else n - 1  # the last good sample (-1: none)
+        res.t_end = np.asarray(last * dt if last >= 0 else np.nan)
     if out is not None:
         rec.finish(res, out)
     return res
@@ -686,6 +843,8 @@ def _runaway(model, part) -> str | None:
     one joint growing by 3x or more at each of its last 3 samples to over 100 (rad/s or
     m/s), or past 1e5 however it got there. None otherwise."""
     v = np.asarray(part.v)
+    if v.ndim < 2 or v.shape[-2] < 2:
+        return None
     if v.ndim > 2:  # a batch: the rollout whose last sample is fastest
         v = v.reshape(-1, *v.shape[-2:])
         v = v[int(np.argmax(np.abs(v[:, -1]).max(axis=-1)))]

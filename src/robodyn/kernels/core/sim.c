@@ -123,7 +123,8 @@ int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, d
                 double *Q, double *V, double *A, double *TAU, int64_t *done)
 {
     /* K steps of h from (q0, v0) into Q, V (K + 1, n) and the sample's A, TAU; *done is the
-     * number of complete samples (all of them, or those before a failure) */
+     * number of complete samples (all of them, or those before a failure; a sample whose
+     * own torque and acceleration were computed is complete even if the step from it fails) */
     const model_t *md = s->md;
     const int64_t n = md->nv; /* nq = nv: 1-dof joints */
     const int64_t nw = 4 * n + 64, nwc = rd_rnea_work(s->mc), nwa = rd_aba_work(md);
@@ -151,10 +152,9 @@ int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, d
         }
         if ((code = rate(s, t, q, v, tau, a1, W, Wc, Wa)) != 0)
             break;
-        if (k == K) { /* the last sample: its torque and acceleration only */
-            *done = K + 1;
+        *done = k + 1; /* sample k is whole (q, v, tau, a): a later stage may still fail */
+        if (k == K) /* the last sample: its torque and acceleration only */
             break;
-        }
         double *q1 = Q + (k + 1) * n, *v1 = V + (k + 1) * n;
         if (s->integrator == INT_EULER) { /* q1 = q + h v, v1 = v + h a (MR's EulerStep) */
             for (int64_t j = 0; j < n; j++)
@@ -182,7 +182,6 @@ int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, d
                 v1[j] = v[j] + h6 * (a1[j] + 2.0 * (a2[j] + a3[j]) + a4[j]);
             }
         }
-        *done = k + 1;
     }
     free(buf);
     return code;
