@@ -91,3 +91,54 @@ def test_on_divergence_is_checked(arm):
     with pytest.raises(ValueError, match="needs a fixed-step integrator"):
         rd.simulate(arm, np.zeros(2), duration=0.1, dt=1e-3, integrator="rk45",
                     on_divergence="mark")  # fmt: skip
+
+
+def test_out_never_replaces_a_users_files(arm, tmp_path):
+    """(issue 27) ``simulate(out="keep.npz")`` deleted an existing ``keep.npz.partial/``
+    with whatever the user kept there, and replaced ``keep.npz`` without a word."""
+    out = tmp_path / "keep.npz"
+    out.write_bytes(b"the user's")
+    with pytest.raises(FileExistsError, match="the file exists; pass overwrite=True"):
+        rd.simulate(arm, np.zeros(2), duration=0.01, dt=1e-3, out=out)
+    assert out.read_bytes() == b"the user's"
+    res = rd.simulate(arm, np.zeros(2), duration=0.01, dt=1e-3, out=out, overwrite=True)
+    assert rd.Trajectory.load(out) == res
+    # a folder of the user's where robodyn would stream: never touched, even with overwrite
+    mine = tmp_path / "run.npz.partial"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("kept")
+    for overwrite in (False, True):
+        with pytest.raises(ValueError, match="is not a run robodyn left"):
+            rd.simulate(arm, np.zeros(2), duration=0.01, dt=1e-3, out=tmp_path / "run.npz",
+                        overwrite=overwrite)  # fmt: skip
+    assert (mine / "notes.txt").read_text() == "kept"
+
+
+def test_a_stopped_runs_samples_are_kept_until_asked(arm, tmp_path):
+    """A run killed mid-way leaves ``<out>.partial/`` (marked as robodyn's): the next run
+    with that out refuses and says how to read it; overwrite=True replaces it."""
+    import subprocess
+    import sys
+    import textwrap
+
+    out = tmp_path / "run.npz"
+    code = textwrap.dedent(f"""
+        import os, numpy as np, robodyn as rd
+        from robodyn.sim.simulate import _Record
+        _Record.MARK_EVERY = 0.0
+        arm = rd.models.load("planar_2r")
+        def ctrl(t, q, v):
+            if t > 2.5:  # after the mark at step 2000
+                os._exit(3)
+            return np.zeros(2)
+        rd.simulate(arm, np.zeros(2), duration=3.0, dt=1e-3, controller=ctrl, out={str(out)!r})
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 3, p.stderr
+    partial = tmp_path / "run.npz.partial"
+    with pytest.raises(FileExistsError, match=r"holds the samples of an earlier run.*"
+                       r"rd.Trajectory.load"):  # fmt: skip
+        rd.simulate(arm, np.zeros(2), duration=0.01, dt=1e-3, out=out)
+    assert len(rd.Trajectory.load(partial)) >= 2000
+    rd.simulate(arm, np.zeros(2), duration=0.01, dt=1e-3, out=out, overwrite=True)
+    assert not partial.exists() and len(rd.Trajectory.load(out)) == 11

@@ -472,6 +472,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             model, q0, v0, controller=ctrl, duration=args.duration, dt=dt,
             integrator=args.integrator, control_dt=args.control_dt, friction=not args.no_friction,
             clip_torque=args.clip_torque, out=paths.get("out"), progress=progress,
+            overwrite=args.force,
         )  # fmt: skip
     except SimulationInterrupted as exc:
         if len(exc.partial) == 0:

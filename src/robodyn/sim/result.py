@@ -115,8 +115,9 @@ class Trajectory:
         b = f"{self.batch_shape} rollouts of " if self.batch_shape else ""
         name = self.meta.get("model", "?")
         done = "" if self.meta.get("complete", True) else ", partial"
+        span = f"t = 0..{self.t[-1]:g} s" if len(self) else "no sample"
         return (
-            f"<Trajectory {b}{len(self)} samples of {name!r}, t = 0..{self.t[-1]:g} s, "
+            f"<Trajectory {b}{len(self)} samples of {name!r}, {span}, "
             f"{self.meta.get('integrator', '?')}{done}>"
         )
 

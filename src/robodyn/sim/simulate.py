@@ -122,6 +122,29 @@ def _states(model, q0, v0):
     return batch, q0, v0
 
 
+_MARK = ".robodyn-partial"  # in a <out>.partial folder robodyn made (and may delete)
+
+
+def _partial_folder(out: Path, overwrite: bool) -> Path:
+    """``<out>.partial``, where the samples stream: free, or a folder a stopped run of
+    robodyn's left (replaced only with ``overwrite``); anything else is the user's and is
+    never deleted."""
+    folder = out.with_name(out.name + ".partial")
+    if folder.exists() or folder.is_symlink():
+        ours = folder.is_dir() and not folder.is_symlink() and (folder / _MARK).is_file()
+        if not ours:
+            raise ValueError(f"out: {str(folder)!r} exists and is not a run robodyn left "
+                             "(robodyn streams the samples there): move it away")  # fmt: skip
+        if not overwrite:
+            raise FileExistsError(
+                f"out: {str(folder)!r} holds the samples of an earlier run that stopped "
+                f"(rd.Trajectory.load({str(folder)!r}) reads them); pass overwrite=True to "
+                "replace it"
+            )
+        shutil.rmtree(folder)
+    return folder
+
+
 def _check_room(model, N: int, K: int, nz: int, duration, dt, out) -> None:
     """Refuse, before allocating, a run whose samples do not fit in memory (or on disk,
     streamed to ``out``), saying how much it would need."""
@@ -252,7 +275,8 @@ class _Record:
         if folder is not None:
             from .npzstream import NpzStream
 
-            folder.mkdir(parents=True, exist_ok=True)
+            folder.mkdir()  # (checked free by _partial_folder) and marked as robodyn's
+            (folder / _MARK).write_text("samples of a robodyn.simulate run, streamed\n")
             self.stream = NpzStream(folder / "data.npz", shapes)
             self.x = self.stream.arrays
             self._marked = 0.0
@@ -405,6 +429,7 @@ def simulate(
     client=None,
     resume: bool = False,
     on_divergence: str = "raise",
+    overwrite: bool = False,
 ) -> Trajectory:
     """Simulate a model from ``(q0, v0)`` under a controller (MR ch. 8 and 11).
 
@@ -450,6 +475,10 @@ def simulate(
         writes what it finished there; a killed process leaves ``<out>.partial/``,
         readable with :meth:`Trajectory.load`. A compiled run streams in pieces of 8192
         steps written straight into the files (the same speed as in memory).
+    overwrite : bool
+        Replace an existing ``out`` file (and the ``<out>.partial`` folder a stopped run of
+        robodyn's left there); by default they are refused before anything is simulated.
+        A ``<out>.partial`` that robodyn did not create is never touched.
     progress : bool
         Show a progress bar (tqdm) on stderr.
     threads : int, optional
@@ -576,10 +605,10 @@ def simulate(
         out = out.with_name(out.name + ".npz")
     folder = None
     if out is not None:
-        if not out.parent.exists():
-            raise ValueError(f"out: folder {str(out.parent)!r} does not exist")
-        folder = out.with_name(out.name + ".partial")
-        shutil.rmtree(folder, ignore_errors=True)
+        from .._files import output_path
+
+        output_path(out, overwrite=overwrite, name="out")
+        folder = _partial_folder(out, overwrite)
     check = None
     if integrator in STEPS and not hold:  # will this step be stable for these gains?
         from .stability import stable_step
