@@ -859,3 +859,13 @@ def test_a_writer_that_fails_leaves_the_old_output(tmp_path, monkeypatch):
     with pytest.raises(RecursionError):
         fix_urdf(src, out)
     assert out.read_text() == "kept" and _tree(tmp_path) == ["arm.urdf", "fixed.urdf"]
+
+
+def test_max_memory_bounds_a_run_before_it_starts(capsys, tmp_path):
+    # 1e6 samples of 7 + 3 x 7 numbers: 8 (1e6 + 1) (1 + 28) bytes = 232 MB, over 100 MB
+    assert _exit_code(["simulate", "panda", "--duration", "1000", "--max-memory", "100M"]) == 2
+    err = capsys.readouterr().err
+    assert "would take 232 MB of memory, over the limit max_memory= (--max-memory) 100 MB" in err
+    assert main(["simulate", "panda", "--duration", "1", "--max-memory", "1Gi"]) == 0
+    assert _exit_code(["simulate", "panda", "--max-memory", "lots"]) == 2
+    assert "argument --max-memory: not a number" in capsys.readouterr().err

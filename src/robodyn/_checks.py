@@ -109,10 +109,11 @@ def human_bytes(n: float) -> str:
     return f"{n:.3g} EB"  # pragma: no cover
 
 
-def check_room(need: int, what: str, *, folder=None) -> None:
-    """Raise ValueError before allocating when ``need`` bytes will not fit in the memory
-    available now (or, with ``folder``, on that folder's file system). ``what`` says what
-    the bytes are for and how to need fewer."""
+def check_room(need: int, what: str, *, folder=None, limit=None, option="max_memory=") -> None:
+    """Raise ValueError before allocating when ``need`` bytes will not fit: in ``limit``
+    bytes of memory (default: the memory available now; the user raises it with
+    ``option``), or, with ``folder``, on that folder's file system. ``what`` says what the
+    bytes are for."""
     import shutil
 
     if folder is not None:
@@ -124,7 +125,13 @@ def check_room(need: int, what: str, *, folder=None) -> None:
             raise ValueError(f"{what} would take {human_bytes(need)} on disk and "
                              f"{str(folder)!r} has {human_bytes(free)} free")  # fmt: skip
         return
+    if limit is not None:
+        if need > limit:
+            raise ValueError(f"{what} would take {human_bytes(need)} of memory, over the "
+                             f"limit {option} {human_bytes(limit)}")  # fmt: skip
+        return
     avail = available_memory()
     if avail is not None and need > avail:
         raise ValueError(f"{what} would take {human_bytes(need)} of memory and "
-                         f"{human_bytes(avail)} is available")  # fmt: skip
+                         f"{human_bytes(avail)} is available (a larger {option} allows "
+                         "it, with swapping)")  # fmt: skip

@@ -33,6 +33,7 @@ __all__ = [
     "positive_float",
     "nonnegative_float",
     "positive_int",
+    "byte_size",
 ]
 
 # Exit status after the reader of stdout went away: 128 + SIGPIPE, as a killed process.
@@ -71,6 +72,19 @@ def nonnegative_float(text: str) -> float:
     if not x >= 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
     return x
+
+
+def byte_size(text: str) -> float:
+    """A size in bytes: ``8e9``, ``500M``, ``8G``, ``1.5TB`` (powers of 1000; ``Gi``:
+    1024^3)."""
+    t = text.strip().upper().removesuffix("B")
+    scale = 1.0
+    for unit, power in (("KI", 1024), ("MI", 1024**2), ("GI", 1024**3), ("TI", 1024**4),
+                        ("K", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12)):  # fmt: skip
+        if t.endswith(unit):
+            t, scale = t[: -len(unit)], float(power)
+            break
+    return positive_float(t) * scale
 
 
 def positive_int(text: str) -> int:
@@ -472,7 +486,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             model, q0, v0, controller=ctrl, duration=args.duration, dt=dt,
             integrator=args.integrator, control_dt=args.control_dt, friction=not args.no_friction,
             clip_torque=args.clip_torque, out=paths.get("out"), progress=progress,
-            overwrite=args.force,
+            overwrite=args.force, max_memory=args.max_memory,
         )  # fmt: skip
     except SimulationInterrupted as exc:
         if len(exc.partial) == 0:
@@ -726,6 +740,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_float,
         help="hold the torque for this period, s (zero-order hold; default: continuous)",
     )
+    m.add_argument("--max-memory", type=byte_size, metavar="SIZE", help="memory the samples "
+                   "may take, e.g. 8G (default: the memory available); a longer run is refused "
+                   "before it starts")  # fmt: skip
     m.add_argument("--no-friction", action="store_true", help="leave the joint friction out")
     m.add_argument("--clip-torque", action="store_true", help="clip torques to effort limits")
     m.add_argument(

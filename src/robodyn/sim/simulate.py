@@ -145,9 +145,10 @@ def _partial_folder(out: Path, overwrite: bool) -> Path:
     return folder
 
 
-def _check_room(model, N: int, K: int, nz: int, duration, dt, out) -> None:
-    """Refuse, before allocating, a run whose samples do not fit in memory (or on disk,
-    streamed to ``out``), saying how much it would need."""
+def _check_room(model, N: int, K: int, nz: int, duration, dt, out, max_memory=None) -> None:
+    """Refuse, before allocating, a run whose samples do not fit in memory (the memory
+    available, or ``max_memory`` bytes) or on disk (streamed to ``out``), saying how much it
+    would need."""
     width = model.nq + 3 * model.nv + nz  # q, v, a, tau (and z) per sample and rollout
     need = 8 * (K + 1) * (1 + N * width)
     what = (
@@ -158,7 +159,7 @@ def _check_room(model, N: int, K: int, nz: int, duration, dt, out) -> None:
     try:
         if out is not None:
             check_room(need, what, folder=Path(out).parent)
-        check_room(need, what)
+        check_room(need, what, limit=max_memory, option="max_memory= (--max-memory)")
     except ValueError as exc:
         raise ValueError(f"{exc}{how}") from None
 
@@ -430,6 +431,7 @@ def simulate(
     resume: bool = False,
     on_divergence: str = "raise",
     overwrite: bool = False,
+    max_memory: float | None = None,
 ) -> Trajectory:
     """Simulate a model from ``(q0, v0)`` under a controller (MR ch. 8 and 11).
 
@@ -475,6 +477,9 @@ def simulate(
         writes what it finished there; a killed process leaves ``<out>.partial/``,
         readable with :meth:`Trajectory.load`. A compiled run streams in pieces of 8192
         steps written straight into the files (the same speed as in memory).
+    max_memory : float, optional
+        Bytes the samples may take in memory (default: the memory available when the run
+        starts); a longer run is refused before anything is allocated, saying its size.
     overwrite : bool
         Replace an existing ``out`` file (and the ``<out>.partial`` folder a stopped run of
         robodyn's left there); by default they are refused before anything is simulated.
@@ -592,7 +597,9 @@ def simulate(
     nz = int(getattr(controller, "state_size", 0) or 0)
     z = np.zeros(shape_v[:-1] + (nz,)) if nz else None
 
-    _check_room(model, N if batch else 1, K, nz, duration, dt, out)
+    if max_memory is not None:
+        max_memory = as_positive(max_memory, "max_memory", " of bytes")
+    _check_room(model, N if batch else 1, K, nz, duration, dt, out, max_memory)
     meta = {
         "model": model.name, "integrator": integrator, "dt": dt, "duration": duration,
         "control_dt": control_dt, "friction": bool(friction), "clip_torque": bool(clip_torque),
