@@ -432,3 +432,88 @@ def test_the_packed_model_is_checked():
     bad = q.copy()
     bad[1] = np.nan
     assert np.isnan(core.rnea(P, bad, q, q, None, _pack.FL_GRAVITY, 0.0, 1)).all()
+
+
+# ------------------------------------------------ broadcast and converted batches (issue 27)
+@pytest.fixture
+def small_pieces(monkeypatch):
+    """The general path's pieces made small (2,048 states), so a 10,001-state batch goes to
+    the core in several of them."""
+    from robodyn.kernels import call
+
+    monkeypatch.setattr(call, "PIECE_STATES", 2048)
+    return call
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_broadcast_or_converted_batch_in_pieces_equals_the_whole_call(
+    tree, arm, small_pieces, threads
+):
+    # the reference is the call in one piece with the arguments materialised by numpy
+    # (float64, C-contiguous, the whole batch): the numbers must be the same bits
+    N = 10_001
+    for model in (tree, arm):
+        rng = np.random.default_rng(7)
+        Q, V, A = random_state(model, rng, N)
+        fe = rng.normal(size=(model.nb, 6))
+        v1, a1 = V[0], A[0]
+        whole = np.ascontiguousarray
+        ID, FD = rd.inverse_dynamics, rd.forward_dynamics
+        cases = {  # what -> (function, (q, v, a or tau), keywords)
+            "v, a broadcast": (ID, (Q, v1, a1), {}),
+            "q float32": (ID, (Q.astype(np.float32), V, A), {}),
+            "q Fortran order, f_ext broadcast": (ID, (np.asfortranarray(Q), V, a1), {"f_ext": fe}),
+            "forward dynamics, tau broadcast": (FD, (Q, V.astype(np.float32), a1), {}),
+            "f_tip": (ID, (Q, v1, a1), {"f_tip": np.arange(6.0)}),
+        }
+        for what, (fn, args, kw) in cases.items():
+            got = fn(model, *args, **kw, threads=threads)
+            full = (whole(np.broadcast_to(x, (N, x.shape[-1])), dtype=float) for x in args)
+            ref = fn(model, *full, **kw, threads=threads)
+            assert got.shape == (N, model.nv)
+            np.testing.assert_array_equal(got, ref, err_msg=f"{model.name}: {what}")
+        # two batch axes whose broadcast does not merge into one: rows gathered per piece
+        Q3 = Q[:10_000].reshape(100, 100, -1)
+        V3 = V[:100, None, :]  # one v per row of the (100, 100) grid
+        got = rd.inverse_dynamics(model, Q3, V3, a1, threads=threads)
+        ref = rd.inverse_dynamics(
+            model, Q[:10_000], np.repeat(V[:100], 100, axis=0), np.tile(a1, (10_000, 1)),
+            threads=threads,
+        ).reshape(100, 100, -1)  # fmt: skip
+        np.testing.assert_array_equal(got, ref)
+
+
+def test_an_error_in_a_later_piece_names_the_state_in_the_batch(arm, small_pieces):
+    Q, V, A = random_state(arm, np.random.default_rng(2), 10_001)
+    Q[7_777, 3] = np.nan
+    with pytest.raises(ValueError, match=r"^q\[7777\] contains NaN or inf"):
+        rd.inverse_dynamics(arm, Q.astype(np.float32), V[0], A[0])
+    with pytest.raises(ValueError, match=r"^q\[77, 77\] contains NaN or inf"):
+        rd.forward_dynamics(arm, Q[:10_000].reshape(100, 100, -1), V[0], A[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_broadcast_argument_is_not_materialised_for_the_batch(arm, monkeypatch, dtype):
+    # rd.inverse_dynamics(model, Q, zeros(7), zeros(7)) made v and a as large as Q (and a
+    # float64 copy of a float32 Q): 3x (4x) the result's memory beyond the inputs. In pieces
+    # of 4,096 states, the peak is the result and ~1 MB of pieces (tracemalloc sees
+    # numpy's buffers, those the core allocates included)
+    import tracemalloc
+
+    from robodyn.kernels import call
+
+    monkeypatch.setattr(call, "PIECE_STATES", 4096)
+    N = 100_000
+    Q = random_state(arm, np.random.default_rng(0), N)[0].astype(dtype)
+    z = np.zeros(arm.nv)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tau = rd.inverse_dynamics(arm, Q, z, z)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    pieces = 4096 * 8 * (arm.nq + 3 * arm.nv)  # a piece's q, v, a and result
+    assert tau.nbytes == N * arm.nv * 8
+    assert peak <= tau.nbytes + 2 * pieces, (peak / tau.nbytes, pieces / tau.nbytes)
+    np.testing.assert_array_equal(tau[::997], rd.inverse_dynamics(arm, Q[::997], z, z))

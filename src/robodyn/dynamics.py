@@ -40,7 +40,7 @@ from .kernels._pack import (
     FL_VEL,
     packed,
 )
-from .kernels.call import LazyInput, batched, finish, lazy, prepare
+from .kernels.call import LazyInput, batched, finish, lazy, prepare, run
 from .kernels.call import threads as _threads
 
 __all__ = [
@@ -94,24 +94,27 @@ def _run(entry, model, names, xs, f_ext, f_tip, frame, flags, eps, threads, what
         argn.append("f_ext"), argx.append(f_ext), argt.append((pk.nb, 6))
     if f_tip is not None:
         argn.append("f_tip"), argx.append(f_tip), argt.append((6,))
-    lead, arrs = prepare(argn, argx, argt)
-    state = [None, None, None]
-    for k, a in zip(used, arrs):
-        state[k] = a
-    fe = None
     if f_ext is not None or f_tip is not None:
-        fe = arrs[len(used)].copy() if f_ext is not None else None
-        if f_tip is not None:
-            ft = arrs[-1]
-            if not np.all(np.isfinite(ft)):
-                raise ValueError("f_tip contains NaN or inf")
-            body, w = _tip_wrench(model, frame, ft)
-            if fe is None:
-                fe = np.zeros((*ft.shape[:-1], pk.nb, 6))
-            fe[..., body, :] += w
         flags |= FL_FEXT
-    r = entry(pk.P, state[0], state[1], state[2], fe, flags, eps, threads)
-    return finish(r, lead, tuple(names) + ("f_ext",), model, what)
+
+    def call(arrs):  # the whole batch, or a piece of it (robodyn.kernels.call.run)
+        state = [None, None, None]
+        for k, a in zip(used, arrs):
+            state[k] = a
+        fe = None
+        if f_ext is not None or f_tip is not None:
+            fe = arrs[len(used)].copy() if f_ext is not None else None
+            if f_tip is not None:
+                ft = arrs[-1]
+                if not np.all(np.isfinite(ft)):
+                    raise ValueError("f_tip contains NaN or inf")
+                body, w = _tip_wrench(model, frame, ft)
+                if fe is None:
+                    fe = np.zeros((*ft.shape[:-1], pk.nb, 6))
+                fe[..., body, :] += w
+        return entry(pk.P, state[0], state[1], state[2], fe, flags, eps, threads)
+
+    return run(call, argn, argx, argt, model, tuple(names) + ("f_ext",), what)
 
 
 # ----------------------------------------------------------------------------- RNEA

@@ -11,7 +11,12 @@ view, a second batch dimension, a broadcast, a wrong size, NaN), it returns a co
 call takes the general path here: convert each argument, check its trailing shape (the
 message names the argument and the shape the user passed), broadcast the leading
 dimensions, flatten them to one batch, call the core again and reshape its result; an
-error in a state names the argument and the state's index.
+error in a state names the argument and the state's index. A large batch (more than
+:data:`PIECE_STATES` states) with an argument that is broadcast (one ``v`` for a batch of
+``q``) or converted (float32, a view) goes to the core in pieces (:func:`run`): each
+piece's arguments are converted, the core computes it, and its rows are written into the
+one result; nothing the size of the batch is materialised but the result, and the numbers
+are those of the call in one piece (the pieces are whole chunks of the core's lanes).
 
 Dask arrays take the same road: the general path meets them in :func:`prepare` (the core's
 fast path takes only numpy arrays, so a NumPy call never gets there and never imports
@@ -39,9 +44,19 @@ import math
 
 import numpy as np
 
-__all__ = ["threads", "prepare", "finish", "describe", "batched", "lazy", "LazyInput", "is_dask"]
+__all__ = [
+    "threads", "prepare", "run", "finish", "describe", "batched", "lazy", "LazyInput", "is_dask",
+]  # fmt: skip
 
 _ND = np.ndarray
+_F8 = np.dtype(np.float64)
+#: a batch larger than this, with an argument broadcast or converted, goes to the core in
+#: pieces of at most this many states (:func:`run`)
+PIECE_STATES = 1 << 16
+#: and of at most about this many bytes of arguments and result (a piece's size is a
+#: multiple of PIECE_ROUND states, a whole number of the core's chunks of 16 lanes)
+PIECE_BYTES = 1 << 25
+PIECE_ROUND = 1024
 
 
 class LazyInput(Exception):  # noqa: N818 (a signal, not an error)
@@ -174,18 +189,28 @@ def prepare(names, xs, tails):
         A non-numeric argument, a trailing shape that is not the state's, or leading
         dimensions that do not broadcast, naming the arguments and the shapes passed.
     """
+    arrs, lead = _arguments(names, xs, tails)
+    return lead, [_whole(a, lead, tail) for a, tail in zip(arrs, tails)]
+
+
+def _arguments(names, xs, tails):
+    """The arguments as numpy arrays (a numeric array keeps its dtype: it is converted when
+    it is read) with their trailing shapes checked, and the broadcast leading dimensions."""
     arrs, leads = [], []
     for x, name, tail in zip(xs, names, tails):
         if x is None:
             raise ValueError(f"{name} must have shape {_want(tail)}, got None")
         if x.__class__ is not _ND and is_dask(x):
             raise LazyInput(name)
-        try:
-            a = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"{name} must be a numeric array of shape {_want(tail)}, got {type(x).__name__}"
-            ) from exc
+        if isinstance(x, _ND) and x.dtype.kind in "biuf":
+            a = x if x.__class__ is _ND else np.asarray(x)
+        else:
+            try:
+                a = np.asarray(x, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(
+                    f"{name} must be a numeric array of shape {_want(tail)}, got {type(x).__name__}"
+                ) from exc
         k = len(tail)
         if a.ndim < k or a.shape[a.ndim - k :] != tuple(tail):
             raise ValueError(f"{name} must have shape {_want(tail)}, got {describe(x)}")
@@ -196,19 +221,116 @@ def prepare(names, xs, tails):
     except ValueError:
         shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(names, arrs))
         raise ValueError(f"the batch dimensions of {shapes} do not broadcast") from None
-    out = []
+    return arrs, lead
+
+
+def _native(b: np.ndarray) -> np.ndarray:
+    """``b`` (float64, C-contiguous) as the core reads it: aligned native doubles."""
+    if not (b.flags.aligned and b.dtype.isnative):
+        b = b.astype(np.float64, order="C", copy=True)
+    return b
+
+
+def _whole(a: np.ndarray, lead: tuple[int, ...], tail) -> np.ndarray:
+    """Argument ``a`` for the whole batch: float64, C-contiguous, (N, *tail) (tail alone for
+    one state); a view of ``a`` when it already is that."""
+    if lead == ():
+        return _native(np.ascontiguousarray(a, dtype=np.float64))
     N = math.prod(lead)
-    for a, tail in zip(arrs, tails):
-        if lead == ():
-            b = np.ascontiguousarray(a)
-        elif a.shape[: a.ndim - len(tail)] == lead:
-            b = np.ascontiguousarray(a).reshape((N, *tail))
-        else:
-            b = np.ascontiguousarray(np.broadcast_to(a, (*lead, *tail))).reshape((N, *tail))
-        if not (b.flags.aligned and b.dtype.isnative):  # the core reads aligned native doubles
-            b = b.astype(np.float64, order="C", copy=True)
-        out.append(b)
-    return lead, out
+    if a.shape[: a.ndim - len(tail)] != lead:
+        a = np.broadcast_to(a, (*lead, *tail))
+    return _native(np.ascontiguousarray(a, dtype=np.float64).reshape((N, *tail)))
+
+
+def _ready(a: np.ndarray, lead: tuple[int, ...], tail) -> bool:
+    """True when :func:`_whole` makes no copy of ``a``."""
+    return (
+        a.dtype == _F8
+        and a.flags.c_contiguous
+        and a.flags.aligned
+        and a.shape[: a.ndim - len(tail)] == lead
+    )
+
+
+def _rows(a: np.ndarray, lead: tuple[int, ...], tail):
+    """A function ``(k0, k1) -> states k0..k1-1`` of argument ``a`` broadcast over ``lead``
+    (flat C order): float64, C-contiguous, (k1 - k0, *tail), made for the piece only."""
+    N = math.prod(lead)
+    if a.ndim == len(tail):  # one state for every state of the batch: repeat it
+        one = _native(np.ascontiguousarray(a, dtype=np.float64))
+        block = [np.empty((0, *tail))]
+
+        def repeated(k0: int, k1: int) -> np.ndarray:
+            if len(block[0]) < k1 - k0:
+                block[0] = np.empty((k1 - k0, *tail))
+                block[0][...] = one
+            return block[0][: k1 - k0]
+
+        return repeated
+    v = a if a.shape[: a.ndim - len(tail)] == lead else np.broadcast_to(a, (*lead, *tail))
+    if len(lead) > 1:
+        try:  # one batch axis without a copy (numpy >= 2.1 says when it cannot)
+            v = np.reshape(v, (N, *tail), copy=False)
+        except (TypeError, ValueError):  # broadcast axes that do not merge, or old numpy
+
+            def gathered(k0: int, k1: int) -> np.ndarray:
+                idx = np.unravel_index(np.arange(k0, k1), lead)
+                return _native(np.ascontiguousarray(v[idx], dtype=np.float64))
+
+            return gathered
+
+    def sliced(k0: int, k1: int) -> np.ndarray:
+        return _native(np.ascontiguousarray(v[k0:k1], dtype=np.float64))
+
+    return sliced
+
+
+def run(call, names, xs, tails, model, codes=None, what: str = "") -> np.ndarray:
+    """The general path of a batch function: :func:`prepare`, ``call`` and :func:`finish`.
+
+    ``call(arrays)`` calls the core on the converted arguments (as :func:`prepare` returns
+    them) and returns what the core returned. A batch of more than :data:`PIECE_STATES`
+    states with an argument that is broadcast or must be converted (another dtype, not
+    C-contiguous) is called in pieces of whole chunks of states: each piece's arguments are
+    made for it alone, and its result written into one preallocated output, so the batch's
+    memory is its inputs and its result (a broadcast argument of the whole batch cost 3x
+    the result at 10^7 states, 4x with float32 q). An error names the state in the batch.
+
+    Parameters
+    ----------
+    call : callable
+        ``call(list of arrays) -> the core's result``.
+    names, xs, tails
+        As in :func:`prepare`.
+    model : Model
+        For the messages of :func:`finish`.
+    codes : sequence of str, optional
+        The core's state argument names for its NaN codes (default ``names``).
+    what : str
+        As in :func:`finish`.
+    """
+    codes = names if codes is None else codes
+    arrs, lead = _arguments(names, xs, tails)
+    N = math.prod(lead)
+    if N <= PIECE_STATES or all(_ready(a, lead, t) for a, t in zip(arrs, tails)):
+        whole = [_whole(a, lead, t) for a, t in zip(arrs, tails)]
+        return finish(call(whole), lead, codes, model, what)
+    rows = [_rows(a, lead, t) for a, t in zip(arrs, tails)]
+    per_state = sum(8 * math.prod(t) for t in tails)  # bytes of a state's arguments
+    out, k0, n = None, 0, PIECE_ROUND
+    while k0 < N:
+        k1 = min(N, k0 + n)
+        r = call([f(k0, k1) for f in rows])
+        if r.__class__ is not _ND:  # an error: in the batch, the state is k0 + its index here
+            finish((r[0], r[1] + k0) if r.__class__ is tuple else r, lead, codes, model, what)
+        if out is None:
+            out = np.empty((N, *r.shape[1:]), dtype=r.dtype)
+            per_state += r.nbytes // max(1, k1 - k0)
+            n = min(PIECE_STATES, PIECE_BYTES // per_state)
+            n = max(PIECE_ROUND, n - n % PIECE_ROUND)
+        out[k0:k1] = r
+        k0 = k1
+    return finish(out, lead, codes, model, what)
 
 
 def state_index(lead: tuple[int, ...], state: int) -> str:
