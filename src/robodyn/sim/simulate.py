@@ -453,7 +453,8 @@ def simulate(
         samples, ``duration`` must be a multiple of dt). The fixed-step integrators take
         one step per sample.
     integrator : {"rk4", "semi_implicit_euler", "euler", "rk45", "dop853", "radau"}
-        Fixed step: classical RK4, semi-implicit (symplectic) Euler, explicit Euler (MR's
+        Fixed step: classical RK4, semi-implicit Euler (symplectic only for a constant
+        mass matrix; see :mod:`robodyn.sim.integrators`), explicit Euler (MR's
         EulerStep). Adaptive, error-controlled (scipy's ``solve_ivp`` with ``rtol`` and
         ``atol``): "rk45", "dop853", "radau" (samples at the same times). A floating base
         moves on SE(3) in every case (``rd.integrate``).
