@@ -40,7 +40,7 @@ def main() -> None:
     print("dM/dt - 2C + (dM/dt - 2C)^T =", sp.simplify(N + N.T))
 
     (OUT / "planar_2r.tex").write_text("\\[\n" + eom.latex() + "\n\\]\n", encoding="utf-8")
-    path = write_module(eom, OUT / "planar_2r_dynamics.py")
+    path = write_module(eom, OUT / "planar_2r_dynamics.py", overwrite=True)  # a new run
     mod = load_module(path)
     fast = to_function(derive(model, "numeric"), "numba")
 

@@ -92,6 +92,12 @@ def test_written_module_imports_back(tmp_path):
     assert "import numpy as np" in text and "sympy" not in text.split('"""')[-1]
     with pytest.raises(ValueError, match=".py"):
         write_module(eom, tmp_path / "bad-name.py")
+    # an existing file is kept unless overwrite=True (issue 27), then replaced whole
+    with pytest.raises(FileExistsError, match="pass overwrite=True"):
+        write_module(eom, path)
+    assert path.read_text() == text
+    path.write_text("edited by hand")
+    assert write_module(eom, path, overwrite=True).read_text() == text
 
 
 def test_ur5_mass_matrix_and_gravity_code():

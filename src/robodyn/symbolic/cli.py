@@ -79,6 +79,6 @@ def derive_command(args: argparse.Namespace) -> int:
         print(f"\nLaTeX written to {path}")
     if python:
         with atomic_output(python) as tmp:
-            write_module(eom, tmp)
+            write_module(eom, tmp, overwrite=True)  # (atomic_output's own new file)
         print(f"Python module written to {python}")
     return 0

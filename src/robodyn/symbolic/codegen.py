@@ -331,6 +331,7 @@ def write_module(
     parameters: dict | None = None,
     *,
     functions: Sequence[str] = ("M", "C", "g", "h", "inverse_dynamics"),
+    overwrite: bool = False,
 ) -> Path:
     """Write the numeric functions to an importable Python module (numpy, batch-capable).
 
@@ -342,14 +343,19 @@ def write_module(
     parameters : dict, optional
         Values for symbols left in the equations (default ``eom.parameters``).
     functions : sequence of str
+    overwrite : bool
+        Replace an existing file (refused by default, before any work).
 
     Returns
     -------
     pathlib.Path
     """
+    from .._files import atomic_write, output_path
+
     path = Path(path)
     if path.suffix != ".py" or not path.stem.isidentifier() or keyword.iskeyword(path.stem):
         raise ValueError(f"path must name a .py file with a valid module name, got {str(path)!r}")
+    output_path(path, overwrite=overwrite)
     names = ", ".join(str(s) for s in eom.q)
     header = (
         f"Equations of motion of {eom.name or 'a system'} (n = {eom.n}, coordinates {names}),\n"
@@ -357,7 +363,8 @@ def write_module(
         "Every function accepts one state (n,) or a batch (N, n)."
     )
     src = generate_source(eom, parameters, functions=functions, batch=True, header=header)
-    path.write_text(src, encoding="utf-8")
+    with atomic_write(path) as tmp:
+        tmp.write_text(src, encoding="utf-8")
     return path
 
 
