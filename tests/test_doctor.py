@@ -252,3 +252,23 @@ def test_a_mimic_of_an_unknown_joint_is_a_warning():
         if f.kind == "mimic_unknown"
     ]
     assert f.severity == "warning" and f.element == "joint 'j2'" and "'nope'" in f.message
+
+
+def test_a_massless_subtree_is_one_finding_naming_the_joints_inside_it():
+    # base -j1- l1 (box) -j2- l2 (no inertial) -j3- l3 (no inertial): j2 and j3 move no
+    # mass; one error for the subtree under j2, which names j3 (the doctor listed every
+    # joint's subtree again, n^2 / 2 link names for a massless chain of n links)
+    limit = '<limit lower="-1" upper="1" effort="10" velocity="2"/>'
+    extra = "".join(
+        f'<link name="l{k}"/><joint name="j{k}" type="revolute"><parent link="l{k - 1}"/>'
+        f'<child link="l{k}"/><origin xyz="0 0 0.2"/><axis xyz="0 1 0"/>{limit}</joint>'
+        for k in (2, 3)
+    )
+    xml = _urdf(_box_inertial() + BOX, extra=extra)
+    (f,) = [f for f in check_model(xml) if f.kind == "massless_subtree"]
+    assert f.element == "joint 'j2'" and "links 'l2', 'l3'" in f.message
+    assert "move no mass either: 'j3'" in f.message
+    with pytest.warns(ModelWarning, match="joint 'j2': the revolute joint moves a massless"):
+        model = load_urdf(xml)
+    (g,) = [g for g in check_model(model) if g.kind == "massless_subtree"]
+    assert g.element == "joint 'j2'" and "bodies 'l2', 'l3'" in g.message

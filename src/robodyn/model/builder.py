@@ -348,9 +348,11 @@ def _rigid_transform(T, what: str) -> np.ndarray:
             f"{what} is not a rigid transform: |R^T R - I|max = {err:.3g}, det R = {det:.6g}"
         )
     out = np.eye(4)
-    # Polar projection onto SO(3) removes the rounding of typed-in rotations.
-    U, _, Vt = np.linalg.svd(R)
-    out[:3, :3] = U @ Vt
+    if err <= 1e-15 and abs(det - 1.0) <= 1e-15:  # a rotation to round-off already
+        out[:3, :3] = R
+    else:  # polar projection onto SO(3) removes the rounding of typed-in rotations
+        U, _, Vt = np.linalg.svd(R)
+        out[:3, :3] = U @ Vt
     out[:3, 3] = a[:3, 3]
     return out
 

@@ -264,7 +264,9 @@ def geometry_finding(link: UrdfLink) -> Finding | None:
     """A warning when a link's inertia is more than ``PLAUSIBLE_FACTOR`` off the inertia of
     its collision primitives with the same mass (wrong units, a bad CAD export)."""
     inertial = link.inertial
-    if inertial is None or not inertial.mass > 0 or inertial_problem(inertial) is not None:
+    if inertial is None or not inertial.mass > 0 or not link.collisions:
+        return None  # (cheap tests first: a load calls this for every link)
+    if inertial_problem(inertial) is not None:
         return None
     prim = primitive_inertia(link.collisions, mass=inertial.mass)
     if prim is None:
@@ -292,17 +294,26 @@ def geometry_finding(link: UrdfLink) -> Finding | None:
 
 
 # ============================================================================ URDF checks
-def _massless_findings(robot: UrdfRobot, children) -> list[Finding]:
+def _massless_findings(robot: UrdfRobot, children, massless) -> list[Finding]:
+    """One error per massless moving subtree (``massless``: :func:`massless_subtrees`),
+    naming the moving joints inside it too."""
     out = []
-    for jname, sub, bare in massless_subtrees(robot, children):
+    for jname, sub, bare in massless:
         j = robot.joints[jname]
+        inner = [k.name for s in sub for k in children.get(s, []) if k.type != "fixed"]
+        also = (
+            f"; the moving joints inside it move no mass either: "
+            f"{', '.join(repr(n) for n in inner)}"
+            if inner
+            else ""
+        )
         out.append(
             Finding(
                 "error",
                 f"joint {jname!r}",
                 f"the {j.type} joint moves a massless subtree (links "
                 f"{', '.join(repr(s) for s in sub)}; without <inertial>: "
-                f"{', '.join(repr(s) for s in bare) or 'none'}): the mass matrix is "
+                f"{', '.join(repr(s) for s in bare) or 'none'}){also}: the mass matrix is "
                 "singular and forward dynamics undefined",
                 f"give link {j.child!r} an <inertial> (fix_urdf computes one from its "
                 "collision geometry), or make the joint fixed",
@@ -436,8 +447,9 @@ def _check_urdf(source) -> Report:
     except ModelError as exc:
         findings.append(Finding("error", "URDF tree", str(exc), "make it one tree", "tree"))
         return Report(findings, subject)
-    findings += _massless_findings(robot, children)
-    in_massless = {s for _, _, bare in massless_subtrees(robot, children) for s in bare}
+    massless = massless_subtrees(robot, children)
+    findings += _massless_findings(robot, children, massless)
+    in_massless = {s for _, _, bare in massless for s in bare}
     for link in robot.links.values():
         if link.inertial is None and link.name != root and link.name not in in_massless:
             findings.append(
@@ -466,6 +478,12 @@ def _check_urdf(source) -> Report:
 def _check_loaded(model: Model) -> Report:
     findings: list[Finding] = []
     end = model.body_subtree_end
+    # bodies with mass or inertia among 0..k-1 (subtrees are contiguous ranges): a subtree's
+    # count in O(1), so the check is linear in the bodies
+    weighty = model.body_mass > 0
+    weighty |= np.any(model.body_inertia.reshape(model.nb, 9) != 0, axis=1)
+    before = np.concatenate([[0], np.cumsum(weighty)])
+    reported = 0  # bodies before this index are in a massless subtree already reported
     for i in range(1, model.nb):
         el = f"body {model.body_names[i]!r}"
         jt = int(model.jnt_type[i])
@@ -482,9 +500,10 @@ def _check_loaded(model: Model) -> Report:
                     "inertia_not_physical",
                 )
             )
-        if model.jnt_nv[i] > 0 or model.jnt_mimic[i] >= 0:
+        if (model.jnt_nv[i] > 0 or model.jnt_mimic[i] >= 0) and i >= reported:
             sub = slice(i, int(end[i]))
-            if model.body_mass[sub].sum() == 0 and not np.any(model.body_inertia[sub]):
+            if before[end[i]] == before[i]:  # nothing in bodies i..end-1 has mass or inertia
+                reported = int(end[i])  # the moving joints inside it: in this finding
                 findings.append(
                     Finding(
                         "error",

@@ -24,6 +24,7 @@ link frame is ``I_c = R I R^T``; ``<axis>`` defaults to ``(1, 0, 0)``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import re
@@ -113,7 +114,7 @@ class UrdfInertial:
     @property
     def inertia_link(self) -> np.ndarray:
         """Rotational inertia about the CoM in link axes, ``R I R^T``, shape (3, 3)."""
-        R = rpy_to_rotation(self.rpy)
+        R = _rotation(tuple(map(float, self.rpy)))
         return R @ self.inertia @ R.T
 
 
@@ -152,7 +153,7 @@ class UrdfJoint:
     @property
     def T(self) -> np.ndarray:
         """Pose of the joint frame in the parent link frame at q = 0, shape (4, 4)."""
-        return transform(rpy_to_rotation(self.rpy), np.array(self.xyz))
+        return transform(_rotation(tuple(map(float, self.rpy))), np.array(self.xyz))
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,15 @@ class UrdfRobot:
     name: str
     links: dict[str, UrdfLink] = field(default_factory=dict)
     joints: dict[str, UrdfJoint] = field(default_factory=dict)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rotation(rpy: tuple[float, float, float]) -> np.ndarray:
+    """``rpy_to_rotation(rpy)``, read-only, computed once per distinct rpy of a load (a URDF
+    repeats a few: zeros, quarter turns)."""
+    R = rpy_to_rotation(rpy)
+    R.flags.writeable = False
+    return R
 
 
 # ---------------------------------------------------------------------------- safe XML
@@ -284,6 +294,14 @@ def parse_xml(data: bytes, origin: str = "<bytes>", *, comments: bool = False) -
 def _number(raw: str, where: str) -> float:
     """One finite decimal number; ``where`` names the element and attribute."""
     s = raw.strip()
+    if s.isascii() and "_" not in s:  # the common case, without the pattern (as fast as
+        try:  # float; float also reads "nan", "inf", "1_0", non-ASCII digits: not here)
+            x = float(s)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(x):
+                return x
     if not _NUMBER.fullmatch(s):
         low = s.lower().lstrip("+-")
         if low in ("nan", "inf", "infinity"):
@@ -618,6 +636,10 @@ def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
     m, I = inertial.mass, inertial.inertia
     if m < 0:
         return "error", f"negative mass {m:g} kg"
+    if m > 0 and I[0, 1] == I[0, 2] == I[1, 2] == I[1, 0] == I[2, 0] == I[2, 1] == 0:
+        a, b, c = sorted((float(I[0, 0]), float(I[1, 1]), float(I[2, 2])))
+        if a >= 0 and a + b >= c:  # a physical diagonal tensor: what check_inertia passes
+            return None
     nonzero = bool(np.any(I != 0))
     if m == 0 and not nonzero:
         return None
@@ -735,8 +757,27 @@ def _subtree_links(link: str, children) -> list[str]:
     return out
 
 
+def _preorder(robot: UrdfRobot, children) -> list[str]:
+    """Every link reachable from the root links (links that are no joint's child), parents
+    before children."""
+    has_parent = {j.child for js in children.values() for j in js}
+    order: list[str] = []
+    stack = [name for name in reversed(robot.links) if name not in has_parent]
+    while stack:
+        name = stack.pop()
+        order.append(name)
+        stack.extend(j.child for j in reversed(children.get(name, [])))
+    return order
+
+
 def massless_subtrees(robot: UrdfRobot, children) -> list[tuple[str, list[str], list[str]]]:
     """Moving joints whose whole child subtree has no mass (M gets a zero row and column).
+
+    One entry per massless moving subtree, for its outermost moving joint: the moving
+    joints inside it move no mass either (their subtrees are parts of it). Linear in the
+    number of links: one pass from the leaves tells which subtrees carry mass, one from
+    the root collects the massless ones (each link is visited a bounded number of times,
+    so a 10,000-link chain takes milliseconds, not minutes).
 
     Parameters
     ----------
@@ -747,17 +788,29 @@ def massless_subtrees(robot: UrdfRobot, children) -> list[tuple[str, list[str], 
     Returns
     -------
     list of (joint name, subtree links, links without <inertial>)
+        Parents before children.
     """
+    order = _preorder(robot, children)
+    heavy: dict[str, bool] = {}  # the link's subtree carries mass
+    for name in reversed(order):  # children before their parent
+        inertial = robot.links[name].inertial
+        heavy[name] = (inertial is not None and inertial.mass > 0) or any(
+            heavy[j.child] for j in children.get(name, [])
+        )
     out = []
-    for name in robot.links:
-        for j in children[name]:
-            if j.type == "fixed":
-                continue
-            sub = _subtree_links(j.child, children)
-            inertials = [robot.links[s].inertial for s in sub]
-            if any(i is not None and i.mass > 0 for i in inertials):
-                continue
-            out.append((j.name, sub, [s for s, i in zip(sub, inertials) if i is None]))
+    has_parent = {j.child for js in children.values() for j in js}
+    stack = [name for name in reversed(robot.links) if name not in has_parent]
+    while stack:
+        name = stack.pop()
+        enter = []
+        for j in children.get(name, []):
+            if j.type != "fixed" and not heavy.get(j.child, True):
+                sub = _subtree_links(j.child, children)  # never entered again: linear
+                bare = [s for s in sub if robot.links[s].inertial is None]
+                out.append((j.name, sub, bare))
+            else:
+                enter.append(j.child)
+        stack.extend(reversed(enter))
     return out
 
 
@@ -1062,5 +1115,8 @@ def _placed_visuals(model: Model, robot: UrdfRobot, host) -> tuple:
 def _inertia_arg(parts: list) -> _RawInertia | None:
     if not parts:
         return None
+    if len(parts) == 1 and parts[0][0] > 0:  # one link: its own (m, c, I_c), symmetrised
+        m, c, I = parts[0]
+        return _RawInertia(float(m), np.asarray(c, float), 0.5 * (I + I.T))
     m, c, I = compound(parts)
     return _RawInertia(m, c, I)  # each part was checked by inertial_issue
