@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dt", type=float, default=1e-3, help="time step, s")
     args = parser.parse_args(argv)
 
+    Path(args.outdir).mkdir(parents=True, exist_ok=True)  # this script's own output folder
     t0 = time.perf_counter()
     demo = dzhanibekov_demo(Path(args.outdir), duration=args.duration, dt=args.dt)
     elapsed = time.perf_counter() - t0

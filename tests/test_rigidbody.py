@@ -342,9 +342,13 @@ def test_plot_tumbling_writes_png(tmp_path):
     I = np.diag([1.0, 2.0, 3.0])
     a = simulate(I, np.eye(3), [0.01, 2, 0.01], 20.0, 1e-2)
     b = simulate(I, np.eye(3), [0.01, 2, 0.01], 20.0, 1e-2, "euler")
-    out = plot_tumbling(a, tmp_path / "sub" / "tumble.png", title="test", compare=b)
+    out = plot_tumbling(a, tmp_path / "tumble.png", title="test", compare=b)
     data = out.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    # a missing folder is an error naming it, not a tree created in silence (issue 26/27)
+    with pytest.raises(ValueError, match="the folder .*sub' does not exist"):
+        plot_tumbling(a, tmp_path / "sub" / "tumble.png")
+    assert not (tmp_path / "sub").exists()
 
 
 def test_dzhanibekov_demo(tmp_path):

@@ -632,7 +632,7 @@ def plot_tumbling(
     result : TumblingResult
         Drawn with solid lines.
     path : str or os.PathLike
-        Output file (parent folders are created).
+        Output file; its folder must exist (nothing is created).
     title : str, optional
     compare : TumblingResult, optional
         A second run (e.g. explicit Euler) drawn dashed.
@@ -644,7 +644,8 @@ def plot_tumbling(
     from matplotlib.figure import Figure
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        raise ValueError(f"path {str(path)!r}: the folder {str(path.parent)!r} does not exist")
     fig = Figure(figsize=(9, 8), layout="constrained")
     ax_w, ax_e, ax_l = fig.subplots(3, 1, sharex=True)
     colors = ("tab:red", "tab:green", "tab:blue")
