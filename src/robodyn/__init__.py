@@ -18,6 +18,7 @@ from .errors import (
     SimulationError,
     SimulationInterrupted,
     SimulationWarning,
+    TrajectoryFileError,
 )
 from .inertia import RigidInertia
 from .spatial import ad, adjoint, exp3, exp6, inv_transform, log3, log6, skew, transform, unskew
@@ -165,6 +166,7 @@ __all__ = [
     "SimulationError",
     "SimulationInterrupted",
     "SimulationWarning",
+    "TrajectoryFileError",
     "RigidInertia",
     "__version__",
     "ad",

@@ -445,7 +445,7 @@ def _keep_partial(model, exc, out) -> str:
                 continue
             except OSError:
                 break
-            part.save(path)
+            part.save(path, overwrite=True)  # the empty file claimed above
             return str(path)
     return "nowhere (no writable folder)"
 
@@ -517,7 +517,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         print(f"trajectory: {paths['out']}")
     if "csv" in paths:
         with atomic_output(paths["csv"]) as tmp:
-            res.to_csv(tmp)
+            res.to_csv(tmp, overwrite=True)
         print(f"csv: {paths['csv']}")
     if "plot" in paths:
         with atomic_output(paths["plot"]) as tmp:

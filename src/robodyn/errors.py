@@ -8,6 +8,7 @@ __all__ = [
     "SimulationError",
     "SimulationInterrupted",
     "SimulationWarning",
+    "TrajectoryFileError",
 ]
 
 
@@ -65,3 +66,25 @@ class SimulationWarning(UserWarning):
     """A simulation's settings will probably make it fail: a step ``dt`` beyond the
     stable step of the integrator for the controller's gains (:func:`robodyn.sim.stable_step`).
     The message gives the step to use instead."""
+
+
+class TrajectoryFileError(ValueError):
+    """A trajectory file that cannot be read as one: what :meth:`robodyn.Trajectory.load`
+    raises for a ``.npz`` of :meth:`~robodyn.Trajectory.save` or the ``<out>.partial``
+    folder of a streamed run that is not a zip archive, is truncated or corrupt (a member's
+    CRC-32), lacks an array or its metadata, holds metadata that is not JSON, arrays whose
+    shapes or types do not agree (with each other, or with the model given), a ``done`` or
+    a layout outside the file, or a member larger than the memory allowed.
+
+    ``path`` is the file (or folder), ``field`` the array or metadata entry at fault
+    (``"q"``, ``"meta"``, ``"done"``, ...; None for the file as a whole), ``problem`` what is
+    wrong; the message says all three. A missing file is a :class:`FileNotFoundError`.
+    """
+
+    def __init__(self, path, problem: str, field: str | None = None):
+        self.path, self.problem, self.field = str(path), problem, field
+        at = "" if field is None else f", {field!r}"
+        super().__init__(f"trajectory file {self.path!r}{at}: {problem}")
+
+    def __reduce__(self):  # pickled (a Dask worker's error) with its attributes
+        return (type(self), (self.path, self.problem, self.field))

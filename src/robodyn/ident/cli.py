@@ -136,7 +136,7 @@ def identify_command(args: argparse.Namespace) -> int:
             true, traj, duration=args.duration, sample_dt=0.01, noise=args.noise, seed=args.seed
         )
         with atomic_output(out) as tmp:
-            save_csv(tmp, true, ex)
+            save_csv(tmp, true, ex, overwrite=True)
         print(f"data: {out} ({len(ex)} samples, torque noise {args.noise:g} x std)")
         prior = _scaled_prior(model, args.prior_error, rng)
     if args.data is not None:

@@ -10,7 +10,13 @@ differentiated from v).
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
+import itertools
+import math
+import re
+from pathlib import Path
 
 import numpy as np
 
@@ -158,42 +164,178 @@ def _columns(model) -> list[str]:
     )
 
 
-def save_csv(path, model, experiment: Experiment) -> None:
-    """Write an experiment as CSV (header of :func:`load_csv`)."""
+def save_csv(path, model, experiment: Experiment, *, overwrite: bool = False) -> Path:
+    """Write an experiment as CSV (the header of :func:`load_csv`, ``,`` separated, numbers
+    to 17 significant digits so they read back bit for bit).
+
+    An existing file is refused unless ``overwrite=True``; the file is written beside and
+    moved into place (:mod:`robodyn._files`). Non-finite samples are refused (the file could
+    not be read back). Returns the path written.
+    """
+    from .._files import atomic_write, output_path
+
+    path = output_path(path, overwrite=overwrite, name="path")
     e = experiment
-    data = np.column_stack([e.t, e.q, e.v, e.a, e.tau])
-    np.savetxt(path, data, delimiter=",", header=",".join(_columns(model)), comments="")
+    cols = _columns(model)
+    n = len(np.atleast_1d(e.t))
+    parts = {"t": (e.t, (n,)), "q": (e.q, (n, model.nq)), "v": (e.v, (n, model.nv)),
+             "a": (e.a, (n, model.nv)), "tau": (e.tau, (n, model.nv))}  # fmt: skip
+    for name, (x, shape) in parts.items():
+        x = np.asarray(x, dtype=float)
+        if x.shape != shape:
+            raise ValueError(f"experiment.{name} has shape {x.shape}, expected {shape}")
+        if not np.all(np.isfinite(x)):
+            k = int(np.argwhere(~np.isfinite(x))[0][0])
+            raise ValueError(f"experiment.{name} contains NaN or inf (sample {k})")
+    data = np.column_stack([np.asarray(x, dtype=float) for x, _ in parts.values()])
+    head = io.StringIO()
+    csv.writer(head, lineterminator="").writerow(cols)  # a name with , or " is quoted
+    with atomic_write(path) as tmp:
+        np.savetxt(tmp, data, delimiter=",", header=head.getvalue(), comments="", fmt="%.17g")
+    return path
+
+
+# a number as robodyn reads it: ASCII decimal, optional sign, fraction and exponent (no
+# "1_000", no "nan", no digits of other scripts, which Python's float() would take)
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_SHOWN = 12  # bad cells listed in a message (the count says how many there are)
+
+
+def _dialect(path, header: str):
+    """The header line's separator (``,``, ``;`` or tab) and quote character, by the csv
+    module's Sniffer (on the header only: decimal commas in the rows would mislead it)."""
+    try:
+        d = csv.Sniffer().sniff(header, delimiters=",;\t")
+        return d.delimiter, d.quotechar or '"'
+    except csv.Error:
+        return ",", '"'
+
+
+def _header(path, row: list[str]) -> dict[str, int]:
+    """Column name -> index; refuses duplicated names (one would silently win)."""
+    names = [h.strip() for h in row]
+    if names and names[0].startswith("#"):  # numpy.savetxt's default comment mark
+        names[0] = names[0][1:].strip()
+    seen: dict[str, list[int]] = {}
+    for k, h in enumerate(names):
+        seen.setdefault(h, []).append(k + 1)
+    dup = {h: ks for h, ks in seen.items() if len(ks) > 1}
+    if dup:
+        said = "; ".join(f"{h!r} in columns {', '.join(map(str, ks))}" for h, ks in dup.items())
+        raise ValueError(f"{path}: duplicated column name(s): {said} (which one holds the data?)")
+    return {h: ks[0] - 1 for h, ks in seen.items()}
+
+
+def _cell(text: str, delimiter: str) -> tuple[float | None, str]:
+    """(the number, '') or (None, what is wrong with the cell)."""
+    c = text.strip()
+    if not c:
+        return None, "empty"
+    if not _NUMBER.fullmatch(c):
+        if delimiter != "," and re.fullmatch(r"[+-]?[0-9]*,[0-9]+(?:[eE][+-]?[0-9]+)?", c):
+            return None, f"{text!r} is not a number (a decimal comma? robodyn reads 1.5)"
+        return None, f"{text!r} is not a number"
+    x = float(c)
+    if not math.isfinite(x):
+        return None, f"{text!r} is beyond the float range"
+    return x, ""
+
+
+def _rows(path, reader, header, idx, use, delimiter):
+    """The numbers of columns ``use`` of every data row (blank lines skipped); every bad cell
+    is named by line and column."""
+    values, bad, n_bad = [], [], 0
+    names = {j: h for h, j in idx.items()}
+    for row in reader:
+        if not row or all(not c.strip() for c in row):
+            continue
+        line = reader.line_num
+        if len(row) != len(header):
+            n_bad += 1
+            if len(bad) < _SHOWN:
+                bad.append(f"line {line}: {len(row)} cells, the header has {len(header)}")
+            continue
+        out = []
+        for j in use:
+            x, why = _cell(row[j], delimiter)
+            if why:
+                n_bad += 1
+                if len(bad) < _SHOWN:
+                    bad.append(f"line {line}, column {j + 1} ({names[j]}): {why}")
+            out.append(x)
+        values.append(out)
+    if n_bad:
+        more = f"; and {n_bad - len(bad)} more" if n_bad > len(bad) else ""
+        raise ValueError(f"{path}: {n_bad} bad cell(s) or row(s): " + "; ".join(bad) + more)
+    if not values:
+        raise ValueError(f"{path}: no data rows after the header")
+    return np.array(values, dtype=float)
+
+
+def _needed(path, cols, idx, delimiter) -> tuple[list[int], bool]:
+    """The indices of the columns read, in ``cols`` order, and whether the a[...] columns
+    are there (all of them, or none: then a comes from v)."""
+    acc = [c for c in cols if c.startswith("a[")]
+    has_a = any(c in idx for c in acc)
+    missing = [c for c in cols if c not in idx and (has_a or c not in acc)]
+    if missing:
+        shown = ", ".join(map(repr, list(idx)[:8])) + (", ..." if len(idx) > 8 else "")
+        raise ValueError(f"{path}: missing column(s) {', '.join(missing)} (the header, split "
+                         f"at {delimiter!r}, has {shown})")  # fmt: skip
+    return [idx[c] for c in cols if has_a or c not in acc], has_a
+
+
+def _differentiated(path, t, v) -> np.ndarray:
+    """a = dv/dt by central differences (t must increase)."""
+    if len(t) < 2:
+        raise ValueError(f"{path}: without a[...] columns at least two rows are needed to "
+                         "differentiate v")  # fmt: skip
+    steps = np.diff(t)
+    if np.any(steps <= 0):
+        k = int(np.argmax(steps <= 0))
+        raise ValueError(f"{path}: without a[...] columns the accelerations are differences "
+                         f"of v over t, which must increase: data row {k + 2} has t = "
+                         f"{t[k + 1]:g} after {t[k]:g}")  # fmt: skip
+    return np.gradient(v, t, axis=0)
 
 
 def load_csv(path, model) -> Experiment:
-    """Read an experiment written by :func:`save_csv` (or by hand with that header).
+    """Read an experiment written by :func:`save_csv` (or by hand, or by a spreadsheet,
+    with that header).
 
-    Columns are matched by name, in any order; without ``a[...]`` columns the
-    accelerations are central differences of v over t. Raises ValueError naming any
-    missing column.
+    Columns are matched by name, in any order; other columns are ignored. Without ``a[...]``
+    columns the accelerations are central differences of v over t (t must then increase).
+    The separator is ``,``, ``;`` or a tab (found from the header by :class:`csv.Sniffer`),
+    names may be quoted, and a UTF-8 byte order mark (Excel's "CSV UTF-8") is skipped.
+
+    Parsing is strict: a duplicated column name, a missing column, a row with another number
+    of cells than the header, or a cell of a column read that is empty, not a decimal number
+    (text, a decimal comma, ``nan``) or beyond the float range raise ValueError naming the
+    file, and the line and column of each bad cell; nothing becomes NaN silently.
     """
-    with open(path) as f:
-        header = [h.strip() for h in f.readline().split(",")]
-    data = np.genfromtxt(path, delimiter=",", skip_header=1, ndmin=2)
-    if data.shape[1] != len(header):
-        raise ValueError(f"{path}: {len(header)} header names but {data.shape[1]} columns")
-    idx = {h: k for k, h in enumerate(header)}
-    names = list(model.joint_names)
-
-    def block(prefix, required=True):
-        cols = [f"{prefix}[{n}]" for n in names]
-        missing = [c for c in cols if c not in idx]
-        if missing:
-            if not required:
-                return None
-            raise ValueError(f"{path}: missing column(s) {', '.join(missing)}")
-        return data[:, [idx[c] for c in cols]]
-
-    if "t" not in idx:
-        raise ValueError(f"{path}: missing column t")
-    t = data[:, idx["t"]]
-    q, v, tau = block("q"), block("v"), block("tau")
-    a = block("a", required=False)
-    if a is None:
-        a = np.gradient(v, t, axis=0)
+    cols = _columns(model)
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            first = f.readline()
+            delimiter, quote = _dialect(path, first)
+            reader = csv.reader(itertools.chain([first], f), delimiter=delimiter,
+                                quotechar=quote, skipinitialspace=True, strict=True)  # fmt: skip
+            header = next(reader, None)
+            if header is None:
+                raise ValueError(f"{path}: empty file (no header)")
+            idx = _header(path, header)
+            use, has_a = _needed(path, cols, idx, delimiter)
+            data = _rows(path, reader, header, idx, use, delimiter)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start} of a line); save it as "
+                         "'CSV UTF-8'") from None  # fmt: skip
+    except csv.Error as exc:
+        raise ValueError(f"{path}: not readable as CSV ({exc})") from None
+    n = model.nv
+    t, q, v = data[:, 0], data[:, 1 : 1 + n], data[:, 1 + n : 1 + 2 * n]
+    if has_a:
+        a, tau = data[:, 1 + 2 * n : 1 + 3 * n], data[:, 1 + 3 * n :]
+    else:
+        a, tau = _differentiated(path, t, v), data[:, 1 + 2 * n :]
     return Experiment(t, q, v, a, tau)

@@ -12,7 +12,6 @@ It saves to one ``.npz`` file (arrays and JSON metadata) and loads back identica
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -165,31 +164,57 @@ class Trajectory:
         return self._kinetic + self._potential
 
     # ------------------------------------------------------------------ files
-    def save(self, path) -> Path:
+    def save(self, path, *, overwrite: bool = False) -> Path:
         """Write the trajectory to ``path`` (``.npz``: arrays plus JSON metadata).
 
         Energies are saved when they were computed, and a constrained simulation's
-        constraint violation and forces. Returns the path written.
+        constraint violation and forces. An existing file is refused unless
+        ``overwrite=True``; the file is written beside and moved into place, so a reader (or
+        a failure) never sees half of it (:mod:`robodyn._files`). Returns the path written.
         """
+        from .._files import atomic_write, output_path
+
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
+        path = output_path(path, overwrite=overwrite, name="path")
         arrays = {n: x for n in _ARRAYS if (x := self._array(n)) is not None}
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez(tmp, meta=np.array(json.dumps(self.meta)), **arrays)
-        os.replace(tmp, path)  # a reader never sees half a file
+        meta = np.array(json.dumps(self.meta))
+        with atomic_write(path) as tmp:
+            np.savez(tmp, meta=meta, **arrays)
         return path
 
     @classmethod
-    def load(cls, path, model=None) -> Trajectory:
+    def load(cls, path, model=None, *, max_memory: float | None = None) -> Trajectory:
         """Read a trajectory written by :meth:`save` (or the ``.partial`` folder of a run
-        that streamed to disk and was killed). ``model`` re-attaches the model."""
+        that streamed to disk and was killed). ``model`` re-attaches the model (and its nq,
+        nv and joint names must be the run's).
+
+        Everything is checked before it is used (:mod:`robodyn.sim.trajectory_file`): the
+        archive, each member's type (nothing is unpickled) and size against its header and
+        against ``max_memory`` bytes (default: the memory available) before it is inflated,
+        each member's CRC-32, the arrays' shapes against each other and the model, and a
+        partial's count of samples done and layout.
+
+        Raises
+        ------
+        robodyn.TrajectoryFileError
+            (a ValueError) naming the file and the field at fault.
+        FileNotFoundError
+            No such file.
+        """
+        from . import trajectory_file as tf
+
         path = Path(path)
+        limit, text = tf.memory_limit(max_memory)
         if path.is_dir():
-            return _load_partial(path, model)
-        with np.load(path, allow_pickle=False) as f:
-            meta = json.loads(str(f["meta"]))
-            x = {n: f[n] for n in _ARRAYS if n in f.files}
+            return _load_partial(path, model, limit, text)
+        if not path.exists():
+            hint = path.with_name(path.name + ".partial")
+            more = f"; a stopped run left {str(hint)!r} (load that)" if hint.is_dir() else ""
+            raise FileNotFoundError(f"no trajectory file {str(path)!r}{more}")
+        meta, x = tf.read_npz(path, _ARRAYS, limit, text)
+        tf.check_arrays(path, x, meta, model)
         return cls(
             x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta, model=model,
             kinetic=x.get("kinetic"), potential=x.get("potential"),
@@ -198,10 +223,13 @@ class Trajectory:
             t_end=x.get("t_end"),
         )  # fmt: skip
 
-    def to_csv(self, path) -> Path:
+    def to_csv(self, path, *, overwrite: bool = False) -> Path:
         """Write one row per sample: ``t, q_<joint>..., v_..., a_..., tau_...`` (a batch gets
-        a first column ``rollout``). Returns the path written."""
-        path = Path(path)
+        a first column ``rollout``). An existing file is refused unless ``overwrite=True``;
+        written atomically (as :meth:`save`). Returns the path written."""
+        from .._files import atomic_write, output_path
+
+        path = output_path(path, overwrite=overwrite, name="path")
         nq, nv = self.q.shape[-1], self.v.shape[-1]
         names = self.meta.get("joint_names")
         vn = list(names) if names and len(names) == nv else [str(i) for i in range(nv)]
@@ -217,7 +245,9 @@ class Trajectory:
             head = ["rollout", *head]
             idx = np.repeat(np.arange(rows.shape[0] // K), K)[:, None]
             rows = np.concatenate([idx, rows], axis=1)
-        np.savetxt(path, rows, delimiter=",", header=",".join(head), comments="", fmt="%.17g")
+        with atomic_write(path) as tmp:
+            np.savetxt(tmp, rows, delimiter=",", header=",".join(head), comments="",
+                       fmt="%.17g")  # fmt: skip
         return path
 
     def plot(self, path=None, *, reference=None, what=("q", "v", "tau")):
@@ -252,20 +282,22 @@ def _kinetic_potential(model, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray,
     return kinetic, potential
 
 
-def _load_partial(folder: Path, model) -> Trajectory:
+def _load_partial(folder: Path, model, limit, limit_text) -> Trajectory:
     """What a streaming run had written when it stopped: the first ``done`` samples of the
     archive it was laying out in place (robodyn.sim.npzstream; time-major, sample k at
-    index k)."""
+    index k), its meta.json and layout checked first (robodyn.sim.trajectory_file)."""
+    from . import trajectory_file as tf
     from .npzstream import load_layout
 
-    meta = json.loads((folder / "meta.json").read_text())
-    n = int(meta.pop("done"))
-    x = load_layout(folder, meta.pop("layout"), n)
+    streamed = ("t", "q", "v", "a", "tau", "z")
+    meta, layout, n = tf.read_partial(folder, streamed, limit, limit_text)
+    x = load_layout(folder, layout, n)
     rollouts = tuple(meta.get("rollouts") or ())
     for name in list(x):
         if name != "t":
             x[name] = np.moveaxis(x[name], 0, -2)
             x[name] = x[name].reshape((*rollouts, n, x[name].shape[-1]))
     meta["complete"] = False
+    tf.check_arrays(folder, x, meta, model)
     return Trajectory(x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta,
                       model=model)  # fmt: skip

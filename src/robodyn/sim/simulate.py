@@ -332,7 +332,7 @@ class _Record:
         laid out as Trajectory.save writes it (time is its first axis), so it is sealed and
         renamed; a batch's (time-major on disk, rollouts first in a Trajectory) is saved."""
         if res.batch_shape:
-            res.save(out)
+            res.save(out, overwrite=True)  # out was checked when the run began
         else:
             self.stream.finish(res.meta, out)
         self.x.clear()
@@ -907,7 +907,7 @@ def _stopped(stop, n: int, part, why: str | None, exc):
     model, K, dt, out, check = stop["model"], stop["K"], stop["dt"], stop["out"], stop["check"]
     saved = out is not None and n > 0
     if saved:
-        part.save(out)
+        part.save(out, overwrite=True)  # out was checked when the run began
     if out is not None:
         shutil.rmtree(stop["folder"], ignore_errors=True)
     where = f"err.partial holds the {n} samples before it" + (
