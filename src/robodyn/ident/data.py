@@ -322,8 +322,8 @@ def load_csv(path, model) -> Experiment:
             reader = csv.reader(itertools.chain([first], f), delimiter=delimiter,
                                 quotechar=quote, skipinitialspace=True, strict=True)  # fmt: skip
             header = next(reader, None)
-            if header is None:
-                raise ValueError(f"{path}: empty file (no header)")
+            if not header or not any(h.strip() for h in header):
+                raise ValueError(f"{path}: empty file (no header on its first line)")
             idx = _header(path, header)
             use, has_a = _needed(path, cols, idx, delimiter)
             data = _rows(path, reader, header, idx, use, delimiter)

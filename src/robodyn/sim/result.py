@@ -213,8 +213,7 @@ class Trajectory:
             hint = path.with_name(path.name + ".partial")
             more = f"; a stopped run left {str(hint)!r} (load that)" if hint.is_dir() else ""
             raise FileNotFoundError(f"no trajectory file {str(path)!r}{more}")
-        meta, x = tf.read_npz(path, _ARRAYS, limit, text)
-        tf.check_arrays(path, x, meta, model)
+        meta, x = tf.read_npz(path, _ARRAYS, model, limit, text)
         return cls(
             x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta, model=model,
             kinetic=x.get("kinetic"), potential=x.get("potential"),
@@ -291,13 +290,16 @@ def _load_partial(folder: Path, model, limit, limit_text) -> Trajectory:
 
     streamed = ("t", "q", "v", "a", "tau", "z")
     meta, layout, n = tf.read_partial(folder, streamed, limit, limit_text)
-    x = load_layout(folder, layout, n)
     rollouts = tuple(meta.get("rollouts") or ())
+    shapes = {k: (n,) if k == "t" else (*rollouts, n, shape[-1])
+              for k, (_, shape) in layout["arrays"].items()}  # fmt: skip
+    # shapes checked before the samples are read (arrays that take no memory)
+    tf.check_arrays(folder, {k: np.broadcast_to(0.0, s) for k, s in shapes.items()}, meta, model)
+    x = load_layout(folder, layout, n)
     for name in list(x):
         if name != "t":
             x[name] = np.moveaxis(x[name], 0, -2)
             x[name] = x[name].reshape((*rollouts, n, x[name].shape[-1]))
     meta["complete"] = False
-    tf.check_arrays(folder, x, meta, model)
     return Trajectory(x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta,
                       model=model)  # fmt: skip

@@ -58,24 +58,34 @@ def _npy_header(fh, version):
     raise ValueError(f".npy format version {version[0]}.{version[1]} (robodyn reads 1.0, 2.0)")
 
 
-def _read_member(zf, info, field, bad, kinds):
-    """One ``.npy`` member: header checked against the member's size, then read in place
-    (the CRC-32 is checked by zipfile when its last byte is read)."""
+def _member_header(zf, info, field, bad, kinds):
+    """A ``.npy`` member's (shape, fortran order, dtype), checked to be numbers of
+    ``kinds`` that account for exactly the member's size in the zip directory."""
     with zf.open(info) as fh:
         try:
             shape, fortran, dtype = _npy_header(fh, np.lib.format.read_magic(fh))
         except ValueError as exc:
             raise bad(f"not a .npy array ({exc})", field) from None
-        if dtype.hasobject or dtype.kind not in kinds:
-            raise bad(f"holds {dtype} values, not numbers", field)
-        count = math.prod(shape)
-        size = count * dtype.itemsize
-        if fh.tell() + size != info.file_size:
-            raise bad(f"its header says shape {tuple(shape)} ({human_bytes(size)}) but the "
-                      f"member holds {human_bytes(info.file_size - fh.tell())} of data: "
-                      "truncated or altered", field)  # fmt: skip
-        flat = np.empty(count, dtype=dtype)
-        view = memoryview(flat).cast("B") if size else memoryview(b"")
+        start = fh.tell()
+    if dtype.hasobject or dtype.kind not in kinds:
+        raise bad(f"holds {dtype} values, not numbers", field)
+    size = math.prod(shape) * dtype.itemsize
+    if start + size != info.file_size:
+        raise bad(f"its header says shape {tuple(shape)} ({human_bytes(size)}) but the "
+                  f"member holds {human_bytes(info.file_size - start)} of data: "
+                  "truncated or altered", field)  # fmt: skip
+    return tuple(shape), fortran, dtype
+
+
+def _member_data(zf, info, header, field, bad):
+    """The member's array, read in place (zipfile checks the CRC-32 at its last byte)."""
+    shape, fortran, dtype = header
+    count = math.prod(shape)
+    size = count * dtype.itemsize
+    flat = np.empty(count, dtype=dtype)
+    view = memoryview(flat).cast("B") if size else memoryview(b"")
+    with zf.open(info) as fh:
+        _npy_header(fh, np.lib.format.read_magic(fh))
         done = 0
         while done < size:
             got = fh.readinto(view[done : min(size, done + _STEP)])
@@ -86,8 +96,14 @@ def _read_member(zf, info, field, bad, kinds):
     return flat.reshape(shape[::-1]).T if fortran else flat.reshape(shape)
 
 
-def read_npz(path: Path, names, limit, limit_text) -> tuple[dict, dict]:
-    """(meta, arrays) of the ``.npz`` at ``path``: the arrays of ``names`` it holds."""
+def _stub(shape, dtype) -> np.ndarray:
+    """An array of ``shape`` that takes no memory (for checking shapes before reading)."""
+    return np.broadcast_to(np.zeros((), dtype=dtype), shape)
+
+
+def read_npz(path: Path, names, model, limit, limit_text) -> tuple[dict, dict]:
+    """(meta, arrays) of the ``.npz`` at ``path``: the arrays of ``names`` it holds, their
+    sizes, types and shapes (:func:`check_arrays`) checked before their data are read."""
 
     def bad(problem, field=None):
         return TrajectoryFileError(path, problem, field)
@@ -118,15 +134,20 @@ def read_npz(path: Path, names, limit, limit_text) -> tuple[dict, dict]:
         if limit is not None and total > limit:
             raise bad(f"its arrays would take {human_bytes(total)} of memory, over {limit_text}")
         try:
-            text = _read_member(zf, members["meta"], "meta", bad, "U")
-            arrays = {k: _read_member(zf, members[k], k, bad, "fiu") for k in want[1:]}
+            head = {k: _member_header(zf, members[k], k, bad, "U" if k == "meta" else "fiu")
+                    for k in want}  # fmt: skip
+            text = _member_data(zf, members["meta"], head["meta"], "meta", bad)
+            if text.shape != ():
+                raise bad(f"must be one JSON text, got shape {text.shape}", "meta")
+            meta = _meta(str(text), bad)
+            check_arrays(path, {k: _stub(h[0], h[2]) for k, h in head.items()}, meta, model)
+            arrays = {k: _member_data(zf, members[k], head[k], k, bad) for k in want[1:]}
         except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
             if isinstance(exc, TrajectoryFileError):
                 raise
             raise bad(f"unreadable ({exc}): the file is corrupt or truncated") from None
-    if text.shape != ():
-        raise bad(f"must be one JSON text, got an array of shape {text.shape}", "meta")
-    return _meta(str(text), bad), arrays
+    check_status(path, arrays.get("status"))
+    return meta, arrays
 
 
 def _meta(text: str, bad) -> dict:
@@ -280,8 +301,13 @@ def check_arrays(path, x: dict, meta: dict, model) -> None:
         if y is not None and y.shape != lead:
             raise _shape_error(bad, key, y, f"{lead}: one per rollout")
     status = x.get("status")
-    if status is not None:
-        from .result import STATUS
+    if status is not None and status.dtype.kind not in "iu":
+        raise bad(f"holds {status.dtype} values; status codes are whole numbers", "status")
 
-        if status.dtype.kind not in "iu" or not np.isin(status, list(STATUS)).all():
-            raise bad(f"codes must be whole numbers in {sorted(STATUS)}", "status")
+
+def check_status(path, status) -> None:
+    """Each rollout's status is one of :data:`robodyn.sim.result.STATUS`."""
+    from .result import STATUS
+
+    if status is not None and not np.isin(status, list(STATUS)).all():
+        raise TrajectoryFileError(path, f"codes must be in {sorted(STATUS)}", "status")
