@@ -182,6 +182,15 @@ class _Reference:
         spec = getattr(self.fn, "_c_reference", None)
         return spec() if spec is not None else None
 
+    def describe(self, what: str = "the target") -> dict:
+        """The target as JSON: constant (its numbers), zero (None given) or the reference's
+        own ``describe()`` (TypeError for a callable without one)."""
+        if self.fn is not None:
+            return _describe_callable(self.fn, what)
+        if self.q is None:
+            return {"kind": "zero"}
+        return {"kind": "constant", "q": _numbers(self.q)}
+
     def __call__(self, t, nv):
         if self.fn is not None:
             return self.fn(t)
@@ -204,6 +213,32 @@ def _saturate(tau, tau_max):
     return tau if tau_max is None else np.clip(tau, -tau_max, tau_max)
 
 
+def _numbers(x):
+    """An array's numbers as JSON (a float, nested lists), None as None (for describe())."""
+    return None if x is None else np.asarray(x, dtype=float).tolist()
+
+
+def _fingerprint(model):
+    """A model's fingerprint (robodyn.distributed.model_fingerprint), None as None."""
+    if model is None:
+        return None
+    from ..distributed import model_fingerprint
+
+    return model_fingerprint(model)
+
+
+def _describe_callable(fn, what: str) -> dict:
+    """``fn.describe()`` (a reference or scaling that can say what it is), or TypeError
+    naming ``what`` when ``fn`` cannot describe itself (a function, a lambda)."""
+    d = getattr(fn, "describe", None)
+    if not callable(d):
+        kind = "a function" if inspect.isroutine(fn) else f"a {type(fn).__name__}"
+        name = getattr(fn, "__qualname__", None) or type(fn).__name__
+        raise TypeError(f"{what} is {kind} {name!r}, which cannot describe itself (it has "
+                        "no describe() method returning its parameters)")  # fmt: skip
+    return d()
+
+
 class Controller:
     """Base of robodyn's controllers: ``__call__(t, q, v) -> tau``; ``state_size`` is the
     number of the controller's own states per rollout (0: none)."""
@@ -213,6 +248,14 @@ class Controller:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
+
+    def describe(self) -> dict:
+        """What determines this controller's torques, as JSON (class, gains, target, models
+        by fingerprint): a store of rollouts keeps it and refuses to be resumed with a
+        controller that describes itself otherwise. Raises TypeError for a controller (or
+        its reference) that cannot say what it is."""
+        raise TypeError(f"the controller {type(self).__name__} cannot describe itself (it "
+                        "has no describe() method of its own)")  # fmt: skip
 
 
 class PD(Controller):
@@ -284,6 +327,16 @@ class PD(Controller):
             "law": "pd" if g is None else "pd+gravity", "kp": self.kp, "kd": self.kd,
             "model": model if g is None else g, "cflags": 0, "q_a": ref[0], "q_b": ref[1],
             "T": ref[2], "c": ref[3], "tau_max": np.inf if self.tau_max is None else self.tau_max,
+        }  # fmt: skip
+
+    def describe(self) -> dict:
+        """Class, gains, target, gravity compensation's model, tau_max and the model (by
+        fingerprint), as JSON (see :meth:`Controller.describe`)."""
+        return {
+            "class": "PD", "model": _fingerprint(self.model), "kp": _numbers(self.kp),
+            "kd": _numbers(self.kd), "target": self.ref.describe(),
+            "gravity_compensation": _fingerprint(self.gravity_model),
+            "tau_max": _numbers(self.tau_max),
         }  # fmt: skip
 
     def __call__(self, t, q, v):
@@ -393,6 +446,16 @@ class PID(Controller):
         them), for :func:`robodyn.sim.stable_step`."""
         return _matrix(self.kp, model.nv), _matrix(self.kd, model.nv)
 
+    def describe(self) -> dict:
+        """Class, gains, target, gravity compensation's model, i_max, tau_max and the model
+        (by fingerprint), as JSON (see :meth:`Controller.describe`)."""
+        return {
+            "class": "PID", "model": _fingerprint(self.model), "kp": _numbers(self.kp),
+            "ki": _numbers(self.ki), "kd": _numbers(self.kd), "target": self.ref.describe(),
+            "gravity_compensation": _fingerprint(self.gravity_model),
+            "i_max": _numbers(self.i_max), "tau_max": _numbers(self.tau_max),
+        }  # fmt: skip
+
     def __call__(self, t, q, v, z):
         q = np.asarray(q, dtype=float)
         v = np.asarray(v, dtype=float)
@@ -486,6 +549,16 @@ class ComputedTorque(Controller):
             "tau_max": np.inf if self.tau_max is None else self.tau_max,
         }  # fmt: skip
 
+    def describe(self) -> dict:
+        """Class, the controller's model (by fingerprint), gains, reference, friction
+        compensation and tau_max, as JSON (see :meth:`Controller.describe`)."""
+        return {
+            "class": "ComputedTorque", "model": _fingerprint(self.model),
+            "kp": _numbers(self.kp), "kd": _numbers(self.kd), "ki": _numbers(self.ki),
+            "ref": self.ref.describe("the reference"), "friction": bool(self.friction),
+            "tau_max": _numbers(self.tau_max),
+        }  # fmt: skip
+
     def _tau(self, t, q, v, z):
         q_d, v_d, a_d = self.ref(t, self._nv)
         e = q_d - q if self._flat else _error(self.model, q_d, q)
@@ -554,6 +627,21 @@ class TaskSpaceComputedTorque(Controller):
         self.k_null = float(k_null)
         self.friction = friction
         self.tau_max = None if tau_max is None else _gain(tau_max, "tau_max", model.nv)
+
+    def describe(self) -> dict:
+        """Class, model (by fingerprint), frame, reference, gains, k_null, friction
+        compensation and tau_max, as JSON (see :meth:`Controller.describe`)."""
+        ref = self.ref
+        if getattr(ref, "__qualname__", "") == "TaskSpaceComputedTorque.__init__.<locals>.<lambda>":
+            ref = {"kind": "constant", "X": _numbers(ref(0.0)[0])}  # a pose given as ref
+        else:
+            ref = _describe_callable(ref, "the reference")
+        return {
+            "class": "TaskSpaceComputedTorque", "model": _fingerprint(self.model),
+            "frame": self.model.frame_names[self.frame], "ref": ref, "kp": _numbers(self.kp),
+            "kd": _numbers(self.kd), "k_null": self.k_null, "friction": bool(self.friction),
+            "tau_max": _numbers(self.tau_max),
+        }  # fmt: skip
 
     def __call__(self, t, q, v):
         from ..dynamics import inverse_dynamics

@@ -73,6 +73,25 @@ def _point(x, name: str, n: int | None = None) -> np.ndarray:
     return a
 
 
+def _describe_scaling(scaling) -> dict:
+    """A time scaling as JSON (its own describe(); TypeError for one that has none)."""
+    d = getattr(scaling, "describe", None)
+    if not callable(d):
+        raise TypeError(f"the time scaling {type(scaling).__name__} cannot describe itself "
+                        "(it has no describe() method)")  # fmt: skip
+    return d()
+
+
+def _array_hash(x) -> str:
+    """A short hash of an array's dtype, shape and bytes."""
+    import hashlib
+
+    x = np.ascontiguousarray(x)
+    h = hashlib.sha256(f"{x.dtype.str} {x.shape}".encode())
+    h.update(x.tobytes())
+    return h.hexdigest()[:16]
+
+
 class JointTrajectory:
     """The straight line ``q(t) = q_start + s(t) (q_end - q_start)`` (MR eq. 9.1) under a
     time scaling s; ``traj(t) -> (q, v, a)`` with ``v = sd (q_end - q_start)``,
@@ -98,6 +117,13 @@ class JointTrajectory:
         if isinstance(self.scaling, (CubicScaling, QuinticScaling)):
             return self.q_start, self.q_end, self.duration, self.scaling.coefficients()
         return None
+
+    def describe(self) -> dict:
+        """What this trajectory is, as JSON: q_start, q_end, duration and the time scaling
+        (a store of rollouts that follow it keeps this; see robodyn.distributed)."""
+        return {"class": "JointTrajectory", "q_start": self.q_start.tolist(),
+                "q_end": self.q_end.tolist(), "duration": float(self.duration),
+                "time_scaling": _describe_scaling(self.scaling)}  # fmt: skip
 
     def __repr__(self) -> str:
         return f"<JointTrajectory {len(self._d)} joints, {self.scaling!r}>"
@@ -179,6 +205,17 @@ class SplineTrajectory:
             np.where(inside, self.spline(tc, 1), 0.0),
             np.where(inside, self.spline(tc, 2), 0.0),
         )
+
+    def describe(self) -> dict:
+        """What this trajectory is, as JSON: the spline's kind, span, knots and a hash of
+        its coefficients."""
+        sp = self.spline
+        knots = getattr(sp, "x", None)
+        if knots is None:
+            knots = getattr(sp, "t", None)
+        return {"class": "SplineTrajectory", "spline": type(sp).__name__, "t0": self.t0,
+                "duration": float(self.duration), "knots": np.asarray(knots).tolist(),
+                "coefficients": _array_hash(np.asarray(sp.c, dtype=float))}  # fmt: skip
 
     def sample(self, dt) -> JointSample:
         t = _grid(self.duration, dt)
@@ -265,6 +302,12 @@ class PoseTrajectory:
     def sample(self, dt) -> PoseSample:
         t = _grid(self.duration, dt)
         return PoseSample(t, *self(t))
+
+    def describe(self) -> dict:
+        """What this trajectory is, as JSON: its kind, both poses and the time scaling."""
+        return {"class": "PoseTrajectory", "kind": self.kind,
+                "X_start": self.X_start.tolist(), "X_end": self.X_end.tolist(),
+                "time_scaling": _describe_scaling(self.scaling)}  # fmt: skip
 
     def __repr__(self) -> str:
         return f"<PoseTrajectory {self.kind}, {self.scaling!r}>"

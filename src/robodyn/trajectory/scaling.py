@@ -76,6 +76,10 @@ class _Polynomial:
         c[: len(self.c)] = self.c
         return c
 
+    def describe(self) -> dict:
+        """This scaling as JSON: its class and duration."""
+        return {"class": type(self).__name__, "duration": float(self.duration)}
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(duration={self.duration:g})"
 
@@ -152,6 +156,11 @@ class TrapezoidalScaling:
         sdd = np.where(tc < ta, a, np.where(tc <= T - ta, 0.0, -a))
         return _out(t, s, np.where(inside, sd, 0.0), np.where(inside, sdd, 0.0))
 
+    def describe(self) -> dict:
+        """This scaling as JSON: its class, duration, cruise speed and acceleration."""
+        return {"class": "TrapezoidalScaling", "duration": float(self.duration),
+                "v": float(self.v), "a": float(self.a)}  # fmt: skip
+
     def __repr__(self) -> str:
         return f"TrapezoidalScaling(duration={self.duration:g}, v={self.v:g}, a={self.a:g})"
 
@@ -217,6 +226,11 @@ class SCurveScaling:
         inside = (t >= 0.0) & (t < self.duration)
         s = np.where(t >= self.duration, 1.0, s)
         return _out(t, s, np.where(inside, sd, 0.0), np.where(inside, sdd, 0.0))
+
+    def describe(self) -> dict:
+        """This scaling as JSON: its class, duration and limits."""
+        return {"class": "SCurveScaling", "duration": float(self.duration), "v": float(self.v),
+                "a": float(self.a), "j": float(self.j)}  # fmt: skip
 
     def __repr__(self) -> str:
         return (f"SCurveScaling(duration={self.duration:g}, v={self.v:g}, a={self.a:g}, "
