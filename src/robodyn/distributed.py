@@ -25,15 +25,34 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 
+from . import _store
+from ._store import (
+    StoreError,
+    StoreWarning,
+    array_record,
+    block_hash,
+    normalized,
+    write_chunk,
+)
 from .kernels.call import is_dask
 
-__all__ = ["lazy_call", "model_fingerprint", "run_chunks", "simulate_chunks", "open_store"]
+__all__ = [
+    "lazy_call",
+    "model_fingerprint",
+    "run_chunks",
+    "simulate_chunks",
+    "open_store",
+    "verify_store",
+    "describe_input",
+    "array_hash",
+    "StoreError",
+    "StoreWarning",
+]
 
 # the trailing ("core") shape of one state of each state argument, by parameter name
 _CORE = {
@@ -195,14 +214,74 @@ def _describe(name, fingerprint) -> str:
     return f"{name!r} (fingerprint {fingerprint})"
 
 
+# ------------------------------------------------------------------------ inputs
+def describe_input(x, what: str):
+    """What an input of a run is, as JSON for a store's fingerprint.
+
+    None, numbers and strings as they are; an array by its hash (:func:`array_hash`);
+    an object with ``describe()`` (robodyn's controllers and trajectories) by what it
+    returns. Anything else (a function, a lambda, an object without ``describe()``) is
+    ``{"undescribed": reason}``: a run may use it, but its store cannot be resumed, since
+    nothing would tell whether the resuming call passes the same.
+    """
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, (np.ndarray, list, tuple)) or is_dask(x):
+        return array_hash(x)
+    d = getattr(x, "describe", None)
+    if not callable(d):
+        kind = "a function" if inspect.isroutine(x) else f"a {type(x).__name__}"
+        name = getattr(x, "__qualname__", None) or type(x).__name__
+        why = f"{what} is {kind} {name!r}, which cannot describe itself (it has no describe()"
+        return {"undescribed": why + " method returning its parameters)"}
+    try:
+        return normalized(d())
+    except TypeError as exc:  # a robodyn controller whose reference cannot say what it is
+        return {"undescribed": f"{what}: {exc}"}
+    except ValueError as exc:
+        return {"undescribed": f"{what}: its describe() did not return JSON ({exc})"}
+
+
+def _block_hash_task(x):
+    return block_hash(x)
+
+
+def array_hash(x, chunk=None, client=None) -> str:
+    """``"hash <16 hex> of float64 (N, n)"``: the hash of an array's float64 values, block
+    by block along its first axis (blocks of ``chunk`` rows; a dask array's own blocks),
+    so a NumPy and a dask array of the same values and blocks hash alike. A dask array is
+    hashed by one task per block (computed here, or on ``client``), never gathered whole."""
+    if is_dask(x):
+        import dask
+
+        x = x.astype(np.float64).rechunk({ax: -1 for ax in range(1, x.ndim)})
+        parts = [dask.delayed(_block_hash_task)(b) for b in x.to_delayed().ravel()]
+        hashes = client.gather(client.compute(parts)) if client else dask.compute(*parts)
+        return array_record(hashes, x.shape)
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim == 0 or chunk is None:
+        return array_record([block_hash(x)], x.shape)
+    return array_record([block_hash(x[i : i + chunk]) for i in range(0, len(x), chunk)], x.shape)
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
 # ------------------------------------------------------------------------ chunked runs
 class ChunkRun:
     """What :func:`run_chunks` did: ``arrays`` (name -> dask array, lazy, read from the
-    store or computed by the chunks' tasks) and ``computed`` (the chunk indices this call
-    ran; on a resumed store only the missing ones)."""
+    store or computed by the chunks' tasks), ``computed`` (the chunk indices this call
+    ran; on a resumed store only the missing ones) and ``repaired`` (those among them that
+    were in the store but failed their checksums)."""
 
-    def __init__(self, arrays, computed, path=None):
+    def __init__(self, arrays, computed, path=None, repaired=()):
         self.arrays, self.computed, self.path = arrays, computed, path
+        self.repaired = list(repaired)
 
     def __repr__(self) -> str:
         shapes = ", ".join(f"{k} {v.shape}" for k, v in self.arrays.items())
@@ -214,17 +293,13 @@ def _run_block(fn, shared, args):
     return fn(*shared, *args)
 
 
-def _store_block(fn, shared, path, fields, i, start, args):
-    """One chunk computed and written to its region of the store, then marked done (so a
-    chunk is either complete in the store or recomputed on resume)."""
-    import zarr
-
+def _store_block(fn, shared, path, layout, i, start, args):
+    """One chunk computed and written to its region of the store with its digests, then
+    marked done (so a chunk is either complete and verifiable in the store or recomputed
+    on resume). ``layout``: (the store's key, fields, dtypes)."""
+    key, fields, dtypes = layout
     res = fn(*shared, *args)
-    g = zarr.open_group(str(path), mode="r+")
-    for name in fields:
-        x = np.asarray(res[name], dtype=np.float64)
-        g[name][start : start + x.shape[0]] = x
-    g["_done"][i] = 1
+    write_chunk(path, key, fields, dtypes, i, start, res)
     return i
 
 
@@ -253,75 +328,169 @@ def _quiesce(client, keys, timeout: float = 60.0) -> None:
         time.sleep(0.05)
 
 
-def open_store(path):
+def _claimed(g, attrs, path):
+    """Without verifying: chunk -> digest row of each chunk marked done (b"" for one marked
+    done without digests, which fails when read), and the chunks not done."""
+    bad: dict = {}
+    done = _store._marks(g, "_done", path, attrs, bad)
+    dig = _store._marks(g, "_digest", path, attrs, bad)
+    rows, missing = {}, []
+    for i in range(_store.nchunks(attrs)):
+        if done[i] == 1 or i in bad:
+            rows[i] = bytes(dig[i].reshape(-1)) if dig[i].any() and i not in bad else b""
+        else:
+            missing.append(i)
+    return rows, missing
+
+
+def open_store(path, *, verify: bool = True):
     """The arrays of a store written by :func:`run_chunks` as lazy dask arrays.
+
+    Parameters
+    ----------
+    path : path
+        The store (a ``*.zarr`` folder).
+    verify : bool
+        Check every finished chunk against its checksums now (reads the whole store
+        once). With ``verify=False`` only the metadata are checked here; either way each
+        chunk is checked again as the arrays read it, so a changed chunk is never
+        returned.
 
     Returns
     -------
     arrays : dict of str to dask.array.Array
+        Chunks not finished (an interrupted store) read as NaN (-1 for integer fields).
     attrs : dict
         What the store was written for: ``model``, ``model_fingerprint``, ``meta``,
-        ``chunk``, ``n``; ``complete`` says whether every chunk is in.
-    """
-    import dask.array as da
-    import zarr
+        ``inputs`` (robodyn's version, initial states by hash, the controller's
+        ``describe()``, ...), ``chunk``, ``n``; ``complete`` says whether every chunk is
+        in, ``missing`` lists the chunks that are not.
 
-    g = zarr.open_group(str(path), mode="r")
-    attrs = dict(g.attrs)
-    done = np.asarray(g["_done"][:])
-    attrs["complete"] = bool(done.all())
-    arrays = {name: da.from_zarr(g[name]) for name in attrs["fields"]}
+    Raises
+    ------
+    StoreError
+        A store that does not exist, has garbage metadata or changed attributes, or (with
+        ``verify``) a finished chunk that fails its checksum, naming the store, the array,
+        the chunk and its items (:func:`verify_store` lists them all).
+    """
+    path = Path(path)
+    g = _store.open_group(path)
+    attrs = _store.read_attrs(g, path)
+    if verify:
+        found = _store.scan(g, attrs, path)
+        if found.bad:
+            raise StoreError(
+                f"the store {str(path)!r}: {len(found.bad)} of {_chunks(found.total)} fail "
+                f"verification: {_store.describe_bad(path, attrs, found.bad)}; resume=True "
+                "(robodyn sweep ... --resume) computes them again"
+            )
+        rows, missing = found.digests, found.missing
+    else:
+        rows, missing = _claimed(g, attrs, path)
+    arrays = {name: _store.lazy_array(path, name, attrs, rows) for name in attrs["fields"]}
+    attrs = {**attrs, "complete": not missing, "missing": missing}
     return arrays, attrs
 
 
-def _open_or_create(path, n, chunk, fields, model, meta, resume):
-    """The store's group and its done flags; a new store, or an existing one checked
-    against this call (the model and every setting) when resuming."""
-    import zarr
+def verify_store(path):
+    """Check every chunk of a store against its checksums (``robodyn sweep verify``).
 
+    Returns
+    -------
+    Scan
+        ``.total`` chunks, ``.verified``, ``.bad`` (chunk -> reasons naming the arrays),
+        ``.missing`` (not finished), ``.complete``; ``.lines()`` says it in words.
+
+    Raises
+    ------
+    StoreError
+        The store's metadata or attributes cannot be read or were changed.
+    """
     path = Path(path)
-    fp = model_fingerprint(model)
-    nchunks = max(1, math.ceil(n / chunk))
-    want = {
-        "model": model.name, "model_fingerprint": fp, "n": int(n), "chunk": int(chunk),
-        "fields": {k: list(v) for k, v in fields.items()}, "meta": meta,
-    }  # fmt: skip
-    want = json.loads(json.dumps(want))
-    if path.exists():
+    g = _store.open_group(path)
+    attrs = _store.read_attrs(g, path)
+    found = _store.scan(g, attrs, path)
+    found.path, found.attrs = path, attrs
+    return found
+
+
+def _refuse_mix(path, have, want) -> None:
+    """ValueError when a store (attributes ``have``) was written for another experiment
+    than this call (``want``), or an input of either cannot describe itself."""
+    where = f"the store {str(path)!r}"
+    if have.get("model_fingerprint") != want["model_fingerprint"]:
+        raise ValueError(
+            f"out: {where} was written for model "
+            f"{_describe(have.get('model'), have.get('model_fingerprint'))}, this call is "
+            f"for model {_describe(want['model'], want['model_fingerprint'])}: resume it with "
+            "the same model"
+        )
+    mine = _store.undescribed(want["inputs"])
+    if mine:
+        raise ValueError(
+            f"out: resume=True cannot tell whether {where} holds this call's experiment: "
+            f"{'; '.join(mine)}. Run it into a new store without resume, or give inputs "
+            "that describe themselves (robodyn's controllers and trajectories do)"
+        )
+    theirs = _store.undescribed(have.get("inputs", {}))
+    if theirs:
+        raise ValueError(f"out: {where} cannot be resumed: it was written with inputs that "
+                         f"could not describe themselves ({'; '.join(theirs)})")  # fmt: skip
+
+    def comparable(a):  # the causes first, then the shapes they imply
+        shapes = {k: a.get(k) for k in ("n", "chunk", "fields", "dtypes")}
+        return {**(a.get("meta") or {}), **(a.get("inputs") or {}), **shapes}
+
+    diff = _store.differences(comparable(have), comparable(want))
+    if diff:
+        raise ValueError(
+            f"out: {where} was written with other settings or inputs than this call; "
+            f"resuming it would mix two experiments (store != this call): {'; '.join(diff)}"
+        )
+
+
+def _chunks(k: int) -> str:
+    return f"{k} chunk" if k == 1 else f"{k} chunks"
+
+
+def _open_or_create(path, want, resume):
+    """The store's attributes and the chunks to compute: a new store, or an existing one
+    checked against this call (``want``: model, settings, inputs) when resuming, whose
+    finished chunks are verified (those that fail are computed again, with a warning)."""
+    path = Path(path)
+    if path.exists() or path.is_symlink():
         if not resume:
             raise ValueError(
                 f"out: {str(path)!r} exists; pass resume=True to finish it, or remove it"
             )
-        g = zarr.open_group(str(path), mode="r+")
-        have = dict(g.attrs)
-        if have.get("model_fingerprint") != fp:
-            raise ValueError(
-                f"out: the store {str(path)!r} was written for model "
-                f"{_describe(have.get('model'), have.get('model_fingerprint'))}, this call is "
-                f"for model {_describe(model.name, fp)}: resume it with the same model"
-            )
-        diff = [k for k in ("n", "chunk", "fields", "meta") if have.get(k) != want[k]]
-        if diff:
-            parts = "; ".join(f"{k}: store {have.get(k)!r}, call {want[k]!r}" for k in diff)
-            raise ValueError(
-                f"out: the store {str(path)!r} was written with other settings ({parts})"
-            )
-        return g, np.asarray(g["_done"][:])
-    if resume and not path.parent.exists():
+        g = _store.open_group(path, mode="r+")
+        have = _store.read_attrs(g, path)
+        _refuse_mix(path, have, want)
+        found = _store.scan(g, have, path)
+        if found.bad:
+            import warnings
+
+            warnings.warn(StoreWarning(
+                f"the store {str(path)!r}: {len(found.bad)} of its finished chunks failed "
+                f"verification; computing them again: "
+                f"{_store.describe_bad(path, have, found.bad)}"), stacklevel=4)  # fmt: skip
+            _store.clear_marks(g, found.bad)
+        return have, sorted([*found.missing, *found.bad]), sorted(found.bad)
+    if not path.parent.is_dir():
         raise ValueError(f"out: folder {str(path.parent)!r} does not exist")
-    g = zarr.open_group(str(path), mode="w-")
-    for name, tail in fields.items():
-        g.create_array(
-            name, shape=(n, *tail), chunks=(chunk, *tail), dtype="float64", fill_value=np.nan
-        )
-    g.create_array("_done", shape=(nchunks,), chunks=(1,), dtype="uint8", fill_value=0)
-    g.attrs.update(want)
-    return g, np.zeros(nchunks, dtype=np.uint8)
+    from ._checks import check_room
+
+    fields = want["fields"].items()
+    size = sum(np.dtype(want["dtypes"][k]).itemsize * math.prod(t) for k, t in fields)
+    check_room(want["n"] * size, f"out: the store {str(path)!r} ({want['n']} items of "
+               f"{size} bytes)", folder=path.parent)  # fmt: skip
+    attrs = _store.create(path, want)
+    return attrs, list(range(_store.nchunks(attrs))), []
 
 
 def run_chunks(
-    fn, shared, blocks, n, chunk, fields, *, model, meta=None, out=None, resume=False,
-    client=None, progress=False, on_chunk=None,
+    fn, shared, blocks, n, chunk, fields, *, model, meta=None, inputs=None, dtypes=None,
+    out=None, resume=False, client=None, progress=False, on_chunk=None,
 ):  # fmt: skip
     """Run ``fn`` over the chunks of a batch of ``n`` items on Dask, into a Zarr store.
 
@@ -344,12 +513,22 @@ def run_chunks(
         The model the store is for (its fingerprint is kept and checked on resume).
     meta : dict, optional
         The settings of the run (JSON); a resumed store must have the same.
+    inputs : dict, optional
+        Everything else the numbers depend on, as JSON (:func:`describe_input`: arrays
+        by hash, controllers by their ``describe()``); robodyn's version is added. A
+        resumed store must have the same, entry by entry (the message names each that
+        differs); an ``{"undescribed": ...}`` entry makes the store not resumable.
+    dtypes : dict of str to str, optional
+        The dtype of a field (default float64).
     out : path, optional
         A Zarr store (a folder, e.g. ``sweep.zarr``): each chunk is written to its region
-        as it finishes, then marked done. Without it the result is lazy.
+        as it finishes, with a checksum per field, then marked done. Without it the
+        result is lazy.
     resume : bool
-        Finish an existing store: only the chunks not marked done are computed. The store
-        must be for the same model (else ValueError naming both) and settings.
+        Finish an existing store: only the chunks not marked done, and those whose data
+        fail their checksums (a StoreWarning names them), are computed. The store must be
+        for the same model (else ValueError naming both), settings and inputs (else
+        ValueError naming what differs).
     client : dask.distributed.Client, optional
         Run on this cluster (else Dask's local threads). A worker that dies costs its
         task a rerun on another worker (Dask's retries); a rerun chunk rewrites the same
@@ -363,95 +542,146 @@ def run_chunks(
     Returns
     -------
     ChunkRun
-        ``.arrays``: name -> lazy dask array (from the store with ``out``); ``.computed``:
-        the chunks this call ran.
+        ``.arrays``: name -> lazy dask array (from the store with ``out``, each chunk
+        checked against its checksum as it is read); ``.computed``: the chunks this call
+        ran; ``.repaired``: those that were computed again because they failed.
     """
     import dask
-    import dask.array as da
 
     nchunks = max(1, math.ceil(n / chunk))
     if len(blocks) != nchunks:
         raise ValueError(f"blocks: {nchunks} chunks of {chunk} for {n} items, got {len(blocks)}")
+    dtypes = {name: str(np.dtype((dtypes or {}).get(name, "float64"))) for name in fields}
     shared_d = tuple(
         _model_key(x) if x is model else dask.delayed(x, traverse=False) for x in shared
     )
     if out is None:
-        parts = []
-        for i in range(nchunks):
-            parts.append(dask.delayed(_run_block, pure=True)(fn, shared_d, tuple(blocks[i])))
-        arrays = {}
-        for name, tail in fields.items():
-            cols = []
-            for i, d in enumerate(parts):
-                m = min(chunk, n - i * chunk)
-                cols.append(da.from_delayed(d[name], (m, *tail), dtype=np.float64))
-            arrays[name] = da.concatenate(cols, axis=0)
-        if client is not None:
-            arrays = dict(zip(arrays, client.persist(list(arrays.values()))))
-        return ChunkRun(arrays, list(range(nchunks)))
+        return ChunkRun(_lazy_chunks(fn, shared_d, blocks, n, chunk, fields, dtypes, client),
+                        list(range(nchunks)))  # fmt: skip
+    inputs = {"robodyn": _version(), **(inputs or {})}
+    want = {
+        "model": model.name, "model_fingerprint": model_fingerprint(model), "n": int(n),
+        "chunk": int(chunk), "fields": {k: list(v) for k, v in fields.items()},
+        "dtypes": dtypes, "meta": meta or {}, "inputs": inputs,
+        "resumable": not _store.undescribed(inputs),
+    }  # fmt: skip
+    clash = set(want["meta"]) & set(inputs)
+    if clash:
+        raise ValueError(f"meta and inputs both name {sorted(clash)}")
     path = Path(out)
-    g, done = _open_or_create(path, n, chunk, fields, model, meta, resume)
-    todo = [i for i in range(nchunks) if not done[i]]
+    attrs, todo, repaired = _open_or_create(path, normalized(want), resume)
+    layout = (attrs["digest"], attrs["fields"], attrs["dtypes"])
     tasks = [
         dask.delayed(_store_block, pure=False)(
-            fn, shared_d, str(path), tuple(fields), i, i * chunk, tuple(blocks[i])
+            fn, shared_d, str(path), layout, i, i * chunk, tuple(blocks[i])
         )
         for i in todo
     ]
-    computed = []
-    if tasks and client is None:
+    computed = _compute_chunks(tasks, client, progress, on_chunk)
+    arrays, _ = open_store(path, verify=False)
+    return ChunkRun(arrays, sorted(computed), path, repaired)
+
+
+def _lazy_chunks(fn, shared_d, blocks, n, chunk, fields, dtypes, client):
+    """The chunks' results as lazy dask arrays (no store), persisted on ``client``."""
+    import dask
+    import dask.array as da
+
+    parts = [dask.delayed(_run_block, pure=True)(fn, shared_d, tuple(b)) for b in blocks]
+    arrays = {}
+    for name, tail in fields.items():
+        cols = []
+        for i, d in enumerate(parts):
+            m = min(chunk, n - i * chunk)
+            part = dask.delayed(_field, pure=True)(d, name, dtypes[name])
+            cols.append(da.from_delayed(part, (m, *tail), dtype=np.dtype(dtypes[name])))
+        arrays[name] = da.concatenate(cols, axis=0)
+    if client is not None:
+        arrays = dict(zip(arrays, client.persist(list(arrays.values()))))
+    return arrays
+
+
+def _field(res, name, dtype):
+    return np.asarray(res[name], dtype=dtype)
+
+
+def _compute_chunks(tasks, client, progress, on_chunk) -> list:
+    """Run the chunks' store tasks (here or on ``client``); the indices they finished. An
+    interruption cancels the rest and waits until no worker still writes."""
+    import dask
+
+    if not tasks:
+        return []
+    if client is None:
         if progress:
             from dask.diagnostics import ProgressBar
 
             with ProgressBar():
-                computed = list(dask.compute(*tasks))
-        else:
-            computed = list(dask.compute(*tasks))
-    elif tasks:
-        from distributed import as_completed
-        from distributed import progress as dask_progress
+                return list(dask.compute(*tasks))
+        return list(dask.compute(*tasks))
+    from distributed import as_completed
+    from distributed import progress as dask_progress
 
-        futures = client.compute(tasks)
-        try:
-            if progress:
-                dask_progress(futures, notebook=False)
-            for fut in as_completed(futures):
-                i = fut.result()
-                computed.append(i)
-                if on_chunk is not None:
-                    on_chunk(i)
-        except BaseException:
-            client.cancel(futures)
-            _quiesce(client, {f.key for f in futures})
-            raise
-    arrays, _ = open_store(path)
-    return ChunkRun(arrays, sorted(computed), path)
+    futures = client.compute(tasks)
+    computed = []
+    try:
+        if progress:
+            dask_progress(futures, notebook=False)
+        for fut in as_completed(futures):
+            i = fut.result()
+            computed.append(i)
+            if on_chunk is not None:
+                on_chunk(i)
+    except BaseException:
+        client.cancel(futures)
+        _quiesce(client, {f.key for f in futures})
+        raise
+    return computed
 
 
 # ------------------------------------------------------------------------ rollouts
 class LazyTrajectory:
     """A batch of rollouts run on Dask: ``t (K+1,)`` and the lazy dask arrays ``q (N,
-    K+1, nq)``, ``v``, ``a``, ``tau (N, K+1, nv)``; :meth:`compute` gathers a
-    :class:`robodyn.Trajectory`. ``computed`` lists the chunks the call ran and ``path``
-    is the Zarr store, if any."""
+    K+1, nq)``, ``v``, ``a``, ``tau (N, K+1, nv)``, ``status (N,)`` (0 ok, 1 diverged,
+    2 dynamics failed, 3 controller failed: :data:`robodyn.sim.result.STATUS`) and
+    ``t_end (N,)`` (the time of each rollout's last good sample; its samples after it are
+    NaN); :meth:`compute` gathers a :class:`robodyn.Trajectory`. ``computed`` lists the
+    chunks the call ran and ``path`` is the Zarr store, if any."""
 
-    def __init__(self, t, arrays, meta, model, computed, path=None):
+    def __init__(self, t, arrays, meta, model, computed, path=None, on_divergence="raise"):
         self.t, self.meta, self.model = t, meta, model
         self.q, self.v, self.a, self.tau = (arrays[k] for k in ("q", "v", "a", "tau"))
-        self.computed, self.path = computed, path
+        self.status, self.t_end = arrays["status"], arrays["t_end"]
+        self.computed, self.path, self.on_divergence = computed, path, on_divergence
 
     @property
     def batch_shape(self) -> tuple[int, ...]:
         return self.q.shape[:1]
 
     def compute(self):
-        """The rollouts as a :class:`robodyn.Trajectory` (numpy arrays, in memory)."""
+        """The rollouts as a :class:`robodyn.Trajectory` (numpy arrays, in memory, with
+        ``status`` and ``t_end``).
+
+        Raises
+        ------
+        SimulationError
+            With ``on_divergence="raise"`` (the default) when a rollout failed, naming
+            the rollouts; ``err.partial`` is the Trajectory (the failed rollouts NaN after
+            their ``t_end``).
+        """
         import dask
 
         from .sim.result import Trajectory
 
-        q, v, a, tau = dask.compute(self.q, self.v, self.a, self.tau)
-        return Trajectory(self.t, q, v, a, tau, meta=dict(self.meta), model=self.model)
+        q, v, a, tau, status, t_end = dask.compute(
+            self.q, self.v, self.a, self.tau, self.status, self.t_end
+        )
+        res = Trajectory(self.t, q, v, a, tau, meta=dict(self.meta), model=self.model,
+                         status=status, t_end=t_end)  # fmt: skip
+        res.meta["failed_rollouts"] = int(np.count_nonzero(status))
+        if self.on_divergence == "raise":
+            _raise_failed(status, t_end, res, self.path)
+        return res
 
     def __repr__(self) -> str:
         return (
@@ -460,14 +690,50 @@ class LazyTrajectory:
         )
 
 
-def _rollout_block(model, controller, opts, q0, v0):
-    """One chunk of rollouts: robodyn's batched simulate on this worker, one core thread."""
+def _raise_failed(status, t_end, partial, path=None) -> None:
+    """SimulationError naming the rollouts whose status is not 0 (if any)."""
+    from .errors import SimulationError
+    from .sim.result import STATUS
+
+    bad = np.flatnonzero(np.asarray(status) != 0)
+    if not bad.size:
+        return
+    n = np.size(status)
+    some = ", ".join(f"rollout {int(r)} ({STATUS.get(int(status[r]), status[r])}, last good "
+                     f"sample at t = {float(t_end[r]):g} s)" for r in bad[:5])  # fmt: skip
+    more = f" and {bad.size - 5} more" if bad.size > 5 else ""
+    where = f"; every rollout is in the store {str(path)!r}" if path is not None else ""
+    why = f"{bad.size} of {n} rollouts failed: {some}{more}"
+    raise SimulationError(
+        f"simulate on Dask: {why}{where} (status, t_end; NaN after t_end); pass "
+        "on_divergence='mark' to get the rollouts without this error",
+        partial, reason=why,
+    )  # fmt: skip
+
+
+def _rollout_block(model, controller, opts, q0, v0, hq=None, hv=None):
+    """One chunk of rollouts: robodyn's batched simulate on this worker, one core thread,
+    each rollout marked (status, t_end) instead of failing the chunk. ``hq``, ``hv``: the
+    hashes the store recorded for these blocks of q0 and v0 (checked: a dask q0 whose
+    graph gives other values each time is refused)."""
+    from .sim.integrators import STEPS
     from .sim.simulate import simulate
 
     q0 = np.array(q0, dtype=np.float64, order="C")  # aligned (a deserialised block may not be)
     v0 = np.array(v0, dtype=np.float64, order="C")
-    traj = simulate(model, q0, v0, controller, threads=1, **opts)
-    return {"q": traj.q, "v": traj.v, "a": traj.a, "tau": traj.tau}
+    for name, x, h in (("q0", q0, hq), ("v0", v0, hv)):
+        if h is not None and block_hash(x) != h:
+            raise ValueError(f"{name}: this chunk's values differ from those hashed for the "
+                             "store before the run: its dask graph does not give the same "
+                             "values twice; compute it first (x.persist())")  # fmt: skip
+    mark = opts.get("integrator", "rk4") in STEPS
+    traj = simulate(model, q0, v0, controller, threads=1,
+                    **({"on_divergence": "mark"} if mark else {}), **opts)  # fmt: skip
+    N = q0.shape[0]
+    status = traj.status if mark else np.zeros(N)
+    t_end = traj.t_end if mark else np.full(N, traj.t[-1])
+    return {"q": traj.q, "v": traj.v, "a": traj.a, "tau": traj.tau,
+            "status": np.reshape(status, N), "t_end": np.reshape(t_end, N)}  # fmt: skip
 
 
 def _as_batch(x, name, n_tail, model):
@@ -481,9 +747,39 @@ def _as_batch(x, name, n_tail, model):
     return x if is_dask(x) else np.asarray(x, dtype=np.float64)
 
 
+#: the settings of a rollout store's ``meta`` (from the probe rollout's metadata)
+_SETTINGS = ("model", "integrator", "dt", "duration", "control_dt", "friction", "clip_torque",
+             "rtol", "atol", "joint_names")  # fmt: skip
+
+
+def _block_hashes(x, X, c, client) -> list:
+    """The hash of each block of ``c`` rows of q0 or v0: of the NumPy array ``x`` here, of
+    the dask array ``X`` by one task per block (on ``client`` if given)."""
+    if not is_dask(x):
+        return [block_hash(x[i : i + c]) for i in range(0, max(1, len(x)), c)]
+    import dask
+
+    parts = [dask.delayed(_block_hash_task)(b) for b in X.to_delayed().ravel()]
+    return list(client.gather(client.compute(parts)) if client else dask.compute(*parts))
+
+
+def _rollout_inputs(q0, v0, Q, V, c, controller, opts, client):
+    """What a store of rollouts records besides the settings: q0 and v0 by hash (block by
+    block; each chunk's task checks its blocks again), the controller's describe(), f_ext
+    and any other option. Returns (inputs, q0's block hashes, v0's)."""
+    hq, hv = _block_hashes(q0, Q, c, client), _block_hashes(v0, V, c, client)
+    inputs = {"q0": array_record(hq, Q.shape), "v0": array_record(hv, V.shape),
+              "controller": describe_input(controller, "the controller"),
+              "f_ext": describe_input(opts.get("f_ext"), "f_ext")}  # fmt: skip
+    for key, x in opts.items():
+        if key not in (*_SETTINGS, "threads", "f_ext"):
+            inputs[key] = describe_input(x, key)
+    return inputs, hq, hv
+
+
 def simulate_chunks(
     model, q0, v0=None, controller=None, *, client=None, out=None, resume=False,
-    progress=False, chunk=None, on_chunk=None, **opts,
+    progress=False, chunk=None, on_chunk=None, on_divergence="raise", **opts,
 ):  # fmt: skip
     """``rd.simulate`` for a batch of rollouts on Dask (``rd.simulate(..., client=)``, or
     q0 a dask array): chunks of rollouts run as tasks, each robodyn's batched simulate.
@@ -499,29 +795,45 @@ def simulate_chunks(
     client : dask.distributed.Client, optional
         The cluster (else Dask's active scheduler: local threads by default).
     out : path, optional
-        A Zarr store (``*.zarr``) the rollouts stream to, one chunk per task.
+        A Zarr store (``*.zarr``) the rollouts stream to, one chunk per task, each with
+        its checksums. The store records what its numbers depend on: the model (by
+        fingerprint), q0 and v0 (by hash: a dask q0 is hashed block by block on the
+        cluster, once more than it is simulated, so its graph must give the same values
+        each time; each chunk checks its blocks), the controller's ``describe()``, the
+        settings (integrator, dt, duration, control_dt, friction, clip_torque, f_ext) and
+        robodyn's version.
     resume : bool
-        Finish the store ``out``: only its missing chunks run; a store of another model is
-        refused (both named).
+        Finish the store ``out``: only its missing chunks run, and those that fail their
+        checksums. A store of another model, settings or inputs is refused, naming what
+        differs; so is one whose controller cannot describe itself (a function).
     progress : bool
         Dask's progress bar.
     chunk : int, optional
         Rollouts per chunk for a numpy q0 (default: about four chunks per worker thread).
     on_chunk : callable, optional
         Called with the chunk index as each chunk lands in the store (with a client).
+    on_divergence : {"raise", "mark"}
+        A rollout that fails never fails its chunk (with a fixed-step integrator): its
+        samples after its last good one are NaN and ``status``/``t_end`` say why and when,
+        in the store too. "raise" (the default) then raises SimulationError naming the
+        failed rollouts: with ``out=`` once every chunk is in the store, else from
+        ``.compute()``; "mark" returns them.
     **opts
         ``duration``, ``dt``, ``integrator``, ... of :func:`robodyn.simulate`.
 
     Returns
     -------
     LazyTrajectory
-        Lazy arrays ``q``, ``v``, ``a``, ``tau`` of shape (N, K+1, ...) (read from the
-        store with ``out``); ``.compute()`` gives a :class:`robodyn.Trajectory`.
+        Lazy arrays ``q``, ``v``, ``a``, ``tau`` of shape (N, K+1, ...), ``status`` and
+        ``t_end`` (N,) (read from the store with ``out``); ``.compute()`` gives a
+        :class:`robodyn.Trajectory`.
     """
     import dask.array as da
 
     from .sim.simulate import simulate
 
+    if on_divergence not in ("raise", "mark"):
+        raise ValueError(f"on_divergence must be 'raise' or 'mark', got {on_divergence!r}")
     if out is not None and Path(out).suffix != ".zarr":
         raise ValueError(
             f"out: rollouts on Dask stream to a Zarr store, a folder named *.zarr; got {str(out)!r}"
@@ -544,17 +856,35 @@ def simulate_chunks(
     Q = (q0 if is_dask(q0) else da.from_array(q0, chunks=(c, model.nq))).rechunk((c, -1))
     V = (v0 if is_dask(v0) else da.from_array(v0, chunks=(c, model.nv))).rechunk((c, -1))
     Q, V = Q.astype(np.float64), V.astype(np.float64)
-    blocks = list(zip(Q.to_delayed().ravel(), V.to_delayed().ravel()))
     # one rollout here settles K, the sample times and the metadata (and checks opts)
-    probe = simulate(model, np.asarray(Q[:1]), np.asarray(V[:1]), controller, **opts)
+    probe = simulate(model, np.asarray(Q[:1]), np.asarray(V[:1]), controller,
+                     on_divergence="mark" if _fixed_step(opts) else "raise", **opts)  # fmt: skip
     K1 = probe.t.size
     fields = {"q": (K1, model.nq), "v": (K1, model.nv), "a": (K1, model.nv),
-              "tau": (K1, model.nv)}  # fmt: skip
-    meta = {k: v for k, v in probe.meta.items() if k not in ("rollouts", "n_eval", "complete")}
-    meta = json.loads(json.dumps(meta, default=str))
+              "tau": (K1, model.nv), "status": (), "t_end": ()}  # fmt: skip
+    meta = normalized({k: probe.meta.get(k) for k in _SETTINGS})
+    inputs = hq = hv = None
+    if out is not None:
+        inputs, hq, hv = _rollout_inputs(q0, v0, Q, V, c, controller, opts, client)
+    qb, vb = Q.to_delayed().ravel(), V.to_delayed().ravel()
+    blocks = [(qb[i], vb[i], hq and hq[i], hv and hv[i]) for i in range(len(qb))]
     run = run_chunks(
         _rollout_block, (model, controller, opts), blocks, N, c, fields, model=model,
-        meta=meta, out=out, resume=resume, client=client, progress=progress, on_chunk=on_chunk,
+        meta=meta, inputs=inputs, dtypes={"status": "int8"}, out=out, resume=resume,
+        client=client, progress=progress, on_chunk=on_chunk,
     )  # fmt: skip
-    meta = {**meta, "rollouts": [N], "chunk": c}
-    return LazyTrajectory(probe.t, run.arrays, meta, model, run.computed, run.path)
+    meta = {**meta, "controller": probe.meta.get("controller"), "rollouts": [N], "chunk": c}
+    lazy = LazyTrajectory(probe.t, run.arrays, meta, model, run.computed, run.path,
+                          on_divergence)  # fmt: skip
+    if out is not None and on_divergence == "raise":  # every chunk is in: say which failed
+        import dask
+
+        status, t_end = dask.compute(lazy.status, lazy.t_end)
+        _raise_failed(status, t_end, lazy, run.path)
+    return lazy
+
+
+def _fixed_step(opts) -> bool:
+    from .sim.integrators import STEPS
+
+    return opts.get("integrator", "rk4") in STEPS
