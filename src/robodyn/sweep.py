@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .distributed import run_chunks
+from .distributed import describe_input, run_chunks
 
 __all__ = ["perturbation", "monte_carlo", "workspace_grid", "workspace_map"]
 
@@ -55,8 +55,10 @@ def perturbation(model, seed: int, i: int, mass_sigma: float, friction_sigma: fl
 
 def _monte_carlo_block(model, controller, settings, q0, v0, start, stop):
     """Rollouts start..stop-1 of a Monte-Carlo sweep (one chunk, one worker); a rollout
-    that diverges keeps NaN results and the time it reached in ``t_end``."""
+    that fails keeps NaN results, its ``status`` (1 diverged, 2 dynamics failed, 3
+    controller failed) and the time of its last good sample in ``t_end``."""
     from .errors import SimulationError
+    from .sim.integrators import STEPS
     from .sim.simulate import simulate
 
     seed, ms_sig, fr_sig, opts = settings
@@ -69,19 +71,30 @@ def _monte_carlo_block(model, controller, settings, q0, v0, start, stop):
         "v_final": np.empty((n, model.nv)),
         "tau_peak": np.empty((n, model.nv)),
         "t_end": np.empty(n),
+        "status": np.zeros(n, dtype=np.int8),
     }
+    mark = {"on_divergence": "mark"} if opts["integrator"] in STEPS else {}
     for k in range(n):
         m, ms, fs = perturbation(model, seed, start + k, ms_sig, fr_sig)
         out["mass_scale"][k], out["friction_scale"][k] = ms, fs
         try:
-            tr = simulate(m, q0, v0, controller, threads=1, **opts)
+            tr = simulate(m, q0, v0, controller, threads=1, **mark, **opts)
         except SimulationError as exc:
+            if mark:  # a one-rollout path without marks: the rollout as a batch of one
+                tr = simulate(m, q0[None], v0[None], controller, threads=1, **mark, **opts)[0]
+            else:  # an adaptive integrator (no marks): failed, counted as diverged
+                tr = None
+                out["status"][k] = 1
+                out["t_end"][k] = exc.partial.t[-1] if len(exc.partial.t) else np.nan
+        if tr is not None and mark:
+            out["status"][k], out["t_end"][k] = int(tr.status), float(tr.t_end)
+        elif tr is not None:
+            out["t_end"][k] = tr.t[-1]
+        if out["status"][k]:
             out["q_final"][k] = out["v_final"][k] = out["tau_peak"][k] = np.nan
-            out["t_end"][k] = exc.partial.t[-1] if len(exc.partial.t) else 0.0
             continue
         out["q_final"][k], out["v_final"][k] = tr.q[-1], tr.v[-1]
         out["tau_peak"][k] = np.abs(tr.tau).max(axis=0)
-        out["t_end"][k] = tr.t[-1]
     return out
 
 
@@ -124,8 +137,13 @@ def monte_carlo(
     robodyn.distributed.ChunkRun
         ``.arrays``: ``mass_scale (n, nb)``, ``friction_scale (n, nv)``, ``q_final (n, nq)``,
         ``v_final (n, nv)``, ``tau_peak (n, nv)`` (the largest ``|tau|`` of each joint),
-        ``t_end (n,)`` (seconds simulated: ``duration``, or where a rollout diverged, its
-        other results then NaN), lazy dask arrays.
+        ``status (n,)`` int8 (0 ok; 1 diverged, 2 dynamics failed, 3 controller failed:
+        the rollout's other results are then NaN), ``t_end (n,)`` (the time of the last
+        good sample: ``duration`` for a rollout that finished), lazy dask arrays. A
+        store records the model (by fingerprint), the controller's ``describe()``, q0, v0,
+        the draws' settings, the integrator, dt, duration and robodyn's version; a resume
+        that differs in any is refused, naming it (see
+        :func:`robodyn.distributed.run_chunks`).
     """
     from .model.configuration import neutral
 
@@ -137,19 +155,22 @@ def monte_carlo(
             f"q0 and v0 must have shapes ({model.nq},) and ({model.nv},), got {q0.shape} "
             f"and {v0.shape}"
         )
+    if not (np.all(np.isfinite(q0)) and np.all(np.isfinite(v0))):
+        raise ValueError("q0 and v0 must be finite, got NaN or inf")
     opts = {"duration": float(duration), "dt": float(dt), "integrator": integrator}
     settings = (int(seed), float(mass_sigma), float(friction_sigma), opts)
     fields = {"mass_scale": (model.nb,), "friction_scale": (model.nv,),
               "q_final": (model.nq,), "v_final": (model.nv,), "tau_peak": (model.nv,),
-              "t_end": ()}  # fmt: skip
+              "t_end": (), "status": ()}  # fmt: skip
     blocks = [(i, min(n, i + chunk)) for i in range(0, n, chunk)]
-    meta = {"sweep": "monte_carlo", "controller": type(controller).__name__, "seed": int(seed),
-            "mass_sigma": float(mass_sigma), "friction_sigma": float(friction_sigma),
-            "q0": q0.tolist(), "v0": v0.tolist(), **opts}  # fmt: skip
+    meta = {"sweep": "monte_carlo", "seed": int(seed), "mass_sigma": float(mass_sigma),
+            "friction_sigma": float(friction_sigma), **opts}  # fmt: skip
+    inputs = {"controller": describe_input(controller, "the controller"), "q0": q0.tolist(),
+              "v0": v0.tolist()}  # fmt: skip
     return run_chunks(
         _monte_carlo_block, (model, controller, settings, q0, v0), blocks, n, chunk, fields,
-        model=model, meta=meta, out=out, resume=resume, client=client, progress=progress,
-        on_chunk=on_chunk,
+        model=model, meta=meta, inputs=inputs, dtypes={"status": "int8"}, out=out,
+        resume=resume, client=client, progress=progress, on_chunk=on_chunk,
     )  # fmt: skip
 
 
@@ -212,12 +233,85 @@ def _workspace_block(model, settings, start, stop):
     return {"p": T[:, :3, 3], "manipulability": w}
 
 
+#: bytes per configuration of a workspace map's results: p (3 floats) and manipulability
+_MAP_BYTES = 32
+#: bytes the task graph costs per chunk (the delayed call, its arguments, its future)
+_TASK_BYTES = 16_000
+
+
+def workspace_memory(model, n: int, chunk: int, *, out=None, threads: int = 1) -> dict:
+    """The memory a workspace map of ``n`` configurations in chunks of ``chunk`` takes,
+    estimated before it starts (bytes, by what takes them).
+
+    * ``"tasks"``: ``threads`` chunks computed at once, each ``8 (7 nv + nq + 24)`` bytes
+      per configuration (the configurations, poses, Jacobians and the SVD's work, measured
+      at 496 B for the UR5 and 552 B for the Panda);
+    * ``"graph"``: the task graph, ~16 kB a chunk;
+    * ``"map"``: without ``out``, the map itself, 32 B a configuration (p and the
+      manipulability), held in memory (with ``out`` it goes to the store, on disk).
+    """
+    nchunks = -(-n // chunk)
+    parts = {
+        "tasks": min(threads, nchunks) * min(chunk, n) * 8 * (7 * model.nv + model.nq + 24),
+        "graph": nchunks * _TASK_BYTES,
+    }
+    if out is None:
+        parts["map"] = n * _MAP_BYTES
+    return parts
+
+
+def check_workspace_memory(parts: dict, max_memory, what: str, advice: str) -> None:
+    """ValueError naming the sizes when ``parts`` (:func:`workspace_memory`) add up to more
+    than ``max_memory`` bytes (default: the memory available now)."""
+    from ._checks import available_memory, human_bytes
+
+    need = sum(parts.values())
+    limit = available_memory() if max_memory is None else int(max_memory)
+    if limit is None or need <= limit:
+        return
+    words = {"tasks": "chunks being computed", "graph": "the task graph", "map": "the map"}
+    detail = ", ".join(f"{words.get(k, k)} {human_bytes(b)}" for k, b in parts.items())
+    whose = "the memory available now" if max_memory is None else "the limit given"
+    raise ValueError(f"{what} would need {human_bytes(need)} of memory ({detail}), more than "
+                     f"{human_bytes(limit)}, {whose}; {advice}")  # fmt: skip
+
+
+def _count_words(n: int) -> str:
+    return f"{n:,}" if n < 10**9 else f"{n:.3g}"
+
+
+def _threads(client) -> int:
+    """Tasks run at once in this machine's memory: Dask's local threads without a client,
+    else the threads of the client's workers on this host (a remote worker has its own)."""
+    import os
+    import socket
+    from urllib.parse import urlsplit
+
+    if client is None:
+        return os.cpu_count() or 1
+    here = {"127.0.0.1", "::1", "localhost", socket.gethostname()}
+    try:
+        here |= set(socket.gethostbyname_ex(socket.gethostname())[2])
+    except OSError:
+        pass
+    threads = 0
+    for addr, info in client.scheduler_info().get("workers", {}).items():
+        host = urlsplit(addr).hostname if "://" in addr else None
+        if host in here or addr.startswith("inproc://"):
+            threads += int(info.get("nthreads", 1))
+    return threads
+
+
 def workspace_map(
     model, frame, joints=(0, 1, 2), points: int = 50, *, kind: str = "body",
     part="linear", chunk: int = 100_000, out=None, resume: bool = False, client=None,
-    progress: bool = False, on_chunk=None,
+    progress: bool = False, on_chunk=None, max_memory=None,
 ):  # fmt: skip
     """Frame position and manipulability over a grid of joint values, on Dask.
+
+    The grid is never built whole: each task makes its own chunk of configurations, and
+    the memory the map takes is estimated before anything starts
+    (:func:`workspace_memory`) and refused above ``max_memory``.
 
     Parameters
     ----------
@@ -236,17 +330,33 @@ def workspace_map(
         Configurations per task.
     out, resume, client, progress, on_chunk
         As in :func:`robodyn.distributed.run_chunks`.
+    max_memory : int, optional
+        Bytes the map may take in memory (default: the memory available now): the
+        chunks computed at once, the task graph and, without ``out``, the map itself.
 
     Returns
     -------
     robodyn.distributed.ChunkRun
         ``.arrays``: ``p (N, 3)`` (m, world frame) and ``manipulability (N,)``, lazy;
         reshape to ``(points,) * len(joints)`` for the map.
+
+    Raises
+    ------
+    ValueError
+        The map would take more than ``max_memory`` (the sizes named), or bad arguments.
     """
     joints = tuple(int(j) for j in joints)
     points, chunk = _count(points, "points"), _count(chunk, "chunk")
     axes = workspace_grid(model, joints, points)
     n = math.prod(a.size for a in axes)
+    check_workspace_memory(
+        workspace_memory(model, n, chunk, out=out, threads=_threads(client)), max_memory,
+        f"workspace_map: {points} points per joint over {len(joints)} joints "
+        f"({_count_words(n)} configurations in chunks of {chunk})",
+        "lower points, sweep fewer joints, "
+        + ("" if out is not None else "give out= to keep the map on disk, ")
+        + "or raise max_memory",
+    )  # fmt: skip
     settings = (joints, axes, frame, kind, part)
     blocks = [(i, min(n, i + chunk)) for i in range(0, n, chunk)]
     meta = {"sweep": "workspace", "frame": frame, "joints": list(joints), "points": points,
@@ -259,18 +369,38 @@ def workspace_map(
 
 
 # ------------------------------------------------------------------------ the command
+def memory_size(text: str) -> int:
+    """``--max-memory``: bytes, as 8e9, 8G, 8GB, 512M, 512MB or 1.5T (powers of 1000)."""
+    import argparse
+    import re
+
+    m = re.fullmatch(r"\s*([0-9.]+(?:[eE][+-]?[0-9]+)?)\s*([kKMGTP]?)B?\s*", text)
+    scale = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+    try:
+        value = float(m.group(1)) * scale[m.group(2)] if m else float("nan")
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"a size in bytes such as 8G or 500MB, got {text!r}")
+    return int(value)
+
+
 def add_arguments(p) -> None:
     """The options of ``robodyn sweep`` (added to its argparse parser by robodyn.cli)."""
     from .cli import finite_float, nonnegative_float, positive_float, positive_int
 
-    p.add_argument("kind", choices=("montecarlo", "workspace"),
+    p.add_argument("kind", choices=("montecarlo", "workspace", "verify"),
                    help="montecarlo: rollouts of a gravity-compensated PD controller on "
                    "robots with random masses and friction; workspace: frame position and "
-                   "manipulability over a joint grid")  # fmt: skip
-    p.add_argument("robot", metavar="ROBOT", help="bundled robot name or URDF path")
+                   "manipulability over a joint grid; verify: check a store's every chunk "
+                   "against its checksums (robodyn sweep verify STORE)")  # fmt: skip
+    p.add_argument("robot", metavar="ROBOT", help="bundled robot name or URDF path (for "
+                   "verify: the store)")  # fmt: skip
     p.add_argument("--out", metavar="STORE", help="Zarr store (a new folder, e.g. sweep.zarr, "
                    "in an existing one) the chunks stream to")  # fmt: skip
-    p.add_argument("--resume", action="store_true", help="finish an interrupted --out store")
+    p.add_argument("--resume", action="store_true", help="finish an interrupted --out store "
+                   "(refused if it was written for other settings, naming them; chunks that "
+                   "fail their checksums are computed again)")  # fmt: skip
     p.add_argument("--scheduler-address", metavar="ADDR", help="a running Dask scheduler, "
                    "e.g. tcp://10.0.0.1:8786 (default: --workers local processes)")  # fmt: skip
     p.add_argument("--workers", type=int, default=0, help="local worker processes (default 0: "
@@ -304,6 +434,9 @@ def add_arguments(p) -> None:
                     help="values per joint (default 50)")  # fmt: skip
     ws.add_argument("--part", default="linear", help="Jacobian rows: linear (default, "
                     "position manipulability), angular, full, or row indices as 3,4")  # fmt: skip
+    ws.add_argument("--max-memory", type=memory_size, metavar="SIZE", help="memory the map "
+                    "may take, e.g. 8G (default: the memory available); estimated before it "
+                    "starts")  # fmt: skip
 
 
 def joint_coordinates(model, joints=None) -> tuple[tuple[int, ...], tuple[str, ...]]:
@@ -371,71 +504,138 @@ def _check_store(out, resume: bool) -> None:
     check_output_path("--out", out)
 
 
-def command(args) -> int:
-    """``robodyn sweep``: run the sweep on Dask and print a summary."""
-    from .cli import _numbers, load_robot
+def _verify_command(store) -> int:
+    """``robodyn sweep verify STORE``: every chunk against its checksums; exit 1 when one
+    fails (each named), 0 when every finished chunk verifies."""
+    from .distributed import verify_store
+
+    found = verify_store(store)
+    attrs = found.attrs
+    print(f"{store}: {attrs['n']} items of {attrs['model']!r} in {found.total} chunks of "
+          f"{attrs['chunk']}: {len(found.verified)} verified, {len(found.bad)} bad, "
+          f"{len(found.missing)} not finished")  # fmt: skip
+    c, n = attrs["chunk"], attrs["n"]
+    for i, why in sorted(found.bad.items()):
+        print(f"  chunk {i} (items {i * c}-{min(n, (i + 1) * c) - 1}): {'; '.join(why)}")
+    if found.bad or found.missing:
+        print("  finish it with the same robodyn sweep command and --resume (the bad and "
+              "unfinished chunks are computed again)")  # fmt: skip
+    return 1 if found.bad else 0
+
+
+def _client(args):
+    """(client, cluster) for --scheduler-address / --workers, or (None, None)."""
+    if args.scheduler_address:
+        from distributed import Client
+
+        return Client(args.scheduler_address), None
+    if args.workers > 0:
+        from distributed import Client, LocalCluster
+
+        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None)  # fmt: skip
+        return Client(cluster), cluster
+    return None, None
+
+
+def _monte_carlo_command(args, model, common) -> None:
+    import dask
+
+    from .cli import _numbers
     from .control import PD
     from .model.configuration import neutral
+    from .sim.result import STATUS
 
+    q0 = neutral(model)
+    target = _numbers("--target", args.target, model.nq, "nq")
+    target = q0 + 0.3 if target is None else target
+    ctrl = PD(model, target, args.kp, args.kd, gravity_compensation=True)
+    run = monte_carlo(model, ctrl, args.n, duration=args.duration, dt=args.dt,
+                      mass_sigma=args.mass_sigma, friction_sigma=args.friction_sigma,
+                      seed=args.seed, chunk=args.chunk or 1000, **common)  # fmt: skip
+    qf, tp, st = dask.compute(run.arrays["q_final"], run.arrays["tau_peak"],
+                              run.arrays["status"])  # fmt: skip
+    ok = st == 0
+    err = np.max(np.abs(qf[ok] - target), axis=1) if ok.any() else np.full(1, np.nan)
+    tp = tp[ok] if ok.any() else tp
+    failed = ", ".join(f"{np.sum(st == k)} {STATUS[k]}" for k in (1, 2, 3) if np.any(st == k))
+    print(f"{args.n} rollouts of {model.name!r} ({len(run.computed)} chunks computed; "
+          f"{np.sum(~ok)} failed{': ' + failed if failed else ''})")  # fmt: skip
+    print(f"  max |target - q(end)|: median {np.median(err):.3e}, 95 % "
+          f"{np.quantile(err, 0.95):.3e}, worst {err.max():.3e} rad")  # fmt: skip
+    with np.printoptions(precision=4, suppress=True, linewidth=110):
+        print(f"  peak |tau| per joint, 95 %: {np.quantile(tp, 0.95, axis=0)} N m")
+
+
+def _workspace_command(args, model, joints, joint_names, common) -> None:
+    """The map, then its summary read chunk by chunk (from the store with --out: two
+    passes, nothing held; without, only the manipulability, 8 B a configuration)."""
+    import dask
+    import dask.array as da
+
+    frame = args.frame if args.frame is not None else model.frame_names[-1]
+    part = args.part
+    if part and part[0].isdigit():
+        part = tuple(int(r) for r in part.split(","))
+    run = workspace_map(model, frame, joints, args.points, part=part, chunk=args.chunk or 100_000,
+                        max_memory=args.max_memory, **common)  # fmt: skip
+    p, w = run.arrays["p"], run.arrays["manipulability"]
+    reach = da.sqrt((p**2).sum(axis=1)).max()
+    if args.out:
+        r, wmax, k = dask.compute(reach, w.max(), w.argmax())
+        near = float((w < 1e-3 * wmax).mean().compute())
+    else:
+        r, wmax, k, wv = dask.compute(reach, w.max(), w.argmax(), w)
+        near = float(np.mean(wv < 1e-3 * wmax))
+    axes = workspace_grid(model, joints, args.points)
+    idx = np.unravel_index(int(k), [a.size for a in axes])
+    best = ", ".join(f"{j} = {a[i]:.3f}" for j, a, i in zip(joint_names, axes, idx))
+    print(f"{w.size} configurations of {model.name!r}, frame {frame!r} "
+          f"({len(run.computed)} chunks computed)")  # fmt: skip
+    print(f"  reach: max |p| = {float(r):.4f} m")
+    print(f"  manipulability: max {float(wmax):.4g} at {best}; {near:.1%} of the grid near "
+          "singular")  # fmt: skip
+
+
+def _workspace_check(args, model, joints) -> None:
+    """Before any work (and before a cluster starts): the map's memory, as
+    :func:`workspace_map` will check it, in the command line's words."""
+    n = args.points ** len(joints)
+    chunk = args.chunk or 100_000
+    threads = args.workers if args.workers > 0 else _threads(None)
+    if args.scheduler_address:
+        threads = 0  # a running cluster: workspace_map counts those of its workers here
+    check_workspace_memory(
+        workspace_memory(model, n, chunk, out=args.out, threads=threads), args.max_memory,
+        f"sweep workspace: --points {args.points} over {len(joints)} joints "
+        f"({_count_words(n)} configurations in chunks of {chunk})",
+        "lower --points, sweep fewer --joints, "
+        + ("" if args.out else "give --out STORE to keep the map on disk, ")
+        + "or raise --max-memory",
+    )  # fmt: skip
+
+
+def command(args) -> int:
+    """``robodyn sweep``: run the sweep on Dask and print a summary (or verify a store)."""
+    from .cli import load_robot
+
+    if args.kind == "verify":
+        return _verify_command(args.robot)
     model = load_robot(args.robot)
     _check_store(args.out, args.resume)
     if args.workers < 0:
         raise ValueError(f"--workers must be >= 0, got {args.workers}")
     if args.kind == "workspace":
         joints, joint_names = joint_coordinates(model, args.joints)
-    client = cluster = None
-    if args.scheduler_address:
-        from distributed import Client
-
-        client = Client(args.scheduler_address)
-    elif args.workers > 0:
-        from distributed import Client, LocalCluster
-
-        cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)  # fmt: skip
-        client = Client(cluster)
+        _workspace_check(args, model, joints)
+    client, cluster = _client(args)
     common = {"out": args.out, "resume": args.resume, "client": client,
               "progress": not args.no_progress}  # fmt: skip
     try:
         if args.kind == "montecarlo":
-            q0 = neutral(model)
-            target = _numbers("--target", args.target, model.nq, "nq")
-            target = q0 + 0.3 if target is None else target
-            ctrl = PD(model, target, args.kp, args.kd, gravity_compensation=True)
-            run = monte_carlo(model, ctrl, args.n, duration=args.duration, dt=args.dt,
-                              mass_sigma=args.mass_sigma, friction_sigma=args.friction_sigma,
-                              seed=args.seed, chunk=args.chunk or 1000, **common)  # fmt: skip
-            import dask
-
-            qf, tp = dask.compute(run.arrays["q_final"], run.arrays["tau_peak"])
-            ok = np.all(np.isfinite(qf), axis=1)
-            err = np.max(np.abs(qf[ok] - target), axis=1) if ok.any() else np.full(1, np.nan)
-            tp = tp[ok] if ok.any() else tp
-            print(f"{args.n} rollouts of {model.name!r} ({len(run.computed)} chunks computed; "
-                  f"{np.sum(~ok)} diverged)")  # fmt: skip
-            print(f"  max |target - q(end)|: median {np.median(err):.3e}, 95 % "
-                  f"{np.quantile(err, 0.95):.3e}, worst {err.max():.3e} rad")  # fmt: skip
-            with np.printoptions(precision=4, suppress=True, linewidth=110):
-                print(f"  peak |tau| per joint, 95 %: {np.quantile(tp, 0.95, axis=0)} N m")
+            _monte_carlo_command(args, model, common)
         else:
-            frame = args.frame if args.frame is not None else model.frame_names[-1]
-            part = args.part
-            if part and part[0].isdigit():
-                part = tuple(int(r) for r in part.split(","))
-            run = workspace_map(model, frame, joints, args.points, part=part,
-                                chunk=args.chunk or 100_000, **common)  # fmt: skip
-            import dask
-
-            p, w = dask.compute(run.arrays["p"], run.arrays["manipulability"])
-            k = int(np.argmax(w))
-            axes = workspace_grid(model, joints, args.points)
-            idx = np.unravel_index(k, [a.size for a in axes])
-            best = ", ".join(f"{j} = {a[i]:.3f}" for j, a, i in zip(joint_names, axes, idx))
-            print(f"{w.size} configurations of {model.name!r}, frame {frame!r} "
-                  f"({len(run.computed)} chunks computed)")  # fmt: skip
-            print(f"  reach: max |p| = {np.linalg.norm(p, axis=1).max():.4f} m")
-            print(f"  manipulability: max {w.max():.4g} at {best}; "
-                  f"{np.mean(w < 1e-3 * w.max()):.1%} of the grid near singular")  # fmt: skip
+            _workspace_command(args, model, joints, joint_names, common)
         if args.out:
             print(f"store: {args.out}")
     finally:
