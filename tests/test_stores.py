@@ -238,6 +238,12 @@ def test_sweep_montecarlo_resume_with_other_gains_is_refused(tmp_path, capsys):
     assert _stamps(store) == before
     assert main([*argv, "--resume"]) == 0
     assert "(0 chunks computed" in capsys.readouterr().out
+    # a workspace store: the rows of the Jacobian are part of what it was made for
+    ws = ["sweep", "workspace", "planar_2r", "--points", "5", "--part", "3,4", "--out",
+          str(tmp_path / "ws.zarr"), "--no-progress"]  # fmt: skip
+    assert main(ws) == 0
+    assert main([*ws[:6], "0,1", *ws[7:], "--resume"]) == 2
+    assert "part differs: [3, 4] != [0, 1]" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------ s.2 checksums
