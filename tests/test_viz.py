@@ -258,7 +258,7 @@ def test_missing_and_unreadable_meshes_fall_back_and_are_listed(browser, tmp_pat
     v = viz.show(model, out=tmp_path / "broken.html")
     assert len(v.missing) == 2
     assert "missing_arm.stl" in v.missing[0] and "not found" in v.missing[0]
-    assert "garbage.stl" in v.missing[1] and "unreadable" in v.missing[1]
+    assert "garbage.stl" in v.missing[1] and "could not be read" in v.missing[1]
     box = [s for s in v.scene.shapes if s["role"] == "visual"]
     assert len(box) == 1 and box[0]["kind"] == "box" and box[0]["rgba"] == (0.9, 0.1, 0.1, 1.0)
     sticks = {s["body"] for s in v.scene.shapes if s["role"] == "stick"}
@@ -384,7 +384,11 @@ def test_mesh_paths_resolve_through_the_search_path_only(tmp_path):
     assert resolve_mesh("package://my_robot/meshes/a.stl", None, [pkg.parent]) == pkg / "a.stl"
     urdf = tmp_path / "share" / "my_robot" / "urdf" / "r.urdf"
     urdf.parent.mkdir()
-    assert resolve_mesh("../meshes/a.stl", str(urdf), []) == urdf.parent / "../meshes/a.stl"
+    # ../ out of the URDF's folder: only into its ROS package (a package.xml marks it)
+    with pytest.raises(PermissionError, match="outside the allowed roots"):
+        resolve_mesh("../meshes/a.stl", str(urdf), [])
+    (pkg.parent / "package.xml").write_text("<package><name>my_robot</name></package>")
+    assert resolve_mesh("../meshes/a.stl", str(urdf), []) == pkg / "a.stl"
     with pytest.raises(FileNotFoundError, match="network"):
         resolve_mesh("https://example.com/a.stl", str(urdf), [])
     with pytest.raises(FileNotFoundError, match="not found"):

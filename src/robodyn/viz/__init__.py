@@ -5,6 +5,10 @@
 carries three.js (vendored, MIT), the viewer script and the scene: it works offline and
 fetches nothing. Body poses for every frame are computed here with
 :func:`robodyn.body_poses` (one batched call); the page only draws them.
+
+Mesh files are read only from the allowed roots (``search_path=``, ``$ROS_PACKAGE_PATH``,
+the URDF's folder and its ROS package) unless ``allow_outside=True``, and within a triangle
+budget (``max_triangles=``): see :mod:`robodyn.viz.meshes`.
 """
 
 from __future__ import annotations
@@ -13,11 +17,22 @@ import html
 import os
 from pathlib import Path
 
+from .._files import atomic_write, output_path
 from ..model.model import Model
+from .meshes import MAX_TRIANGLES, mesh_roots, resolve_mesh
 from .page import page_html
-from .scene import MAX_FRAMES, Scene, as_trajectory, build_scene, resolve_mesh
+from .scene import MAX_FRAMES, Scene, as_trajectory, build_scene, check_max_triangles
 
-__all__ = ["show", "View", "Scene", "build_scene", "resolve_mesh", "MAX_FRAMES"]
+__all__ = [
+    "show",
+    "View",
+    "Scene",
+    "build_scene",
+    "resolve_mesh",
+    "mesh_roots",
+    "MAX_FRAMES",
+    "MAX_TRIANGLES",
+]
 
 
 class View:
@@ -40,18 +55,30 @@ class View:
 
     @property
     def missing(self) -> list[str]:
-        """Visuals that could not be drawn (missing or unreadable meshes), and why."""
+        """Visuals that could not be drawn, and why: the mesh named as the URDF writes it,
+        then "not found", "could not be read", "outside the allowed roots" or "left out"
+        (over the budget); never a resolved path."""
         return list(self.scene.missing)
 
     @property
     def notes(self) -> list[str]:
-        """What the page adapted (a decimated trajectory)."""
+        """What the page adapted (a decimated trajectory, meshes reduced to the triangle
+        budget, references of a mesh that were not read)."""
         return list(self.scene.notes)
 
-    def save(self, path) -> Path:
-        """Write the page to ``path`` (UTF-8) and return the path."""
-        p = Path(path)
-        p.write_text(self.html, encoding="utf-8")
+    def save(self, path, *, overwrite: bool = False) -> Path:
+        """Write the page to ``path`` (UTF-8, atomically) and return the path.
+
+        Raises
+        ------
+        FileExistsError
+            ``path`` exists and ``overwrite`` is False.
+        ValueError
+            Its folder is missing or not writable, or it is a folder.
+        """
+        p = output_path(path, overwrite=overwrite, name="path")
+        with atomic_write(p) as tmp:
+            tmp.write_text(self.html, encoding="utf-8")
         self.path = p
         return p
 
@@ -91,6 +118,9 @@ def show(
     markers=None,
     search_path=(),
     max_frames: int = MAX_FRAMES,
+    allow_outside: bool = False,
+    max_triangles: int = MAX_TRIANGLES,
+    overwrite: bool = False,
 ) -> View:
     """A 3-D view of ``model`` at ``q``, or playing ``trajectory``, as one HTML page.
 
@@ -110,7 +140,8 @@ def show(
     com : bool
         Draw each body's centre of mass as a ball whose volume is proportional to its mass.
     out : path-like, optional
-        Write the page there.
+        Write the page there (checked before any work; an existing file only with
+        ``overwrite=True``).
     inertia : bool
         Draw each body's equivalent inertia ellipsoid on its principal axes.
     visuals : bool
@@ -119,9 +150,27 @@ def show(
         Frames marked with a magenta ball (default: the end-effector frame(s)).
     search_path : sequence of path-like
         Folders where ``package://`` and relative mesh names are looked up (before
-        ``$ROS_PACKAGE_PATH`` and the URDF's folder and its parents). Nothing is fetched.
+        ``$ROS_PACKAGE_PATH``, the URDF's folder and its ROS package). These are the only
+        folders mesh files are read from: a name leading elsewhere (an absolute path,
+        ``file:///...``, ``../`` climbing out, a symbolic link pointing out) is not drawn
+        and the page says "outside the allowed roots". A mesh's own references (glTF
+        buffers, OBJ ``mtllib``) are read only from its own folder. Nothing is fetched.
     max_frames : int
         Frame budget: a longer trajectory is decimated evenly, and the page says so.
+    allow_outside : bool
+        Read mesh files (and their references) outside those folders too: for a URDF you
+        trust.
+    max_triangles : int
+        Triangle budget of the page, every drawn instance of a mesh counted (default
+        1,000,000: every example-robot-data robot fits; the largest, B1 with its Z1 arm,
+        has 680,387). Above it every mesh is reduced by vertex clustering to its share and
+        the page's notes say which. A mesh estimated above twice the budget (a binary STL's
+        header, a DAE's or glTF's instances counted on the file) is left out unread, as is
+        a file above 128 bytes per triangle of that. A page at the budget weighs about
+        10-20 MB and shows in headless Chromium (software rendering) in about 3 s, 0.7 s
+        per frame drawn; with a GPU a frame takes milliseconds.
+    overwrite : bool
+        Replace an existing ``out``.
 
     Returns
     -------
@@ -132,12 +181,18 @@ def show(
     Raises
     ------
     ValueError
-        q or a trajectory of the wrong width (naming both sizes), non-finite values.
+        q or a trajectory of the wrong width (naming both sizes), non-finite values, a
+        ``max_triangles`` that is not a positive integer, an ``out`` that cannot be written.
+    FileExistsError
+        ``out`` exists and ``overwrite`` is False (checked before any work).
     """
     if not isinstance(model, Model):
         raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
     if isinstance(search_path, (str, os.PathLike)):
         search_path = [search_path]
+    check_max_triangles(max_triangles)
+    if out is not None:
+        out = output_path(out, overwrite=overwrite, name="out")
     t, Q = as_trajectory(model, q, trajectory)
     scene = build_scene(
         model,
@@ -150,8 +205,10 @@ def show(
         markers=markers,
         search_path=search_path,
         max_frames=max_frames,
+        allow_outside=allow_outside,
+        max_triangles=max_triangles,
     )
     view = View(page_html(scene), scene)
     if out is not None:
-        view.save(out)
+        view.save(out, overwrite=overwrite)  # checked above too, before any work
     return view

@@ -1,4 +1,5 @@
-"""``robodyn view ROBOT [--q ...] [--trajectory run.npz] --out view.html [--open]``."""
+"""``robodyn view ROBOT [--q ...] [--trajectory run.npz] --out view.html [--open]
+[--mesh-path DIR] [--allow-outside] [--max-triangles N]``."""
 
 from __future__ import annotations
 
@@ -27,6 +28,14 @@ def add_view_parser(sub, robot_help: str, floating_help: str) -> argparse.Argume
         "--mesh-path", action="append", default=[], metavar="DIR",
         help="folder to search for package:// and relative meshes (repeatable)",
     )  # fmt: skip
+    v.add_argument(
+        "--allow-outside", action="store_true",
+        help="also read mesh files outside the --mesh-path folders, $ROS_PACKAGE_PATH, the "
+        "URDF's folder and its ROS package (for a URDF you trust)",
+    )  # fmt: skip
+    v.add_argument("--max-triangles", type=positive_int, default=None,
+                   help="triangle budget of the page: meshes are reduced to fit it "
+                   "(default 1000000)")  # fmt: skip
     v.add_argument("--max-frames", type=positive_int, default=None,
                    help="frame budget (default 10000)")  # fmt: skip
     v.add_argument("--floating-base", action="store_true", help=floating_help)
@@ -41,7 +50,7 @@ def write_view(model, path, *, q=None, trajectory=None, open_page=False, **kw):
 
     view = show(model, q=q, trajectory=trajectory, **kw)
     with atomic_output(path) as tmp:
-        view.save(tmp)
+        tmp.write_text(view.html, encoding="utf-8")
     view.path = Path(path)
     print(f"view: {path} ({len(view.html) / 1e6:.2f} MB, {len(view.scene.t)} frames)")
     for line in view.missing:
@@ -72,8 +81,10 @@ def view_command(args: argparse.Namespace) -> int:
 
         traj = Trajectory.load(args.trajectory)
     kw = dict(frames=not args.no_frames, com=args.com, inertia=args.inertia,
-              search_path=args.mesh_path)  # fmt: skip
+              search_path=args.mesh_path, allow_outside=args.allow_outside)  # fmt: skip
     if args.max_frames is not None:
         kw["max_frames"] = args.max_frames
+    if args.max_triangles is not None:
+        kw["max_triangles"] = args.max_triangles
     write_view(model, out, q=q, trajectory=traj, open_page=args.open, **kw)
     return 0

@@ -10,18 +10,25 @@ so the page itself does no kinematics.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from ..inertia import RigidInertia
 from ..model.model import Model
 from ..spatial import rot_x, rotation_to_quat, transform
+from .meshes import (
+    MAX_TRIANGLES,
+    MeshNotDrawnError,
+    cluster_decimate,
+    probe_mesh,
+    read_mesh,
+    resolve_mesh,
+)
 
 __all__ = [
     "MAX_FRAMES",
+    "MAX_TRIANGLES",
     "Scene",
     "build_scene",
     "resolve_mesh",
@@ -162,123 +169,6 @@ def decimate(n: int, max_frames: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, n - 1, max_frames)).astype(np.int64))
 
 
-# ------------------------------------------------------------------ meshes
-def _search_dirs(source: str | None, search_path) -> list[Path]:
-    dirs = [Path(p) for p in (search_path or ())]
-    env = os.environ.get("ROS_PACKAGE_PATH")
-    if env:
-        dirs += [Path(p) for p in env.split(os.pathsep) if p]
-    if source:
-        d = Path(source).parent
-        dirs += [d, *list(d.parents)[:4]]  # the URDF's folder and a few above it
-    return dirs
-
-
-def resolve_mesh(filename: str, source: str | None = None, search_path=()) -> Path:
-    """The local file a URDF mesh name refers to; never a network fetch.
-
-    ``package://pkg/rest`` is looked up as ``D/pkg/rest`` and, when ``D`` is itself
-    called ``pkg``, ``D/rest``, for each folder ``D`` of ``search_path``, of
-    ``$ROS_PACKAGE_PATH`` and the URDF's folder and its parents; ``file://`` and plain
-    paths are taken relative to the URDF's folder, then the search path.
-
-    Parameters
-    ----------
-    filename : str
-        As written in ``<mesh filename=...>``.
-    source : str, optional
-        The URDF file (``model.source``).
-    search_path : sequence of path-like
-        Folders to search first.
-
-    Returns
-    -------
-    pathlib.Path
-
-    Raises
-    ------
-    FileNotFoundError
-        Naming the file and the folders searched (and refusing URLs).
-    """
-    name = filename.strip()
-    low = name.lower()
-    if low.startswith(("http://", "https://", "ftp://")):
-        raise FileNotFoundError(f"{name}: a URL (the viewer never fetches from the network)")
-    dirs = _search_dirs(source, search_path)
-    candidates: list[Path] = []
-    if low.startswith("package://"):
-        rest = name[len("package://") :].lstrip("/")
-        pkg, _, sub = rest.partition("/")
-        for d in dirs:
-            candidates += [d / pkg / sub] + ([d / sub] if d.name == pkg else [])
-    else:
-        if low.startswith("file://"):
-            name = name[len("file://") :]
-        p = Path(name)
-        if p.is_absolute():
-            candidates.append(p)
-        else:
-            candidates += [d / p for d in dirs]
-    for c in candidates:
-        if c.is_file():
-            return c
-    where = ", ".join(dict.fromkeys(str(d) for d in dirs)) or "no folder (pass search_path=)"
-    raise FileNotFoundError(f"{filename}: not found (searched {where})")
-
-
-def _part_colors(visual, n: int):
-    """Per-vertex RGB (n, 3) uint8 of one mesh part, None when the file gives no colour."""
-    kind = getattr(visual, "kind", None)
-    if kind in ("vertex", "face"):
-        c = np.asarray(visual.vertex_colors)[:, :3]
-        return c.astype(np.uint8) if len(c) == n else None
-    if kind == "texture":  # a material colour (a texture image is not drawn)
-        c = getattr(getattr(visual, "material", None), "main_color", None)
-        if c is not None:
-            return np.tile(np.asarray(c, dtype=np.uint8)[:3], (n, 1))
-    return None
-
-
-def _load_mesh(path: Path, scale) -> dict:
-    """Vertices, triangles and per-vertex colours of a mesh file (STL, OBJ, DAE, ... via
-    trimesh), the parts of a multi-part file placed and joined, equal vertices merged."""
-    try:
-        import trimesh
-    except ImportError:  # pragma: no cover - the viz extra is missing
-        raise ImportError("reading mesh files needs trimesh: pip install 'robodyn[viz]'") from None
-    try:
-        loaded = trimesh.load(str(path), process=False)
-        parts = loaded.dump() if isinstance(loaded, trimesh.Scene) else [loaded]
-    except Exception as exc:  # noqa: BLE001 - any reader failure: the link falls back
-        raise OSError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
-    Vs, Fs, Cs, off, coloured = [], [], [], 0, False
-    for g in parts:
-        V = np.asarray(getattr(g, "vertices", np.zeros((0, 3))), dtype=float)
-        F = np.asarray(getattr(g, "faces", np.zeros((0, 3))), dtype=np.int64)
-        if V.size == 0 or F.size == 0 or F.ndim != 2 or F.shape[1] != 3:
-            continue
-        c = _part_colors(getattr(g, "visual", None), len(V))
-        coloured |= c is not None
-        Cs.append(np.full((len(V), 3), 184, np.uint8) if c is None else c)
-        Vs.append(V)
-        Fs.append(F + off)
-        off += len(V)
-    if not Vs:
-        raise OSError(f"{path}: unreadable (no triangles)")
-    V, F, C = np.concatenate(Vs), np.concatenate(Fs), np.concatenate(Cs)
-    # merge vertices equal in position (to 1e-7 m) and colour: smaller page, smooth normals
-    key = np.concatenate([np.round(V * 1e7), C], axis=1).astype(np.int64)
-    first, inverse = trimesh.grouping.unique_rows(key, keep_order=True)  # by row hash
-    V, C, F = V[first], C[first], np.asarray(inverse).reshape(-1)[F]
-    V = V * np.asarray(scale, dtype=float)
-    return {
-        "positions": V.astype(np.float32),
-        "indices": F.astype(np.uint32),
-        "colors": C if coloured else None,
-        "name": path.name,
-    }
-
-
 # ------------------------------------------------------------------ shapes
 def q_labels(model: Model) -> list[str]:
     """A name for each entry of q: the joint's, with x y z qw qx qy qz for a free joint."""
@@ -378,11 +268,18 @@ def _stick_shapes(model: Model, bodies, r: float) -> list[dict]:
     return out
 
 
-def _visual_shape(model, body, T_bg, g, meshes, mesh_index, search_path, missing):
-    """A URDF visual as a shape dict; None (and a line in ``missing``) when it cannot be drawn."""
-    rgba = tuple(g.rgba) if g.rgba is not None else DEFAULT_RGBA
-    where = f"body {model.body_names[body]!r}"
-    base = dict(body=int(body), rgba=rgba, role="visual")
+def check_max_triangles(max_triangles) -> int:
+    """``max_triangles`` as an int, or a ValueError naming it."""
+    ok = isinstance(max_triangles, (int, np.integer)) and not isinstance(max_triangles, bool)
+    if not ok or max_triangles < 1:
+        raise ValueError(f"max_triangles must be a positive integer, got {max_triangles!r}")
+    return int(max_triangles)
+
+
+def _primitive_shape(body, T_bg, g) -> dict | None:
+    """A URDF box, sphere, cylinder or capsule as a shape dict (None for anything else)."""
+    base = dict(body=int(body), rgba=tuple(g.rgba) if g.rgba is not None else DEFAULT_RGBA,
+                role="visual")  # fmt: skip
     if g.kind == "box":
         return dict(base, T=_col_major(T_bg), kind="box", size=list(g.size))
     if g.kind == "sphere":
@@ -390,21 +287,105 @@ def _visual_shape(model, body, T_bg, g, meshes, mesh_index, search_path, missing
     if g.kind in ("cylinder", "capsule"):  # URDF: along z; three.js: along y
         T = T_bg @ transform(rot_x(math.pi / 2), None)
         return dict(base, T=_col_major(T), kind=g.kind, radius=g.radius, length=g.length)
-    if g.kind == "mesh" and g.filename:
-        try:
-            path = resolve_mesh(g.filename, model.source, search_path)
-            key = (str(path), tuple(g.scale or (1.0, 1.0, 1.0)))
-            if key not in mesh_index:
-                meshes.append(_load_mesh(path, key[1]))
-                mesh_index[key] = len(meshes) - 1
-        except (OSError, ValueError) as exc:
-            missing.append(f"{where}: {exc}")
-            return None
-        k = mesh_index[key]
-        own = meshes[k]["colors"] is not None and g.rgba is None
-        return dict(base, T=_col_major(T_bg), kind="mesh", mesh=k, vertex_colors=own)
-    missing.append(f"{where}: a <visual> without a drawable geometry ({g.kind})")
     return None
+
+
+def _reduce(mesh: dict, target: int) -> dict:
+    V, F, C = cluster_decimate(mesh["positions"], mesh["indices"], mesh["colors"], target)
+    return dict(mesh, positions=V.astype(np.float32), indices=F.astype(np.uint32), colors=C)
+
+
+def _read_meshes(files, uses, opts, missing_of, notes) -> dict:
+    """Probe every mesh file, then read each within the page's triangle budget.
+
+    ``files`` maps a real path to the name the URDF gives it; ``uses`` to how many visuals
+    draw it. Returns ``{path: mesh dict}``; a file not drawn gets its reason in
+    ``missing_of[path]``."""
+    budget = int(opts["max_triangles"])
+    probes = {}
+    for path in files:
+        try:
+            probes[path] = probe_mesh(path, budget)
+        except MeshNotDrawnError as exc:
+            missing_of[path] = exc.reason
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+            missing_of[path] = "could not be read"
+    # every file read is reduced at once to its share of the budget: few held at full size
+    drawn = sum(p.triangles * uses[path] for path, p in probes.items())
+    share = min(1.0, budget / drawn) if drawn else 1.0
+    out = {}
+    for path, probe in probes.items():
+        try:
+            mesh = read_mesh(probe, max_triangles=budget, allow_outside=opts["allow_outside"])
+        except MeshNotDrawnError as exc:
+            missing_of[path] = exc.reason
+            notes += [f"{files[path]}: {ref} not read ({why})" for ref, why in exc.refused]
+            continue
+        for ref, why in mesh.pop("refused"):
+            notes.append(f"{files[path]}: {ref} not read ({why})")
+        n = len(mesh["indices"])
+        mesh["triangles"] = n
+        if share < 1.0:
+            mesh = _reduce(mesh, int(n * share))
+        out[path] = mesh
+    # an estimate below the truth (OBJ polygons) could leave the page over: reduce again
+    drawn = sum(len(m["indices"]) * uses[p] for p, m in out.items())
+    if drawn > budget:
+        out = {p: _reduce(m, int(len(m["indices"]) * budget / drawn)) for p, m in out.items()}
+    for path, m in out.items():
+        if len(m["indices"]) < m["triangles"]:
+            notes.append(
+                f"{files[path]}: {m['triangles']:,} triangles reduced to {len(m['indices']):,} "
+                f"(page budget max_triangles={budget:,})"
+            )
+    return out
+
+
+def _visual_shapes(model, opts, scene) -> set:
+    """The shapes of the URDF's visuals, added to ``scene`` (meshes read within the budget);
+    a visual not drawn gets a line in ``scene.missing`` naming the mesh as the URDF writes
+    it, never a resolved path. Returns the bodies drawn."""
+    where = [f"body {model.body_names[b]!r}" for b, _, _ in model.visuals]
+    paths, files, uses, reasons, missing_of = {}, {}, {}, {}, {}
+    for k, (_, _, g) in enumerate(model.visuals):
+        if g.kind != "mesh" or not g.filename:
+            continue
+        try:
+            path = resolve_mesh(g.filename, model.source, opts["search_path"],
+                                allow_outside=opts["allow_outside"])  # fmt: skip
+        except MeshNotDrawnError as exc:
+            reasons[k] = exc.reason
+            continue
+        paths[k] = path
+        files.setdefault(path, g.filename)
+        uses[path] = uses.get(path, 0) + 1
+    meshes = _read_meshes(files, uses, opts, missing_of, scene.notes)
+    index: dict = {}
+    drawn = set()
+    for k, (body, T_bg, g) in enumerate(model.visuals):
+        shape = _primitive_shape(body, T_bg, g)
+        if shape is None and k in paths and paths[k] in meshes:
+            key = (paths[k], tuple(g.scale or (1.0, 1.0, 1.0)))
+            if key not in index:
+                m = meshes[paths[k]]
+                V = m["positions"] * np.asarray(key[1], dtype=np.float32)
+                scene.meshes.append(dict(name=g.filename, positions=V, indices=m["indices"],
+                                         colors=m["colors"]))  # fmt: skip
+                index[key] = len(scene.meshes) - 1
+            own = scene.meshes[index[key]]["colors"] is not None and g.rgba is None
+            rgba = tuple(g.rgba) if g.rgba is not None else DEFAULT_RGBA
+            shape = dict(body=int(body), rgba=rgba, role="visual", T=_col_major(T_bg),
+                         kind="mesh", mesh=index[key], vertex_colors=own)  # fmt: skip
+        if shape is not None:
+            scene.shapes.append(shape)
+            drawn.add(int(body))
+            continue
+        if g.kind == "mesh" and g.filename:
+            why = reasons.get(k) or missing_of.get(paths.get(k), "could not be read")
+            scene.missing.append(f"{where[k]}: {g.filename}: {why}")
+        else:
+            scene.missing.append(f"{where[k]}: a <visual> without a drawable geometry ({g.kind})")
+    return drawn
 
 
 def build_scene(
@@ -419,6 +400,8 @@ def build_scene(
     markers=None,
     search_path=(),
     max_frames: int = MAX_FRAMES,
+    allow_outside: bool = False,
+    max_triangles: int = MAX_TRIANGLES,
 ) -> Scene:
     """The :class:`Scene` of ``model`` at the samples ``(t, Q)`` (see :func:`as_trajectory`).
 
@@ -440,9 +423,16 @@ def build_scene(
     markers : sequence of str, optional
         Frames to mark with a magenta ball (default: the end-effector frame(s)).
     search_path : sequence of path-like
-        Folders where ``package://`` and relative mesh names are looked up.
+        Folders where ``package://`` and relative mesh names are looked up; with the URDF's
+        folder, its package and ``$ROS_PACKAGE_PATH`` the only folders meshes are read from
+        (:func:`robodyn.viz.meshes.mesh_roots`).
     max_frames : int
         Frame budget; longer trajectories are decimated evenly (a note says so).
+    allow_outside : bool
+        Also read mesh files outside those folders (trusted URDFs only).
+    max_triangles : int
+        Triangle budget of the page (every drawn instance counted): meshes are reduced to
+        share it, and the notes say which (:mod:`robodyn.viz.meshes`).
 
     Returns
     -------
@@ -450,6 +440,7 @@ def build_scene(
     """
     from ..kinematics import body_poses
 
+    check_max_triangles(max_triangles)
     K = len(t)
     idx = decimate(K, max_frames)
     notes = []
@@ -483,16 +474,9 @@ def build_scene(
         samples=K,
         q_labels=q_labels(model),
     )
-    mesh_index: dict = {}
-    drawn = set()
-    if visuals:
-        for body, T_bg, g in model.visuals:
-            s = _visual_shape(
-                model, body, T_bg, g, scene.meshes, mesh_index, search_path, scene.missing
-            )
-            if s is not None:
-                scene.shapes.append(s)
-                drawn.add(int(body))
+    opts = dict(search_path=search_path, allow_outside=bool(allow_outside),
+                max_triangles=int(max_triangles))  # fmt: skip
+    drawn = _visual_shapes(model, opts, scene) if visuals else set()
     # the stick figure for bodies that have no visual, or whose visuals all failed
     scene.shapes += _stick_shapes(model, [b for b in range(model.nb) if b not in drawn], r_stick)
     if frames:
