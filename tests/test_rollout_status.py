@@ -142,3 +142,17 @@ def test_a_stopped_runs_samples_are_kept_until_asked(arm, tmp_path):
     assert len(rd.Trajectory.load(partial)) >= 2000
     rd.simulate(arm, np.zeros(2), duration=0.01, dt=1e-3, out=out, overwrite=True)
     assert not partial.exists() and len(rd.Trajectory.load(out)) == 11
+
+
+def test_mark_on_one_rollout_of_the_python_loop(arm):
+    """A single rollout under a plain callable (the Python loop): its torque turns NaN at
+    t > 0.05 s (status 3); the samples before are kept, NaN after, t_end the last good."""
+
+    def ctrl(t, q, v):
+        return np.full(2, np.nan) if t > 0.05 else np.zeros(2)
+
+    res = rd.simulate(arm, np.zeros(2), controller=ctrl, duration=0.2, dt=1e-3,
+                      on_divergence="mark")  # fmt: skip
+    assert res.status == 3 and res.t_end == pytest.approx(0.05) and len(res) == 201
+    alone = rd.simulate(arm, np.zeros(2), duration=0.05, dt=1e-3)
+    assert np.array_equal(res.q[:51], alone.q) and np.all(np.isnan(res.q[51:]))

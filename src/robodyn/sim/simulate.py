@@ -35,7 +35,12 @@ INTEGRATORS = (*STEPS, *_ADAPTIVE)
 
 
 class _StepError(Exception):
-    """A step failed; ``message`` says why (turned into SimulationError with the partial)."""
+    """A step failed; the message says why (turned into SimulationError with the partial),
+    ``status`` the Trajectory.STATUS code (1 diverged, 2 dynamics failed, 3 controller)."""
+
+    def __init__(self, message: str, status: int = 1):
+        super().__init__(message)
+        self.status = status
 
 
 class _RolloutError(Exception):
@@ -193,13 +198,13 @@ def _accelerations(model, friction: bool, f_ext, threads: int):
                 "another integrator)"
             )
         if not np.all(np.isfinite(tau)):
-            raise _StepError("the torque is NaN or inf")
+            raise _StepError("the torque is NaN or inf", 3)
         try:
             return forward_dynamics(
                 model, q, v, tau, fe, friction=friction, threads=threads or None
             )
         except ValueError as exc:
-            raise _StepError(f"the dynamics failed: {exc}") from exc
+            raise _StepError(f"the dynamics failed: {exc}", 2) from exc
 
     def failed(q, v, tau, fe, res):
         # the core names the first failing state of a batch: that rollout failed
@@ -239,7 +244,9 @@ def _torques(model, controller, shape, clip: bool):
         try:
             out = controller(t, q, v, z) if stateful else controller(t, q, v)
         except Exception as exc:  # the user's code: keep what was simulated
-            raise _StepError(f"the controller {name!r} raised {type(exc).__name__}: {exc}") from exc
+            raise _StepError(
+                f"the controller {name!r} raised {type(exc).__name__}: {exc}", 3
+            ) from exc
         tau, dz = out if stateful else (out, None)
         tau = np.asarray(tau, dtype=float)
         if tau.shape != zero.shape:
@@ -248,7 +255,8 @@ def _torques(model, controller, shape, clip: bool):
             except ValueError:
                 raise _StepError(
                     f"the controller {name!r} returned shape {tau.shape}; expected "
-                    f"{zero.shape} (one torque per joint velocity)"
+                    f"{zero.shape} (one torque per joint velocity)",
+                    3,
                 ) from None
         if clip:
             tau = np.clip(tau, -lim, lim)
@@ -563,7 +571,7 @@ def simulate(
             model, q0, v0, controller, client=client, out=out, resume=resume,
             progress=progress, duration=duration, dt=dt, integrator=integrator,
             control_dt=control_dt, f_ext=f_ext, friction=friction, clip_torque=clip_torque,
-            rtol=rtol, atol=atol,
+            rtol=rtol, atol=atol, on_divergence=on_divergence,
         )  # fmt: skip
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
@@ -684,7 +692,7 @@ def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
                 if marks is None or not marks.alive[exc.row]:
                     raise _StepError(f"{name}: {_WHY[_status_of(exc.code)]}; pass "
                                      "on_divergence='mark' to keep the other rollouts "
-                                     "going") from None  # fmt: skip
+                                     "going", _status_of(exc.code)) from None  # fmt: skip
                 marks.fail(exc.row, exc.code, at["k"] - 1 if stage1 else at["k"])
 
     def rate_of(t, q, v, z, tau_dz=None):
@@ -768,7 +776,25 @@ def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
         part = rec.trajectory(n, batch, model, meta_p)
         if isinstance(exc, KeyboardInterrupt):
             _stopped(stop, n, part, None, exc)
-        _stopped(stop, n, part, str(exc), exc)
+        if not (stop["mark"] and not batch):
+            _stopped(stop, n, part, str(exc), exc)
+        # one rollout, on_divergence="mark": its samples, then NaN, and why it stopped
+        marks = _Rollouts(model, 1)
+        marks.fail(0, 11, n - 1)
+        marks.status[0] = exc.status
+        for name in ("q", "v", "a", "tau", "z"):
+            if name in rec.x:
+                rec.x[name][n:] = np.nan
+        rec.x["t"][:] = dt * np.arange(K + 1)
+        if marks.status[0] == 2 and _runaway(model, part):
+            marks.status[0] = 1
+        meta.update(complete=True, n_eval=counter["eval"], failed_rollouts=1)
+        res = rec.trajectory(K + 1, batch, model, meta)
+        res.status = np.asarray(marks.status[0])
+        res.t_end = np.asarray((n - 1) * dt if n > 0 else np.nan)
+        if out is not None:
+            rec.finish(res, out)
+        return res
     meta["complete"] = True
     meta["n_eval"] = counter["eval"]
     if marks is not None:
