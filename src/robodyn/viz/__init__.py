@@ -162,13 +162,17 @@ def show(
         trust.
     max_triangles : int
         Triangle budget of the page, every drawn instance of a mesh counted (default
-        1,000,000: every example-robot-data robot fits; the largest, B1 with its Z1 arm,
-        has 680,387). Above it every mesh is reduced by vertex clustering to its share and
-        the page's notes say which. A mesh estimated above twice the budget (a binary STL's
-        header, a DAE's or glTF's instances counted on the file) is left out unread, as is
-        a file above 128 bytes per triangle of that. A page at the budget weighs about
-        10-20 MB and shows in headless Chromium (software rendering) in about 3 s, 0.7 s
-        per frame drawn; with a GPU a frame takes milliseconds.
+        1,500,000: every example-robot-data robot fits; the most, B1 with its Z1 arm,
+        draws 1,024,351). Above it each mesh is reduced by vertex clustering to its share
+        and the page's notes say which. A mesh estimated above ``max(2,000,000,
+        max_triangles)`` triangles (a binary STL's header, a DAE's or glTF's instances
+        counted on the file, nothing built) or a file above 128 bytes per triangle of that
+        is left out unread, and the page says so. Measured on 2 cores without a GPU: a page
+        of 1,500,000 triangles of a rough surface weighs 27 MB, takes 4 s to make (0.8 GB
+        peak) and is ready in headless Chromium in 2.4 s, which then draws a frame in
+        0.8 s (software rendering); a 100 MB binary STL (2,000,000 triangles) takes 7.5 s
+        and 1.1 GB, reduced to 1,262,951 triangles in a 20 MB page (35 MB and 1.7 GB
+        before the budget).
     overwrite : bool
         Replace an existing ``out``.
 

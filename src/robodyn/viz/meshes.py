@@ -29,8 +29,8 @@ How much is read (issue 27 s.5)
     PLY's or OFF's header. The read limit is ``max(READ_LIMIT, max_triangles)`` triangles
     (2,000,000 by default) and ``BYTES_PER_TRIANGLE`` (128) bytes a triangle of that
     (256 MB, the same for a mesh's references together); a mesh above either is left out
-    unread. Reading a mesh at the limit (a 100 MB binary STL of 2,000,000 triangles) peaks
-    at about 1.1 GB and takes about 5 s.
+    unread. Reading a mesh at the limit (a 100 MB binary STL of 2,000,000 triangles) and
+    reducing it to the default budget peaks at 1.1 GB and takes 7.5 s (2 cores).
 
     The page's budget, ``max_triangles`` (default :data:`MAX_TRIANGLES`), counts every drawn
     instance of a mesh; when the meshes' estimates exceed it, each mesh is reduced by
