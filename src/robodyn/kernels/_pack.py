@@ -12,13 +12,19 @@ record of ``WI`` entries per body ``i``::
 where q/v index are the leader's for a mimic joint and "joint nv" is 1 for a mimic; then
 the body of each operational frame (nf).
 
-``F`` (float64): header ``[gx, gy, gz, singular_tol, ...]`` (``HF`` entries), then one
+``F`` (float64): header ``[gx, gy, gz, pivot_rel, ...]`` (``HF`` entries), then one
 record of ``WF`` entries per body::
 
     [m, h = m c (3), I_o (9, about the body origin), axis (3), jnt_R (9), jnt_p (3),
      mimic multiplier, mimic offset, R0 [axis] (9), R0 [axis]^2 (9), R0 axis (3),
      S_i (3 x 6: the columns of a spherical, planar, helical or cylindrical joint), pitch,
-     c (3), I_c (9, about c)]
+     c (3), I_c (9, about c), subtree scale: rotational (kg m^2), mass (kg)]
+
+A pivot of ABA or of M's Cholesky factor is "zero" (M singular) when at most ``pivot_rel``
+(1e-12) times its own scale (rd.h): the subtree scales bound what the body's subtree can put
+on its joint's pivot, sum of tr(I_c)/2 + m r^2 with r the sum of the joint offsets |jnt_p|
+down to the body plus |c| (a bound over the configurations of a tree of revolute joints),
+and the subtree's mass.
 
 (R0 = jnt_R; the last three make a revolute joint's rotation R0 Rot(axis, t) =
 R0 + sin t R0 [axis] + (1 - cos t) R0 [axis]^2 cost 18 multiplications, MR eq. 3.51),
@@ -39,7 +45,7 @@ import numpy as np
 HI = 8
 WI = 8
 HF = 8
-WF = 82
+WF = 84
 
 # I record fields
 BI_PARENT = 0
@@ -67,6 +73,11 @@ BF_S = 51  # up to 3 constant columns of S_i (6 each, body coordinates): joints 
 BF_PITCH = 69  # helical pitch (m/rad)
 BF_C = 70  # the centre of mass c (3), body frame
 BF_IC = 73  # the rotational inertia I_c about c (9)
+BF_SR = 82  # the subtree's rotational scale, sum tr(I_c)/2 + m r^2 (kg m^2)
+BF_ST = 83  # the subtree's mass (kg)
+
+#: a pivot at most this times its own scale is zero: the mass matrix is singular (rd.h)
+PIVOT_REL = 1e-12
 
 # joint types (same codes as robodyn.model.model)
 J_FIXED = 0
@@ -121,7 +132,6 @@ def pack_model(model) -> Packed:
     I[5] = int(np.any(np.isin(model.jnt_type, (J_FREE, J_SPHERICAL, J_PLANAR))))
     F = np.zeros(HF + WF * nb + 3 * nv)
     F[0:3] = model.gravity
-    ref = 0.0
     for i in range(nb):
         b = HI + WI * i
         lead = int(model.jnt_mimic[i])
@@ -164,9 +174,8 @@ def pack_model(model) -> Packed:
             S = model.joint_subspace(i)
             F[f + BF_S : f + BF_S + S.size] = S.T.ravel()
             F[f + BF_PITCH] = model.jnt_pitch[i]
-        ref = max(ref, m + float(np.trace(Ic)))
-    # a pivot of the articulated inertia below this is "zero" (massless subtree)
-    F[3] = 1e-12 * ref if ref > 0 else 1e-300
+    F[3] = PIVOT_REL
+    _subtree_scales(model, F)
     d = HF + WF * nb
     F[d : d + nv] = model.dof_damping
     F[d + nv : d + 2 * nv] = model.dof_friction
@@ -181,6 +190,33 @@ def pack_model(model) -> Packed:
     for a in (P, I, F):
         a.flags.writeable = False
     return Packed(P, I, F, nb, nq, nv, nf, has_mimic)
+
+
+def _subtree_scales(model, F: np.ndarray) -> None:
+    """BF_SR and BF_ST of every body, leaves to root in one pass: with b_k bounding the
+    distance of body k's centre from body i's origin (|c_k| plus the joint offsets |jnt_p|
+    on the way), the subtree of i holds M = sum m_k, B1 = sum m_k b_k, B2 = sum m_k b_k^2
+    and T = sum tr(I_c,k)/2; a child c at offset d = |jnt_p_c| adds M_c, B1_c + d M_c and
+    B2_c + 2 d B1_c + d^2 M_c ((b + d)^2 expanded). BF_SR = T + B2, BF_ST = M."""
+    nb = model.nb
+    mass = np.asarray(model.body_mass, dtype=float)
+    cn = np.linalg.norm(np.asarray(model.body_com, dtype=float), axis=1)
+    M = mass.copy()
+    B1 = mass * cn
+    B2 = mass * cn * cn
+    T = 0.5 * np.trace(np.asarray(model.body_inertia, dtype=float), axis1=1, axis2=2)
+    d = np.linalg.norm(np.asarray(model.jnt_p, dtype=float), axis=1)
+    parent = np.asarray(model.body_parent)
+    for i in range(nb - 1, 0, -1):  # children after their parents: each is complete here
+        f = HF + WF * i
+        F[f + BF_SR] = T[i] + B2[i]
+        F[f + BF_ST] = M[i]
+        lam = parent[i]
+        if lam > 0:
+            M[lam] += M[i]
+            B2[lam] += B2[i] + 2.0 * d[i] * B1[i] + d[i] * d[i] * M[i]
+            B1[lam] += B1[i] + d[i] * M[i]
+            T[lam] += T[i]
 
 
 def packed(model) -> Packed:

@@ -322,7 +322,8 @@ def run(call, names, xs, tails, model, codes=None, what: str = "") -> np.ndarray
         k1 = min(N, k0 + n)
         r = call([f(k0, k1) for f in rows])
         if r.__class__ is not _ND:  # an error: in the batch, the state is k0 + its index here
-            finish((r[0], r[1] + k0) if r.__class__ is tuple else r, lead, codes, model, what)
+            r = (r[0], r[1] + k0, *r[2:]) if r.__class__ is tuple else r
+            finish(r, lead, codes, model, what)
         if out is None:
             out = np.empty((N, *r.shape[1:]), dtype=r.dtype)
             per_state += r.nbytes // max(1, k1 - k0)
@@ -341,11 +342,23 @@ def state_index(lead: tuple[int, ...], state: int) -> str:
     return "[" + ", ".join(str(int(i)) for i in idx) + "]"
 
 
+def _condition(cond: float) -> str:
+    """The condition number the core computed for a singular mass matrix, as a clause."""
+    if math.isnan(cond):
+        return ""
+    if math.isinf(cond):
+        return "; M is not positive definite to working precision"
+    return f"; the condition number of M is at least {cond:.3g}"
+
+
 def finish(result, lead: tuple[int, ...], names, model, what: str = "") -> np.ndarray:
     """The core's result with the leading dimensions restored, or the error it reported.
 
     ``names`` are the names of the core's state arguments in order (their NaN codes are
-    11, 12, ...); ``what`` names the computation for a singular mass matrix.
+    11, 12, ...); ``what`` names the computation for a singular mass matrix. An error is
+    ``(code, state)``, or ``(code, state, cond)`` for a singular mass matrix (code >= 1000,
+    cond the condition number of M there, a lower bound); code 19 is a state whose inputs
+    are finite and whose output is not (an overflow).
     """
     if result.__class__ is _ND:
         if lead == () or len(lead) == 1:
@@ -353,23 +366,32 @@ def finish(result, lead: tuple[int, ...], names, model, what: str = "") -> np.nd
         return result.reshape((*lead, *result.shape[1:]))
     if result.__class__ is not tuple:  # a size code: prepare() let a bad shape through
         raise RuntimeError(f"robodyn's core refused the arguments (code {result})")
-    code, state = result
+    code, state = result[0], result[1]
     at = state_index(lead, state)
     if 11 <= code < 11 + len(names):
         raise ValueError(f"{names[code - 11]}{at} contains NaN or inf")
     if code == 15:
         raise ValueError(f"q{at}: the quaternion of a free joint is zero")
     where = f" at state {at}" if at else ""
+    if code == 19:  # finite inputs, an output that is not
+        raise ValueError(
+            f"the result{where} overflowed: the inputs ({', '.join(names)}) are finite but too "
+            "large for float64 (a product exceeded ~1.8e308 and gave inf or NaN); scale them down"
+        )
+    cond = _condition(result[2] if len(result) > 2 else math.nan)
     if code >= 2000:
         body = int(model.dof_body[code - 2000])
         raise ValueError(
             f"{what or 'the mass matrix'} is singular{where}: joint "
-            f"{model.joint_names_all[body]!r} drives a massless subtree"
+            f"{model.joint_names_all[body]!r} drives a massless subtree, or one with no "
+            f"inertia about the joint (its Cholesky pivot is at most 1e-12 of M's diagonal "
+            f"entry{cond})"
         )
     if code >= 1000:
         raise ValueError(
             f"{what or 'the mass matrix'} is singular{where}: joint "
-            f"{model.joint_names_all[code - 1000]!r} drives a massless subtree (its "
-            "articulated inertia is zero)"
+            f"{model.joint_names_all[code - 1000]!r} drives a massless subtree, or one with no "
+            f"inertia about the joint (its articulated inertia is at most 1e-12 of its "
+            f"subtree's{cond})"
         )
     raise RuntimeError(f"robodyn's core reported error {code}")  # pragma: no cover

@@ -175,15 +175,18 @@ RD_INLINE void aba_velocities(int L, double m, const double *h, const double *Io
     }
 }
 
-RD_INLINE void aba_dof_pass2(int L, const int c0, const double *ax, double armi, double tol,
-                              double body, const double *tau, const double *fric,
+RD_INLINE void aba_dof_pass2(int L, const int c0, const double *ax, double armi, double rel,
+                              double sub, double body, const double *tau, const double *fric,
                               double *RESTRICT Wi, double *RESTRICT Ia, double *RESTRICT pa,
                               double *RESTRICT bad)
 {
     /* pass 2 of a 1-dof joint, S_i = [axis; 0] (c0 = 0, revolute) or [0; axis] (c0 = 3),
      * one lane loop whose temporaries stay in registers:
      *   U_i = IA_i S_i, D_i = S_i^T U_i + armature, u_i = tau_i - S_i^T pA_i - friction,
-     *   Ia = IA_i - U_i D_i^-1 U_i^T, pa = pA_i + Ia c_i + U_i D_i^-1 u_i */
+     *   Ia = IA_i - U_i D_i^-1 U_i^T, pa = pA_i + Ia c_i + U_i D_i^-1 u_i
+     * D_i is zero (bad) at most rel times its scale: the subtree's packed scale sub (BF_SR
+     * or BF_ST), IA_i's block trace (/2 rotational, /3 translational) and the armature */
+    const double wtr = c0 == 0 ? 0.5 : 1.0 / 3.0;
     const double *IA = Wi + A_IA * L, *pA = Wi + A_PA * L, *c = Wi + A_C * L;
     double *U = Wi + A_U * L, *Dinv = Wi + A_DINV * L, *u = Wi + A_UU * L;
     LANE {
@@ -193,7 +196,9 @@ RD_INLINE void aba_dof_pass2(int L, const int c0, const double *ax, double armi,
         UNROLL6 for (int r = 0; r < 6; r++)
             Ul[r] = T[SYM[r][c0]] * ax[0] + T[SYM[r][c0 + 1]] * ax[1] + T[SYM[r][c0 + 2]] * ax[2];
         const double D = ax[0] * Ul[c0] + ax[1] * Ul[c0 + 1] + ax[2] * Ul[c0 + 2] + armi;
-        bad[l] = (D > tol || bad[l] != 0.0) ? bad[l] : body; /* the leafmost */
+        const double scale = sub + armi
+                             + wtr * (T[SYM[c0][c0]] + T[SYM[c0 + 1][c0 + 1]] + T[SYM[c0 + 2][c0 + 2]]);
+        bad[l] = (D > rel * scale || bad[l] != 0.0) ? bad[l] : body; /* the leafmost */
         const double di = 1.0 / D;
         const double uu = tau[l] - ax[0] * pA[c0 * L + l] - ax[1] * pA[(c0 + 1) * L + l]
                           - ax[2] * pA[(c0 + 2) * L + l] - fric[l];
@@ -256,9 +261,9 @@ RD_INLINE void aba_dof_pass3(int L, const int c0, const double *ax, double *REST
 #define S_KR(k, r) S[(6 * (k) + (r)) * (ls ? L : 1) + (ls ? l : 0)]
 
 RD_INLINE void aba_multi_pass2(int L, int64_t n, const double *S, int ls, const double *arm,
-                                double tol, double body, const double *tau, const double *fric,
-                                double *RESTRICT Wi, double *RESTRICT Ia, double *RESTRICT pa,
-                                double *RESTRICT bad)
+                                double rel, const double *sub, double body, const double *tau,
+                                const double *fric, double *RESTRICT Wi, double *RESTRICT Ia,
+                                double *RESTRICT pa, double *RESTRICT bad)
 {
     /* pass 2 of a joint with n <= 3 columns S (6 each, body coordinates; constant for the
      * spherical, planar, helical and cylindrical joints, laned for a universal one), per
@@ -266,7 +271,9 @@ RD_INLINE void aba_multi_pass2(int L, int64_t n, const double *S, int ls, const 
      *   U_i = IA_i S_i (6 x n), D_i = S_i^T U_i + diag(armature) (n x n, Cholesky),
      *   u_i = tau_i - S_i^T pA_i - friction, Ia = IA_i - U_i D_i^-1 U_i^T,
      *   pa = pA_i + Ia c_i + U_i D_i^-1 u_i
-     * U_i is kept at A_LF (18), D_i^-1 at A_LF + 18 (9), u_i at A_U (3) for pass 3. */
+     * U_i is kept at A_LF (18), D_i^-1 at A_LF + 18 (9), u_i at A_U (3) for pass 3.
+     * Column j's pivot is zero (bad) at most rel times its scale: |w_j|^2 (sub[0] +
+     * tr(IA_rr) / 2) + |v_j|^2 (sub[1] + tr(IA_tt) / 3) + armature, S_j = [w_j; v_j]. */
     const double *IA = Wi + A_IA * L, *pA = Wi + A_PA * L, *c = Wi + A_C * L;
     double *Us = Wi + A_LF * L, *Ds = Wi + (A_LF + 18) * L, *us = Wi + A_U * L;
     for (int l = 0; l < L; l++) {
@@ -293,11 +300,15 @@ RD_INLINE void aba_multi_pass2(int L, int64_t n, const double *S, int ls, const 
             u[j] = acc;
         }
         /* D = Lc Lc^T, then D^-1 = Lc^-T Lc^-1 */
+        const double sr = sub[0] + 0.5 * (T[SYM[0][0]] + T[SYM[1][1]] + T[SYM[2][2]]),
+                     st = sub[1] + (T[SYM[3][3]] + T[SYM[4][4]] + T[SYM[5][5]]) / 3.0;
         for (int j = 0; j < n; j++) {
-            double dj = D[j][j];
+            double dj = D[j][j], w2 = 0.0, v2 = 0.0;
             for (int k = 0; k < j; k++)
                 dj -= Lc[j][k] * Lc[j][k];
-            if (!(dj > tol) && bad[l] == 0.0)
+            for (int r = 0; r < 3; r++)
+                w2 += S_KR(j, r) * S_KR(j, r), v2 += S_KR(j, 3 + r) * S_KR(j, 3 + r);
+            if (!(dj > rel * (w2 * sr + v2 * st + arm[j])) && bad[l] == 0.0)
                 bad[l] = body;
             dj = sqrt(fabs(dj));
             Lc[j][j] = dj;
@@ -407,7 +418,7 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
     const long flags = a->flags;
     const double *q = a->x[0], *v = a->x[1], *tau = a->x[2];
     const double *fext = (flags & FL_FEXT) ? a->fext : NULL;
-    const double *d0 = dof_params(md), tol = md->F[3];
+    const double *d0 = dof_params(md), rel = md->F[3];
     const int fr = (flags & FL_FRICTION) != 0, arm = (flags & FL_ARMATURE) != 0;
     double bad[LANES]; /* the body whose pivot failed, per lane (0: none) */
     LANE { bad[l] = 0.0; }
@@ -456,11 +467,11 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
             joint_friction(L, d0, nv, va, fr ? v : NULL, a->eps, fric);
             const double armi = arm ? d0[2 * nv + va] : 0.0;
             if (jt == J_REVOLUTE)
-                aba_dof_pass2(L, 0, Fi + BF_AXIS, armi, tol, (double)i, tau + va * L, fric, Wi,
-                              Ia, pa, bad);
+                aba_dof_pass2(L, 0, Fi + BF_AXIS, armi, rel, Fi[BF_SR], (double)i, tau + va * L,
+                              fric, Wi, Ia, pa, bad);
             else
-                aba_dof_pass2(L, 3, Fi + BF_AXIS, armi, tol, (double)i, tau + va * L, fric, Wi,
-                              Ia, pa, bad);
+                aba_dof_pass2(L, 3, Fi + BF_AXIS, armi, rel, Fi[BF_ST], (double)i, tau + va * L,
+                              fric, Wi, Ia, pa, bad);
             if (lam <= 0)
                 continue;
         }
@@ -480,13 +491,24 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
                     u[r * L + l] = uu - fric[l];
                 }
             }
-            /* Cholesky in place, column by column (the factor's (r, j) at SYM[j][r]) */
+            /* Cholesky in place, column by column (the factor's (r, j) at SYM[j][r]); pivot
+             * j is zero at most rel times its scale: the subtree's (BF_SR, rotations; BF_ST,
+             * translations), IA's block trace and the armature */
+            double scale[6 * LANES];
+            LANE {
+                const double sr = Fi[BF_SR] + 0.5 * (IA[SYM[0][0] * L + l] + IA[SYM[1][1] * L + l]
+                                                     + IA[SYM[2][2] * L + l]),
+                             st = Fi[BF_ST] + (IA[SYM[3][3] * L + l] + IA[SYM[4][4] * L + l]
+                                               + IA[SYM[5][5] * L + l]) / 3.0;
+                for (int r = 0; r < 6; r++)
+                    scale[r * L + l] = (r < 3 ? sr : st) + (arm ? d0[2 * nv + va + r] : 0.0);
+            }
             for (int j = 0; j < 6; j++)
                 LANE {
                     double dj = Lf[SYM[j][j] * L + l];
                     for (int k = 0; k < j; k++)
                         dj -= Lf[SYM[k][j] * L + l] * Lf[SYM[k][j] * L + l];
-                    bad[l] = (dj > tol || bad[l] != 0.0) ? bad[l] : (double)i;
+                    bad[l] = (dj > rel * scale[j * L + l] || bad[l] != 0.0) ? bad[l] : (double)i;
                     dj = sqrt(fabs(dj));
                     Lf[SYM[j][j] * L + l] = dj;
                     for (int r = j + 1; r < 6; r++) {
@@ -533,12 +555,12 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
             if (jt == J_UNIVERSAL) {
                 double S[12 * LANES];
                 universal_columns(L, Fi, q + Ii[BI_QIDX] * L, S);
-                aba_multi_pass2(L, n, S, 1, armk, tol, (double)i, tau + va * L, fric, Wi, Ia, pa,
-                                bad);
+                aba_multi_pass2(L, n, S, 1, armk, rel, Fi + BF_SR, (double)i, tau + va * L, fric,
+                                Wi, Ia, pa, bad);
             }
             else
-                aba_multi_pass2(L, n, Fi + BF_S, 0, armk, tol, (double)i, tau + va * L, fric, Wi,
-                                Ia, pa, bad);
+                aba_multi_pass2(L, n, Fi + BF_S, 0, armk, rel, Fi + BF_SR, (double)i, tau + va * L,
+                                fric, Wi, Ia, pa, bad);
             if (lam <= 0)
                 continue;
         }

@@ -10,6 +10,11 @@
  * entries, into output rows that start at zero (fresh zero pages, module.c): for a
  * branched robot most of M is never stored twice.
  *
+ * With checks on (FL_CHECK), every state's output is checked too, once computed: inputs that
+ * are finite but large (v = 1e160, tau = 1e308) can overflow a product into inf or NaN, and
+ * such a state is an error (E_OVERFLOW), never a silent NaN. The test is integer work over
+ * a sum over the output (rd.h: nonfinite_sum), a small part of computing it.
+ *
  * Threads: the chunks are split into contiguous ranges, one per thread; the calling thread
  * takes the first range. Each thread allocates its workspace once per call; nothing is
  * allocated per state. The error reported is that of the lowest failing state.
@@ -77,6 +82,8 @@ typedef struct {
     const model_t *md;
     const algo_t *al;
     const args_t *a;     /* the whole batch, row-major: x[k] (N, n_k), fext (N, nb, 6) */
+    const int64_t *chk;  /* the entries of a lane output to check (NULL: all out_size) */
+    int64_t nchk;
     double *out;         /* (N, out_size) */
     int64_t N, c0, c1;   /* this worker's chunks [c0, c1) */
     int check;
@@ -128,6 +135,87 @@ static void scatter(const double *ob, int m, const int64_t *nz, const int64_t *s
     }
 }
 
+#if defined(__GNUC__)
+/* four doubles, loaded from any 8-byte aligned address (GCC and clang vector extension) */
+typedef double v4d __attribute__((vector_size(32), aligned(8)));
+
+static CLONES int nonfinite_big(const double *x, int64_t n)
+{
+    /* nonfinite_sum for a large output: 8 partial sums of 4 doubles, 32 doubles a step,
+     * about as fast as they load */
+    v4d s0 = {0.0}, s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+    int64_t k = 0;
+    for (; k + 32 <= n; k += 32) {
+        const v4d *v = (const v4d *)(x + k);
+        s0 += v[0], s1 += v[1], s2 += v[2], s3 += v[3];
+        s4 += v[4], s5 += v[5], s6 += v[6], s7 += v[7];
+    }
+    s0 += s1 + s2 + s3, s4 += s5 + s6 + s7; /* finite terms overflow only near 1e308 */
+    int bad = nonfinite_sum(x + k, n - k);
+    for (int j = 0; j < 4; j++)
+        bad |= !isfinite(s0[j]) | !isfinite(s4[j]);
+    return bad;
+}
+
+static CLONES int bad_lane(const double *ob, int m, const int64_t *chk, int64_t n)
+{
+    /* the first lane l < m of the lane output ob (entry j of lane l at ob[j LANES + l])
+     * with NaN or inf among its entries 0 .. n-1 (chk NULL) or chk[0 .. n-1]; -1: none.
+     * Per lane a sum of the entries (rd.h: nonfinite_sum): an entry's 16 lanes are 4
+     * vectors, two entries a step into 8 partial sums */
+    _Static_assert(LANES == 16, "bad_lane reads 16 lanes as 4 vectors");
+    v4d a0 = {0.0}, a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+    int64_t k = 0;
+    if (chk)
+        for (; k + 2 <= n; k += 2) {
+            const v4d *x = (const v4d *)(ob + chk[k] * LANES),
+                      *y = (const v4d *)(ob + chk[k + 1] * LANES);
+            a0 += x[0], a1 += x[1], a2 += x[2], a3 += x[3];
+            b0 += y[0], b1 += y[1], b2 += y[2], b3 += y[3];
+        }
+    else
+        for (; k + 2 <= n; k += 2) {
+            const v4d *x = (const v4d *)(ob + k * LANES);
+            a0 += x[0], a1 += x[1], a2 += x[2], a3 += x[3];
+            b0 += x[4], b1 += x[5], b2 += x[6], b3 += x[7];
+        }
+    if (k < n) {
+        const v4d *x = (const v4d *)(ob + (chk ? chk[k] : k) * LANES);
+        a0 += x[0], a1 += x[1], a2 += x[2], a3 += x[3];
+    }
+    a0 += b0, a1 += b1, a2 += b2, a3 += b3;
+    double sum[LANES];
+    memcpy(sum, &a0, sizeof a0);
+    memcpy(sum + 4, &a1, sizeof a1);
+    memcpy(sum + 8, &a2, sizeof a2);
+    memcpy(sum + 12, &a3, sizeof a3);
+    for (int l = 0; l < m; l++)
+        if (!isfinite(sum[l]))
+            return l;
+    return -1;
+}
+#else
+static int nonfinite_big(const double *x, int64_t n) { return nonfinite_sum(x, n); }
+
+static int bad_lane(const double *ob, int m, const int64_t *chk, int64_t n)
+{
+    double sum[LANES] = {0.0};
+    for (int64_t k = 0; k < n; k++)
+        for (int l = 0; l < LANES; l++)
+            sum[l] += ob[(chk ? chk[k] : k) * LANES + l];
+    for (int l = 0; l < m; l++)
+        if (!isfinite(sum[l]))
+            return l;
+    return -1;
+}
+#endif
+
+static int nonfinite_out(const double *x, int64_t n)
+{
+    /* 1 when one of the n doubles of a state's output is NaN or inf */
+    return n < 64 ? nonfinite_sum(x, n) : nonfinite_big(x, n);
+}
+
 static void run_range(work_t *w)
 {
     const model_t *md = w->md;
@@ -175,6 +263,8 @@ static void run_range(work_t *w)
                     one.x[k] = a->x[k] ? a->x[k] + (s0 + l) * xs[k] : NULL;
                 one.fext = a->fext ? a->fext + (s0 + l) * fs : NULL;
                 e = al->fn(md, 1, &one, w->out + (s0 + l) * osz, W, &lane);
+                if (!e && w->check && nonfinite_out(w->out + (s0 + l) * osz, osz))
+                    e = E_OVERFLOW;
                 if (e) {
                     w->err = e, w->bad = s0 + l;
                     free(buf);
@@ -198,6 +288,8 @@ static void run_range(work_t *w)
             ch.fext = fb;
         }
         e = al->fn(md, LANES, &ch, ob, W, &lane);
+        if (!e && w->check && (lane = bad_lane(ob, m, w->chk, w->chk ? w->nchk : osz)) >= 0)
+            e = E_OVERFLOW;
         if (e) {
             w->err = e, w->bad = s0 + lane;
             free(buf);
@@ -232,13 +324,20 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
      * failing state, *bad = that state (-3: out of memory; E_INTERRUPTED: poll said stop) */
     const int64_t nchunk = (N + LANES - 1) / LANES;
     args_t ap = *a; /* with the pattern, computed once for the whole batch */
-    int64_t *nz = NULL;
+    int64_t *nz = NULL, *chk = NULL, nchk = 0;
     if (al->pattern) {
-        if (!(nz = malloc(2 * sizeof(int64_t) * (size_t)al->out_size(md))))
+        const int64_t osz = al->out_size(md);
+        if (!(nz = malloc(3 * sizeof(int64_t) * (size_t)osz)))
             return -3;
         ap.nz = nz;
-        ap.src = nz + al->out_size(md);
-        ap.nnz = al->pattern(md, a, nz, nz + al->out_size(md));
+        ap.src = nz + osz;
+        ap.nnz = al->pattern(md, a, nz, nz + osz);
+        /* the entries the algorithm computes: those read at their own index (a mirrored
+         * entry of a symmetric output is a copy of one of them) */
+        chk = nz + 2 * osz;
+        for (int64_t k = 0; k < ap.nnz; k++)
+            if (ap.src[k] == ap.nz[k])
+                chk[nchk++] = ap.src[k];
     }
     /* at least 4 chunks a thread, so a small batch does not pay for threads */
     int64_t nt = threads < 1 ? 1 : threads;
@@ -249,8 +348,8 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
     work_t w[RD_MAX_THREADS];
     volatile int stop = 0;
     for (int64_t t = 0; t < nt; t++) {
-        w[t] = (work_t){md, al, &ap, out, N, nchunk * t / nt, nchunk * (t + 1) / nt, check, 0, 0,
-                        t == 0 && poll && poll->fn ? poll : NULL, &stop};
+        w[t] = (work_t){md, al, &ap, chk, nchk, out, N, nchunk * t / nt, nchunk * (t + 1) / nt,
+                        check, 0, 0, t == 0 && poll && poll->fn ? poll : NULL, &stop};
     }
 #if defined(_WIN32)
     HANDLE h[RD_MAX_THREADS];
@@ -301,5 +400,8 @@ int rd_run_one(const model_t *md, const algo_t *al, const args_t *a, double *out
             return e;
     }
     int lane;
-    return al->fn(md, 1, a, out, W, &lane);
+    const int e = al->fn(md, 1, a, out, W, &lane);
+    if (!e && check && nonfinite_out(out, al->out_size(md)))
+        return E_OVERFLOW;
+    return e;
 }

@@ -9,6 +9,8 @@
  */
 #include "joint.h"
 
+#include <stdlib.h>
+
 int64_t rd_minv_work(const model_t *md)
 {
     /* CRBA's or RNEA's workspace, then M (nv^2) and h (nv) */
@@ -16,16 +18,19 @@ int64_t rd_minv_work(const model_t *md)
     return w + md->nv * md->nv + md->nv;
 }
 
-RD_INLINE void cholesky(int L, int64_t n, double *A, double *bad)
+RD_INLINE void cholesky(int L, int64_t n, double *A, double rel, double *bad)
 {
     /* A = L L^T in place (lower triangle, laned n x n); bad[l] = k + 1 for the first dof k
-     * whose pivot is not positive in lane l */
+     * whose pivot is at most rel times its diagonal entry A_kk in lane l (rel = 0: not
+     * positive). A pivot is the reciprocal of ((A_0..k)^-1)_kk, so a refused one makes
+     * cond(A) >= A_kk / pivot >= 1 / rel */
     for (int64_t j = 0; j < n; j++) {
         LANE {
-            double d = A[(j * n + j) * L + l];
+            const double a = A[(j * n + j) * L + l];
+            double d = a;
             for (int64_t k = 0; k < j; k++)
                 d -= A[(j * n + k) * L + l] * A[(j * n + k) * L + l];
-            bad[l] = (d > 0.0 || bad[l] != 0.0) ? bad[l] : (double)(j + 1);
+            bad[l] = (d > rel * a || bad[l] != 0.0) ? bad[l] : (double)(j + 1);
             A[(j * n + j) * L + l] = sqrt(fabs(d));
         }
         for (int64_t r = j + 1; r < n; r++)
@@ -78,7 +83,7 @@ RD_INLINE int minv_lanes(const model_t *md, const int L, const args_t *a, double
     c.nz = NULL; /* the Cholesky factorisation reads all of M */
     rd_crba(md, L, &c, M, W, lane);
     LANE { bad[l] = 0.0; }
-    cholesky(L, nv, M, bad);
+    cholesky(L, nv, M, md->F[3], bad);
     int e = first_bad(L, bad, lane);
     if (e)
         return e;
@@ -108,7 +113,7 @@ RD_INLINE int forward_lanes(const model_t *md, const int L, const args_t *a, dou
     for (int64_t k = 0; k < nv * L; k++)
         qdd[k] = a->x[2][k] - qdd[k];
     LANE { bad[l] = 0.0; }
-    cholesky(L, nv, M, bad);
+    cholesky(L, nv, M, md->F[3], bad);
     int e = first_bad(L, bad, lane);
     if (e)
         return e;
@@ -128,4 +133,76 @@ CLONES int rd_forward(const model_t *md, int L, const args_t *a, double *RESTRIC
 {
     *lane = 0;
     return L == 1 ? forward_lanes(md, 1, a, out, W, lane) : forward_lanes(md, LANES, a, out, W, lane);
+}
+
+static double unit(int64_t n, double *x)
+{
+    /* x <- x / |x|; |x| */
+    double s = 0.0;
+    for (int64_t k = 0; k < n; k++)
+        s += x[k] * x[k];
+    s = sqrt(s);
+    for (int64_t k = 0; k < n; k++)
+        x[k] /= s;
+    return s;
+}
+
+static double rayleigh(int64_t n, const double *M, const double *x, double *y)
+{
+    /* y = M x; x^T M x for a unit x */
+    double r = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int64_t k = 0; k < n; k++)
+            s += M[i * n + k] * x[k];
+        y[i] = s;
+        r += x[i] * s;
+    }
+    return r;
+}
+
+double rd_mass_cond(const model_t *md, const double *q, long flags)
+{
+    /* The condition number of M(q) (with armature when flags has FL_ARMATURE), for the
+     * message of a refused pivot: a lower bound rq_max / rq_min from Rayleigh quotients
+     * (rq_max <= lambda_max by power iteration on M, rq_min >= lambda_min by inverse
+     * iteration with its Cholesky factor), tight after the 40 iterations when lambda_min
+     * is well apart, as it is for a nearly singular M; inf when the factorisation meets a
+     * pivot <= 0 (M not positive definite to working precision) */
+    const int64_t nv = md->nv, n2 = nv * nv;
+    if (nv < 1 || nv > 2000)
+        return NAN;
+    double *W = malloc(sizeof(double) * (size_t)(rd_crba_work(md) + 2 * n2 + 2 * nv));
+    if (!W)
+        return NAN;
+    double *M = W + rd_crba_work(md), *Fc = M + n2, *x = Fc + n2, *y = x + nv;
+    args_t c = {{q, NULL, NULL, NULL}, NULL, flags & FL_ARMATURE, 0.0, 0, 0, NULL, NULL, 0};
+    int lane;
+    rd_crba(md, 1, &c, M, W, &lane);
+    double bad = 0.0, cond = INFINITY;
+    memcpy(Fc, M, sizeof(double) * (size_t)n2);
+    cholesky(1, nv, Fc, 0.0, &bad);
+    if (bad == 0.0) {
+        double rmax = 0.0, rmin = 0.0;
+        for (int64_t k = 0; k < nv; k++)
+            x[k] = 1.0 + 0.01 * (double)k; /* not orthogonal to an eigenvector, in practice */
+        unit(nv, x);
+        for (int it = 0; it < 40; it++) { /* power iteration */
+            rmax = rayleigh(nv, M, x, y);
+            memcpy(x, y, sizeof(double) * (size_t)nv);
+            unit(nv, x);
+        }
+        rmax = rmax > rayleigh(nv, M, x, y) ? rmax : rayleigh(nv, M, x, y);
+        for (int64_t k = 0; k < nv; k++)
+            x[k] = 1.0 - 0.01 * (double)k;
+        unit(nv, x);
+        for (int it = 0; it < 40; it++) { /* inverse iteration: x <- M^-1 x */
+            cholesky_solve(1, nv, Fc, x, 1);
+            unit(nv, x);
+        }
+        rmin = rayleigh(nv, M, x, y);
+        cond = rmin > 0.0 ? rmax / rmin : INFINITY;
+    }
+    free(W);
+    return cond;
 }

@@ -29,7 +29,9 @@
  * an array an entry point returns an int when an argument is not such an array (-1: the
  * caller converts it and calls again) or its size is wrong (k = 1, 2, ...: argument k),
  * or, after checking the numbers (flags & FL_CHECK), a tuple (code, state) with the error
- * code of rd.h and the index of the failing state (0 for one state).
+ * code of rd.h and the index of the failing state (0 for one state); for a singular mass
+ * matrix (code >= 1000) a tuple (code, state, cond) with the condition number of M in that
+ * state (a lower bound; inf: not positive definite; NaN: not computed, nv > 2000).
  */
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
@@ -266,6 +268,14 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
     if (err == 0)
         return out;
     Py_DECREF(out);
+    if (err >= E_PIVOT) { /* a singular M: the message says how singular (its condition number) */
+        const double *q = a.x[0] + (ndim == 2 ? bad * md.nq : 0);
+        double cond;
+        Py_BEGIN_ALLOW_THREADS
+        cond = rd_mass_cond(&md, q, flags);
+        Py_END_ALLOW_THREADS
+        return Py_BuildValue("(iLd)", err, (long long)bad, cond);
+    }
     return error(err, bad);
 }
 
@@ -718,7 +728,8 @@ static const named_t LAYOUT[] = {
     NAMED(BI_TYPE), NAMED(BI_QIDX), NAMED(BI_VIDX), NAMED(BI_NV), NAMED(BI_MIMIC),
     NAMED(BF_MASS), NAMED(BF_H), NAMED(BF_IO), NAMED(BF_AXIS), NAMED(BF_R0), NAMED(BF_P0),
     NAMED(BF_MULT), NAMED(BF_OFF), NAMED(BF_A1), NAMED(BF_A2), NAMED(BF_RA), NAMED(BF_S),
-    NAMED(BF_PITCH), NAMED(BF_C), NAMED(BF_IC), NAMED(J_FIXED), NAMED(J_REVOLUTE), NAMED(J_PRISMATIC), NAMED(J_FREE),
+    NAMED(BF_PITCH), NAMED(BF_C), NAMED(BF_IC), NAMED(BF_SR), NAMED(BF_ST), NAMED(J_FIXED),
+    NAMED(J_REVOLUTE), NAMED(J_PRISMATIC), NAMED(J_FREE),
     NAMED(J_SPHERICAL), NAMED(J_PLANAR), NAMED(J_HELICAL), NAMED(J_CYLINDRICAL), NAMED(J_UNIVERSAL),
     NAMED(FL_FRICTION),
     NAMED(FL_ARMATURE), NAMED(FL_CHECK), NAMED(FL_GRAVITY), NAMED(FL_VEL), NAMED(FL_ACC),

@@ -68,15 +68,23 @@ enum { LANES = 16 };
 
 /* ---------------------------------------------------------------- packed model layout */
 /* mirrors kernels/_pack.py: header sizes and record widths */
-enum { HI = 8, WI = 8, HF = 8, WF = 82 };
+enum { HI = 8, WI = 8, HF = 8, WF = 84 };
 /* int record of body i: I[HI + WI i + field] */
 enum { BI_PARENT = 0, BI_END = 1, BI_TYPE = 2, BI_QIDX = 3, BI_VIDX = 4, BI_NV = 5, BI_MIMIC = 6 };
 /* float record of body i: F[HF + WF i + field] */
 enum {
     BF_MASS = 0, BF_H = 1, BF_IO = 4, BF_AXIS = 13, BF_R0 = 16, BF_P0 = 25, BF_MULT = 28,
     BF_OFF = 29, BF_A1 = 30, BF_A2 = 39, BF_RA = 48, BF_S = 51, BF_PITCH = 69, BF_C = 70,
-    BF_IC = 73
+    BF_IC = 73, BF_SR = 82, BF_ST = 83
 };
+/* The pivots of ABA and of M's Cholesky factor are "zero" (the mass matrix singular) when
+ * at most F[3] (RD_PIVOT_REL, 1e-12, dimensionless) times their own scale: for M's
+ * Cholesky, M's diagonal entry; for ABA, the scale of the pivot's subtree in the pivot's
+ * units (kg m^2 for a rotation, kg for a translation): the packed bound BF_SR (sum over
+ * the subtree of tr(I_c)/2 + m r^2, r bounding the centre's distance from the joint) or
+ * BF_ST (the subtree's mass), plus the trace of the articulated inertia's block at the
+ * state and the armature. A 1e-6 kg body beside a 1e3 kg one is then as regular as its
+ * own inertia says, and a subtree with no mass or no inertia about its joint is refused. */
 /* joint types; spherical to cylindrical have up to 3 constant columns of S_i at BF_S (body
  * coordinates, 6 doubles each); a universal joint keeps a2, a2 x a1, a2 x (a2 x a1) there */
 enum {
@@ -91,12 +99,13 @@ enum {
 /* Jacobian kinds */
 enum { KIND_SPACE = 0, KIND_BODY = 1, KIND_WORLD_ALIGNED = 2 };
 
-/* Error codes (robodyn.kernels.core turns them into messages): 11 + k argument k of the
+/* Error codes (robodyn.kernels.call turns them into messages): 11 + k argument k of the
  * state (q, v, a/tau, f_ext, ...) holds NaN or inf; 15 a zero quaternion; 18 a long loop
- * was interrupted (poll_t); 1000 + i the articulated inertia pivot of body i is not
- * positive; 2000 + k the Cholesky pivot of dof k of M is not positive. */
-enum { E_NONFINITE = 11, E_QUATERNION = 15, E_INTERRUPTED = 18, E_PIVOT = 1000,
-       E_CHOLESKY = 2000 };
+ * was interrupted (poll_t); 19 the state's inputs are finite but its output is not (a
+ * product overflowed); 1000 + i the articulated inertia pivot of body i is not positive;
+ * 2000 + k the Cholesky pivot of dof k of M is not positive. */
+enum { E_NONFINITE = 11, E_QUATERNION = 15, E_INTERRUPTED = 18, E_OVERFLOW = 19,
+       E_PIVOT = 1000, E_CHOLESKY = 2000 };
 
 /* Interruption (Ctrl-C): a long loop calls fn(ctx) every so often from the thread that
  * started it; a nonzero answer stops the loop with E_INTERRUPTED, keeping what it finished.
@@ -365,6 +374,27 @@ RD_INLINE int nonfinite(const double *x, int64_t n)
     return 0;
 }
 
+/* Whether an output holds NaN or inf, at about one vector addition per four doubles: a sum
+ * is NaN or inf when one of its terms is (inf - inf is NaN, NaN + x is NaN), and the sums
+ * run in 16 independent partial sums the compiler keeps in vector registers (no
+ * reassociation needed). A finite output can make a partial sum overflow only when its
+ * entries are within a factor ~n of the largest double (~1.8e308), where the next operation
+ * on them overflows anyway: it counts as overflow too. */
+RD_INLINE int nonfinite_sum(const double *x, int64_t n)
+{
+    double a[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    int64_t k = 0;
+    for (; k + 8 <= n; k += 8)
+        for (int j = 0; j < 8; j++)
+            a[j] += x[k + j];
+    for (int j = 0; k < n; k++, j++)
+        a[j] += x[k];
+    int bad = 0;
+    for (int j = 0; j < 8; j++)
+        bad |= !isfinite(a[j]);
+    return bad;
+}
+
 /* ---------------------------------------------------------------- the algorithms */
 /* each defined in its own file; out and work sizes are per lane */
 int rd_rnea(const model_t *md, int L, const args_t *a, double *RESTRICT out,
@@ -388,5 +418,8 @@ int rd_minv(const model_t *md, int L, const args_t *a, double *RESTRICT out,
 int rd_forward(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                double *RESTRICT W, int *lane);
 int64_t rd_minv_work(const model_t *md);
+/* cond(M(q)) estimated from below (power and inverse iteration on M); inf when M is not
+ * positive definite to working precision; NaN when nv > 2000 or memory is short */
+double rd_mass_cond(const model_t *md, const double *q, long flags);
 
 #endif

@@ -88,23 +88,33 @@ static int torque(const sim_t *s, double t, const double *q, const double *v, do
     return code;
 }
 
-static int rate(const sim_t *s, double t, const double *q, const double *v, double *tau,
-                double *a, double *W, double *Wc, double *Wa)
-{
-    /* tau = tau(t, q, qd), a = aba(q, qd, tau); 0 or an error code */
-    int lane = 0, code = torque(s, t, q, v, tau, W, Wc);
-    if (code)
-        return code;
-    args_t x = {{q, v, tau, NULL}, NULL, s->flags, 0.0, 0, 0};
-    return rd_aba(s->md, 1, &x, a, Wa, &lane);
-}
-
 static int finite(const double *x, int64_t n)
 {
     for (int64_t k = 0; k < n; k++)
         if (!isfinite(x[k]))
             return 0;
     return 1;
+}
+
+static int rate(const sim_t *s, double t, const double *q, const double *v, double *tau,
+                double *a, double *W, double *Wc, double *Wa)
+{
+    /* tau = tau(t, q, qd), a = aba(q, qd, tau); 0 or an error code: as the batch runner
+     * checks a state's output, a torque that is not finite is the controller's failure
+     * (E_NONFINITE + 2, the torque argument) and an acceleration that is not finite from
+     * a finite state and torque an overflow (E_OVERFLOW), so that a sample is complete only
+     * when all its numbers are finite */
+    const int64_t n = s->md->nv;
+    int lane = 0, code = torque(s, t, q, v, tau, W, Wc);
+    if (code)
+        return code;
+    if (!finite(tau, n))
+        return E_NONFINITE + 2;
+    args_t x = {{q, v, tau, NULL}, NULL, s->flags, 0.0, 0, 0};
+    code = rd_aba(s->md, 1, &x, a, Wa, &lane);
+    if (!code && !finite(a, n))
+        code = E_OVERFLOW;
+    return code;
 }
 
 static int stage(const sim_t *s, double t, const double *q, const double *v, double *tau,
