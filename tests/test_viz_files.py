@@ -288,3 +288,32 @@ def test_page_lists_outside_meshes_by_their_urdf_names(tree):
     assert listed == [f"body 'l{k + 1}': {n}: outside the allowed roots"
                       for k, n in enumerate(HOSTILE_RELATIVE)]  # fmt: skip
     assert requests == [url] and errors == []
+
+
+def test_confined_resolver_reads_only_plain_files_in_its_folder(tmp_path):
+    from robodyn.viz.meshes import ConfinedResolver
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.bin").write_bytes(b"\1" * 40)
+    (tmp_path / "b.bin").write_bytes(b"\2" * 40)
+    (tmp_path / "tex.dat").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 32)  # an image, renamed
+    (tmp_path / "tex.png").write_bytes(b"\0" * 40)
+    r = ConfinedResolver(tmp_path, max_bytes=100)
+    for name in ("tex.dat", "tex.png", "missing.bin"):  # textures: never read, never noted
+        with pytest.raises(FileNotFoundError):
+            r.get(name)
+    assert r.get("sub/a.bin") == b"\1" * 40 and r.get(b"b.bin") == b"\2" * 40
+    for name in ("../x.bin", "/etc/passwd", "file:///etc/passwd", "http://example.com/a.bin"):
+        with pytest.raises(FileNotFoundError):
+            r.get(name)
+    with pytest.raises(FileNotFoundError):
+        r.get("sub/a.bin")  # 120 bytes: over the budget of 100 for all references
+    assert [why for _, why in r.refused] == [
+        "outside the mesh's folder", "outside the mesh's folder", "a URL or URI scheme",
+        "a URL or URI scheme", "over the 100 bytes read for a mesh's references",
+    ]  # fmt: skip
+    with pytest.raises(PermissionError):
+        r.write("c.bin", b"")
+    sub = ConfinedResolver(tmp_path / "sub", max_bytes=100)
+    with pytest.raises(FileNotFoundError):
+        sub.get("../b.bin")  # the parent folder is outside the sub folder's mesh

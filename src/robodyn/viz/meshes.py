@@ -80,6 +80,8 @@ MAX_NESTING = 100  # DAE/glTF node nesting deeper than this is refused (real fil
 PACKAGE_LEVELS = 4  # how far above the URDF's folder its package.xml is looked for
 _TEXTURES = {".png", ".jpg", ".jpeg", ".tga", ".bmp", ".gif", ".tif", ".tiff", ".webp",
              ".dds", ".ktx", ".ktx2", ".hdr", ".exr", ".psd"}  # fmt: skip
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"II*\x00",
+                b"MM\x00*", b"DDS |", b"\xabKTX", b"8BPS")  # fmt: skip
 
 
 class MeshNotDrawnError(OSError):
@@ -109,7 +111,7 @@ class MeshMissingError(MeshNotDrawnError, FileNotFoundError):
 
 # ------------------------------------------------------------------ where meshes may come from
 def _real(p) -> Path:
-    return Path(os.path.realpath(os.path.expanduser(os.fspath(p))))
+    return Path(os.path.realpath(os.path.expanduser(os.fsdecode(p))))
 
 
 def _package_root(folder: Path) -> Path | None:
@@ -135,6 +137,13 @@ def _package_name(root: Path) -> str | None:
         return None
 
 
+def _dirs(search_path) -> list:
+    """``search_path`` as a list of folders (one path given alone is one folder)."""
+    if isinstance(search_path, (str, bytes, os.PathLike)):
+        return [search_path]
+    return list(search_path or ())
+
+
 def _env_dirs() -> list[str]:
     env = os.environ.get("ROS_PACKAGE_PATH", "")
     return [p for p in env.split(os.pathsep) if p]
@@ -156,7 +165,7 @@ def mesh_roots(source: str | None = None, search_path=()) -> list[Path]:
         In the order names are looked up: ``search_path``, ``$ROS_PACKAGE_PATH``, the URDF's
         folder, its package.
     """
-    roots = [_real(p) for p in search_path or ()] + [_real(p) for p in _env_dirs()]
+    roots = [_real(p) for p in _dirs(search_path)] + [_real(p) for p in _env_dirs()]
     if source:
         folder = _real(source).parent
         roots.append(folder)
@@ -172,7 +181,7 @@ def _inside(path: Path, roots) -> bool:
 
 def _candidates(name: str, source, search_path, allow_outside: bool) -> list[Path]:
     """Where ``name`` may be, in lookup order (nothing checked yet)."""
-    dirs = [Path(os.path.expanduser(os.fspath(p))) for p in search_path or ()]
+    dirs = [Path(os.path.expanduser(os.fsdecode(p))) for p in _dirs(search_path)]
     dirs += [Path(p) for p in _env_dirs()]
     folder = _real(source).parent if source else None
     if folder is not None:
@@ -264,7 +273,7 @@ def _resolver_class():
 
         def __init__(self, folder, max_bytes: int, allow_outside: bool = False):
             self.root = _real(folder)
-            self.max_bytes = int(max_bytes)
+            self.max_bytes = self.limit = int(max_bytes)
             self.allow_outside = bool(allow_outside)
             self.refused: list[tuple[str, str]] = []  # (name as written, why)
             self.file_name = None
@@ -291,13 +300,13 @@ def _resolver_class():
             if not path.is_file():
                 raise FileNotFoundError(f"{name}: not found beside the mesh")
             size = path.stat().st_size
-            if size > self.max_bytes:
-                self._refuse(name, f"larger than {self.max_bytes} bytes")
+            if size > self.max_bytes:  # one budget for all the references of a mesh
+                self._refuse(name, f"over the {self.limit:,} bytes read for a mesh's references")
             with open(path, "rb") as fh:
-                data = fh.read(size + 1)
-            self.max_bytes -= len(data)  # one budget for all the references of a mesh
-            if self.max_bytes < 0:
-                self._refuse(name, "over the byte budget")
+                data = fh.read(size)
+            if data.startswith(_IMAGE_MAGIC) or data[8:12] == b"WEBP":  # an image, renamed
+                raise FileNotFoundError(f"{name}: texture images are not read")
+            self.max_bytes -= len(data)
             return data
 
         def write(self, name, data):
