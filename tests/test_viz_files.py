@@ -249,6 +249,7 @@ def test_cli_view_refuses_outside_and_allow_outside_reads(tree):
                          env=env, check=True)  # fmt: skip
     assert "not drawn: body 'l0': package://pkg/meshes/link.stl: outside the allowed roots" in (
         run.stdout)  # fmt: skip
+    assert "add its folder with --mesh-path, or pass --allow-outside" in run.stdout
     assert leaked((tree / "a.html").read_text(encoding="utf-8")) == []
     run = subprocess.run(cmd + ["--out", str(tree / "b.html"), "--allow-outside"],
                          capture_output=True, text=True, env=env, check=True)  # fmt: skip

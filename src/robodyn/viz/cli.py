@@ -55,6 +55,9 @@ def write_view(model, path, *, q=None, trajectory=None, open_page=False, **kw):
     print(f"view: {path} ({len(view.html) / 1e6:.2f} MB, {len(view.scene.t)} frames)")
     for line in view.missing:
         print(f"  not drawn: {line}")
+    if any(line.endswith("outside the allowed roots") for line in view.missing):
+        print("  (a mesh outside the allowed roots: add its folder with --mesh-path, or pass "
+              "--allow-outside for a URDF you trust)")  # fmt: skip
     for line in view.notes:
         print(f"  note: {line}")
     if open_page:

@@ -260,7 +260,11 @@ def resolve_mesh(
     if outside:
         raise MeshOutsideRootsError(name)
     where = ", ".join(str(r) for r in roots) or "no folder (pass search_path=)"
-    raise MeshMissingError("not found", f"{name}: not found (searched {where})")
+    why = "not found"
+    if name.lower().startswith("package://"):
+        pkg = name[len("package://") :].lstrip("/").partition("/")[0]
+        why = f"not found (search_path= may name the folder holding package {pkg!r})"
+    raise MeshMissingError(why, f"{name}: {why}; searched {where}")
 
 
 # ------------------------------------------------------------------ a mesh's own references
