@@ -318,3 +318,20 @@ def test_confined_resolver_reads_only_plain_files_in_its_folder(tmp_path):
     sub = ConfinedResolver(tmp_path / "sub", max_bytes=100)
     with pytest.raises(FileNotFoundError):
         sub.get("../b.bin")  # the parent folder is outside the sub folder's mesh
+
+
+def test_glb_with_an_embedded_texture_is_drawn_without_reading_it(tmp_path):
+    # the page draws no texture: the GLB is handed to the reader without its images
+    import trimesh
+    from PIL import Image
+
+    box = trimesh.creation.box(extents=(0.1, 0.2, 0.3))
+    uv = np.random.default_rng(0).uniform(size=(len(box.vertices), 2))
+    box.visual = trimesh.visual.TextureVisuals(uv=uv, image=Image.new("RGB", (8, 8), "green"))
+    box.export(tmp_path / "b.glb")
+    assert b"image/png" in (tmp_path / "b.glb").read_bytes()
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text(robot(["b.glb"]))
+    v = viz.show(rd.load_urdf(str(urdf)))
+    assert v.missing == [] and v.notes == [] and len(v.scene.meshes[0]["indices"]) == 12
+    np.testing.assert_allclose(np.ptp(v.scene.meshes[0]["positions"], 0), [0.1, 0.2, 0.3])
