@@ -352,3 +352,34 @@ class _FakeInertia:
 def test_model_error_is_a_value_error():
     with pytest.raises(ValueError, match="unknown joint type"):
         _one(joint_type="gimbal").build()
+
+
+def test_numbers_whose_products_overflow_are_refused_naming_the_element():
+    # a 1e308 placement made the mass matrix all NaN (m |p|^2 = inf) while forward
+    # dynamics returned 0; such numbers are a unit error, refused before any dynamics
+    def build(**kw):
+        return ModelBuilder().add_body("a", "world", **kw).build()
+
+    with pytest.raises(ModelError, match=r"joint 'a_joint' \(body 'a'\) origin T translation: "
+                       r"1e\+308 m is beyond robodyn's bound of 1e\+30 m"):  # fmt: skip
+        build(T=_T(p=(0.0, 1e308, 0.0)))
+    with pytest.raises(ModelError, match=r"body 'a' inertia mass: 1e\+40 kg is beyond"):
+        build(inertia=RigidInertia(1e40, (0, 0, 0), np.eye(3)))
+    with pytest.raises(ModelError, match=r"body 'a' inertia centre of mass: 2e\+31 m"):
+        build(inertia=RigidInertia(1.0, (0, 0, 2e31), np.eye(3)))
+    with pytest.raises(ModelError, match=r"body 'a' inertia inertia tensor: 1e\+91 kg m\^2"):
+        build(inertia=RigidInertia(1.0, (0, 0, 0), np.eye(3) * 1e91))
+    with pytest.raises(ModelError, match=r"frame 'tip' T translation: 1e\+35 m"):
+        ModelBuilder().add_body("a", "world").add_frame("tip", "a", _T(p=(1e35, 0, 0))).build()
+
+
+def test_an_axis_of_huge_entries_is_its_direction():
+    # |(1e200, 0, 1e200)|^2 overflows: the axis became (0, 0, 0) without a word
+    m = ModelBuilder().add_body("a", "world", axis=(1e200, 0.0, 1e200)).build()
+    np.testing.assert_allclose(m.jnt_axis[1], [math.sqrt(0.5), 0.0, math.sqrt(0.5)])
+    u = ModelBuilder().add_body("u", "world", joint_type="universal", axis=(0, 0, 1e300),
+                                axis2=(0, 3e200, 4e200)).build()  # fmt: skip
+    np.testing.assert_allclose(u.jnt_axis[1], [0, 0, 1])
+    np.testing.assert_allclose(u.jnt_axis2[1], [0, 0.6, 0.8])
+    with pytest.raises(ModelError, match="zero axis"):  # a direction too short to trust
+        ModelBuilder().add_body("a", "world", axis=(1e-13, 0, 0)).build()

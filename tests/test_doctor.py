@@ -272,3 +272,18 @@ def test_a_massless_subtree_is_one_finding_naming_the_joints_inside_it():
         model = load_urdf(xml)
     (g,) = [g for g in check_model(model) if g.kind == "massless_subtree"]
     assert g.element == "joint 'j2'" and "bodies 'l2', 'l3'" in g.message
+
+
+def test_a_model_number_beyond_the_bounds_is_an_error():
+    # a Model changed after it was built (the builder refuses such numbers): a 1e308 joint
+    # origin makes the mass matrix NaN, the doctor names the joint
+    import dataclasses
+
+    model = load_urdf(GOOD)
+    p = np.array(model.jnt_p)
+    p[1] = (1e308, 0.0, 0.0)
+    rep = check_model(dataclasses.replace(model, jnt_p=p))
+    (f,) = [f for f in rep if f.kind == "overflow"]
+    assert f.severity == "error" and f.element == "joint 'j1'"
+    assert "origin: 1e+308 m is beyond robodyn's bound of 1e+30 m" in f.message
+    assert check_model(model).ok

@@ -384,8 +384,8 @@ def finish(result, lead: tuple[int, ...], names, model, what: str = "") -> np.nd
         raise ValueError(
             f"{what or 'the mass matrix'} is singular{where}: joint "
             f"{model.joint_names_all[body]!r} drives a massless subtree, or one with no "
-            f"inertia about the joint (its Cholesky pivot is at most 1e-12 of M's diagonal "
-            f"entry{cond})"
+            f"inertia about the joint (its Cholesky pivot is at most 1e-12 of the subtree's "
+            f"inertia{cond})"
         )
     if code >= 1000:
         raise ValueError(

@@ -48,7 +48,17 @@ from .model import (
     Model,
 )
 
-__all__ = ["ModelBuilder", "JOINT_TYPES"]
+__all__ = ["ModelBuilder", "JOINT_TYPES", "MAX_LENGTH", "MAX_MASS", "MAX_INERTIA"]
+
+#: The largest length (m), mass (kg) and inertia (kg m^2, = MAX_MASS MAX_LENGTH^2) a model
+#: may hold. Beyond them the products the dynamics form from the model alone (m |c|^2,
+#: R p, composite inertias m |p|^2 over a chain) come near the float64 range (~1.8e308) and
+#: a state of ordinary size makes them overflow: a unit or export error (mm written as m
+#: is 1e3, not 1e30), refused naming the element. Within them, a model's own products stay
+#: below ~1e100 and what overflows is the state (which the core then reports).
+MAX_LENGTH = 1e30
+MAX_MASS = 1e30
+MAX_INERTIA = 1e90
 
 #: Joint type names accepted by :meth:`ModelBuilder.add_body`, with their codes in the Model.
 JOINT_TYPES: dict[str, int] = {
@@ -326,6 +336,26 @@ def _scalar(x, what: str, *, allow_inf: bool = False) -> float:
     return v
 
 
+def _bounded(x, bound: float, unit: str, what: str) -> None:
+    """ModelError when an entry of ``x`` is beyond ``bound`` in magnitude (MAX_LENGTH ...)."""
+    big = float(np.max(np.abs(x), initial=0.0))
+    if big > bound:
+        raise ModelError(
+            f"{what}: {big:.3g} {unit} is beyond robodyn's bound of {bound:.0e} {unit} (the "
+            "dynamics' products of such numbers overflow float64); check the units"
+        )
+
+
+def _unit(axis: np.ndarray) -> tuple[np.ndarray, float]:
+    """(axis / |axis|, |axis|) without overflow or underflow of the squares (an axis of
+    1e200 is the direction of its entries, not a zero vector)."""
+    s = float(np.max(np.abs(axis)))
+    if s == 0.0:
+        return axis, 0.0
+    n = float(np.linalg.norm(axis / s))
+    return axis / s / n, s * n
+
+
 def _rigid_transform(T, what: str) -> np.ndarray:
     """A 4x4 rigid transform (rotation block re-orthonormalised), or ModelError."""
     if T is None:
@@ -338,6 +368,7 @@ def _rigid_transform(T, what: str) -> np.ndarray:
         raise ModelError(f"{what} must be a 4x4 transform, got shape {a.shape}")
     if not np.all(np.isfinite(a)):
         raise ModelError(f"{what} has a non-finite number")
+    _bounded(a[:3, 3], MAX_LENGTH, "m", f"{what} translation")
     if np.abs(a[3] - np.array([0.0, 0.0, 0.0, 1.0])).max() > _ROT_TOL:
         raise ModelError(f"{what} is not a rigid transform: bottom row {a[3].tolist()}")
     R = a[:3, :3]
@@ -375,6 +406,9 @@ def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
         raise ModelError(f"{what} has a non-finite number")
     if m < 0:
         raise ModelError(f"{what} has negative mass {m}")
+    _bounded(m, MAX_MASS, "kg", f"{what} mass")
+    _bounded(c, MAX_LENGTH, "m", f"{what} centre of mass")
+    _bounded(Ic, MAX_INERTIA, "kg m^2", f"{what} inertia tensor")
     if np.abs(Ic - Ic.T).max() > 1e-9 * max(1.0, np.abs(Ic).max()):
         raise ModelError(f"{what} is not symmetric: {Ic.tolist()}")
     return m, c.copy(), 0.5 * (Ic + Ic.T)
@@ -415,23 +449,24 @@ def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
         jtype = JOINT_TYPES[kind]
         axis = _finite_vector(s.axis, 3, f"{j} axis")
         if jtype in _AXIAL:
-            n = np.linalg.norm(axis)
+            unit, n = _unit(axis)
             if n < 1e-12:
                 raise ModelError(f"{j} has a zero axis {axis.tolist()}")
-            axis = axis / n
+            axis = unit
         else:
             axis = np.zeros(3)
         T = _rigid_transform(s.T, f"{j} origin T")
         if jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_FIXED) and s.mimic is not None:
             raise ModelError(f"{j}: a {kind} joint cannot be a mimic joint")
         pitch = _scalar(s.pitch, f"{j} pitch")
+        _bounded(pitch, MAX_LENGTH, "m/rad", f"{j} pitch")
         axis2 = None
         if jtype == JOINT_UNIVERSAL:
             axis2 = _finite_vector(s.axis2, 3, f"{j} axis2")
-            n2 = np.linalg.norm(axis2)
+            unit2, n2 = _unit(axis2)
             if n2 < 1e-12:
                 raise ModelError(f"{j} has a zero axis2 {axis2.tolist()}")
-            axis2 = axis2 / n2
+            axis2 = unit2
             if np.linalg.norm(np.cross(axis, axis2)) < 1e-6:
                 raise ModelError(f"{j}: axis2 {axis2.tolist()} is parallel to axis")
         m, c, Ic = _inertia_parts(s.inertia, f"{b} inertia")

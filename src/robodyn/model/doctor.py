@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import ModelError
 from ..inertia import box, compound, cylinder, sphere
 from ..spatial import rpy_to_rotation
+from .builder import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from .model import JOINT_PRISMATIC, JOINT_REVOLUTE, Model
 from .urdf import (
     UrdfInertial,
@@ -33,6 +34,7 @@ from .urdf import (
     inertial_issue,
     inertial_problem,
     kinematic_tree,
+    magnitude_problems,
     massless_subtrees,
     model_from_urdf,
     parse_xml,
@@ -74,7 +76,8 @@ class Finding:
         What to do about it.
     kind : str
         Machine-readable category (``"massless_subtree"``, ``"inertia_not_physical"``,
-        ``"inertia_sign"``, ``"inertia_geometry"``, ``"limit_equal"``, ``"limit_inverted"``,
+        ``"inertia_sign"``, ``"inertia_geometry"``, ``"overflow"`` (a number whose
+        products overflow float64), ``"limit_equal"``, ``"limit_inverted"``,
         ``"limit_missing"``, ``"effort_zero"``, ``"velocity_zero"``, ``"mimic"``,
         ``"fixed_merged"``, ``"no_inertial"``, ``"parse"``, ``"tree"``, ``"load"``).
     """
@@ -434,9 +437,13 @@ def _check_urdf(source) -> Report:
             subject,
         )
     subject = f"URDF robot {robot.name!r} ({origin})"
-    findings: list[Finding] = []
+    too_big = magnitude_problems(robot)
+    findings: list[Finding] = [
+        Finding("error", el, msg, _TOO_BIG_FIX, "overflow") for el, msg in too_big
+    ]
+    big = {e for e, _ in too_big}
     for link in robot.links.values():
-        if link.inertial is not None:
+        if link.inertial is not None and f"link {link.name!r}" not in big:
             findings += _inertia_findings(link.name, link.inertial)
             g = geometry_finding(link)
             if g is not None:
@@ -475,8 +482,38 @@ def _check_urdf(source) -> Report:
 
 
 # ============================================================================ Model checks
+_TOO_BIG_FIX = "correct the number (lengths in m, masses in kg, inertias in kg m^2)"
+
+
+def _magnitude_findings(model: Model) -> list[Finding]:
+    """Numbers of a Model beyond the builder's bounds (a Model changed after it was built:
+    the builder refuses them)."""
+    out = []
+    checks = (
+        ("joint", "origin", model.jnt_p, MAX_LENGTH, "m"),
+        ("body", "centre of mass", model.body_com, MAX_LENGTH, "m"),
+        ("body", "mass", model.body_mass, MAX_MASS, "kg"),
+        ("body", "inertia", model.body_inertia, MAX_INERTIA, "kg m^2"),
+    )
+    for kind, what, values, bound, unit in checks:
+        big = np.abs(np.asarray(values, dtype=float).reshape(model.nb, -1)).max(axis=1)
+        for i in np.flatnonzero(big > bound):
+            name = model.joint_names_all[i] if kind == "joint" else model.body_names[i]
+            out.append(
+                Finding(
+                    "error",
+                    f"{kind} {name!r}",
+                    f"{what}: {big[i]:.3g} {unit} is beyond robodyn's bound of {bound:.0e} "
+                    f"{unit} (the dynamics' products of such numbers overflow float64)",
+                    _TOO_BIG_FIX,
+                    "overflow",
+                )
+            )
+    return out
+
+
 def _check_loaded(model: Model) -> Report:
-    findings: list[Finding] = []
+    findings: list[Finding] = _magnitude_findings(model)
     end = model.body_subtree_end
     # bodies with mass or inertia among 0..k-1 (subtrees are contiguous ranges): a subtree's
     # count in O(1), so the check is linear in the bodies

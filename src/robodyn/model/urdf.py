@@ -39,6 +39,7 @@ import numpy as np
 from ..errors import ModelError, ModelWarning
 from ..inertia import check_inertia, compound
 from ..spatial import rpy_to_rotation, transform
+from .builder import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from .model import Model
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "inertial_issue",
     "inertial_problem",
     "massless_subtrees",
+    "magnitude_problems",
     "load_urdf",
     "model_from_urdf",
     "robot_from_element",
@@ -748,6 +750,48 @@ def _link_inertia(link: UrdfLink, strict: bool, notes: list[str], invalid: str =
     return link.inertial.mass, link.inertial.com, link.inertial.inertia_link
 
 
+def _numbers(xs) -> str:
+    return " ".join(f"{x:g}" for x in xs)
+
+
+def magnitude_problems(robot: UrdfRobot) -> list[tuple[str, str]]:
+    """The numbers of a URDF too large for the dynamics: a length (joint or inertial
+    ``<origin xyz>``) beyond :data:`~robodyn.model.builder.MAX_LENGTH` (1e30 m), a mass
+    beyond ``MAX_MASS`` (1e30 kg) or an inertia entry beyond ``MAX_INERTIA`` (1e90 kg m^2).
+    Finite as they are, the products the algorithms form from them (m |c|^2, R p, the
+    composite inertia of a chain) overflow float64 into inf and NaN: a 1e308 joint origin
+    made the mass matrix all NaN while forward dynamics returned 0.
+
+    Returns
+    -------
+    list of (element, message)
+        ``element`` as the doctor names it (``"joint 'j'"``, ``"link 'l'"``), ``message``
+        naming the attribute, the number and the bound.
+    """
+    out = []
+
+    def beyond(xs, bound, unit, element, where):
+        big = max((abs(x) for x in xs), default=0.0)
+        if big > bound:
+            out.append(
+                (element, f"{where}: {big:.3g} {unit} is beyond robodyn's bound of "
+                 f"{bound:.0e} {unit} (the dynamics' products of such numbers overflow "
+                 "float64); check the units")
+            )  # fmt: skip
+
+    for j in robot.joints.values():
+        beyond(j.xyz, MAX_LENGTH, "m", f"joint {j.name!r}", f"<origin xyz='{_numbers(j.xyz)}'>")
+    for link in robot.links.values():
+        i = link.inertial
+        if i is None:
+            continue
+        el = f"link {link.name!r}"
+        beyond(i.xyz, MAX_LENGTH, "m", el, f"<inertial><origin xyz='{_numbers(i.xyz)}'>")
+        beyond((i.mass,), MAX_MASS, "kg", el, f"<inertial><mass value='{i.mass:g}'>")
+        beyond(np.ravel(i.inertia), MAX_INERTIA, "kg m^2", el, "<inertial><inertia>")
+    return out
+
+
 def _subtree_links(link: str, children) -> list[str]:
     out, stack = [], [link]
     while stack:
@@ -925,7 +969,9 @@ def load_urdf(
     ModelError
         Naming the element and attribute: not XML, unsafe XML, no ``<robot>``, no links,
         missing links, cycles, two roots, duplicate names, unknown or unsupported joint
-        types, zero axes, bad numbers (NaN, inf), a negative mass or an inertia that is
+        types, zero axes, bad numbers (NaN, inf), numbers whose products overflow (a
+        length beyond 1e30 m, a mass beyond 1e30 kg, an inertia beyond 1e90 kg m^2:
+        :func:`magnitude_problems`), a negative mass or an inertia that is
         not positive semi-definite (these make the dynamics undefined), and, with
         ``strict=True``, what would otherwise be a ModelWarning.
 
@@ -975,6 +1021,11 @@ def model_from_urdf(
             f"invalid_inertia must be one of {INVALID_INERTIA}, got {invalid_inertia!r}"
         )
     root, children = kinematic_tree(robot)
+    too_big = magnitude_problems(robot)
+    if too_big:
+        element, message = too_big[0]
+        more = f" ({len(too_big) - 1} more such numbers)" if len(too_big) > 1 else ""
+        raise ModelError(f"{element} {message}{more}")
     notes: list[str] = []
     orphans: set[str] = set()  # mimic joints whose leader does not exist
     for j in robot.joints.values():

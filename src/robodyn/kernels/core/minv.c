@@ -13,24 +13,55 @@
 
 int64_t rd_minv_work(const model_t *md)
 {
-    /* CRBA's or RNEA's workspace, then M (nv^2) and h (nv) */
+    /* CRBA's or RNEA's workspace, then M (nv^2) and h (nv), then the pivots' scales (nv,
+     * the same in every lane) */
     int64_t w = rd_crba_work(md) > rd_rnea_work(md) ? rd_crba_work(md) : rd_rnea_work(md);
-    return w + md->nv * md->nv + md->nv;
+    return w + md->nv * md->nv + 2 * md->nv;
 }
 
-RD_INLINE void cholesky(int L, int64_t n, double *A, double rel, double *bad)
+static void pivot_scales(const model_t *md, double *sc)
+{
+    /* sc[k]: the scale of dof k's Cholesky pivot, what its joint's subtree can put on it
+     * (the packed bounds of rd.h: BF_SR for a rotation, BF_ST for a translation, |w|^2
+     * BF_SR + |v|^2 BF_ST for a column S = [w; v]); a mimic joint adds mult^2 times its
+     * own to its leader's dof */
+    for (int64_t k = 0; k < md->nv; k++)
+        sc[k] = 0.0;
+    for (int64_t i = 1; i < md->nb; i++) {
+        const int64_t *Ii = body_i(md, i);
+        const double *Fi = body_f(md, i);
+        const int64_t jt = Ii[BI_TYPE];
+        const double m2 = Ii[BI_MIMIC] ? Fi[BF_MULT] * Fi[BF_MULT] : 1.0;
+        for (int64_t c = 0; c < Ii[BI_NV]; c++) {
+            double w2 = 1.0, v2 = 0.0; /* revolute, universal, free's first three */
+            if (jt == J_PRISMATIC || (jt == J_FREE && c >= 3))
+                w2 = 0.0, v2 = 1.0;
+            else if (jt >= J_SPHERICAL && jt != J_UNIVERSAL) {
+                const double *S = Fi + BF_S + 6 * c;
+                w2 = S[0] * S[0] + S[1] * S[1] + S[2] * S[2];
+                v2 = S[3] * S[3] + S[4] * S[4] + S[5] * S[5];
+            }
+            sc[Ii[BI_VIDX] + c] += m2 * (w2 * Fi[BF_SR] + v2 * Fi[BF_ST]);
+        }
+    }
+}
+
+RD_INLINE void cholesky(int L, int64_t n, double *A, double rel, const double *sc,
+                       double *bad)
 {
     /* A = L L^T in place (lower triangle, laned n x n); bad[l] = k + 1 for the first dof k
-     * whose pivot is at most rel times its diagonal entry A_kk in lane l (rel = 0: not
-     * positive). A pivot is the reciprocal of ((A_0..k)^-1)_kk, so a refused one makes
-     * cond(A) >= A_kk / pivot >= 1 / rel */
+     * whose pivot is at most rel times its scale in lane l: its diagonal entry A_kk plus
+     * sc[k] (pivot_scales; rel = 0: a pivot that is not positive). A pivot below the
+     * round-off of the entries it comes from (~1e-16 of the subtree's inertia) cannot be
+     * told from zero: M is singular there */
     for (int64_t j = 0; j < n; j++) {
+        const double s = sc ? sc[j] : 0.0;
         LANE {
             const double a = A[(j * n + j) * L + l];
             double d = a;
             for (int64_t k = 0; k < j; k++)
                 d -= A[(j * n + k) * L + l] * A[(j * n + k) * L + l];
-            bad[l] = (d > rel * a || bad[l] != 0.0) ? bad[l] : (double)(j + 1);
+            bad[l] = (d > rel * (a + s) || bad[l] != 0.0) ? bad[l] : (double)(j + 1);
             A[(j * n + j) * L + l] = sqrt(fabs(d));
         }
         for (int64_t r = j + 1; r < n; r++)
@@ -77,13 +108,15 @@ RD_INLINE int minv_lanes(const model_t *md, const int L, const args_t *a, double
 {
     /* M^-1 column by column: solve M x = e_c */
     const int64_t nv = md->nv;
-    double *M = W + (rd_minv_work(md) - nv * nv - nv) * L, bad[LANES];
+    double *M = W + (rd_minv_work(md) - nv * nv - 2 * nv) * L, bad[LANES];
+    double *sc = W + (rd_minv_work(md) - nv) * L;
     args_t c = *a;
     c.flags = a->flags & FL_ARMATURE;
     c.nz = NULL; /* the Cholesky factorisation reads all of M */
     rd_crba(md, L, &c, M, W, lane);
     LANE { bad[l] = 0.0; }
-    cholesky(L, nv, M, md->F[3], bad);
+    pivot_scales(md, sc);
+    cholesky(L, nv, M, md->F[3], sc, bad);
     int e = first_bad(L, bad, lane);
     if (e)
         return e;
@@ -100,7 +133,8 @@ RD_INLINE int forward_lanes(const model_t *md, const int L, const args_t *a, dou
                             double *RESTRICT W, int *lane)
 {
     const int64_t nv = md->nv;
-    double *M = W + (rd_minv_work(md) - nv * nv - nv) * L, bad[LANES];
+    double *M = W + (rd_minv_work(md) - nv * nv - 2 * nv) * L, bad[LANES];
+    double *sc = W + (rd_minv_work(md) - nv) * L;
     /* h = C(q, qd) qd + g(q) - J^T F_ext + friction: inverse dynamics with qdd = 0 */
     args_t r = *a;
     r.flags = (a->flags & (FL_FRICTION | FL_FEXT | FL_GRAVITY)) | FL_VEL;
@@ -113,7 +147,8 @@ RD_INLINE int forward_lanes(const model_t *md, const int L, const args_t *a, dou
     for (int64_t k = 0; k < nv * L; k++)
         qdd[k] = a->x[2][k] - qdd[k];
     LANE { bad[l] = 0.0; }
-    cholesky(L, nv, M, md->F[3], bad);
+    pivot_scales(md, sc);
+    cholesky(L, nv, M, md->F[3], sc, bad);
     int e = first_bad(L, bad, lane);
     if (e)
         return e;
@@ -181,7 +216,7 @@ double rd_mass_cond(const model_t *md, const double *q, long flags)
     rd_crba(md, 1, &c, M, W, &lane);
     double bad = 0.0, cond = INFINITY;
     memcpy(Fc, M, sizeof(double) * (size_t)n2);
-    cholesky(1, nv, Fc, 0.0, &bad);
+    cholesky(1, nv, Fc, 0.0, NULL, &bad);
     if (bad == 0.0) {
         double rmax = 0.0, rmin = 0.0;
         for (int64_t k = 0; k < nv; k++)

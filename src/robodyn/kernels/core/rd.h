@@ -78,13 +78,15 @@ enum {
     BF_IC = 73, BF_SR = 82, BF_ST = 83
 };
 /* The pivots of ABA and of M's Cholesky factor are "zero" (the mass matrix singular) when
- * at most F[3] (RD_PIVOT_REL, 1e-12, dimensionless) times their own scale: for M's
- * Cholesky, M's diagonal entry; for ABA, the scale of the pivot's subtree in the pivot's
- * units (kg m^2 for a rotation, kg for a translation): the packed bound BF_SR (sum over
- * the subtree of tr(I_c)/2 + m r^2, r bounding the centre's distance from the joint) or
- * BF_ST (the subtree's mass), plus the trace of the articulated inertia's block at the
- * state and the armature. A 1e-6 kg body beside a 1e3 kg one is then as regular as its
- * own inertia says, and a subtree with no mass or no inertia about its joint is refused. */
+ * at most F[3] (1e-12, dimensionless) times their own scale, in the pivot's units (kg m^2
+ * for a rotation, kg for a translation): what the joint's subtree can put on it, the
+ * packed bound BF_SR (sum over the subtree of tr(I_c)/2 + m r^2, r bounding the centre's
+ * distance from the joint) or BF_ST (the subtree's mass), plus the state's own part (ABA:
+ * the trace of the articulated inertia's block; Cholesky: M's diagonal entry) and the
+ * armature. Round-off leaves ~1e-16 of that scale in a pivot that is zero: such a pivot
+ * cannot be told from zero. A 1e-6 kg body beside a 1e3 kg one is as regular as its own
+ * inertia says (the scale is its own subtree's, not the robot's), and a subtree with no
+ * mass, or no inertia about its joint, is refused. */
 /* joint types; spherical to cylindrical have up to 3 constant columns of S_i at BF_S (body
  * coordinates, 6 doubles each); a universal joint keeps a2, a2 x a1, a2 x (a2 x a1) there */
 enum {
