@@ -102,11 +102,18 @@ static void gather(const double *src, int64_t n, int64_t s0, int m, int L, doubl
 }
 
 static void scatter(const double *ob, int m, const int64_t *nz, const int64_t *src,
-                    int64_t nnz, int64_t osz, double *rows)
+                    int64_t nnz, int64_t osz, double *rows, double *sum)
 {
     /* rows[l][nz[k]] = ob[src[k]][l] for the lanes l < m (nz = src = all osz entries when
      * NULL): a transpose, written as m row streams. Two adjacent entries of two lanes move
-     * as one 2 x 2 block (SSE2), halving the stores. */
+     * as one 2 x 2 block (SSE2), halving the stores. With sum (LANES doubles, m = LANES),
+     * the entries of each lane are added into sum[l] on the way (rd.h: nonfinite_sum): the
+     * output is checked while it is moved, not read twice. */
+#ifdef RD_SSE2
+    __m128d acc[LANES / 2];
+    for (int p = 0; p < LANES / 2; p++)
+        acc[p] = _mm_setzero_pd();
+#endif
     int64_t k = 0;
     while (k < nnz) {
         const int64_t j = nz ? nz[k] : k, s = nz ? src[k] : k;
@@ -114,25 +121,50 @@ static void scatter(const double *ob, int m, const int64_t *nz, const int64_t *s
         if (k + 1 < nnz && (nz ? nz[k + 1] : k + 1) == j + 1) {
             const int64_t s1 = nz ? src[k + 1] : k + 1;
 #ifdef RD_SSE2
-            for (; l + 1 < m; l += 2) {
-                const __m128d a = _mm_loadu_pd(ob + s * LANES + l),
-                              b = _mm_loadu_pd(ob + s1 * LANES + l);
-                _mm_storeu_pd(rows + l * osz + j, _mm_unpacklo_pd(a, b));
-                _mm_storeu_pd(rows + (l + 1) * osz + j, _mm_unpackhi_pd(a, b));
-            }
+            if (sum) /* all LANES lanes, the accumulators in registers */
+                for (int p = 0; p < LANES / 2; p++) {
+                    const __m128d a = _mm_loadu_pd(ob + s * LANES + 2 * p),
+                                  b = _mm_loadu_pd(ob + s1 * LANES + 2 * p);
+                    acc[p] = _mm_add_pd(acc[p], _mm_add_pd(a, b));
+                    _mm_storeu_pd(rows + 2 * p * osz + j, _mm_unpacklo_pd(a, b));
+                    _mm_storeu_pd(rows + (2 * p + 1) * osz + j, _mm_unpackhi_pd(a, b));
+                }
+            else
+                for (; l + 1 < m; l += 2) {
+                    const __m128d a = _mm_loadu_pd(ob + s * LANES + l),
+                                  b = _mm_loadu_pd(ob + s1 * LANES + l);
+                    _mm_storeu_pd(rows + l * osz + j, _mm_unpacklo_pd(a, b));
+                    _mm_storeu_pd(rows + (l + 1) * osz + j, _mm_unpackhi_pd(a, b));
+                }
+            if (sum)
+                l = m;
 #endif
             for (; l < m; l++) {
-                rows[l * osz + j] = ob[s * LANES + l];
-                rows[l * osz + j + 1] = ob[s1 * LANES + l];
+                const double a = ob[s * LANES + l], b = ob[s1 * LANES + l];
+                rows[l * osz + j] = a;
+                rows[l * osz + j + 1] = b;
+                if (sum)
+                    sum[l] += a + b;
             }
             k += 2;
         }
         else {
-            for (; l < m; l++)
+            for (; l < m; l++) {
                 rows[l * osz + j] = ob[s * LANES + l];
+                if (sum)
+                    sum[l] += ob[s * LANES + l];
+            }
             k += 1;
         }
     }
+#ifdef RD_SSE2
+    if (sum)
+        for (int p = 0; p < LANES / 2; p++) {
+            double t[2];
+            _mm_storeu_pd(t, acc[p]);
+            sum[2 * p] += t[0], sum[2 * p + 1] += t[1];
+        }
+#endif
 }
 
 #if defined(__GNUC__)
@@ -288,7 +320,9 @@ static void run_range(work_t *w)
             ch.fext = fb;
         }
         e = al->fn(md, LANES, &ch, ob, W, &lane);
-        if (!e && w->check && (lane = bad_lane(ob, m, w->chk, w->chk ? w->nchk : osz)) >= 0)
+        /* a whole chunk is checked as it is scattered; a last one of fewer lanes, before */
+        if (!e && w->check && m < LANES
+            && (lane = bad_lane(ob, m, w->chk, w->chk ? w->nchk : osz)) >= 0)
             e = E_OVERFLOW;
         if (e) {
             w->err = e, w->bad = s0 + lane;
@@ -297,7 +331,16 @@ static void run_range(work_t *w)
         }
         /* the lanes into the output rows; rows that are zero already (a->nz) take only the
          * entries the algorithm fills */
-        scatter(ob, m, a->nz, a->src, a->nz ? a->nnz : osz, osz, w->out + s0 * osz);
+        double sum[LANES] = {0.0};
+        const int whole = w->check && m == LANES;
+        scatter(ob, m, a->nz, a->src, a->nz ? a->nnz : osz, osz, w->out + s0 * osz,
+                whole ? sum : NULL);
+        for (int l = 0; whole && l < LANES; l++)
+            if (!isfinite(sum[l])) {
+                w->err = E_OVERFLOW, w->bad = s0 + l;
+                free(buf);
+                return;
+            }
     }
     free(buf);
 }
