@@ -338,8 +338,8 @@ def _scalar(x, what: str, *, allow_inf: bool = False) -> float:
 
 def _bounded(x, bound: float, unit: str, what: str) -> None:
     """ModelError when an entry of ``x`` is beyond ``bound`` in magnitude (MAX_LENGTH ...)."""
-    big = float(np.max(np.abs(x), initial=0.0))
-    if big > bound:
+    big = abs(x) if isinstance(x, float) else float(np.abs(x).max())  # (a load calls this
+    if big > bound:  # for every body: the cheap forms)
         raise ModelError(
             f"{what}: {big:.3g} {unit} is beyond robodyn's bound of {bound:.0e} {unit} (the "
             "dynamics' products of such numbers overflow float64); check the units"
