@@ -244,3 +244,53 @@ def test_a_massless_subtree_is_still_refused(panda):
             rd.forward_dynamics(model, z, z, z, method=method)
     with pytest.raises(ValueError, match=r"singular at state \[0\]: joint 'jg'"):
         rd.forward_dynamics(model, np.zeros((20, 2)), z, z)
+
+
+def _chain(n: int, base_offset: str = "0 0 0") -> str:
+    """n revolute links, alternately about y and x, 0.3 m apart, each 2 kg, its centre
+    0.1 m out, I = 0.02 1; the first joint at base_offset from the world's origin."""
+    parts = ['<robot name="chain"><link name="l0"/>']
+    for k in range(1, n + 1):
+        parts.append(
+            f'<link name="l{k}"><inertial><origin xyz="0.05 0 0.1"/><mass value="2"/><inertia '
+            'ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>'
+            f'<joint name="j{k}" type="continuous"><parent link="l{k - 1}"/><child link="l{k}"/>'
+            f'<origin xyz="{base_offset if k == 1 else "0 0 0.3"}"/>'
+            f'<axis xyz="{"0 1 0" if k % 2 else "1 0 0"}"/></joint>'
+        )
+    return "".join(parts) + "</robot>"
+
+
+def test_the_mass_and_coriolis_matrices_do_not_depend_on_where_the_robot_stands():
+    # M and C about the world's origin lost |p|^2 / |I| of their digits: a link of 0.01 kg
+    # m^2 1e6 m from the origin had M = 0.010009765625, 1e8 m away M = 0 (singular); they
+    # are the same in any fixed frame, and are now computed about the robot's first body
+    rng = np.random.default_rng(5)
+    q, v = rng.uniform(-1, 1, (2, 4))
+    here = load_urdf(_chain(4))
+    for far in ("1e6 -2e6 3e5", "1e9 0 0"):
+        there = load_urdf(_chain(4, far))
+        np.testing.assert_array_equal(rd.mass_matrix(there, q), rd.mass_matrix(here, q))
+        np.testing.assert_array_equal(
+            rd.coriolis_matrix(there, q, v), rd.coriolis_matrix(here, q, v)
+        )
+    # a floating base at 1e9 m: the base's position moves nothing in M, C (a free joint)
+    free = load_urdf(_chain(4), floating_base=True)
+    q0 = np.concatenate(
+        [[0, 0, 0], [0.9, 0.1, -0.3, 0.2] / np.linalg.norm([0.9, 0.1, -0.3, 0.2]), q]
+    )
+    q1 = q0.copy()
+    q1[:3] = (1e9, -2e9, 3e8)
+    v6 = rng.normal(size=10)
+    np.testing.assert_array_equal(rd.mass_matrix(free, q1), rd.mass_matrix(free, q0))
+    np.testing.assert_array_equal(
+        rd.coriolis_matrix(free, q1, v6), rd.coriolis_matrix(free, q0, v6)
+    )
+    # and Pinocchio's M (its own frames) equals it there (measured 4e-16 relative)
+    xml = _chain(4, "1e6 -2e6 3e5")
+    pm = pin.buildModelFromXML(xml)
+    M = pin.crba(pm, pm.createData(), _pin_q(q))
+    want = np.triu(M) + np.triu(M, 1).T
+    np.testing.assert_allclose(
+        rd.mass_matrix(load_urdf(xml), q), want, rtol=0, atol=2e-15 * np.abs(want).max()
+    )

@@ -38,7 +38,10 @@ RD_INLINE int coriolis_lanes(const model_t *md, const int L, const args_t *a, do
     for (int k = 0; k < CO_M * L; k++)
         W[k] = 0.0;
     LANE { W[0 * L + l] = W[4 * L + l] = W[8 * L + l] = 1.0; }
-    /* ---- forward sweep, i = 1..n: poses, screw axes, twists, inertias in world coordinates */
+    /* ---- forward sweep, i = 1..n: poses, screw axes, twists, inertias in world coordinates
+     * (the world frame moved to body 1's origin: C is the same in any fixed frame, and a
+     * robot far from the world's origin keeps its digits, as in crba.c) */
+    double ref[3 * LANES];
     for (int64_t i = 1; i < nb; i++) {
         const int64_t *Ii = body_i(md, i);
         const double *Fi = body_f(md, i);
@@ -48,6 +51,13 @@ RD_INLINE int coriolis_lanes(const model_t *md, const int L, const args_t *a, do
         /* T_s,i = T_s,lambda T_{lambda,i}(q) */
         joint_pose(L, Ii, Fi, q, Rl, pl);
         compose_l(L, Wl + CO_R * L, Wl + CO_P * L, Rl, pl, R, p);
+        if (Ii[BI_PARENT] == 0) {
+            if (i == 1)
+                for (int k = 0; k < 3 * L; k++)
+                    ref[k] = p[k];
+            for (int k = 0; k < 3 * L; k++)
+                p[k] -= ref[k];
+        }
         /* V_i = V_lambda + sum_a S_a qd_a (space twists add along the chain, MR eq. 5.6) */
         for (int k = 0; k < 6 * L; k++)
             V[k] = Wl[CO_V * L + k];

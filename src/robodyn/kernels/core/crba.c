@@ -91,12 +91,24 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
         W[k] = 0.0;
     LANE { W[0 * L + l] = W[4 * L + l] = W[8 * L + l] = 1.0; }
     int64_t na = 0;
+    double ref[3 * LANES]; /* body 1's origin in the world (see below) */
     for (int64_t i = 1; i < nb; i++) {
         const double *Fi = body_f(md, i);
         const double *Wl = W + WC * body_i(md, i)[BI_PARENT] * L;
         double *Wi = W + WC * i * L, R[9 * LANES], p[3 * LANES];
         joint_pose(L, body_i(md, i), Fi, q, R, p);
         compose_l(L, Wl + C_R * L, Wl + C_P * L, R, p, Wi + C_R * L, Wi + C_P * L);
+        if (body_i(md, i)[BI_PARENT] == 0) {
+            /* M is the same in any fixed frame: "world" here is the world frame moved to
+             * body 1's origin, so that a robot far from the world's origin (a base at
+             * 1e6 m) keeps its digits (m |p|^2 would swamp I_c: at 1e8 m, M was 0) */
+            double *pw = Wi + C_P * L;
+            if (i == 1)
+                for (int k = 0; k < 3 * L; k++)
+                    ref[k] = pw[k];
+            for (int k = 0; k < 3 * L; k++)
+                pw[k] -= ref[k];
+        }
         first[i] = na;
         na += joint_columns(md, L, Wi + C_R * L, Wi + C_P * L, q, i, S + 6 * first[i] * L);
         inertia_to_world(L, Wi + C_R * L, Wi + C_P * L, Fi, Wi);
