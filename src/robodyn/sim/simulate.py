@@ -409,6 +409,13 @@ def _c_message(code: int, model) -> str:
             "the state became NaN or inf (the motion diverged; try a smaller dt or another "
             "integrator)"
         )
+    if code == 19:
+        return (
+            "the motion diverged: a torque or an acceleration overflowed float64 (the state "
+            "is finite but too large; try a smaller dt or another integrator)"
+        )
+    if code == 13:
+        return "the controller's torque is NaN or inf"
     if 1000 <= code < 2000:
         body = model.body_names[code - 1000] if code - 1000 < model.nb else code - 1000
         return f"the dynamics failed: the articulated inertia of body {body!r} is singular"
@@ -887,7 +894,9 @@ def _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop):
     if stop["mark"]:  # one rollout: NaN after its last good sample, and why it stopped
         status = 0
         if code:
-            status = 1 if code == 16 or _runaway(model, cut(n)) else 2
+            status = 1 if code == 16 else _status_of(code)
+            if status == 2 and _runaway(model, cut(n)):
+                status = 1
             for x in X:
                 x[n:] = np.nan
             meta["complete"], meta["failed_rollouts"] = True, 1
