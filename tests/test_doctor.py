@@ -230,6 +230,14 @@ def test_fix_urdf_recomputes_from_collision_and_output_passes(tmp_path):
     assert text.count("robodyn fix_urdf") >= 4  # header + one per changed link
     with pytest.raises(ValueError, match="out_path"):
         fix_urdf(src, src)
+    # an existing output is kept unless overwrite=True (issue 27), then replaced whole
+    before = out.read_text()
+    with pytest.raises(FileExistsError, match="pass overwrite=True"):
+        fix_urdf(src, out, density=2700.0)
+    assert out.read_text() == before
+    out.write_text("edited")
+    fix_urdf(src, out, density=2700.0, overwrite=True)
+    assert out.read_text() == before
 
 
 def test_check_example_robot_data_model_runs():

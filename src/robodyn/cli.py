@@ -369,7 +369,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     print(report.format(args.only))
     if not args.fix:
         return 1 if report.errors else 0
-    result = fix_urdf(robot, args.fix, density=args.density)
+    result = fix_urdf(robot, args.fix, density=args.density, overwrite=args.force)
     print(result)
     if result.after.errors:
         print(result.after.format(args.only))

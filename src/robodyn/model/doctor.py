@@ -692,7 +692,7 @@ def _set_inertia(i_el: ET.Element, I: np.ndarray) -> None:
         i_el.set(k, f"{I[r, c]:.12g}")
 
 
-def fix_urdf(path, out_path, density: float = 1000.0) -> FixResult:
+def fix_urdf(path, out_path, density: float = 1000.0, *, overwrite: bool = False) -> FixResult:
     """Write a corrected copy of a URDF (the original file is never touched).
 
     Each change is recorded in an XML comment in the output and in the result:
@@ -715,7 +715,9 @@ def fix_urdf(path, out_path, density: float = 1000.0) -> FixResult:
     path : str or os.PathLike
         The URDF file.
     out_path : str or os.PathLike
-        Where to write the corrected URDF (must differ from ``path``).
+        Where to write the corrected URDF: never ``path`` itself nor a link to it; an
+        existing file only with ``overwrite=True`` (a symbolic link there is replaced, its
+        target left alone). Written atomically.
     density : float
         kg/m^3 for recomputed inertias (1000: water, plastics ~1200, aluminium 2700).
 
@@ -726,9 +728,12 @@ def fix_urdf(path, out_path, density: float = 1000.0) -> FixResult:
     """
     if not (isinstance(density, (int, float)) and math.isfinite(density) and density > 0):
         raise ValueError(f"density must be a positive number (kg/m^3), got {density!r}")
+    from .._files import output_path
+
     src, dst = Path(os.fspath(path)), Path(os.fspath(out_path))
     if dst.exists() and src.exists() and dst.resolve() == src.resolve():
         raise ValueError("out_path must differ from path: fix_urdf never overwrites the original")
+    output_path(dst, overwrite=overwrite, name="out_path", inputs=(src,))
     data, origin = read_source(src)
     root = parse_xml(data, origin, comments=True)
     robot = robot_from_element(root, origin)
@@ -819,10 +824,8 @@ def fix_urdf(path, out_path, density: float = 1000.0) -> FixResult:
         + ("\n  ".join(body) if body else "no change needed")
     )
     root.insert(0, ET.Comment(" " + header.replace("--", "- -") + "\n"))
-    tmp = dst.with_name(f"{dst.stem}_tmp{os.getpid()}{dst.suffix}")
-    try:  # written beside, then renamed: a reader never sees half a file
+    from .._files import atomic_write
+
+    with atomic_write(dst) as tmp:  # written beside, then renamed: never half a file
         ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
-        os.replace(tmp, dst)
-    finally:
-        tmp.unlink(missing_ok=True)
     return FixResult(changes, dst, not_fixed, check_model(dst))
