@@ -861,7 +861,7 @@ def test_a_writer_that_fails_leaves_the_old_output(tmp_path, monkeypatch):
     monkeypatch.setattr(doctor.ET, "ElementTree", broken, raising=False)
     monkeypatch.setattr(doctor.ET, "tostring", broken, raising=False)
     with pytest.raises(RecursionError):
-        fix_urdf(src, out)
+        fix_urdf(src, out, overwrite=True)
     assert out.read_text() == "kept" and _tree(tmp_path) == ["arm.urdf", "fixed.urdf"]
 
 
