@@ -335,3 +335,20 @@ def test_glb_with_an_embedded_texture_is_drawn_without_reading_it(tmp_path):
     v = viz.show(rd.load_urdf(str(urdf)))
     assert v.missing == [] and v.notes == [] and len(v.scene.meshes[0]["indices"]) == 12
     np.testing.assert_allclose(np.ptp(v.scene.meshes[0]["positions"], 0), [0.1, 0.2, 0.3])
+
+
+def test_simulate_view_takes_the_viewers_roots_and_budget(tree, capsys):
+    """``robodyn simulate --view`` draws with the same rules as ``robodyn view``: a mesh
+    outside the roots is left out unless --allow-outside, --mesh-path adds a root."""
+    from robodyn.cli import main
+
+    urdf = tree / "share" / "pkg" / "urdf" / "robot.urdf"
+    urdf.write_text(robot(["package://pkg/meshes/link.stl"]))
+    base = ["simulate", str(urdf), "--duration", "0.01", "--mesh-path", str(tree / "share")]
+    assert main([*base, "--view", str(tree / "a.html")]) == 0
+    assert "outside the allowed roots" in capsys.readouterr().out
+    assert leaked((tree / "a.html").read_text(encoding="utf-8")) == []
+    assert main([*base, "--view", str(tree / "b.html"), "--allow-outside",
+                 "--max-triangles", "100000"]) == 0  # fmt: skip
+    assert "not drawn" not in capsys.readouterr().out
+    assert len(leaked((tree / "b.html").read_text(encoding="utf-8"))) == 3

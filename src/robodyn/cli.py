@@ -532,7 +532,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if "view" in paths:
         from .viz.cli import write_view
 
-        write_view(model, paths["view"], trajectory=res)
+        kw = dict(search_path=args.mesh_path, allow_outside=args.allow_outside)
+        if args.max_triangles is not None:
+            kw["max_triangles"] = args.max_triangles
+        write_view(model, paths["view"], trajectory=res, **kw)
     return 0
 
 
@@ -755,6 +758,12 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--plot", metavar="FILE", help="write a figure of q, v, tau against time")
     m.add_argument("--animate", metavar="FILE", help="write an animation (.gif or .mp4)")
     m.add_argument("--view", metavar="FILE", help="write a 3-D view of the run (.html)")
+    m.add_argument("--mesh-path", action="append", default=[], metavar="DIR",
+                   help="--view: folder to search for package:// and relative meshes")  # fmt: skip
+    m.add_argument("--allow-outside", action="store_true", help="--view: also read meshes "
+                   "outside the allowed roots (for a URDF you trust)")  # fmt: skip
+    m.add_argument("--max-triangles", type=positive_int, default=None,
+                   help="--view: triangle budget of the page (default 1500000)")  # fmt: skip
     m.add_argument("--progress", action="store_true", help="show a progress bar")
     m.add_argument("--floating-base", action="store_true", help=_FLOATING_HELP)
     m.set_defaults(func=_cmd_simulate)

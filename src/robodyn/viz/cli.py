@@ -35,7 +35,7 @@ def add_view_parser(sub, robot_help: str, floating_help: str) -> argparse.Argume
     )  # fmt: skip
     v.add_argument("--max-triangles", type=positive_int, default=None,
                    help="triangle budget of the page: meshes are reduced to fit it "
-                   "(default 1000000)")  # fmt: skip
+                   "(default 1500000)")  # fmt: skip
     v.add_argument("--max-frames", type=positive_int, default=None,
                    help="frame budget (default 10000)")  # fmt: skip
     v.add_argument("--floating-base", action="store_true", help=floating_help)
