@@ -9,6 +9,7 @@ neighbours (no controller cut short). A figure that fails says which rule and wh
 
 from __future__ import annotations
 
+import re
 import runpy
 import sys
 from pathlib import Path
@@ -23,6 +24,11 @@ from helpers import figure_problems
 EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").rglob("*.py"))
 
 
+# robodyn writes a figure to a temporary file beside its path, renamed when whole
+# (robodyn._files.atomic_write: stem_tmpXXXXXXXX.suffix): the audit names the path
+_TEMPORARY = re.compile(r"_tmp[0-9a-f]{8}(?=\.[^./]*$|$)")
+
+
 @pytest.fixture
 def audited_figures(monkeypatch):
     """Wrap Figure.savefig: record (path, problems) for each figure written."""
@@ -30,7 +36,7 @@ def audited_figures(monkeypatch):
     save = Figure.savefig
 
     def savefig(fig, fname, *args, **kwargs):
-        seen.append((str(fname), figure_problems(fig)))
+        seen.append((_TEMPORARY.sub("", str(fname)), figure_problems(fig)))
         return save(fig, fname, *args, **kwargs)
 
     monkeypatch.setattr(Figure, "savefig", savefig)

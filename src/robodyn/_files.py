@@ -23,7 +23,7 @@ import secrets
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["output_path", "atomic_write", "distinct_outputs"]
+__all__ = ["output_path", "atomic_write", "distinct_outputs", "save_figure"]
 
 
 def output_path(
@@ -118,3 +118,49 @@ def atomic_write(path) -> Iterator[Path]:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def save_figure(fig, path, *, overwrite: bool = False, name: str = "path", **savefig_kw) -> Path:
+    """Write a matplotlib figure to ``path``: checked by :func:`output_path`, written by
+    :func:`atomic_write`. A function that draws calls :func:`output_path` itself before it
+    draws, then this to write.
+
+    The format is the suffix's (matplotlib's ``savefig.format``, PNG, for a name without
+    one), and the file written is ``path`` itself: matplotlib would append ``.png`` to a
+    name without a suffix.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path : str or os.PathLike
+    overwrite : bool
+        Replace an existing file.
+    name : str
+        The argument that named the path, for messages.
+    **savefig_kw
+        Passed to ``fig.savefig`` (``dpi=``, ...).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    FileExistsError, ValueError
+        As :func:`output_path`; ValueError also for a suffix matplotlib cannot write.
+    """
+    import matplotlib
+
+    p = output_path(path, overwrite=overwrite, name=name)
+    fmt = (
+        savefig_kw.pop("format", None)
+        or p.suffix[1:].lower()
+        or matplotlib.rcParams["savefig.format"]
+    )
+    formats = fig.canvas.get_supported_filetypes()
+    if fmt not in formats:
+        raise ValueError(f"{name} {str(p)!r}: matplotlib writes no {fmt!r} files; use one of "
+                         f"{', '.join('.' + f for f in sorted(formats))}")  # fmt: skip
+    with atomic_write(p) as tmp:
+        fig.savefig(tmp, format=fmt, **savefig_kw)
+    return p

@@ -1798,10 +1798,14 @@ def format_markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_plot(result: dict, path: str) -> None:
-    """A bar chart of the ratios to Pinocchio (log scale) written to ``path``."""
+def write_plot(result: dict, path: str, *, overwrite: bool = False) -> None:
+    """A bar chart of the ratios to Pinocchio (log scale) written to ``path`` (an existing
+    file is refused unless ``overwrite=True``)."""
     import matplotlib
 
+    from ._files import output_path, save_figure
+
+    output_path(path, overwrite=overwrite, name="path")  # before drawing
     matplotlib.use("Agg", force=False)
     from matplotlib.figure import Figure
 
@@ -1836,7 +1840,7 @@ def write_plot(result: dict, path: str) -> None:
         ax.set_ylabel("time ratio to Pinocchio (log)")
         ax.set_title(title)
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path, overwrite=overwrite)
 
 
 # ================================================================================== main
@@ -2062,7 +2066,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             json.dump(result, fh, indent=1, default=str)
     if args.plot:
         with atomic_output(args.plot) as tmp:
-            write_plot(result, tmp)
+            write_plot(result, tmp, overwrite=True)  # tmp exists: atomic_output made it
     failed = any(
         str(r.get("status", "")).startswith("FAIL")
         for sec in ("latency", "batch")

@@ -295,7 +295,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     if args.no_figures:
         return run_demo(None, robot=model)
     out = check_output_dir("--out", args.out, figures(model), default=DEFAULT_OUT, force=args.force)
-    return run_demo(out, robot=model)
+    return run_demo(out, robot=model, overwrite=args.force)
 
 
 def _cmd_mobile(args: argparse.Namespace) -> int:
@@ -305,7 +305,7 @@ def _cmd_mobile(args: argparse.Namespace) -> int:
     out = check_output_dir(
         "--out", args.out, figures(args.kind, animate), default=DEFAULT_OUT, force=args.force
     )
-    return run_mobile_demo(args.kind, out, animate=animate)
+    return run_mobile_demo(args.kind, out, animate=animate, overwrite=args.force)
 
 
 def _limit(x: float) -> str:
@@ -521,13 +521,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         print(f"csv: {paths['csv']}")
     if "plot" in paths:
         with atomic_output(paths["plot"]) as tmp:
-            res.plot(tmp, reference=ref if ref is not None else target)
+            res.plot(tmp, reference=ref if ref is not None else target, overwrite=True)
         print(f"figure: {paths['plot']}")
     if "animate" in paths:
         from .sim.plot import animate
 
         with atomic_output(paths["animate"]) as tmp:
-            animate(res, tmp)
+            animate(res, tmp, overwrite=True)  # tmp exists: atomic_output made it
         print(f"animation: {paths['animate']}")
     if "view" in paths:
         from .viz.cli import write_view

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._files import output_path, save_figure
 from .model.model import Model
 
 __all__ = ["run_demo", "figures", "DEFAULT_OUT"]
@@ -19,7 +20,7 @@ __all__ = ["run_demo", "figures", "DEFAULT_OUT"]
 DEFAULT_OUT = "out/demo"  # created with its parents; another folder's parent must exist
 
 
-def _robot_part(out: Path, robot) -> None:
+def _robot_part(out: Path, robot, overwrite: bool) -> None:
     from . import models
     from .dynamics import forward_dynamics, gravity_forces, inverse_dynamics, mass_matrix
     from .kinematics import fk, jacobian
@@ -53,10 +54,10 @@ def _robot_part(out: Path, robot) -> None:
     print(f"forward dynamics recovers a to {np.abs(a_back - a).max():.2e}")
     print(f"(these four first calls took {dt_ms:.0f} ms, loading or compiling the kernels)")
     if out is not None:
-        _plot_gravity(model, out / "gravity_torques.png")
+        _plot_gravity(model, out / "gravity_torques.png", overwrite)
 
 
-def _plot_gravity(model, path: Path) -> None:
+def _plot_gravity(model, path: Path, overwrite: bool) -> None:
     from matplotlib.figure import Figure
 
     from .dynamics import gravity_forces
@@ -76,11 +77,11 @@ def _plot_gravity(model, path: Path) -> None:
     ax.set_ylabel("gravity torque g(q) (N m)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     fig.suptitle(f"{model.name}: gravity torques along one joint")
-    fig.savefig(path, dpi=100)
+    save_figure(fig, path, overwrite=overwrite, dpi=100)
     print(f"figure: {path}")
 
 
-def _simulation_part(out: Path, robot) -> None:
+def _simulation_part(out: Path, robot, overwrite: bool) -> None:
     """A quintic move, its inverse dynamics, computed torque against PD + gravity
     compensation, and the energy of a free fall (MR ch. 8, 9, 11)."""
     from . import control, models
@@ -123,21 +124,21 @@ def _simulation_part(out: Path, robot) -> None:
         print(f"  {name}: max tracking error {err:.2e} rad "
               f"({wall:.2f} s for 1.5 s, RK4 at {1e-3 / dt:g} kHz)")  # fmt: skip
     if out is not None:
-        plot_comparison(runs, target=ref, path=out / "tracking.png")
+        plot_comparison(runs, target=ref, path=out / "tracking.png", overwrite=overwrite)
         print(f"figure: {out / 'tracking.png'}")
     fall = simulate(model, q0, duration=1.0, dt=1e-3, friction=False)
     E = fall.energy()
     print(f"  free fall 1 s, RK4: energy {E[0]:.6g} J -> {E[-1]:.6g} J "
           f"(drift {abs(E[-1] - E[0]) / max(1.0, np.ptp(fall.kinetic_energy())):.1e})")  # fmt: skip
     if out is not None:
-        plot_energy(fall, out / "energy.png")
+        plot_energy(fall, out / "energy.png", overwrite=overwrite)
         print(f"figure: {out / 'energy.png'}")
 
 
-def _rigid_body_part(out: Path) -> None:
+def _rigid_body_part(out: Path, overwrite: bool) -> None:
     from .rigidbody import dzhanibekov_demo
 
-    demo = dzhanibekov_demo(out)
+    demo = dzhanibekov_demo(out, overwrite=overwrite)
     s = demo.summary
     print("\nTumbling box 0.1 x 0.3 x 0.6 m, 1 kg, spun about its intermediate axis, 100 s:")
     print(f"  flips of the intermediate axis (Dzhanibekov effect): {s['flips']}")
@@ -161,7 +162,9 @@ def figures(model: Model) -> tuple[str, ...]:
     return ("gravity_torques.png", *sim, "dzhanibekov.png")
 
 
-def run_demo(outdir: str | Path | None = DEFAULT_OUT, robot: str | Model = "ur5") -> int:
+def run_demo(
+    outdir: str | Path | None = DEFAULT_OUT, robot: str | Model = "ur5", *, overwrite: bool = False
+) -> int:
     """Run the demo; figures go to ``outdir``.
 
     Parameters
@@ -172,6 +175,9 @@ def run_demo(outdir: str | Path | None = DEFAULT_OUT, robot: str | Model = "ur5"
         None: print the numbers only (``robodyn demo --no-figures``).
     robot : str or Model
         A bundled robot name, a robot file path, or a loaded Model.
+    overwrite : bool
+        Replace figures already in ``outdir`` (else FileExistsError naming the first,
+        before any work; ``robodyn demo --force``).
 
     Returns
     -------
@@ -180,8 +186,13 @@ def run_demo(outdir: str | Path | None = DEFAULT_OUT, robot: str | Model = "ur5"
     """
     out = None if outdir is None else Path(outdir)
     if out is not None:
+        from . import models
+
+        robot = robot if isinstance(robot, Model) else models.load(robot)
         out.mkdir(parents=out == Path(DEFAULT_OUT), exist_ok=True)
-    _robot_part(out, robot)
-    _simulation_part(out, robot)
-    _rigid_body_part(out)
+        for name in figures(robot):  # every figure checked before any work
+            output_path(out / name, overwrite=overwrite, name="outdir")
+    _robot_part(out, robot, overwrite)
+    _simulation_part(out, robot, overwrite)
+    _rigid_body_part(out, overwrite)
     return 0

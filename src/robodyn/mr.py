@@ -31,7 +31,8 @@ Differences from the reference library (all deliberate):
 * :func:`ProjectToSO3` returns the true nearest rotation also when ``det(mat) < 0``;
 * matrices that should be rotations are checked (to 1e-3, MR's ``TestIfSO3`` tolerance)
   and a ValueError names the argument, instead of silently returning garbage;
-* :func:`SimulateControl` draws nothing unless ``plot=`` names a file (never a window);
+* :func:`SimulateControl` draws nothing unless ``plot=`` names a file (never a window;
+  an existing file is refused unless ``overwrite=True``);
 * ``Ftipmat`` may also be ``0`` or ``None`` for "no tip forces", as MR's docs promise.
 
 Where ``Glist`` entries are not of the form ``[[I, 0], [0, m 1]]`` or a screw axis has a
@@ -1669,6 +1670,7 @@ def SimulateControl(
     intRes: int,
     *,
     plot: str | os.PathLike | None = None,
+    overwrite: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Simulate the computed-torque controller along a reference trajectory (MR sec. 11.4).
 
@@ -1701,12 +1703,18 @@ def SimulateControl(
     plot : str or os.PathLike, optional
         Write MR's figure of actual and desired joint angles to this file. By default
         nothing is drawn (MR's library opens a window instead).
+    overwrite : bool
+        Replace an existing ``plot`` file (else FileExistsError, before the simulation).
 
     Returns
     -------
     taumat : numpy.ndarray, shape (N, n)
     thetamat : numpy.ndarray, shape (N, n)
     """
+    if plot is not None:
+        from ._files import output_path
+
+        output_path(plot, overwrite=overwrite, name="plot")
     actual = _chain(Mlist, Glist, Slist)
     ctrl = _chain(Mtildelist, Gtildelist, Slist)
     n = actual.n
@@ -1738,11 +1746,13 @@ def SimulateControl(
         thetamat[k] = theta
         eint = eint + dt * (Qd[k] - theta)
     if plot is not None:
-        _plot_control(thetamat, Qd, float(dt), plot)
+        _plot_control(thetamat, Qd, float(dt), plot, overwrite)
     return taumat, thetamat
 
 
-def _plot_control(thetamat: np.ndarray, thetamatd: np.ndarray, dt: float, path) -> None:
+def _plot_control(
+    thetamat: np.ndarray, thetamatd: np.ndarray, dt: float, path, overwrite: bool
+) -> None:
     """MR's figure of actual (lines) and desired (dots) joint angles, written to path.
 
     MR's code spaces its N samples over N dt with ``linspace(0, N dt, N)``; sample k is taken
@@ -1761,4 +1771,6 @@ def _plot_control(thetamat: np.ndarray, thetamatd: np.ndarray, dt: float, path) 
     axes.set_xlabel("t (s)")
     axes.set_ylabel("joint angle (rad)")
     axes.set_title("Computed-torque control: actual (lines) and desired (dots) joint angles")
-    fig.savefig(os.fspath(path))
+    from ._files import save_figure
+
+    save_figure(fig, path, overwrite=overwrite, name="plot")

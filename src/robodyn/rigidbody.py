@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ._checks import as_array, as_square, as_vector
+from ._files import output_path, save_figure
 from .spatial import ad, adjoint, check_rotation, skew, transform
 
 __all__ = [
@@ -622,6 +623,7 @@ def plot_tumbling(
     *,
     title: str | None = None,
     compare: TumblingResult | None = None,
+    overwrite: bool = False,
 ) -> Path:
     """Write a PNG with three panels: omega(t) components, kinetic energy, ``|L_s|``.
 
@@ -636,6 +638,8 @@ def plot_tumbling(
     title : str, optional
     compare : TumblingResult, optional
         A second run (e.g. explicit Euler) drawn dashed.
+    overwrite : bool
+        Replace an existing file (else FileExistsError, before drawing).
 
     Returns
     -------
@@ -643,9 +647,7 @@ def plot_tumbling(
     """
     from matplotlib.figure import Figure
 
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise ValueError(f"path {str(path)!r}: the folder {str(path.parent)!r} does not exist")
+    path = output_path(path, overwrite=overwrite, name="path")
     fig = Figure(figsize=(9, 8), layout="constrained")
     ax_w, ax_e, ax_l = fig.subplots(3, 1, sharex=True)
     colors = ("tab:red", "tab:green", "tab:blue")
@@ -672,8 +674,7 @@ def plot_tumbling(
     ax_l.legend(**outside)
     ax_l.set_xlabel("t (s)")
     fig.suptitle(title or f"rigid body, {result.integrator}, dt = {result.dt:g} s")
-    fig.savefig(path, dpi=100)
-    return path
+    return save_figure(fig, path, overwrite=overwrite, dpi=100)
 
 
 # ---------------------------------------------------------------------------------- demo
@@ -694,6 +695,7 @@ def dzhanibekov_demo(
     dt: float = 1e-3,
     spin: float = 2.0,
     perturbation: float = 1e-2,
+    overwrite: bool = False,
 ) -> DzhanibekovDemo:
     """The tennis-racket (Dzhanibekov) effect: a box spun about its intermediate axis flips.
 
@@ -711,6 +713,9 @@ def dzhanibekov_demo(
         Angular speed about the intermediate axis, rad/s.
     perturbation : float
         Relative size of the initial x and z components.
+    overwrite : bool
+        Replace an existing ``dzhanibekov.png`` in ``outdir`` (else FileExistsError,
+        before the simulation).
 
     Returns
     -------
@@ -721,6 +726,9 @@ def dzhanibekov_demo(
     """
     from .inertia import box
 
+    figure = None
+    if outdir is not None:  # checked before the runs
+        figure = output_path(Path(outdir) / "dzhanibekov.png", overwrite=overwrite, name="outdir")
     I = box(mass=1.0, size=(0.1, 0.3, 0.6))  # I = m/12 diag(b^2 + c^2, a^2 + c^2, a^2 + b^2)
     omega0 = spin * np.array([perturbation, 1.0, perturbation])
     lie = simulate(I, np.eye(3), omega0, duration, dt, "lie_rk4")
@@ -735,15 +743,15 @@ def dzhanibekov_demo(
         "flips": count_flips(lie),
         "steps": len(lie.t) - 1,
     }
-    figure = None
-    if outdir is not None:
+    if figure is not None:
         figure = plot_tumbling(
             lie,
-            Path(outdir) / "dzhanibekov.png",
+            figure,
             title=(
                 f"Dzhanibekov effect: 1 kg box 0.1 x 0.3 x 0.6 m, {summary['flips']} flips\n"
                 f"lie_rk4 (solid) vs explicit Euler (dashed), dt = {dt:g} s"
             ),
             compare=eul,
+            overwrite=overwrite,
         )
     return DzhanibekovDemo(lie, eul, summary, figure)

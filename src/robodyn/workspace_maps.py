@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._files import output_path, save_figure
 from .kinematics import _frame_index, _packed, _rows, _sample_ranges, fk, jacobian
 from .model.model import Model
 
@@ -198,7 +199,14 @@ class Workspace:
         cb.ax.set_xlabel(f"[{'mixed' if unit.startswith('mixed') else unit}]", fontsize="small")
         return cb
 
-    def plot(self, measure: str = "manipulability", path=None, *, max_points: int = 20000):
+    def plot(
+        self,
+        measure: str = "manipulability",
+        path=None,
+        *,
+        max_points: int = 20000,
+        overwrite: bool = False,
+    ):
         """3-D scatter of the samples coloured by a measure, with a colour bar.
 
         Parameters
@@ -209,6 +217,8 @@ class Workspace:
             Write the figure there.
         max_points : int
             Plot at most this many samples (evenly thinned).
+        overwrite : bool
+            Replace an existing file at ``path`` (else FileExistsError, before drawing).
 
         Returns
         -------
@@ -216,6 +226,8 @@ class Workspace:
         """
         from matplotlib.figure import Figure
 
+        if path is not None:
+            output_path(path, overwrite=overwrite, name="path")
         values = self.measure(measure)
         step = max(1, len(values) // max_points)
         fig = Figure(figsize=(7.5, 6.0), layout="constrained")
@@ -229,7 +241,7 @@ class Workspace:
                      f"{self.part} rows of J_{self.kind}", fontsize="medium")  # fmt: skip
         self._colourbar(fig, sc, ax, measure, shrink=0.7)
         if path is not None:
-            fig.savefig(path, dpi=110)
+            save_figure(fig, path, overwrite=overwrite, dpi=110)
         return fig
 
     def plot_slice(
@@ -240,6 +252,7 @@ class Workspace:
         axis: str = "z",
         value: float | None = None,
         thickness: float | None = None,
+        overwrite: bool = False,
     ):
         """2-D slice of the workspace: the samples within ``thickness / 2`` of the plane
         ``axis = value``, coloured by a measure, with the radial boundary's points in the
@@ -255,6 +268,8 @@ class Workspace:
             Its coordinate (m; default the centre's).
         thickness : float, optional
             Slab thickness (m; default 5 % of the workspace's extent along the axis).
+        overwrite : bool
+            Replace an existing file at ``path`` (else FileExistsError, before drawing).
 
         Returns
         -------
@@ -264,6 +279,8 @@ class Workspace:
 
         if axis not in ("x", "y", "z"):
             raise ValueError(f"axis must be 'x', 'y' or 'z', got {axis!r}")
+        if path is not None:
+            output_path(path, overwrite=overwrite, name="path")
         a = "xyz".index(axis)
         u, w = [i for i in range(3) if i != a]
         values = self.measure(measure)
@@ -290,7 +307,7 @@ class Workspace:
                      f"rows of J_{self.kind}", fontsize="medium")  # fmt: skip
         self._colourbar(fig, sc, ax, measure)
         if path is not None:
-            fig.savefig(path, dpi=110)
+            save_figure(fig, path, overwrite=overwrite, dpi=110)
         return fig
 
     def _of(self) -> str:

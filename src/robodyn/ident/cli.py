@@ -175,6 +175,6 @@ def identify_command(args: argparse.Namespace) -> int:
 
         t_held = float(test.t[0]) if len(test) else None
         with atomic_output(plot) as tmp:
-            plot_identification(results, ex, tmp, truth=truth, held_out=t_held)
+            plot_identification(results, ex, tmp, truth=truth, held_out=t_held, overwrite=True)
         print(f"figure: {plot}")
     return 0

@@ -3,14 +3,16 @@ per joint, and the base parameters' errors (or changes from the prior model)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
+
+from .._files import output_path, save_figure
 
 __all__ = ["plot_identification"]
 
 
-def plot_identification(results, experiment, path=None, *, truth=None, held_out=None):
+def plot_identification(
+    results, experiment, path=None, *, truth=None, held_out=None, overwrite: bool = False
+):
     """Measured and predicted joint torques against time, and base-parameter errors.
 
     Parameters
@@ -26,6 +28,8 @@ def plot_identification(results, experiment, path=None, *, truth=None, held_out=
         relative to the truth; without it, its change from the prior model.
     held_out : float, optional
         Time (s) from which the samples were not used to fit (shaded).
+    overwrite : bool
+        Replace an existing file at ``path`` (else FileExistsError, before drawing).
 
     Returns
     -------
@@ -33,6 +37,8 @@ def plot_identification(results, experiment, path=None, *, truth=None, held_out=
     """
     from matplotlib.figure import Figure
 
+    if path is not None:
+        output_path(path, overwrite=overwrite, name="path")
     if not isinstance(results, dict):
         results = {results.method: results}
     first = next(iter(results.values()))
@@ -82,7 +88,7 @@ def plot_identification(results, experiment, path=None, *, truth=None, held_out=
     ax.set_ylim(-1.1 * lim - 1, 1.1 * lim + 1)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     if path is not None:
-        fig.savefig(Path(path), dpi=100)
+        save_figure(fig, path, overwrite=overwrite, dpi=100)
     return fig
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._files import output_path
+
 __all__ = ["KINDS", "DEFAULT_OUT", "figures", "run_mobile_demo"]
 
 KINDS = ("unicycle", "diffdrive", "car", "omni", "mecanum", "youbot")
@@ -38,7 +40,7 @@ def figures(kind: str, animate: bool = True) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _tracking(robot, out: Path, name: str, animate: bool) -> None:
+def _tracking(robot, out: Path, name: str, animate: bool, ow: bool) -> None:
     from . import circle, drive
     from . import plot as mp
     from .control import TrackingController
@@ -50,16 +52,16 @@ def _tracking(robot, out: Path, name: str, animate: bool) -> None:
     print(f"{name}: MR 13.3.4 tracking of a 2 m circle at 0.5 m/s from a 0.5 m offset")
     print(f"  error: {e[0]:.3f} m at t = 0, {e[-1]:.2e} m at t = {run.t[-1]:g} s")
     refq = np.array([ref(t)[0] for t in run.t])
-    mp.plot_path({name: run}, out / f"{name}_path.png", reference=refq,
+    mp.plot_path({name: run}, out / f"{name}_path.png", overwrite=ow, reference=refq,
                  title=f"{name}: tracking a circle")  # fmt: skip
-    mp.plot_wheel_speeds(run, out / f"{name}_wheel_speeds.png")
-    mp.plot_tracking({name: run}, out / f"{name}_error.png",
+    mp.plot_wheel_speeds(run, out / f"{name}_wheel_speeds.png", overwrite=ow)
+    mp.plot_tracking({name: run}, out / f"{name}_error.png", overwrite=ow,
                      title=f"{name}: position error")  # fmt: skip
     if animate:
-        mp.animate(run, out / f"{name}.gif", fps=8, speed=2.5, reference=refq)
+        mp.animate(run, out / f"{name}.gif", overwrite=ow, fps=8, speed=2.5, reference=refq)
 
 
-def _diffdrive_dynamics(robot, out: Path, animate: bool) -> None:
+def _diffdrive_dynamics(robot, out: Path, animate: bool, ow: bool) -> None:
     from scipy.integrate import simpson
 
     from ..sim.simulate import simulate
@@ -79,17 +81,17 @@ def _diffdrive_dynamics(robot, out: Path, animate: bool) -> None:
     print(f"  max |A(q) v| = {traj.constraint_violation.max():.2e} m/s (RK4, dt = 20 ms, "
           f"Baumgarte alpha = {con.alpha:g} 1/s)")  # fmt: skip
     print(f"  energy gained {E[-1] - E[0]:.6f} J = work of the wheel torques {work:.6f} J")
-    mp.plot_constraint_violation(traj, out / "diffdrive_constraint.png")
+    mp.plot_constraint_violation(traj, out / "diffdrive_constraint.png", overwrite=ow)
     run = MobileRun.from_trajectory(traj, robot)  # chassis (phi, x, y) and wheel rates
-    mp.plot_path({"diffdrive with mass": run}, out / "diffdrive_dynamics_path.png",
+    mp.plot_path({"diffdrive with mass": run}, out / "diffdrive_dynamics_path.png", overwrite=ow,
                  title="diffdrive with mass: path under wheel torques")  # fmt: skip
-    mp.plot_wheel_speeds(run, out / "diffdrive_dynamics_wheel_speeds.png",
+    mp.plot_wheel_speeds(run, out / "diffdrive_dynamics_wheel_speeds.png", overwrite=ow,
                          title="diffdrive with mass: wheel speeds under wheel torques")  # fmt: skip
     if animate:
-        mp.animate(run, out / "diffdrive_dynamics.gif", fps=8, speed=1.5)
+        mp.animate(run, out / "diffdrive_dynamics.gif", overwrite=ow, fps=8, speed=1.5)
 
 
-def _car(out: Path, animate: bool) -> None:
+def _car(out: Path, animate: bool, ow: bool) -> None:
     from . import Car, PurePursuit, drive, dubins
     from . import plot as mp
 
@@ -105,14 +107,14 @@ def _car(out: Path, animate: bool) -> None:
                 duration=0.02 * np.ceil((p.length / 0.5 + 1.0) / 0.02), dt=0.02)  # fmt: skip
     print(f"  pure pursuit ends {np.linalg.norm(run.q[-1, 1:] - q1[1:]):.3f} m from the goal, "
           f"max steering {np.abs(run.u[:, 1]).max():.3f} rad")  # fmt: skip
-    mp.plot_path({"car (pure pursuit)": run}, out / "car_path.png", reference=ref,
+    mp.plot_path({"car (pure pursuit)": run}, out / "car_path.png", overwrite=ow, reference=ref,
                  title=f"car: Dubins {p.word} path and pure pursuit")  # fmt: skip
-    mp.plot_wheel_speeds(run, out / "car_wheel_speeds.png")
+    mp.plot_wheel_speeds(run, out / "car_wheel_speeds.png", overwrite=ow)
     if animate:
-        mp.animate(run, out / "car.gif", fps=8, speed=2.5, reference=ref)
+        mp.animate(run, out / "car.gif", overwrite=ow, fps=8, speed=2.5, reference=ref)
 
 
-def _square(robot, out: Path, name: str, animate: bool) -> None:
+def _square(robot, out: Path, name: str, animate: bool, ow: bool) -> None:
     from . import drive, odometry
     from . import plot as mp
 
@@ -135,13 +137,15 @@ def _square(robot, out: Path, name: str, animate: bool) -> None:
         f"  odometry from the wheel angles matches the run to "
         f"{np.abs(odo[-1] - run.q[-1]).max():.1e}; end {np.round(run.q[-1], 4).tolist()}"
     )
-    mp.plot_path({name: run}, out / f"{name}_path.png", title=f"{name}: a square while turning")
-    mp.plot_wheel_speeds(run, out / f"{name}_wheel_speeds.png")
+    mp.plot_path(
+        {name: run}, out / f"{name}_path.png", overwrite=ow, title=f"{name}: a square while turning"
+    )
+    mp.plot_wheel_speeds(run, out / f"{name}_wheel_speeds.png", overwrite=ow)
     if animate:
-        mp.animate(run, out / f"{name}.gif", fps=8, speed=2.0)
+        mp.animate(run, out / f"{name}.gif", overwrite=ow, fps=8, speed=2.0)
 
 
-def _youbot(out: Path) -> None:
+def _youbot(out: Path, ow: bool) -> None:
     from ..spatial import exp3
     from ..trajectory import screw_trajectory
     from . import plot as mp
@@ -161,12 +165,12 @@ def _youbot(out: Path) -> None:
     print("youbot: J_e = [J_base, J_arm] (6 x 9), feedforward + PI along a screw path")
     print(f"  gripper error {1e3 * e[0]:.1f} mm at t = 0, below 1 mm after "
           f"{run.t[np.argmax(e < 1e-3)]:.2f} s, {1e3 * e[-1]:.4f} mm at the end")  # fmt: skip
-    mp.plot_manipulation(run, out / "youbot_tracking.png")
-    mp.plot_path({"youbot chassis": run.config[:, :3]}, out / "youbot_base_path.png",
+    mp.plot_manipulation(run, out / "youbot_tracking.png", overwrite=ow)
+    mp.plot_path({"youbot chassis": run.config[:, :3]}, out / "youbot_base_path.png", overwrite=ow,
                  title="youbot: chassis path while the gripper tracks")  # fmt: skip
 
 
-def run_mobile_demo(kind: str, out, *, animate: bool = True) -> int:
+def run_mobile_demo(kind: str, out, *, animate: bool = True, overwrite: bool = False) -> int:
     """Run the demo of one robot type and write its figures to ``out``.
 
     Parameters
@@ -177,6 +181,9 @@ def run_mobile_demo(kind: str, out, *, animate: bool = True) -> int:
         parent must exist, except for the default ``out/mobile``, created with its parents.
     animate : bool
         Also write a GIF.
+    overwrite : bool
+        Replace files already in ``out`` (else FileExistsError naming the first, before
+        any work; ``robodyn mobile --force``).
 
     Returns
     -------
@@ -189,20 +196,22 @@ def run_mobile_demo(kind: str, out, *, animate: bool = True) -> int:
         raise ValueError(f"robot must be one of {KINDS}, got {kind!r}")
     out = Path(out)
     out.mkdir(parents=out == Path(DEFAULT_OUT), exist_ok=True)
+    for name in figures(kind, animate):  # every file checked before any work
+        output_path(out / name, overwrite=overwrite, name="out")
     if kind == "unicycle":
-        _tracking(Unicycle(), out, "unicycle", animate)
+        _tracking(Unicycle(), out, "unicycle", animate, overwrite)
     elif kind == "diffdrive":
         dd = DiffDrive(wheel_radius=0.1, half_track=0.25)
-        _tracking(dd, out, "diffdrive", animate)
-        _diffdrive_dynamics(dd, out, animate)
+        _tracking(dd, out, "diffdrive", animate, overwrite)
+        _diffdrive_dynamics(dd, out, animate, overwrite)
     elif kind == "car":
-        _car(out, animate)
+        _car(out, animate, overwrite)
     elif kind == "omni":
-        _square(Omni(wheel_radius=0.05, base_radius=0.2), out, "omni", animate)
+        _square(Omni(wheel_radius=0.05, base_radius=0.2), out, "omni", animate, overwrite)
     elif kind == "mecanum":
         _square(Mecanum(half_length=0.235, half_width=0.15, wheel_radius=0.0475), out,
-                "mecanum", animate)  # fmt: skip
+                "mecanum", animate, overwrite)  # fmt: skip
     else:
-        _youbot(out)
+        _youbot(out, overwrite)
     print(f"figures written to {out}/")
     return 0

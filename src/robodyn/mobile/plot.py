@@ -9,7 +9,9 @@
 * :func:`animate`            a GIF of the chassis (footprint, wheels, trail)
 
 Paths are drawn as line collections in the x-y plane (the legend names each); every
-function returns the Figure (or the path written) and writes it when given ``path``.
+function returns the Figure (or the path written) and writes it when given ``path``: an
+existing file is refused (FileExistsError) before anything is drawn unless
+``overwrite=True``, and the file is written whole or not at all (:mod:`robodyn._files`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..sim.plot import _figure, _legend, _save
+from .._files import atomic_write, output_path
+from ..sim.plot import _check, _figure, _legend, _save
 from .wheeled import Car, DiffDrive, Omni, Unicycle
 
 __all__ = [
@@ -48,7 +51,15 @@ def _path(ax, xy, label, **kw):
     return lc
 
 
-def plot_path(runs, path=None, *, reference=None, title="chassis path", arrows: int = 8):
+def plot_path(
+    runs,
+    path=None,
+    *,
+    reference=None,
+    title="chassis path",
+    arrows: int = 8,
+    overwrite: bool = False,
+):
     """Chassis paths (x, y) with heading arrows at the start and along the way.
 
     Parameters
@@ -61,6 +72,8 @@ def plot_path(runs, path=None, *, reference=None, title="chassis path", arrows: 
     title : str
     arrows : int
         Heading arrows per path.
+    overwrite : bool
+        Replace an existing file at ``path`` (else FileExistsError, before drawing).
 
     Returns
     -------
@@ -68,6 +81,7 @@ def plot_path(runs, path=None, *, reference=None, title="chassis path", arrows: 
     """
     if not isinstance(runs, dict):
         runs = {"robot": runs}
+    _check(path, overwrite)
     fig, axes = _figure(1, height=5.6, width=9.0)
     ax = axes[0, 0]
     pts = []
@@ -95,14 +109,16 @@ def plot_path(runs, path=None, *, reference=None, title="chassis path", arrows: 
     ax.set(xlabel="x (m)", ylabel="y (m)", title=title + " (arrows: heading)")
     ax.grid(alpha=0.3)
     _legend(ax)
-    return _save(fig, path)
+    return _save(fig, path, overwrite)
 
 
-def plot_wheel_speeds(run, path=None, *, title=None):
+def plot_wheel_speeds(run, path=None, *, title=None, overwrite: bool = False):
     """Wheel speeds u(t) (rad/s) and the chassis body twist of a :class:`MobileRun`.
 
-    A car's steering angle (rad) gets its own panel.
+    A car's steering angle (rad) gets its own panel. An existing ``path`` is refused
+    unless ``overwrite=True``.
     """
+    _check(path, overwrite)
     robot = run.robot
     names = list(robot.inputs)
     car = isinstance(robot, Car)
@@ -131,11 +147,13 @@ def plot_wheel_speeds(run, path=None, *, title=None):
     for a in axes[:, 0]:
         a.grid(alpha=0.3)
     fig.suptitle(title or f"{type(robot).__name__}: wheel speeds and chassis twist")
-    return _save(fig, path)
+    return _save(fig, path, overwrite)
 
 
-def plot_tracking(runs: dict, path=None, *, title="tracking error"):
-    """Position error ``|p - p_d|`` (m) of runs with a reference, on a log scale."""
+def plot_tracking(runs: dict, path=None, *, title="tracking error", overwrite: bool = False):
+    """Position error ``|p - p_d|`` (m) of runs with a reference, on a log scale (an
+    existing ``path`` is refused unless ``overwrite=True``)."""
+    _check(path, overwrite)
     fig, axes = _figure(1, height=3.0)
     ax = axes[0, 0]
     for name, run in runs.items():
@@ -143,12 +161,16 @@ def plot_tracking(runs: dict, path=None, *, title="tracking error"):
     ax.set(xlabel="t (s)", ylabel="position error (m)", title=title)
     ax.grid(alpha=0.3, which="both")
     _legend(ax)
-    return _save(fig, path)
+    return _save(fig, path, overwrite)
 
 
-def plot_manipulation(run, path=None, *, title="mobile manipulator tracking"):
+def plot_manipulation(
+    run, path=None, *, title="mobile manipulator tracking", overwrite: bool = False
+):
     """A :class:`ManipulationRun`: end-effector error ``X_err`` (rad, m), position error
-    (mm) and the wheel and joint speeds (rad/s) against time."""
+    (mm) and the wheel and joint speeds (rad/s) against time (an existing ``path`` is
+    refused unless ``overwrite=True``)."""
+    _check(path, overwrite)
     fig, axes = _figure(3, height=2.3)
     ax = axes[0, 0]
     for j, lab in enumerate(("omega_x", "omega_y", "omega_z", "v_x", "v_y", "v_z")):
@@ -171,14 +193,16 @@ def plot_manipulation(run, path=None, *, title="mobile manipulator tracking"):
     for a in axes[:, 0]:
         a.grid(alpha=0.3)
     fig.suptitle(title)
-    return _save(fig, path)
+    return _save(fig, path, overwrite)
 
 
-def plot_constraint_violation(traj, path=None, *, title=None):
-    """``max |A(q) v|`` of ``rd.simulate(..., constraints=)`` against time (log scale)."""
+def plot_constraint_violation(traj, path=None, *, title=None, overwrite: bool = False):
+    """``max |A(q) v|`` of ``rd.simulate(..., constraints=)`` against time (log scale; an
+    existing ``path`` is refused unless ``overwrite=True``)."""
     err = getattr(traj, "constraint_violation", None)
     if err is None:
         raise ValueError("the trajectory has no constraint_violation (simulate with constraints=)")
+    _check(path, overwrite)
     fig, axes = _figure(1, height=3.0)
     ax = axes[0, 0]
     ax.semilogy(traj.t, np.maximum(err, 1e-18), label="max |A(q) v|")
@@ -187,7 +211,7 @@ def plot_constraint_violation(traj, path=None, *, title=None):
            title=title or f"{name}: rolling-constraint violation")  # fmt: skip
     ax.grid(alpha=0.3, which="both")
     _legend(ax)
-    return _save(fig, path)
+    return _save(fig, path, overwrite)
 
 
 # ---------------------------------------------------------------------- animation
@@ -226,9 +250,12 @@ def footprint(robot) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
     raise ValueError(f"no footprint for {type(robot).__name__}")
 
 
-def animate(run, path, *, fps: int = 20, speed: float = 1.0, reference=None):
+def animate(
+    run, path, *, fps: int = 20, speed: float = 1.0, reference=None, overwrite: bool = False
+):
     """A GIF of a :class:`MobileRun`: the chassis outline, its wheels (a car's front wheel
-    turned by the steering angle) and the trail.
+    turned by the steering angle) and the trail. An existing ``path`` is refused
+    (FileExistsError, before drawing) unless ``overwrite=True``.
 
     Returns
     -------
@@ -243,6 +270,7 @@ def animate(run, path, *, fps: int = 20, speed: float = 1.0, reference=None):
         raise ValueError(f"{path}: the animation must be a .gif file")
     if not (fps > 0 and speed > 0):
         raise ValueError(f"fps and speed must be positive, got {fps}, {speed}")
+    output_path(path, overwrite=overwrite, name="path")
     robot = run.robot
     body, wheels = footprint(robot)
     wlen = 2 * getattr(robot, "wheel_radius", 0.1)
@@ -300,6 +328,7 @@ def animate(run, path, *, fps: int = 20, speed: float = 1.0, reference=None):
             ax.draw_artist(art)
         buf = np.asarray(canvas.buffer_rgba())
         frames.append(Image.fromarray(buf[..., :3].copy()))
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=round(1000 / fps),
-                   loop=0)  # fmt: skip
+    with atomic_write(output_path(path, overwrite=overwrite, name="path")) as tmp:
+        frames[0].save(tmp, save_all=True, append_images=frames[1:], duration=round(1000 / fps),
+                       loop=0)  # fmt: skip
     return path

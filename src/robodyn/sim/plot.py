@@ -10,7 +10,9 @@
 
 Every figure has units on its axes, a title saying what it shows and its legend outside
 the data; every function returns the Figure (or the path written) and writes it when
-given ``path``.
+given ``path``: an existing file is refused (FileExistsError) before anything is drawn
+unless ``overwrite=True``, and the file is written whole or not at all
+(:mod:`robodyn._files`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
+from .._files import atomic_write, output_path, save_figure
 
 __all__ = ["plot_trajectory", "plot_energy", "plot_comparison", "plot_ellipses", "animate"]
 
@@ -42,9 +46,15 @@ def _legend(ax, **kw) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", **kw)
 
 
-def _save(fig, path):
+def _check(path, overwrite: bool) -> None:
+    """Before any drawing: ``path`` may be written (robodyn._files.output_path)."""
     if path is not None:
-        fig.savefig(Path(path), dpi=110)
+        output_path(path, overwrite=overwrite, name="path")
+
+
+def _save(fig, path, overwrite: bool):
+    if path is not None:
+        save_figure(fig, path, overwrite=overwrite, dpi=110)
     return fig
 
 
@@ -71,7 +81,15 @@ def _one(traj, rollout):
     return traj, ""
 
 
-def plot_trajectory(traj, path=None, *, reference=None, what=("q", "v", "tau"), rollout=None):
+def plot_trajectory(
+    traj,
+    path=None,
+    *,
+    reference=None,
+    what=("q", "v", "tau"),
+    rollout=None,
+    overwrite: bool = False,
+):
     """Joint positions, velocities and torques against time (one row of axes each).
 
     Parameters
@@ -85,6 +103,8 @@ def plot_trajectory(traj, path=None, *, reference=None, what=("q", "v", "tau"), 
     what : sequence of {"q", "v", "a", "tau", "error"}
     rollout : int, optional
         Which rollout of a batch (default the first).
+    overwrite : bool
+        Replace an existing file at ``path`` (else FileExistsError, before drawing).
 
     Returns
     -------
@@ -98,6 +118,7 @@ def plot_trajectory(traj, path=None, *, reference=None, what=("q", "v", "tau"), 
         what.append("error")
     if "error" in what and reference is None:
         raise ValueError("what: 'error' needs a reference")
+    _check(path, overwrite)
     tr, note = _one(traj, rollout)
     t = tr.t
     nq = tr.q.shape[-1]
@@ -119,10 +140,10 @@ def plot_trajectory(traj, path=None, *, reference=None, what=("q", "v", "tau"), 
     m = traj.meta
     fig.suptitle(f"{m.get('model', '?')}: simulated motion, controller {m.get('controller', '?')}, "
                  f"{m.get('integrator', '?')}{note}")  # fmt: skip
-    return _save(fig, path)
+    return _save(fig, path, overwrite)
 
 
-def plot_energy(traj, path=None, *, rollout=None):
+def plot_energy(traj, path=None, *, rollout=None, overwrite: bool = False):
     """Kinetic, potential and total energy against time, and the drift of the total.
 
     Parameters
@@ -131,11 +152,14 @@ def plot_energy(traj, path=None, *, rollout=None):
         With its model attached (``traj.model``) or energies saved.
     path : path, optional
     rollout : int, optional
+    overwrite : bool
+        Replace an existing file at ``path`` (else FileExistsError, before drawing).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
+    _check(path, overwrite)
     tr, note = _one(traj, rollout)
     K, U = tr.kinetic_energy(), tr.potential_energy()
     E = K + U
@@ -156,10 +180,12 @@ def plot_energy(traj, path=None, *, rollout=None):
     m = traj.meta
     fig.suptitle(f"{m.get('model', '?')}: energy, {m.get('integrator', '?')} at dt = "
                  f"{m.get('dt', 0):g} s{note}")  # fmt: skip
-    return _save(fig, path)
+    return _save(fig, path, overwrite)
 
 
-def plot_comparison(trajs: dict, target=None, path=None, *, degrees: bool = True):
+def plot_comparison(
+    trajs: dict, target=None, path=None, *, degrees: bool = True, overwrite: bool = False
+):
     """Controllers side by side (course notes 003, exercise 4): tracking error and joint
     torque against time, one column per joint, one colour per controller.
 
@@ -173,6 +199,8 @@ def plot_comparison(trajs: dict, target=None, path=None, *, degrees: bool = True
     path : path, optional
     degrees : bool
         Errors and positions of revolute joints in degrees.
+    overwrite : bool
+        Replace an existing file at ``path`` (else FileExistsError, before drawing).
 
     Returns
     -------
@@ -180,6 +208,7 @@ def plot_comparison(trajs: dict, target=None, path=None, *, degrees: bool = True
     """
     if not trajs:
         raise ValueError("trajs: give at least one trajectory")
+    _check(path, overwrite)
     first = next(iter(trajs.values()))
     nv = first.v.shape[-1]
     names = _joint_names(first, nv)
@@ -205,7 +234,7 @@ def plot_comparison(trajs: dict, target=None, path=None, *, degrees: bool = True
     axes[-1, 1].set_xlabel("t (s)")
     fig.suptitle(f"{first.meta.get('model', '?')}: tracking error and torque of "
                  f"{len(trajs)} controllers")  # fmt: skip
-    return _save(fig, path)
+    return _save(fig, path, overwrite)
 
 
 def _planar_points(model, q: np.ndarray, frame=None) -> tuple[np.ndarray, np.ndarray]:
@@ -218,7 +247,9 @@ def _planar_points(model, q: np.ndarray, frame=None) -> tuple[np.ndarray, np.nda
     return P, tip
 
 
-def plot_ellipses(model, qs, frame=None, path=None, kind: str = "torque", scale=None):
+def plot_ellipses(
+    model, qs, frame=None, path=None, kind: str = "torque", scale=None, *, overwrite: bool = False
+):
     """Torque ellipses of the mass matrix, or end-effector force ellipses (course notes
     000, MR sec. 8.4), at several configurations.
 
@@ -240,6 +271,8 @@ def plot_ellipses(model, qs, frame=None, path=None, kind: str = "torque", scale=
     kind : {"torque", "force"}
     scale : float, optional
         kind="force": metres per kg (default: the largest ellipse a quarter of the reach).
+    overwrite : bool
+        Replace an existing file at ``path`` (else FileExistsError, before drawing).
 
     Returns
     -------
@@ -255,15 +288,16 @@ def plot_ellipses(model, qs, frame=None, path=None, kind: str = "torque", scale=
     qs = np.atleast_2d(np.asarray(qs, dtype=float))
     if qs.shape[-1] != model.nq:
         raise ValueError(f"qs must have shape (K, {model.nq}), got {qs.shape}")
+    if kind not in ("torque", "force"):
+        raise ValueError(f"kind must be 'torque' or 'force', got {kind!r}")
+    if kind == "torque" and model.nv != 2:
+        raise ValueError(f"kind='torque' draws 2-dof models; {model.name!r} has nv = {model.nv}")
+    _check(path, overwrite)
     fig = Figure(figsize=(8.5, 5.5), layout="constrained")
     ax = fig.add_subplot()
     ax.set_aspect("equal")
     labels = [f"q = ({', '.join(f'{np.degrees(x):.0f}' for x in q)}) deg" for q in qs]
     if kind == "torque":
-        if model.nv != 2:
-            raise ValueError(
-                f"kind='torque' draws 2-dof models; {model.name!r} has nv = {model.nv}"
-            )
         Ms = mass_matrix(model, qs)
         r = 0.0
         for k, M in enumerate(Ms):
@@ -277,7 +311,7 @@ def plot_ellipses(model, qs, frame=None, path=None, kind: str = "torque", scale=
         ax.set_xlabel("tau_1 per unit acceleration (N m per rad/s^2)")
         ax.set_ylabel("tau_2 per unit acceleration (N m per rad/s^2)")
         ax.set_title(f"{model.name}: torque ellipses {{M(q) a : |a| = 1}}")
-    elif kind == "force":
+    else:  # "force"
         P, tip = _planar_points(model, qs, frame)
         f = model.nf - 1 if frame is None else model.frame_id(frame)
         Lams = [task_space_inertia(model, q, f, kind="world_aligned", part=[3, 4]) for q in qs]
@@ -305,18 +339,25 @@ def plot_ellipses(model, qs, frame=None, path=None, kind: str = "torque", scale=
         ax.set_ylabel("y (m)")
         ax.set_title(f"{model.name}: end-effector force ellipses {{Lambda a : |a| = 1}}, "
                      f"{scale:.3g} m per kg")  # fmt: skip
-    else:
-        raise ValueError(f"kind must be 'torque' or 'force', got {kind!r}")
     ax.grid(alpha=0.3)
     _legend(ax)
-    return _save(fig, path)
+    return _save(fig, path, overwrite)
 
 
 def _is_planar(P: np.ndarray) -> bool:
     return bool(np.ptp(P[..., 2]) < 1e-9)
 
 
-def animate(traj, path, *, fps: int = 30, frame=None, speed: float = 1.0, rollout=None):
+def animate(
+    traj,
+    path,
+    *,
+    fps: int = 30,
+    frame=None,
+    speed: float = 1.0,
+    rollout=None,
+    overwrite: bool = False,
+):
     """Write an animation of the motion: GIF (pillow) or MP4 (ffmpeg).
 
     A model whose body origins stay in one plane z = const (every joint axis parallel to
@@ -336,6 +377,8 @@ def animate(traj, path, *, fps: int = 30, frame=None, speed: float = 1.0, rollou
     speed : float
         Simulated seconds per second of animation.
     rollout : int, optional
+    overwrite : bool
+        Replace an existing file at ``path`` (else FileExistsError, before drawing).
 
     Returns
     -------
@@ -344,8 +387,10 @@ def animate(traj, path, *, fps: int = 30, frame=None, speed: float = 1.0, rollou
 
     Raises
     ------
+    FileExistsError
+        ``path`` exists and ``overwrite`` is False.
     ValueError
-        No model, an unknown suffix, or .mp4 without ffmpeg (use .gif).
+        No model, an unknown suffix, .mp4 without ffmpeg (use .gif), or a missing folder.
     """
     from matplotlib import animation
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -368,6 +413,7 @@ def animate(traj, path, *, fps: int = 30, frame=None, speed: float = 1.0, rollou
         raise ValueError(f"{path}: the animation must be a .gif or .mp4 file")
     if not (fps > 0 and speed > 0):
         raise ValueError(f"fps and speed must be positive, got {fps}, {speed}")
+    output_path(path, overwrite=overwrite, name="path")
     tr, note = _one(traj, rollout)
     n = max(2, int(round(tr.t[-1] * fps / speed)) + 1)
     idx = np.unique(np.searchsorted(tr.t, np.linspace(0.0, tr.t[-1], n)).clip(0, len(tr.t) - 1))
@@ -422,7 +468,8 @@ def animate(traj, path, *, fps: int = 30, frame=None, speed: float = 1.0, rollou
 
     if suffix == ".mp4":
         anim = animation.FuncAnimation(fig, draw, frames=len(idx), blit=False)
-        anim.save(str(path), writer=writer)
+        with atomic_write(output_path(path, overwrite=overwrite, name="path")) as tmp:
+            anim.save(str(tmp), writer=writer)
         return path
     # GIF: the static parts drawn once, the moving ones blitted on top of them each frame
     from PIL import Image
@@ -439,6 +486,7 @@ def animate(traj, path, *, fps: int = 30, frame=None, speed: float = 1.0, rollou
             ax.draw_artist(art)
         buf = np.asarray(canvas.buffer_rgba())
         frames.append(Image.fromarray(buf[..., :3].copy()))
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=round(1000 / fps),
-                   loop=0)  # fmt: skip
+    with atomic_write(output_path(path, overwrite=overwrite, name="path")) as tmp:
+        frames[0].save(tmp, save_all=True, append_images=frames[1:], duration=round(1000 / fps),
+                       loop=0)  # fmt: skip
     return path

@@ -249,12 +249,13 @@ class Trajectory:
                        fmt="%.17g")  # fmt: skip
         return path
 
-    def plot(self, path=None, *, reference=None, what=("q", "v", "tau")):
+    def plot(self, path=None, *, reference=None, what=("q", "v", "tau"), overwrite: bool = False):
         """Joint positions, velocities and torques against time (see
-        :func:`robodyn.sim.plot.plot_trajectory`). Returns the matplotlib figure."""
+        :func:`robodyn.sim.plot.plot_trajectory`; an existing ``path`` is refused unless
+        ``overwrite=True``). Returns the matplotlib figure."""
         from .plot import plot_trajectory
 
-        return plot_trajectory(self, path, reference=reference, what=what)
+        return plot_trajectory(self, path, reference=reference, what=what, overwrite=overwrite)
 
 
 def _kinetic_potential(model, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
