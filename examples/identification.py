@@ -72,7 +72,8 @@ def main(outdir: str = "out/identification") -> int:
     )
     print(f"\nthe prior model's held-out torque error RMS: {prior_rms:.4g} N m")
     path = out / "identification.png"
-    plot_identification(results, ex, path, truth=pi, held_out=float(test.t[0]))
+    # this script's own figure: a new run replaces it
+    plot_identification(results, ex, path, truth=pi, held_out=float(test.t[0]), overwrite=True)
     print(f"figure: {path}")
     return 0
 

@@ -62,14 +62,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tracking error after 20 s: {track.tracking_error()[-1]:.1e} m; pure pursuit: "
           f"{abs(pursue.q[-1, 2]):.1e} m off the line")  # fmt: skip
     refq = np.array([ref(t)[0] for t in track.t])
+    # this script's own figures: a new run replaces them (overwrite=True)
     mp.plot_path({"tracking (MR 13.3.4)": track}, out / "tracking_path.png", reference=refq,
-                 title="diff-drive tracking a circle")  # fmt: skip
+                 title="diff-drive tracking a circle", overwrite=True)  # fmt: skip
     mp.plot_path({"pure pursuit": pursue}, out / "pure_pursuit_path.png", reference=line,
-                 title="diff-drive: pure pursuit of a line")  # fmt: skip
+                 title="diff-drive: pure pursuit of a line", overwrite=True)  # fmt: skip
     mp.plot_tracking({"tracking controller": track, "pure pursuit": pursue},
-                     out / "tracking_error.png", title="distance to the reference")  # fmt: skip
-    mp.plot_wheel_speeds(track, out / "tracking_wheel_speeds.png")
-    mp.animate(track, out / "tracking.gif", fps=5, speed=4.0, reference=refq)
+                     out / "tracking_error.png", title="distance to the reference",
+                     overwrite=True)  # fmt: skip
+    mp.plot_wheel_speeds(track, out / "tracking_wheel_speeds.png", overwrite=True)
+    mp.animate(track, out / "tracking.gif", fps=5, speed=4.0, reference=refq, overwrite=True)
 
     # 4. the knife-edge with mass and inertia -----------------------------------------
     model, con = mobile.knife_edge_model(mass=2.5, inertia=0.4)
@@ -86,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     work = simpson(np.einsum("ki,ki->k", knife.tau, knife.v), x=knife.t)  # int tau . v dt
     print(f"knife-edge: max |A(q) v| = {knife.constraint_violation.max():.1e} m/s; energy "
           f"change {E[-1] - E[0]:.5f} J, work of the pushes {work:.5f} J")  # fmt: skip
-    mp.plot_constraint_violation(knife, out / "knife_edge_constraint.png")
+    mp.plot_constraint_violation(knife, out / "knife_edge_constraint.png", overwrite=True)
 
     # 5. the youBot ---------------------------------------------------------------------
     yb = mobile.youbot(joint_speed_max=10.0, wheel_speed_max=30.0)
@@ -99,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     run = mobile.track(yb, c, path_e, dt=0.01, kp=10.0, ki=20.0)
     print(f"youBot gripper error along the screw path: max "
           f"{1e3 * run.position_error().max():.3f} mm")  # fmt: skip
-    mp.plot_manipulation(run, out / "youbot_tracking.png", title="youBot along a screw path")
+    mp.plot_manipulation(run, out / "youbot_tracking.png", title="youBot along a screw path",
+                         overwrite=True)  # fmt: skip
     print(f"figures in {out}/")
     return 0
 

@@ -114,7 +114,7 @@ def main() -> None:
     taumat, thetamat = mr.SimulateControl(
         start + 0.05, np.zeros(6), g, np.zeros((N, 6)), Mlist, Glist, Slist,
         thetad, dthetad, ddthetad, gtilde, Mlist, Gtilde, 20, 5, 8, dtr, 8,
-        plot=OUT / "computed_torque.png",
+        plot=OUT / "computed_torque.png", overwrite=True,  # a new run replaces its figure
     )  # fmt: skip
     err = np.abs(thetamat - thetad).max(axis=0)
     print("computed torque: largest tracking error per joint [rad]:", err)

@@ -28,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
 
     Path(args.outdir).mkdir(parents=True, exist_ok=True)  # this script's own output folder
     t0 = time.perf_counter()
-    demo = dzhanibekov_demo(Path(args.outdir), duration=args.duration, dt=args.dt)
+    # overwrite=True: this script's own figure, which a new run replaces
+    demo = dzhanibekov_demo(Path(args.outdir), duration=args.duration, dt=args.dt,
+                            overwrite=True)  # fmt: skip
     elapsed = time.perf_counter() - t0
     s = demo.summary
     print(f"box 0.1 x 0.3 x 0.6 m, 1 kg, spun about its intermediate axis for {args.duration:g} s")

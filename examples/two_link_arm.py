@@ -77,7 +77,8 @@ def main(outdir: str = "out/two_link_arm") -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     fig.savefig(out / "free_fall_energy.png", dpi=100)
     print(f"figure: {out / 'free_fall_energy.png'}")
-    print(f"animation: {animate(falls['rk4'], out / 'free_fall.gif', fps=15)}")
+    # this script's own outputs: a new run replaces them (overwrite=True)
+    print(f"animation: {animate(falls['rk4'], out / 'free_fall.gif', fps=15, overwrite=True)}")
 
     # 4. to q_d = (45, 30) deg: PD, PD + gravity compensation, computed torque, 2 s each,
     # with the notes' gains and update order (semi-implicit Euler, as its simulate loop)
@@ -94,7 +95,7 @@ def main(outdir: str = "out/two_link_arm") -> None:
                                  integrator="semi_implicit_euler")  # fmt: skip
         err = np.degrees(np.abs(runs[name].q[-1] - q_des))
         print(f"{name:26s} final error: joint1 {err[0]:.4f} deg, joint2 {err[1]:.4f} deg")
-    plot_comparison(runs, target=q_des, path=out / "controllers.png")
+    plot_comparison(runs, target=q_des, path=out / "controllers.png", overwrite=True)
     print(f"figure: {out / 'controllers.png'}")
 
 

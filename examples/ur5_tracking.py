@@ -43,9 +43,11 @@ def main(outdir: str = "out/ur5_tracking") -> None:
         runs[name] = rd.simulate(model, q0, controller=ctrl, duration=2.5, dt=1e-3)
         err = np.abs(runs[name].q - ref(runs[name].t)[0]).max()
         print(f"{name:34s} max tracking error {err:.2e} rad")
-    plot_comparison(runs, target=ref, path=out / "tracking.png")
+    # this script's own outputs: a new run replaces them (overwrite=True)
+    plot_comparison(runs, target=ref, path=out / "tracking.png", overwrite=True)
     print(f"figure: {out / 'tracking.png'}")
-    print(f"animation: {animate(runs['computed torque'], out / 'ur5.gif', fps=10)}")
+    gif = animate(runs["computed torque"], out / "ur5.gif", fps=10, overwrite=True)
+    print(f"animation: {gif}")
 
 
 if __name__ == "__main__":

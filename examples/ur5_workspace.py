@@ -28,8 +28,10 @@ def main(outdir: str = "out/ur5_workspace") -> None:
     ws = rd.workspace(model, "ee", n=8000, rng=0)
     print(f"reach {ws.reach:.3f} m, convex hull {ws.hull().volume:.2f} m^3, "
           f"median isotropy mu_1 {np.median(ws.isotropy):.1f}")  # fmt: skip
-    ws.plot("manipulability", out / "workspace_manipulability.png")
-    ws.plot_slice("isotropy", out / "workspace_slice_isotropy.png", axis="z", value=0.09)
+    # this script's own figures: a new run replaces them (overwrite=True)
+    ws.plot("manipulability", out / "workspace_manipulability.png", overwrite=True)
+    ws.plot_slice("isotropy", out / "workspace_slice_isotropy.png", axis="z", value=0.09,
+                  overwrite=True)  # fmt: skip
 
     qa = np.array([0.3, -1.0, 1.2, -0.5, -0.4, 0.2])
     qb = np.array([0.6, -1.0, 1.2, -0.5, 0.5, -0.3])

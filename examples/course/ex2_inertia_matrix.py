@@ -46,7 +46,9 @@ def main(outdir: str = "out/course/ex2") -> None:
     print(f"figure: {out / 'mass_matrix.png'}")
     from robodyn.sim.plot import plot_ellipses
 
-    plot_ellipses(arm, np.radians([[0, 0], [0, 90], [0, 180]]), path=out / "torque_ellipses.png")
+    # overwrite=True: this script's own figure, which a new run replaces
+    plot_ellipses(arm, np.radians([[0, 0], [0, 90], [0, 180]]), path=out / "torque_ellipses.png",
+                  overwrite=True)  # fmt: skip
     print(f"figure: {out / 'torque_ellipses.png'}")
 
 

@@ -39,7 +39,7 @@ def main(outdir: str = "out/course/ex4") -> None:
     for _ in range(100):
         q = q_d - np.linalg.solve(Kp, rd.gravity_forces(arm, q))
     print(f"PD's steady state from K_p (q_d - q) = g(q): error {np.degrees(q_d - q).round(4)} deg")
-    plot_comparison(runs, target=q_d, path=out / "controllers.png")
+    plot_comparison(runs, target=q_d, path=out / "controllers.png", overwrite=True)  # a rerun
     print(f"figure: {out / 'controllers.png'}")
 
 

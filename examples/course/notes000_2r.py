@@ -51,9 +51,10 @@ def main(outdir: str = "out/course/notes000") -> None:
         acc = rd.jacobian_dot(arm, th, np.array(w), "ee", kind="world_aligned")[3:5] @ w
         print(f"theta_dot = {w}: mass-2 acceleration {acc} m/s^2, torques {tau} N m")
     qs = np.radians([[0, 45], [0, 90], [0, 135]])
-    plot_ellipses(arm, qs, path=out / "torque_ellipses.png")
+    # this script's own figures: a new run replaces them (overwrite=True)
+    plot_ellipses(arm, qs, path=out / "torque_ellipses.png", overwrite=True)
     plot_ellipses(arm, np.radians([[0, 30], [45, 90], [-30, 120], [90, -45]]), kind="force",
-                  path=out / "force_ellipses.png")  # fmt: skip
+                  path=out / "force_ellipses.png", overwrite=True)  # fmt: skip
     print(f"figures: {out / 'torque_ellipses.png'}, {out / 'force_ellipses.png'}")
 
 
