@@ -31,7 +31,9 @@ import numpy as np
 
 from . import dynamics as _dyn
 from ._checks import as_array, as_square, as_vector
-from .kernels.call import prepare
+from .kernels import core as _core
+from .kernels._pack import FL_ACC, FL_ARMATURE, FL_CHECK, FL_FRICTION, FL_GRAVITY, FL_VEL, packed
+from .kernels.call import nonfinite, run
 from .model.configuration import integrate
 from .model.model import Model
 
@@ -234,18 +236,35 @@ def constrained_forward_dynamics(
     if dA.ndim == 0:
         dA = dA[None]
     k = A.shape[-2] if A.ndim >= 2 else 1
-    lead, (q, v, tau, A, dA) = prepare(
-        ("q", "v", "tau", "A", "dA_dq_v"), (q, v, tau, A, dA),
-        ((nq,), (nv,), (nv,), (k, nv), (k,)),
-    )  # fmt: skip
-    if lead == ():
-        return _one(model, q, v, tau, A, dA, friction)
-    M = _dyn.mass_matrix(model, q)  # the whole batch in the compiled core
-    h = _bias(model, q, v, friction)
-    out = [kkt_solve(M[n], h[n], tau[n], A[n], dA[n]) for n in range(q.shape[0])]
-    ddq = np.stack([o[0] for o in out]) if out else np.zeros((0, nv))
-    lam = np.stack([o[1] for o in out]) if out else np.zeros((0, k))
-    return ddq.reshape((*lead, nv)), lam.reshape((*lead, k))
+    P = packed(model).P
+    # the flags of mass_matrix(model, q) and _bias's inverse_dynamics(model, q, v, 0)
+    fl_M = FL_ARMATURE | FL_CHECK
+    fl_h = FL_GRAVITY | FL_VEL | FL_ACC | FL_ARMATURE | FL_CHECK | (FL_FRICTION if friction else 0)
+
+    def call(arrs):  # one state, the whole batch, or a piece of it
+        q1, v1, tau1, A1, dA1 = arrs
+        if q1.ndim == 1:
+            return list(_one(model, q1, v1, tau1, A1, dA1, friction))
+        for name, x, nd in (("tau", tau1, 1), ("A", A1, 2), ("dA_dq_v", dA1, 1)):
+            bad = nonfinite(name, x, nd)  # q and v: the core checks them
+            if bad is not None:
+                return bad
+        M = _core.crba(P, q1, fl_M, 0)  # the batch (or piece) in the compiled core
+        if M.__class__ is not np.ndarray:
+            return M
+        h = _core.rnea(P, q1, v1, np.zeros_like(v1), None, fl_h, 0.0, 0)
+        if h.__class__ is not np.ndarray:
+            return h
+        ddq, lam = np.empty((len(q1), nv)), np.empty((len(q1), k))
+        for n in range(len(q1)):  # the KKT solves, one state at a time
+            ddq[n], lam[n] = kkt_solve(M[n], h[n], tau1[n], A1[n], dA1[n])
+        return [ddq, lam]
+
+    names = ("q", "v", "tau", "A", "dA_dq_v")
+    tails = ((nq,), (nv,), (nv,), (k, nv), (k,))
+    # the core's codes name q, v (and a, zero here); tau, A and dA_dq_v are checked above
+    return run(call, names, (q, v, tau, A, dA), tails, model, ("q", "v", "a"),
+               scratch=8 * (nv * nv + 2 * nv))  # fmt: skip
 
 
 # ========================================================================= holonomic

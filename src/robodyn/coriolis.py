@@ -73,7 +73,7 @@ import numpy as np
 from .errors import ModelError
 from .kernels import core as _core
 from .kernels._pack import FL_CHECK, packed
-from .kernels.call import LazyInput, batched, finish, lazy, prepare
+from .kernels.call import LazyInput, batched, lazy, nonfinite, run
 from .kernels.call import threads as _threads
 from .kinematics import body_poses
 from .model.model import JOINT_FREE, JOINT_PLANAR, JOINT_SPHERICAL, JOINT_UNIVERSAL, Model
@@ -273,16 +273,25 @@ def _bar(f: np.ndarray) -> np.ndarray:
 # ====================================================================== input handling
 def _each(model: Model, names, xs, fn, out_tail):
     """``fn(*state)`` for one state or for each state of a batch with any leading
-    dimensions (a Python loop; the numpy reference functions)."""
+    dimensions (a Python loop; the numpy reference functions), the arguments checked
+    finite first (an error names the state); a large batch in pieces
+    (:func:`robodyn.kernels.call.run`). One state's result is a numpy array (0-d for a
+    number)."""
     tails = [(model.nq,) if n == "q" else (model.nv,) for n in names]
-    lead, arrs = prepare(names, xs, tails)
-    if lead == ():
-        return fn(*arrs)
-    N = arrs[0].shape[0]
-    out = np.empty((N, *out_tail))
-    for n in range(N):
-        out[n] = fn(*(a[n] for a in arrs))
-    return out.reshape((*lead, *out_tail))
+
+    def call(arrs):  # one state, the whole batch, or a piece of it
+        for name, a in zip(names, arrs):
+            bad = nonfinite(name, a, 1)
+            if bad is not None:
+                return bad
+        if arrs[0].ndim == 1:
+            return np.asarray(fn(*arrs))
+        out = np.empty((len(arrs[0]), *out_tail))
+        for n in range(len(out)):
+            out[n] = fn(*(a[n] for a in arrs))
+        return out
+
+    return run(call, names, xs, tails, model)
 
 
 # ================================================================== single-state kernels
@@ -373,24 +382,32 @@ def _coriolis_one(model: Model, tree: _Tree, q: np.ndarray, v: np.ndarray) -> np
 
 
 # ============================================================================ public API
-def _christoffel_core(model: Model, q, threads) -> np.ndarray:
+def _christoffel_core(model: Model, q, threads, dM: bool = False) -> np.ndarray:
     """Gamma[..., i, j, k] from the compiled Coriolis kernel: C(q, v) is linear in v with
     C_ij = sum_k Gamma_ijk v_k, so Gamma[:, :, k] = C(q, e_k) exactly (all nv columns of
-    all states in one batch call)."""
+    all states in one batch call); ``dM``: dM/dq instead, ``Gamma_ijk + Gamma_jik``."""
     if not isinstance(model, Model):
         raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
-    nv = model.nv
-    lead, (Q,) = prepare(("q",), (q,), ((model.nq,),))
-    Q = Q.reshape(-1, model.nq)
-    N = Q.shape[0]
-    Qk = np.ascontiguousarray(np.repeat(Q, nv, axis=0))  # state s, column k at row s nv + k
-    Vk = np.ascontiguousarray(np.tile(np.eye(nv), (N, 1)))
+    nq, nv = model.nq, model.nv
     th = 0 if threads is None else _threads(threads)
-    C = _core.coriolis((model._rd_packed or packed(model)).P, Qk, Vk, FL_CHECK, th)
-    if C.__class__ is not _ND:  # row s nv + k failed: name state s of the user's batch
-        finish((C[0], C[1] // nv) if C.__class__ is tuple else C, lead, ("q", "v"), model)
-    Gam = np.asarray(C).reshape(N, nv, nv, nv).transpose(0, 2, 3, 1)  # [s, i, j, k]
-    return np.ascontiguousarray(Gam.reshape((*lead, nv, nv, nv)))
+    P = (model._rd_packed or packed(model)).P
+    eye = np.eye(nv)
+
+    def call(arrs):  # one state, the whole batch, or a piece of it
+        Q = arrs[0].reshape(-1, nq)
+        N = Q.shape[0]
+        Qk = np.ascontiguousarray(np.repeat(Q, nv, axis=0))  # state s, column k at row s nv + k
+        Vk = np.ascontiguousarray(np.tile(eye, (N, 1)))
+        C = _core.coriolis(P, Qk, Vk, FL_CHECK, th)
+        if C.__class__ is not _ND:  # row s nv + k failed: name state s of the user's batch
+            return (C[0], C[1] // nv, *C[2:]) if C.__class__ is tuple else C
+        G = np.ascontiguousarray(C.reshape(N, nv, nv, nv).transpose(0, 2, 3, 1))  # [s, i, j, k]
+        if arrs[0].ndim == 1:
+            G = G[0]
+        return G + np.swapaxes(G, -3, -2) if dM else G  # dM_ijk = Gamma_ijk + Gamma_jik
+
+    scratch = 8 * (nv * nq + nv * nv + 2 * nv**3)  # Qk, Vk, C (and Gamma for dM) of a state
+    return run(call, ("q",), (q,), ((nq,),), model, ("q", "v"), scratch=scratch)
 
 
 @batched
@@ -417,8 +434,7 @@ def mass_matrix_derivative(model: Model, q, *, threads: int | None = None) -> np
     numpy.ndarray, shape (..., nv, nv, nv)
     """
     try:
-        G = _christoffel_core(model, q, threads)
-        return G + np.swapaxes(G, -3, -2)
+        return _christoffel_core(model, q, threads, dM=True)
     except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
         return lazy(mass_matrix_derivative, locals())
 
@@ -536,8 +552,10 @@ def coriolis_matrix(model: Model, q, v, *, check: bool = True, threads: int | No
     if C.__class__ is _ND:
         return C
     try:
-        lead, (Q, V) = prepare(("q", "v"), (q, v), ((model.nq,), (model.nv,)))
-        return finish(_core.coriolis(P, Q, V, flags, th), lead, ("q", "v"), model)
+        return run(
+            lambda a: _core.coriolis(P, a[0], a[1], flags, th), ("q", "v"), (q, v),
+            ((model.nq,), (model.nv,)), model,
+        )  # fmt: skip
     except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
         return lazy(coriolis_matrix, locals())
 

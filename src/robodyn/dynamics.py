@@ -40,7 +40,7 @@ from .kernels._pack import (
     FL_VEL,
     packed,
 )
-from .kernels.call import LazyInput, batched, finish, lazy, prepare, run
+from .kernels.call import LazyInput, batched, lazy, run
 from .kernels.call import threads as _threads
 
 __all__ = [
@@ -305,8 +305,7 @@ def _of_q(entry, model, q, flags, threads, what=""):
     r = entry(P, q, flags, th)
     if r.__class__ is _ND:
         return r
-    lead, (Q,) = prepare(("q",), (q,), ((model.nq,),))
-    return finish(entry(P, Q, flags, th), lead, ("q",), model, what)
+    return run(lambda a: entry(P, a[0], flags, th), ("q",), (q,), ((model.nq,),), model, None, what)
 
 
 @batched(fast=("crba", 1, FL_ARMATURE | FL_CHECK))

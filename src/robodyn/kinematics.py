@@ -40,9 +40,10 @@ import numpy as np
 
 from ._checks import as_array, as_vector
 from .errors import ModelError
+from .kernels import call as _pieces
 from .kernels import core as _core
 from .kernels._pack import FL_CHECK, KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
-from .kernels.call import LazyInput, batched, finish, lazy, prepare
+from .kernels.call import LazyInput, batched, finish, lazy, nonfinite, run
 from .kernels.call import threads as _threads
 from .model.model import JOINT_FREE, JOINT_SPHERICAL, Model
 from .spatial import check_transform
@@ -80,6 +81,7 @@ JACOBIAN_KINDS: dict[str, int] = {
 
 _ND = np.ndarray
 _FRAME_POSE, _FRAME_POSES, _JACOBIAN = _core.frame_pose, _core.frame_poses, _core.jacobian
+_JDOT, _COM_JACOBIAN = _core.jacobian_dot, _core.com_jacobian
 
 
 class _Pack(NamedTuple):
@@ -110,13 +112,13 @@ def _packed(model: Model) -> _Pack:
 
 def _call(model, entry, names, xs, tails, *rest):
     """``entry(P, *xs, *rest)`` for one state or any leading batch dimensions: the fast
-    path with the user's arrays, else :func:`robodyn.kernels.call.prepare` and again."""
+    path with the user's arrays, else :func:`robodyn.kernels.call.run` (converted, in
+    pieces for a large batch)."""
     P = _packed(model).P
     out = entry(P, *xs, *rest)
     if out.__class__ is _ND:
         return out
-    lead, arrs = prepare(names, xs, tails)
-    return finish(entry(P, *arrs, *rest), lead, names, model)
+    return run(lambda arrs: entry(P, *arrs, *rest), names, xs, tails, model)
 
 
 def _vector(x, name: str, n: int) -> np.ndarray:
@@ -296,20 +298,26 @@ def jacobian(
         return lazy(jacobian, locals())
 
 
-def _jdot(model, q, v, frame, kind, threads=None):
-    """(J, dJ/dt, V) of a frame, each with the leading dimensions of (q, v)."""
+def _jdot(model, q, v, frame, kind, threads, part):
+    """dJ/dt (``part="dJ"``) or the twist V (``"V"``) of a frame, with the leading
+    dimensions of (q, v): a part of the core's (J, dJ/dt, V) of each state, so a large
+    batch goes in pieces (the rest of the core's result is made for a piece at a time)."""
     pack = _packed(model)
     k = _frame_index(model, pack, frame)
+    kd = _kind(kind)
     th = 0 if threads is None else _threads(threads)
-    out = _call(
-        model, _core.jacobian_dot, ("q", "v"), (q, v), ((pack.nq,), (pack.nv,)), k,
-        _kind(kind), th,
-    )  # fmt: skip
     nv = pack.nv
-    lead = out.shape[:-1]
-    J = out[..., : 6 * nv].reshape((*lead, 6, nv))
-    dJ = out[..., 6 * nv : 12 * nv].reshape((*lead, 6, nv))
-    return J, dJ, out[..., 12 * nv :]
+    lo, hi, tail = (6 * nv, 12 * nv, (6, nv)) if part == "dJ" else (12 * nv, 12 * nv + 6, (6,))
+
+    def call(arrs):  # the whole batch, or a piece of it
+        r = _JDOT(pack.P, *arrs, k, kd, th)
+        return r[..., lo:hi].reshape((*r.shape[:-1], *tail)) if r.__class__ is _ND else r
+
+    if not (q.__class__ is _ND and q.ndim > 1 and q.shape[0] > _pieces.PIECE_STATES):
+        r = call((q, v))  # the fast path with the user's arrays (a large batch: in pieces)
+        if r.__class__ is _ND:
+            return r
+    return run(call, ("q", "v"), (q, v), ((pack.nq,), (nv,)), model, scratch=8 * (12 * nv + 6))
 
 
 @batched
@@ -338,7 +346,7 @@ def jacobian_dot(
     numpy.ndarray, shape (..., 6, nv)
     """
     try:
-        return _jdot(model, q, v, frame, kind, threads)[1]
+        return _jdot(model, q, v, frame, kind, threads, "dJ")
     except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
         return lazy(jacobian_dot, locals())
 
@@ -366,7 +374,7 @@ def frame_velocity(
     numpy.ndarray, shape (..., 6)
     """
     try:
-        return _jdot(model, q, v, frame, kind, threads)[2]
+        return _jdot(model, q, v, frame, kind, threads, "V")
     except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
         return lazy(frame_velocity, locals())
 
@@ -398,12 +406,26 @@ def frame_acceleration(
     numpy.ndarray, shape (..., 6)
     """
     try:
-        lead, (Q, V, A) = prepare(
-            ("q", "v", "a"), (q, v, a), ((model.nq,), (model.nv,), (model.nv,))
-        )
-        J, dJ, _ = _jdot(model, Q, V, frame, kind, threads)
-        out = np.einsum("...ij,...j->...i", J, A) + np.einsum("...ij,...j->...i", dJ, V)
-        return out.reshape((*lead, 6))
+        pack = _packed(model)
+        k = _frame_index(model, pack, frame)
+        kd = _kind(kind)
+        th = 0 if threads is None else _threads(threads)
+        nv = pack.nv
+
+        def call(arrs):  # the whole batch, or a piece of it (a is checked here, q, v by the core)
+            Q, V, A = arrs
+            r = _JDOT(pack.P, Q, V, k, kd, th)
+            if r.__class__ is not _ND:
+                return r
+            bad = nonfinite("a", A, 1)
+            if bad is not None:
+                return bad
+            J = r[..., : 6 * nv].reshape((*r.shape[:-1], 6, nv))
+            dJ = r[..., 6 * nv : 12 * nv].reshape((*r.shape[:-1], 6, nv))
+            return np.einsum("...ij,...j->...i", J, A) + np.einsum("...ij,...j->...i", dJ, V)
+
+        tails = ((pack.nq,), (nv,), (nv,))
+        return run(call, ("q", "v", "a"), (q, v, a), tails, model, scratch=8 * (12 * nv + 18))
     except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
         return lazy(frame_acceleration, locals())
 
@@ -442,7 +464,7 @@ def _com_jacobian(model, q, threads):
     pack = _packed(model)
     _mass_check(model, pack)
     th = 0 if threads is None else _threads(threads)
-    out = _call(model, _core.com_jacobian, ("q",), (q,), ((pack.nq,),), th)
+    out = _call(model, _COM_JACOBIAN, ("q",), (q,), ((pack.nq,),), th)
     return out[..., :3], out[..., 3:].reshape((*out.shape[:-1], 3, pack.nv))
 
 
@@ -488,9 +510,24 @@ def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarra
     numpy.ndarray, shape (..., 3)
     """
     try:
-        lead, (Q, V) = prepare(("q", "v"), (q, v), ((model.nq,), (model.nv,)))
-        Jc = com_jacobian(model, Q, threads=threads)
-        return np.einsum("...ij,...j->...i", Jc, V).reshape((*lead, 3))
+        pack = _packed(model)
+        _mass_check(model, pack)
+        th = 0 if threads is None else _threads(threads)
+        nv = pack.nv
+
+        def call(arrs):  # the whole batch, or a piece of it (v is checked here, q by the core)
+            Q, V = arrs
+            r = _COM_JACOBIAN(pack.P, Q, th)
+            if r.__class__ is not _ND:
+                return r
+            bad = nonfinite("v", V, 1)
+            if bad is not None:
+                return bad
+            Jc = r[..., 3:].reshape((*r.shape[:-1], 3, nv))
+            return np.einsum("...ij,...j->...i", Jc, V)
+
+        tails = ((pack.nq,), (nv,))
+        return run(call, ("q", "v"), (q, v), tails, model, scratch=8 * (3 + 3 * nv + 3))
     except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
         return lazy(com_velocity, locals())
 

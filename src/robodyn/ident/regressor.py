@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import ModelError
 from ..kernels import core as _core
 from ..kernels._pack import FL_CHECK, packed
-from ..kernels.call import finish, prepare
+from ..kernels.call import prepare, run
 from ..kernels.call import threads as _threads
 from ..model.model import JOINT_FIXED, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from ..spatial import exp3, quat_to_rotation
@@ -203,21 +203,24 @@ def regressor(
     numpy.ndarray, shape (..., nv, P)
     """
     tails = ((model.nq,), (model.nv,), (model.nv,))
-    lead, arrs = prepare(("q", "v", "a"), (q, v, a), tails)
-    N = math.prod(lead)
-    q2, v2, a2 = (x.reshape(N, *t) for x, t in zip(arrs, tails))
-    _finite(q2, v2, a2)
     lay = layout(model, friction=friction, offset=offset, armature=armature)
     th = 0 if threads is None else _threads(threads)
     P = (model._rd_packed or packed(model)).P
-    Yb = _core.regressor(P, q2, v2, a2, None, FL_CHECK, 0.0, th)  # (N, nv, 10 (nb - 1))
-    Yb = finish(Yb, (N,), ("q", "v", "a"), model, "the regressor")  # or the core's error
-    if lay.size == lay.n_body:
-        return Yb.reshape(*lead, model.nv, lay.size)
-    Y = np.zeros((N, model.nv, lay.size))
-    Y[:, :, : lay.n_body] = Yb
-    _joint_columns(Y, lay, v2, a2)
-    return Y.reshape(*lead, model.nv, lay.size)
+
+    def call(arrs):  # one state (a batch of one), the whole batch, or a piece of it
+        q2, v2, a2 = (x[None] if x.ndim == 1 else x for x in arrs)
+        Yb = _core.regressor(P, q2, v2, a2, None, FL_CHECK, 0.0, th)  # (N, nv, 10 (nb - 1))
+        if Yb.__class__ is not np.ndarray or lay.size == lay.n_body:  # or the core's error
+            Y = Yb
+        else:
+            Y = np.zeros((len(q2), model.nv, lay.size))
+            Y[:, :, : lay.n_body] = Yb
+            _joint_columns(Y, lay, v2, a2)
+        return Y[0] if arrs[0].ndim == 1 and Y.__class__ is np.ndarray else Y
+
+    # the core checks q, v and a (an error names the state in the batch)
+    scratch = 0 if lay.size == lay.n_body else 8 * model.nv * lay.n_body  # the core's Yb
+    return run(call, ("q", "v", "a"), (q, v, a), tails, model, None, "the regressor", scratch)
 
 
 def regressor_reference(

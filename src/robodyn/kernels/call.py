@@ -13,10 +13,14 @@ message names the argument and the shape the user passed), broadcast the leading
 dimensions, flatten them to one batch, call the core again and reshape its result; an
 error in a state names the argument and the state's index. A large batch (more than
 :data:`PIECE_STATES` states) with an argument that is broadcast (one ``v`` for a batch of
-``q``) or converted (float32, a view) goes to the core in pieces (:func:`run`): each
-piece's arguments are converted, the core computes it, and its rows are written into the
-one result; nothing the size of the batch is materialised but the result, and the numbers
-are those of the call in one piece (the pieces are whole chunks of the core's lanes).
+``q``) or converted (float32, a view), or of a function that builds more than its result
+per state (a part of a larger result of the core, the core's arguments it makes, products
+with an argument, a Python loop), goes to the core in pieces (:func:`run`): each piece's
+arguments are converted, the core computes it, and its rows are written into the one
+result; nothing the size of the batch is materialised but the result, and the numbers are
+those of the call in one piece (the pieces are whole chunks of the core's lanes). Every
+batch function takes this road: dynamics, kinematics, Coriolis and Christoffel, the
+regressor, constrained dynamics, and the Python loops of energy and task space.
 
 Dask arrays take the same road: the general path meets them in :func:`prepare` (the core's
 fast path takes only numpy arrays, so a NumPy call never gets there and never imports
@@ -45,7 +49,8 @@ import math
 import numpy as np
 
 __all__ = [
-    "threads", "prepare", "run", "finish", "describe", "batched", "lazy", "LazyInput", "is_dask",
+    "threads", "prepare", "run", "finish", "nonfinite", "describe", "batched", "lazy", "LazyInput",
+    "is_dask",
 ]  # fmt: skip
 
 _ND = np.ndarray
@@ -53,10 +58,13 @@ _F8 = np.dtype(np.float64)
 #: a batch larger than this, with an argument broadcast or converted, goes to the core in
 #: pieces of at most this many states (:func:`run`)
 PIECE_STATES = 1 << 16
-#: and of at most about this many bytes of arguments and result (a piece's size is a
-#: multiple of PIECE_ROUND states, a whole number of the core's chunks of 16 lanes)
+#: and of at most about this many bytes of arguments, temporaries and result (a piece's
+#: size is a multiple of PIECE_ROUND states, a whole number of the core's chunks of 16 lanes)
 PIECE_BYTES = 1 << 25
 PIECE_ROUND = 1024
+#: and of at most 1/PIECE_SHARE of the batch: a piece's memory stays a small part of the
+#: result's (a batch just over PIECE_STATES states: pieces of a few thousand states)
+PIECE_SHARE = 16
 
 
 class LazyInput(Exception):  # noqa: N818 (a signal, not an error)
@@ -285,21 +293,29 @@ def _rows(a: np.ndarray, lead: tuple[int, ...], tail):
     return sliced
 
 
-def run(call, names, xs, tails, model, codes=None, what: str = "") -> np.ndarray:
+def run(call, names, xs, tails, model, codes=None, what: str = "", scratch: int = 0):
     """The general path of a batch function: :func:`prepare`, ``call`` and :func:`finish`.
 
     ``call(arrays)`` calls the core on the converted arguments (as :func:`prepare` returns
-    them) and returns what the core returned. A batch of more than :data:`PIECE_STATES`
-    states with an argument that is broadcast or must be converted (another dtype, not
-    C-contiguous) is called in pieces of whole chunks of states: each piece's arguments are
-    made for it alone, and its result written into one preallocated output, so the batch's
-    memory is its inputs and its result (a broadcast argument of the whole batch cost 3x
-    the result at 10^7 states, 4x with float32 q). An error names the state in the batch.
+    them) and returns what the core returned, or its own result of the state(s) computed
+    from it (a part of the core's result, a product with an argument), or a list of
+    several results (then ``run`` returns a tuple). A batch of more than
+    :data:`PIECE_STATES` states with an argument that is broadcast or must be converted
+    (another dtype, not C-contiguous), or whose ``call`` makes temporaries per state
+    (``scratch``), is called in pieces of whole chunks of states: each piece's arguments
+    are made for it alone, and its result written into one preallocated output, so the
+    batch's memory is its inputs and its result (a broadcast argument of the whole batch
+    cost 3x the result at 10^7 states, 4x with float32 q). A piece's result is a fresh
+    array of the core (an algorithm with a sparsity pattern fills zeroed rows) copied
+    whole into the output, so every entry of the output is written. An error names the
+    state in the batch.
 
     Parameters
     ----------
     call : callable
-        ``call(list of arrays) -> the core's result``.
+        ``call(list of arrays) -> the core's result``, a result made from it, a list of
+        results, or an error (``(code, state, ...)`` as :func:`finish` takes it, the state
+        counted in the arrays ``call`` was given).
     names, xs, tails
         As in :func:`prepare`.
     model : Model
@@ -308,30 +324,58 @@ def run(call, names, xs, tails, model, codes=None, what: str = "") -> np.ndarray
         The core's state argument names for its NaN codes (default ``names``).
     what : str
         As in :func:`finish`.
+    scratch : int
+        Bytes per state that ``call`` allocates beyond its arguments and its result (a
+        larger result of the core it takes a part of, the core's arguments it builds):
+        nonzero, a batch of more than :data:`PIECE_STATES` states goes in pieces even when
+        no argument needs converting, and a piece's size counts them.
     """
     codes = names if codes is None else codes
     arrs, lead = _arguments(names, xs, tails)
-    N = math.prod(lead)
-    if N <= PIECE_STATES or all(_ready(a, lead, t) for a, t in zip(arrs, tails)):
-        whole = [_whole(a, lead, t) for a, t in zip(arrs, tails)]
-        return finish(call(whole), lead, codes, model, what)
+    N = math.prod(lead) if lead else 1
+    if N <= PIECE_STATES or (not scratch and all(_ready(a, lead, t) for a, t in zip(arrs, tails))):
+        r = call([_whole(a, lead, t) for a, t in zip(arrs, tails)])
+        if r.__class__ is list:
+            return tuple(finish(x, lead, codes, model, what) for x in r)
+        return finish(r, lead, codes, model, what)
     rows = [_rows(a, lead, t) for a, t in zip(arrs, tails)]
-    per_state = sum(8 * math.prod(t) for t in tails)  # bytes of a state's arguments
-    out, k0, n = None, 0, PIECE_ROUND
+    per_state = scratch + sum(8 * math.prod(t) for t in tails)  # bytes of a state's piece
+    out, k0, n, many = None, 0, PIECE_ROUND, False
     while k0 < N:
         k1 = min(N, k0 + n)
         r = call([f(k0, k1) for f in rows])
-        if r.__class__ is not _ND:  # an error: in the batch, the state is k0 + its index here
+        many = r.__class__ is list
+        rs = r if many else (r,)
+        if rs[0].__class__ is not _ND:  # an error: in the batch, the state is k0 + its index here
             r = (r[0], r[1] + k0, *r[2:]) if r.__class__ is tuple else r
             finish(r, lead, codes, model, what)
         if out is None:
-            out = np.empty((N, *r.shape[1:]), dtype=r.dtype)
-            per_state += r.nbytes // max(1, k1 - k0)
-            n = min(PIECE_STATES, PIECE_BYTES // per_state)
+            out = [np.empty((N, *x.shape[1:]), dtype=x.dtype) for x in rs]
+            per_state += sum(x.nbytes for x in rs) // max(1, k1 - k0)
+            n = min(PIECE_STATES, PIECE_BYTES // per_state, N // PIECE_SHARE)
             n = max(PIECE_ROUND, n - n % PIECE_ROUND)
-        out[k0:k1] = r
+        for o, x in zip(out, rs):
+            o[k0:k1] = x
+        r = rs = x = None  # this piece's result is freed before the next one is made
         k0 = k1
-    return finish(out, lead, codes, model, what)
+    if many:
+        return tuple(finish(x, lead, codes, model, what) for x in out)
+    return finish(out[0], lead, codes, model, what)
+
+
+def nonfinite(name: str, x: np.ndarray, ndim: int):
+    """None when argument ``x`` (one state of ``ndim`` dimensions, or a batch of them) is
+    finite, else the error of its first state that is not, as :func:`finish` takes it:
+    for an argument a batch function checks itself (the core checks those it reads)."""
+    if x.size <= 64:  # one state: faster in Python than two numpy calls
+        if all(map(math.isfinite, x.ravel().tolist())):
+            return None
+    elif np.isfinite(x).all():
+        return None
+    ok = np.isfinite(x)
+    if x.ndim == ndim:
+        return (name, 0)
+    return (name, int(np.flatnonzero(~ok.reshape(len(x), -1).all(axis=1))[0]))
 
 
 def state_index(lead: tuple[int, ...], state: int) -> str:
@@ -358,7 +402,8 @@ def finish(result, lead: tuple[int, ...], names, model, what: str = "") -> np.nd
     11, 12, ...); ``what`` names the computation for a singular mass matrix. An error is
     ``(code, state)``, or ``(code, state, cond)`` for a singular mass matrix (code >= 1000,
     cond the condition number of M there, a lower bound); code 19 is a state whose inputs
-    are finite and whose output is not (an overflow).
+    are finite and whose output is not (an overflow). An error ``(name, state)`` with a
+    ``name`` (str) is an argument found not finite in Python (:func:`nonfinite`).
     """
     if result.__class__ is _ND:
         if lead == () or len(lead) == 1:
@@ -368,6 +413,8 @@ def finish(result, lead: tuple[int, ...], names, model, what: str = "") -> np.nd
         raise RuntimeError(f"robodyn's core refused the arguments (code {result})")
     code, state = result[0], result[1]
     at = state_index(lead, state)
+    if code.__class__ is str:
+        raise ValueError(f"{code}{at} contains NaN or inf")
     if 11 <= code < 11 + len(names):
         raise ValueError(f"{names[code - 11]}{at} contains NaN or inf")
     if code == 15:
