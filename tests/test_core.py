@@ -517,3 +517,214 @@ def test_a_broadcast_argument_is_not_materialised_for_the_batch(arm, monkeypatch
     assert tau.nbytes == N * arm.nv * 8
     assert peak <= tau.nbytes + 2 * pieces, (peak / tau.nbytes, pieces / tau.nbytes)
     np.testing.assert_array_equal(tau[::997], rd.inverse_dynamics(arm, Q[::997], z, z))
+
+
+# ------------------------------- every batch function on the road in pieces (issue 27 s.9)
+def _batch_functions(model):
+    """name -> (function of (q, v, a), which of q, v, a it reads): every batch function
+    that reaches the core (or a Python loop over states) by the general path, beside
+    inverse / forward dynamics (the tests above)."""
+    from robodyn import kinematics as kin
+
+    f = model.frame_names[-1]
+    A = np.random.default_rng(5).normal(size=(2, model.nv))  # two constraint rows
+    dA = np.array([0.3, -0.2])
+
+    def constrained(q, v, tau):
+        ddq, lam = rd.constrained_forward_dynamics(model, q, v, tau, A, dA)
+        return np.concatenate([ddq, lam], axis=-1)
+
+    return {
+        "mass_matrix": (lambda q, v, a: rd.mass_matrix(model, q), "q"),
+        "mass_matrix_inverse": (lambda q, v, a: rd.mass_matrix_inverse(model, q), "q"),
+        "coriolis_matrix": (lambda q, v, a: rd.coriolis_matrix(model, q, v), "qv"),
+        "christoffel": (lambda q, v, a: rd.christoffel(model, q), "q"),
+        "mass_matrix_derivative": (lambda q, v, a: rd.mass_matrix_derivative(model, q), "q"),
+        "fk": (lambda q, v, a: rd.fk(model, q, f), "q"),
+        "fk, every frame": (lambda q, v, a: rd.fk(model, q), "q"),
+        "body_poses": (lambda q, v, a: rd.body_poses(model, q), "q"),
+        "jacobian": (lambda q, v, a: rd.jacobian(model, q, f, "body"), "q"),
+        "jacobian_dot": (lambda q, v, a: rd.jacobian_dot(model, q, v, f), "qv"),
+        "frame_velocity": (
+            lambda q, v, a: rd.frame_velocity(model, q, v, f, "world_aligned"), "qv",
+        ),
+        "frame_acceleration": (lambda q, v, a: rd.frame_acceleration(model, q, v, a, f), "qva"),
+        "com": (lambda q, v, a: rd.com(model, q), "q"),
+        "com_jacobian": (lambda q, v, a: rd.com_jacobian(model, q), "q"),
+        "kinematics.com_velocity": (lambda q, v, a: kin.com_velocity(model, q, v), "qv"),
+        "regressor": (lambda q, v, a: rd.regressor(model, q, v, a), "qva"),
+        "constrained_forward_dynamics": (constrained, "qva"),
+        "kinetic_energy": (lambda q, v, a: rd.kinetic_energy(model, q, v), "qv"),
+        "potential_energy": (lambda q, v, a: rd.potential_energy(model, q), "q"),
+        "momentum_matrix": (lambda q, v, a: rd.momentum_matrix(model, q), "q"),
+        "task_space_inertia": (lambda q, v, a: rd.task_space_inertia(model, q, f), "q"),
+        "dynamically_consistent_pinv": (
+            lambda q, v, a: rd.dynamically_consistent_pinv(model, q, f), "q",
+        ),
+    }  # fmt: skip
+
+
+def _bits(x) -> np.ndarray:
+    """The float64 bit patterns of x (so -0.0 differs from 0.0)."""
+    return np.ascontiguousarray(x, dtype=np.float64).view(np.uint64)
+
+
+@pytest.fixture
+def tiny_pieces(monkeypatch):
+    """Pieces of 16 and 64 states (whole chunks of the core's 16 lanes), and a spy that
+    counts the batches cut into pieces (robodyn.kernels.call._rows is made per argument of
+    such a batch only)."""
+    from robodyn.kernels import call
+
+    cut = []
+    rows = call._rows
+
+    def spy(a, lead, tail):
+        cut.append(a.shape)
+        return rows(a, lead, tail)
+
+    def small():
+        monkeypatch.setattr(call, "PIECE_STATES", 64)
+        monkeypatch.setattr(call, "PIECE_ROUND", 16)
+        monkeypatch.setattr(call, "PIECE_SHARE", 4)
+        monkeypatch.setattr(call, "_rows", spy)
+        return cut
+
+    return small
+
+
+@pytest.mark.parametrize("name", list(_batch_functions(rd.models.load("panda"))))
+def test_every_batch_function_in_pieces_equals_the_whole_call(tree, arm, tiny_pieces, name):
+    # the reference is the call in one piece (300 states, under PIECE_STATES) on arguments
+    # materialised by numpy (float64, C-contiguous, the whole batch); the same call on a
+    # float32 q, a Fortran-order q or a broadcast argument, cut into pieces of 16 and 64
+    # states (16, 64, 64, 64, 64, 28), must give the same bits
+    N = 300
+    for model in (arm, tree):
+        fn, reads = _batch_functions(model)[name]
+        Q, V, A = random_state(model, np.random.default_rng(3), N)
+        one = {"v": V[6], "a": A[7]}
+        if reads == "q":  # one configuration for the whole batch, a stride-0 view
+            bcast = (np.broadcast_to(Q[5], Q.shape), V, A)
+        else:  # one v (and a) for every q
+            bcast = (Q, *(one[k] if k in reads else x for k, x in zip("va", (V, A))))
+        cases = {
+            "q float32": (Q.astype(np.float32), V, A),
+            "q in Fortran order": (np.asfortranarray(Q), V, A),
+            "a broadcast argument": bcast,
+        }
+        refs = {}
+        for what, args in cases.items():
+            whole = (np.broadcast_to(x, (N, x.shape[-1])) for x in args)
+            refs[what] = fn(*(np.ascontiguousarray(x, dtype=float) for x in whole))
+        cut = tiny_pieces()
+        for what, args in cases.items():
+            del cut[:]
+            got = fn(*args)
+            assert cut, f"{model.name}, {name}, {what}: not cut into pieces"
+            assert got.shape == refs[what].shape, (name, what)
+            assert np.array_equal(_bits(got), _bits(refs[what])), f"{model.name}, {name}, {what}"
+        # two batch axes whose broadcast does not merge into one: rows gathered per piece
+        if reads != "q":
+            Q3, V3 = Q.reshape(20, 15, -1), V[:15]  # one v per column of the (20, 15) grid
+            got = fn(Q3, V3, A[7])
+            ref = fn(Q, np.tile(V3, (20, 1)), np.tile(A[7], (N, 1)))
+            assert np.array_equal(_bits(got), _bits(ref.reshape(got.shape))), name
+
+
+@pytest.mark.parametrize("name", list(_batch_functions(rd.models.load("panda"))))
+def test_a_nan_in_a_later_piece_of_any_batch_function_names_its_state(arm, tiny_pieces, name):
+    # state 250 of a (20, 15) batch is [16, 10]; it sits in the fifth piece of 64 states.
+    # Each argument the function reads is checked: by the core (q, v, a of the dynamics
+    # and kinematics), or in Python before the piece is computed (a of frame_acceleration,
+    # v of com_velocity, tau of constrained dynamics, the Python loops' arguments)
+    fn, reads = _batch_functions(arm)[name]
+    arg = {"q": "q", "v": "v", "a": "tau" if name.startswith("constrained") else "a"}
+    tiny_pieces()
+    for k, x in enumerate(reads):
+        args = [y.astype(np.float32) for y in random_state(arm, np.random.default_rng(4), 300)]
+        args[k][250, 1] = np.nan
+        args = [y.reshape(20, 15, -1) for y in args]
+        with pytest.raises(ValueError, match=rf"^{arg[x]}\[16, 10\] contains NaN or inf"):
+            fn(*args)
+
+
+def _families(model):
+    """output family -> (states, function of (q, v, a), the doubles a state of a piece
+    holds: its converted arguments, what the function builds for it, its result). The test
+    gives q as float32 (the part of the core's result: float64) and v, a broadcast (one
+    state) where the function's comment says so."""
+    f, nq, nv = model.frame_names[-1], model.nq, model.nv
+    A, dA = np.random.default_rng(5).normal(size=(2, nv)), np.array([0.3, -0.2])
+    P = rd.parameters(model).size  # the regressor's columns
+    return {
+        # the core's result, rows with CRBA's pattern of zeros (q converted from float32)
+        "core result": (100_000, lambda q, v, a: rd.mass_matrix(model, q), nq + nv * nv),
+        # a part of a larger result of the core: (J, dJ/dt, V), of which V (float64 q, v)
+        "part of the core's result": (
+            100_000, lambda q, v, a: rd.frame_velocity(model, q, v, f), nq + nv + 12 * nv + 12,
+        ),
+        # products of the core's result with an argument (v and a broadcast)
+        "products with an argument": (
+            100_000, lambda q, v, a: rd.frame_acceleration(model, q, v, a, f),
+            nq + 2 * nv + 12 * nv + 6 + 4 * 6,
+        ),
+        # the core's arguments built per state: (q, e_k) for each k, C(q, e_k), Gamma
+        "core arguments built": (
+            8_000, lambda q, v, a: rd.christoffel(model, q), nq + nv * (nq + nv) + 3 * nv**3,
+        ),
+        # columns completed in Python beside the core's (friction, armature)
+        "columns in Python": (
+            8_000, lambda q, v, a: rd.regressor(model, q, v, a),
+            nq + 2 * nv + nv * 10 * (model.nb - 1) + nv * P + 4 * nv,
+        ),
+        # two results of a Python loop (KKT solves) over M and h from the core
+        "two results": (
+            2_000, lambda q, v, a: rd.constrained_forward_dynamics(model, q, v, a, A, dA),
+            nq + 2 * nv + 2 * nv + 2 + nv * nv + 2 * nv + nv + 2,
+        ),
+        # one number per state from a Python loop (the numpy reference path), v broadcast
+        "a Python loop": (2_000, lambda q, v, a: rd.kinetic_energy(model, q, v), nq + nv + 1),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("family", list(_families(rd.models.load("panda"))))
+def test_a_batch_in_pieces_holds_its_result_and_two_pieces(arm, monkeypatch, family):
+    # float32 q, a broadcast argument or temporaries per state: the general path held the
+    # whole batch's converted arguments and temporaries (frame_velocity: the core's
+    # (J, dJ/dt, V) of every state, 15x its result); in pieces of 256 states the peak
+    # beyond the inputs is the result and two pieces (tracemalloc sees numpy's buffers,
+    # those the core allocates included), and a Python loop one state's temporaries
+    import tracemalloc
+
+    from robodyn.kernels import call
+
+    monkeypatch.setattr(call, "PIECE_STATES", 256)
+    monkeypatch.setattr(call, "PIECE_ROUND", 256)
+    N, fn, per_state = _families(arm)[family]
+    Q, V, A = random_state(arm, np.random.default_rng(0), N)
+    if family != "part of the core's result":
+        Q = Q.astype(np.float32)
+    if family in ("products with an argument", "a Python loop"):
+        V, A = V[:1], A[:1]  # one v and a for every q (the core takes (1, nv) as one state's)
+    fn(Q, V, A)  # what is built once (packing, the numpy tree, Python's and numpy's caches)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        fn(Q[:1], V[:1], A[:1])
+        one_state = tracemalloc.get_traced_memory()[1] - before
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        out = fn(Q, V, A)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    outs = out if isinstance(out, tuple) else (out,)
+    size = sum(o.nbytes for o in outs)
+    assert all(len(o) == N for o in outs)
+    pieces = 2 * 256 * 8 * per_state
+    assert peak <= size + pieces + one_state, (family, peak / size, pieces / size)
+    k = np.arange(0, N, 397)  # and the numbers are the call's on those states
+    ref = fn(Q[k], V[k % len(V)], A[k % len(A)])
+    for o, r in zip(outs, ref if isinstance(ref, tuple) else (ref,)):
+        np.testing.assert_array_equal(o[k], r)
