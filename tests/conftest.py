@@ -103,3 +103,17 @@ def pytest_terminal_summary(terminalreporter):
     if msg:
         terminalreporter.section("files written into the checkout", red=True)
         terminalreporter.line(msg, red=True)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A real Dask cluster for a test module: a LocalCluster of two worker processes (one
+    thread each), closed after the module. dask is imported only by the tests that ask."""
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                           dashboard_address=None)  # fmt: skip
+    c = Client(cluster)
+    yield c
+    c.close()
+    cluster.close()

@@ -779,3 +779,23 @@ def figure_problems(fig) -> list[str]:
                 if np.any(_inside(pts, box)):
                     problems.append(f"{where}: the legend covers curve {ln.get_label()!r}")
     return problems
+
+
+# ----------------------------------------------------------------------------- viewer
+MESH_INERTIAL = '<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01"/></inertial>'
+
+
+def mesh_chain_urdf(names, name: str = "r", offset: float | None = None) -> str:
+    """A URDF chain of revolute joints with one link per mesh file name, the names written
+    as given (repeats allowed; hostile ones too); ``offset``: each joint ``offset`` m above
+    its parent (None: at its origin)."""
+    origin = "" if offset is None else f'<origin xyz="0 0 {offset:g}"/>'
+    links, joints = ['<link name="base"/>'], []
+    for k, mesh in enumerate(names):
+        links.append(f'<link name="l{k}">{MESH_INERTIAL}<visual><geometry>'
+                     f'<mesh filename="{mesh}"/></geometry></visual></link>')  # fmt: skip
+        parent = "base" if k == 0 else f"l{k - 1}"
+        joints.append(f'<joint name="j{k}" type="revolute"><parent link="{parent}"/>'
+                      f'<child link="l{k}"/>{origin}<axis xyz="0 0 1"/>'
+                      '<limit lower="-3" upper="3" effort="1" velocity="1"/></joint>')  # fmt: skip
+    return f'<robot name="{name}">' + "".join(links + joints) + "</robot>"

@@ -28,24 +28,12 @@ import dask.array as da
 import numpy as np
 import pytest
 import zarr
-from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
 
 import robodyn as rd
 from helpers import random_tree
 from robodyn import sweep
 from robodyn.distributed import model_fingerprint
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = LocalCluster(
-        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
-    )
-    c = Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
 
 
 @pytest.fixture(scope="module")

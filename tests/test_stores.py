@@ -29,7 +29,6 @@ import dask.array as da
 import numpy as np
 import pytest
 import zarr
-from distributed import Client, LocalCluster
 
 import robodyn as rd
 from robodyn import sweep
@@ -48,17 +47,6 @@ L1, L2 = 0.5, 0.4  # the planar 2R arm's links (m)
 @pytest.fixture(scope="module")
 def arm():
     return rd.models.load("planar_2r")
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = LocalCluster(
-        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
-    )
-    c = Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
 
 
 def _stamps(path):

@@ -19,25 +19,17 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+from helpers import mesh_chain_urdf
 from robodyn import viz
 from robodyn.viz.meshes import cluster_decimate, probe_mesh
 
-INERTIAL = '<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01"/></inertial>'
 MB = 1e6
 
 
 def robot(folder, names) -> rd.Model:
     """A URDF in ``folder`` with one link per mesh name (repeats allowed)."""
-    links, joints = ['<link name="base"/>'], []
-    for k, name in enumerate(names):
-        links.append(f'<link name="l{k}">{INERTIAL}<visual><geometry>'
-                     f'<mesh filename="{name}"/></geometry></visual></link>')  # fmt: skip
-        parent = "base" if k == 0 else f"l{k - 1}"
-        joints.append(f'<joint name="j{k}" type="revolute"><parent link="{parent}"/>'
-                      f'<child link="l{k}"/><axis xyz="0 0 1"/>'
-                      '<limit lower="-3" upper="3" effort="1" velocity="1"/></joint>')  # fmt: skip
     urdf = folder / "r.urdf"
-    urdf.write_text('<robot name="r">' + "".join(links + joints) + "</robot>")
+    urdf.write_text(mesh_chain_urdf(names))
     return rd.load_urdf(str(urdf))
 
 

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+from helpers import mesh_chain_urdf
 from robodyn import viz
 from robodyn.viz.browser import INSTALL_HINT, find_chromium, headless_chromium
 
@@ -32,7 +33,6 @@ SECRET_XYZ = np.array([[111.125, 222.25, 333.5], [444.75, 555.0, 666.25], [777.5
 # a reader following the buffer URI would draw as a triangle, kept apart by the merge
 SECRET_BIN = b"".join(b"pw" + bytes([0x30 + k, 0x41 + k]) for k in range(9))
 SECRET_KD = "0.123 0.456 0.789"  # an OBJ material colour: (31, 116, 201) as bytes
-INERTIAL = '<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01"/></inertial>'
 
 
 def stl_bytes(V: np.ndarray) -> bytes:
@@ -44,16 +44,7 @@ def stl_bytes(V: np.ndarray) -> bytes:
 
 def robot(names: list[str]) -> str:
     """A URDF chain with one link per mesh name, as written."""
-    links = ['<link name="base"/>']
-    joints = []
-    for k, name in enumerate(names):
-        links.append(f'<link name="l{k}">{INERTIAL}<visual><geometry>'
-                     f'<mesh filename="{name}"/></geometry></visual></link>')  # fmt: skip
-        parent = "base" if k == 0 else f"l{k - 1}"
-        joints.append(f'<joint name="j{k}" type="revolute"><parent link="{parent}"/>'
-                      f'<child link="l{k}"/><origin xyz="0 0 0.1"/><axis xyz="0 0 1"/>'
-                      '<limit lower="-3" upper="3" effort="1" velocity="1"/></joint>')  # fmt: skip
-    return '<robot name="hostile">' + "".join(links + joints) + "</robot>"
+    return mesh_chain_urdf(names, name="hostile", offset=0.1)
 
 
 @pytest.fixture
