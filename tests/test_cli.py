@@ -736,7 +736,11 @@ def _exit_code(argv) -> int:
     "argv, match",
     [
         # 1e15 samples of 7 + 3 x 7 numbers: refused before numpy tries 232 PB
-        (["--duration", "1e12"], r"would take 232 PB of memory and [\d.]+ [kMGT]?B is available"),
+        (
+            ["--duration", "1e12"],
+            r"would take 232 PB of memory, over the [\d.]+ [kMGT]?B of memory "
+            r"available \(max_memory= \(--max-memory\) raises it\)",
+        ),
         (["--duration", "nan"], "argument --duration: not finite: 'nan'"),
         (["--duration", "-1"], "argument --duration: must be > 0"),
         (["--controller", "pd", "--target", "nan"], "argument --target: not finite: 'nan'"),
@@ -869,7 +873,7 @@ def test_max_memory_bounds_a_run_before_it_starts(capsys, tmp_path):
     # 1e6 samples of 7 + 3 x 7 numbers: 8 (1e6 + 1) (1 + 28) bytes = 232 MB, over 100 MB
     assert _exit_code(["simulate", "panda", "--duration", "1000", "--max-memory", "100M"]) == 2
     err = capsys.readouterr().err
-    assert "would take 232 MB of memory, over the limit max_memory= (--max-memory) 100 MB" in err
+    assert "would take 232 MB of memory, over the limit max_memory=100 MB (--max-memory)" in err
     assert main(["simulate", "panda", "--duration", "1", "--max-memory", "1Gi"]) == 0
     assert _exit_code(["simulate", "panda", "--max-memory", "lots"]) == 2
     assert "argument --max-memory: not a number" in capsys.readouterr().err

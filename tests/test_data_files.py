@@ -379,9 +379,9 @@ def test_a_member_that_would_inflate_past_the_memory_limit_is_refused_before(run
     assert e.field == "q" and "has shape (12500000, 2), expected (..., 6, nq)" in str(e)
     assert peak < 10e6
     # by default the limit is the memory available (here pretended to be 50 MB)
-    from robodyn.sim import trajectory_file
+    import robodyn._checks
 
-    monkeypatch.setattr(trajectory_file, "available_memory", lambda: 50_000_000)
+    monkeypatch.setattr(robodyn._checks, "available_memory", lambda: 50_000_000)
     e = _load_error(path)
     assert "over the 50 MB of memory available (max_memory= raises it)" in str(e)
     # and a limit below a good file's size refuses it too, naming the whole

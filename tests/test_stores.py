@@ -432,7 +432,7 @@ def test_sweep_workspace_refuses_a_grid_beyond_memory_before_starting(arm, tmp_p
     # the map alone: 10^15 configurations of 32 bytes (p and the manipulability) = 32 PB
     assert "the map 32 PB" in err and "raise --max-memory" in err
     # the API: 10^6 configurations without a store hold a 32 MB map
-    sizes = r"the task graph 160 kB, the map 32 MB\), more than 10 MB, the limit given"
+    sizes = r"the task graph 160 kB, the map 32 MB\), more than the limit max_memory=10 MB"
     with pytest.raises(ValueError, match=r"would need .* \(chunks being computed .*, " + sizes):
         sweep.workspace_map(arm, "ee", (0, 1), 1000, max_memory=10e6)
     run = sweep.workspace_map(arm, "ee", (0, 1), 5, max_memory=10e6)

@@ -14,6 +14,7 @@ __all__ = [
     "as_square",
     "as_positive",
     "available_memory",
+    "memory_limit",
     "check_room",
     "human_bytes",
 ]
@@ -109,10 +110,27 @@ def human_bytes(n: float) -> str:
     return f"{n:.3g} EB"  # pragma: no cover
 
 
-def check_room(need: int, what: str, *, folder=None, limit=None, option="max_memory=") -> None:
+def memory_limit(max_memory=None, cli: str | None = None) -> tuple[int | None, str]:
+    """The bytes a computation may allocate, and how a message names that limit:
+    ``max_memory`` when given (checked positive), else the memory available now (None when
+    the system cannot tell). ``cli``: the command-line option that sets it, said too."""
+    also = f" ({cli})" if cli else ""
+    if max_memory is not None:
+        try:
+            limit = float(max_memory)
+        except (TypeError, ValueError):
+            raise ValueError(f"max_memory must be a number of bytes, got {max_memory!r}") from None
+        if not limit > 0:
+            raise ValueError(f"max_memory must be positive, got {max_memory!r}")
+        return int(min(limit, 2**62)), f"the limit max_memory={human_bytes(limit)}{also}"
+    avail = available_memory()
+    return avail, f"the {human_bytes(avail or 0)} of memory available (max_memory={also} raises it)"
+
+
+def check_room(need: int, what: str, *, folder=None, limit=None, cli: str | None = None) -> None:
     """Raise ValueError before allocating when ``need`` bytes will not fit: in ``limit``
-    bytes of memory (default: the memory available now; the user raises it with
-    ``option``), or, with ``folder``, on that folder's file system. ``what`` says what the
+    bytes of memory (default: the memory available now; ``cli`` the command-line option
+    that raises it), or, with ``folder``, on that folder's file system. ``what`` says what the
     bytes are for."""
     import shutil
 
@@ -125,13 +143,6 @@ def check_room(need: int, what: str, *, folder=None, limit=None, option="max_mem
             raise ValueError(f"{what} would take {human_bytes(need)} on disk and "
                              f"{str(folder)!r} has {human_bytes(free)} free")  # fmt: skip
         return
-    if limit is not None:
-        if need > limit:
-            raise ValueError(f"{what} would take {human_bytes(need)} of memory, over the "
-                             f"limit {option} {human_bytes(limit)}")  # fmt: skip
-        return
-    avail = available_memory()
-    if avail is not None and need > avail:
-        raise ValueError(f"{what} would take {human_bytes(need)} of memory and "
-                         f"{human_bytes(avail)} is available (a larger {option} allows "
-                         "it, with swapping)")  # fmt: skip
+    limit, said = memory_limit(limit, cli)
+    if limit is not None and need > limit:
+        raise ValueError(f"{what} would take {human_bytes(need)} of memory, over {said}")

@@ -263,17 +263,16 @@ def workspace_memory(model, n: int, chunk: int, *, out=None, threads: int = 1) -
 def check_workspace_memory(parts: dict, max_memory, what: str, advice: str) -> None:
     """ValueError naming the sizes when ``parts`` (:func:`workspace_memory`) add up to more
     than ``max_memory`` bytes (default: the memory available now)."""
-    from ._checks import available_memory, human_bytes
+    from ._checks import human_bytes, memory_limit
 
     need = sum(parts.values())
-    limit = available_memory() if max_memory is None else int(max_memory)
+    limit, said = memory_limit(max_memory, "--max-memory")
     if limit is None or need <= limit:
         return
     words = {"tasks": "chunks being computed", "graph": "the task graph", "map": "the map"}
     detail = ", ".join(f"{words.get(k, k)} {human_bytes(b)}" for k, b in parts.items())
-    whose = "the memory available now" if max_memory is None else "the limit given"
-    raise ValueError(f"{what} would need {human_bytes(need)} of memory ({detail}), more than "
-                     f"{human_bytes(limit)}, {whose}; {advice}")  # fmt: skip
+    raise ValueError(f"{what} would need {human_bytes(need)} of memory ({detail}), more "
+                     f"than {said}; {advice}")  # fmt: skip
 
 
 def _count_words(n: int) -> str:

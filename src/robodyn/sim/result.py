@@ -203,10 +203,11 @@ class Trajectory:
         FileNotFoundError
             No such file.
         """
+        from .._checks import memory_limit
         from . import trajectory_file as tf
 
         path = Path(path)
-        limit, text = tf.memory_limit(max_memory)
+        limit, text = memory_limit(max_memory)
         if path.is_dir():
             return _load_partial(path, model, limit, text)
         if not path.exists():

@@ -164,7 +164,7 @@ def _check_room(model, N: int, K: int, nz: int, duration, dt, out, max_memory=No
     try:
         if out is not None:
             check_room(need, what, folder=Path(out).parent)
-        check_room(need, what, limit=max_memory, option="max_memory= (--max-memory)")
+        check_room(need, what, limit=max_memory, cli="--max-memory")
     except ValueError as exc:
         raise ValueError(f"{exc}{how}") from None
 

@@ -28,26 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .._checks import available_memory, human_bytes
+from .._checks import human_bytes
 from ..errors import TrajectoryFileError
 
-__all__ = ["read_npz", "read_partial", "check_arrays", "memory_limit"]
+__all__ = ["read_npz", "read_partial", "check_arrays"]
 
 _STEP = 1 << 24  # bytes read at a time into an array
-
-
-def memory_limit(max_memory) -> tuple[int | None, str]:
-    """(bytes a load may allocate, how the message names that limit)."""
-    if max_memory is not None:
-        try:
-            limit = float(max_memory)
-        except (TypeError, ValueError):
-            raise ValueError(f"max_memory must be a number of bytes, got {max_memory!r}") from None
-        if not limit > 0:
-            raise ValueError(f"max_memory must be positive, got {max_memory!r}")
-        return int(min(limit, 2**62)), f"the limit max_memory={human_bytes(limit)}"
-    avail = available_memory()
-    return avail, f"the {human_bytes(avail or 0)} of memory available (max_memory= raises it)"
 
 
 def _npy_header(fh, version):
