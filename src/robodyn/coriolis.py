@@ -73,7 +73,7 @@ import numpy as np
 from .errors import ModelError
 from .kernels import core as _core
 from .kernels._pack import FL_CHECK, packed
-from .kernels.call import LazyInput, batched, lazy, nonfinite, run
+from .kernels.call import batched, nonfinite, run
 from .kernels.call import threads as _threads
 from .kinematics import body_poses
 from .model.model import JOINT_FREE, JOINT_PLANAR, JOINT_SPHERICAL, JOINT_UNIVERSAL, Model
@@ -433,10 +433,7 @@ def mass_matrix_derivative(model: Model, q, *, threads: int | None = None) -> np
     -------
     numpy.ndarray, shape (..., nv, nv, nv)
     """
-    try:
-        return _christoffel_core(model, q, threads, dM=True)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(mass_matrix_derivative, locals())
+    return _christoffel_core(model, q, threads, dM=True)
 
 
 @batched
@@ -453,12 +450,9 @@ def mass_matrix_derivative_reference(model: Model, q) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nv, nv, nv)
     """
-    try:
-        tree = _tree(model)
-        nv = model.nv
-        return _each(model, ("q",), (q,), lambda x: _dM_one(model, tree, x), (nv, nv, nv))
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(mass_matrix_derivative_reference, locals())
+    tree = _tree(model)
+    nv = model.nv
+    return _each(model, ("q",), (q,), lambda x: _dM_one(model, tree, x), (nv, nv, nv))
 
 
 @batched
@@ -484,10 +478,7 @@ def christoffel(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nv, nv, nv)
     """
-    try:
-        return _christoffel_core(model, q, threads)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(christoffel, locals())
+    return _christoffel_core(model, q, threads)
 
 
 @batched
@@ -504,12 +495,9 @@ def christoffel_reference(model: Model, q) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nv, nv, nv)
     """
-    try:
-        tree = _tree(model)
-        nv = model.nv
-        return _each(model, ("q",), (q,), lambda x: _christoffel_one(model, tree, x), (nv, nv, nv))
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(christoffel_reference, locals())
+    tree = _tree(model)
+    nv = model.nv
+    return _each(model, ("q",), (q,), lambda x: _christoffel_one(model, tree, x), (nv, nv, nv))
 
 
 _ND = np.ndarray
@@ -551,13 +539,10 @@ def coriolis_matrix(model: Model, q, v, *, check: bool = True, threads: int | No
     C = _core.coriolis(P, q, v, flags, th)
     if C.__class__ is _ND:
         return C
-    try:
-        return run(
-            lambda a: _core.coriolis(P, a[0], a[1], flags, th), ("q", "v"), (q, v),
-            ((model.nq,), (model.nv,)), model,
-        )  # fmt: skip
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(coriolis_matrix, locals())
+    return run(
+        lambda a: _core.coriolis(P, a[0], a[1], flags, th), ("q", "v"), (q, v),
+        ((model.nq,), (model.nv,)), model,
+    )  # fmt: skip
 
 
 @batched
@@ -581,14 +566,9 @@ def coriolis_matrix_reference(model: Model, q, v) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nv, nv)
     """
-    try:
-        tree = _tree(model)
-        nv = model.nv
-        return _each(
-            model, ("q", "v"), (q, v), lambda x, y: _coriolis_one(model, tree, x, y), (nv, nv)
-        )
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(coriolis_matrix_reference, locals())
+    tree = _tree(model)
+    nv = model.nv
+    return _each(model, ("q", "v"), (q, v), lambda x, y: _coriolis_one(model, tree, x, y), (nv, nv))
 
 
 @batched
@@ -607,8 +587,5 @@ def mass_matrix_dot(model: Model, q, v) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nv, nv)
     """
-    try:
-        C = coriolis_matrix(model, q, v)
-        return C + np.swapaxes(C, -1, -2)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(mass_matrix_dot, locals())
+    C = coriolis_matrix(model, q, v)
+    return C + np.swapaxes(C, -1, -2)

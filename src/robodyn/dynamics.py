@@ -40,7 +40,7 @@ from .kernels._pack import (
     FL_VEL,
     packed,
 )
-from .kernels.call import LazyInput, batched, lazy, run
+from .kernels.call import batched, run
 from .kernels.call import threads as _threads
 
 __all__ = [
@@ -201,13 +201,10 @@ def inverse_dynamics(
         tau = _RNEA(P, q, v, a, f_ext, flags | (0 if f_ext is None else FL_FEXT), coulomb_eps, th)
         if tau.__class__ is _ND:
             return tau
-    try:
-        return _run(
-            _RNEA, model, ("q", "v", "a"), (q, v, a), f_ext, f_tip, frame, flags,
-            float(coulomb_eps), th,
-        )  # fmt: skip
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(inverse_dynamics, locals())
+    return _run(
+        _RNEA, model, ("q", "v", "a"), (q, v, a), f_ext, f_tip, frame, flags,
+        float(coulomb_eps), th,
+    )  # fmt: skip
 
 
 rnea = inverse_dynamics
@@ -243,10 +240,7 @@ def gravity_forces(model, q, *, check: bool = True, threads: int | None = None) 
     -------
     g : numpy.ndarray, shape (..., nv)
     """
-    try:
-        return _rnea_terms(model, q, None, FL_GRAVITY | (FL_CHECK if check else 0), threads)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(gravity_forces, locals())
+    return _rnea_terms(model, q, None, FL_GRAVITY | (FL_CHECK if check else 0), threads)
 
 
 @batched(fast=("rnea", 2, FL_VEL | FL_CHECK))
@@ -267,10 +261,7 @@ def velocity_forces(model, q, v, *, check: bool = True, threads: int | None = No
     -------
     c : numpy.ndarray, shape (..., nv)
     """
-    try:
-        return _rnea_terms(model, q, v, FL_VEL | (FL_CHECK if check else 0), threads)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(velocity_forces, locals())
+    return _rnea_terms(model, q, v, FL_VEL | (FL_CHECK if check else 0), threads)
 
 
 @batched(fast=("rnea", 2, FL_GRAVITY | FL_VEL | FL_CHECK))
@@ -291,10 +282,7 @@ def bias_forces(model, q, v, *, check: bool = True, threads: int | None = None) 
     -------
     h : numpy.ndarray, shape (..., nv)
     """
-    try:
-        return _rnea_terms(model, q, v, FL_GRAVITY | FL_VEL | (FL_CHECK if check else 0), threads)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(bias_forces, locals())
+    return _rnea_terms(model, q, v, FL_GRAVITY | FL_VEL | (FL_CHECK if check else 0), threads)
 
 
 # ----------------------------------------------------------------------------- CRBA
@@ -348,10 +336,8 @@ def mass_matrix(
     (10, 2, 2)
     """
     flags = (FL_ARMATURE if armature else 0) | (FL_CHECK if check else 0)
-    try:  # the common call was answered by the compiled entry before it got here
-        return _of_q(_CRBA, model, q, flags, threads)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(mass_matrix, locals())
+    # the common call was answered by the compiled entry before it got here
+    return _of_q(_CRBA, model, q, flags, threads)
 
 
 crba = mass_matrix
@@ -384,10 +370,7 @@ def mass_matrix_inverse(
         If M is singular (a joint drives a massless subtree).
     """
     flags = (FL_ARMATURE if armature else 0) | (FL_CHECK if check else 0)
-    try:
-        return _of_q(_MINV, model, q, flags, threads)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(mass_matrix_inverse, locals())
+    return _of_q(_MINV, model, q, flags, threads)
 
 
 # ----------------------------------------------------------------------------- ABA
@@ -456,13 +439,10 @@ def forward_dynamics(
                     coulomb_eps, th)  # fmt: skip
         if qdd.__class__ is _ND:
             return qdd
-    try:
-        return _run(
-            entry, model, ("q", "v", "tau"), (q, v, tau), f_ext, f_tip, frame, flags,
-            float(coulomb_eps), th,
-        )  # fmt: skip
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(forward_dynamics, locals())
+    return _run(
+        entry, model, ("q", "v", "tau"), (q, v, tau), f_ext, f_tip, frame, flags,
+        float(coulomb_eps), th,
+    )  # fmt: skip
 
 
 aba = forward_dynamics

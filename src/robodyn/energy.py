@@ -21,7 +21,7 @@ import numpy as np
 
 from .coriolis import _each, _tree, _twists, _world
 from .errors import ModelError
-from .kernels.call import LazyInput, batched, lazy
+from .kernels.call import batched
 from .model.model import Model
 
 __all__ = [
@@ -116,10 +116,7 @@ def kinetic_energy(model: Model, q, v, *, armature: bool = True):
     -------
     float or numpy.ndarray of shape (...)
     """
-    try:
-        return _loop_qv(model, q, v, lambda a, b: _kinetic_one(model, a, b, armature), ())
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(kinetic_energy, locals())
+    return _loop_qv(model, q, v, lambda a, b: _kinetic_one(model, a, b, armature), ())
 
 
 @batched
@@ -138,10 +135,7 @@ def potential_energy(model: Model, q):
     -------
     float or numpy.ndarray of shape (...)
     """
-    try:
-        return _loop_q(model, q, lambda a: _potential_one(model, a), ())
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(potential_energy, locals())
+    return _loop_q(model, q, lambda a: _potential_one(model, a), ())
 
 
 @batched
@@ -160,10 +154,7 @@ def mechanical_energy(model: Model, q, v, *, armature: bool = True):
     -------
     float or numpy.ndarray of shape (...)
     """
-    try:
-        return kinetic_energy(model, q, v, armature=armature) + potential_energy(model, q)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(mechanical_energy, locals())
+    return kinetic_energy(model, q, v, armature=armature) + potential_energy(model, q)
 
 
 @batched
@@ -184,10 +175,7 @@ def momentum(model: Model, q, v) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., 6)
     """
-    try:
-        return _loop_qv(model, q, v, lambda a, b: _momentum_one(model, a, b), (6,))
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(momentum, locals())
+    return _loop_qv(model, q, v, lambda a, b: _momentum_one(model, a, b), (6,))
 
 
 @batched
@@ -207,10 +195,7 @@ def centroidal_momentum(model: Model, q, v) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., 6)
     """
-    try:
-        return _loop_qv(model, q, v, lambda a, b: _centroidal_one(model, a, b), (6,))
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(centroidal_momentum, locals())
+    return _loop_qv(model, q, v, lambda a, b: _centroidal_one(model, a, b), (6,))
 
 
 @batched
@@ -229,11 +214,8 @@ def com_velocity(model: Model, q, v) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., 3)
     """
-    try:
-        m = _total_mass(model)
-        return momentum(model, q, v)[..., 3:] / m
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(com_velocity, locals())
+    m = _total_mass(model)
+    return momentum(model, q, v)[..., 3:] / m
 
 
 def _momentum_matrix_one(model: Model, q: np.ndarray, about: str) -> np.ndarray:
@@ -265,9 +247,6 @@ def momentum_matrix(model: Model, q, about: str = "origin") -> np.ndarray:
     -------
     numpy.ndarray, shape (..., 6, nv)
     """
-    try:
-        if about not in ("origin", "com"):
-            raise ValueError(f"about must be 'origin' or 'com', got {about!r}")
-        return _loop_q(model, q, lambda a: _momentum_matrix_one(model, a, about), (6, model.nv))
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(momentum_matrix, locals())
+    if about not in ("origin", "com"):
+        raise ValueError(f"about must be 'origin' or 'com', got {about!r}")
+    return _loop_q(model, q, lambda a: _momentum_matrix_one(model, a, about), (6, model.nv))

@@ -43,7 +43,7 @@ from .errors import ModelError
 from .kernels import call as _pieces
 from .kernels import core as _core
 from .kernels._pack import FL_CHECK, KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
-from .kernels.call import LazyInput, batched, finish, lazy, nonfinite, run
+from .kernels.call import batched, finish, nonfinite, run
 from .kernels.call import threads as _threads
 from .model.model import JOINT_FREE, JOINT_SPHERICAL, Model
 from .spatial import check_transform
@@ -199,23 +199,21 @@ def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray
      [ 0.   0.   1.   0. ]
      [ 0.   0.   0.   1. ]]
     """
-    try:  # the common call (a frame by name on the cached pack) was answered by the entry
-        pack = _packed(model)
-        th = 0 if threads is None else _threads(threads)
-        if frame is None:
-            T = _FRAME_POSES(pack.P, q, th)
-            if T.__class__ is _ND:
-                return T
-            return _call(model, _FRAME_POSES, ("q",), (q,), ((pack.nq,),), th)
-        k = pack.frames.get(frame) if type(frame) is str else None
-        if k is None:
-            k = _frame_index(model, pack, frame)
-        T = _FRAME_POSE(pack.P, q, k, th)
+    # the common call (a frame by name on the cached pack) was answered by the entry
+    pack = _packed(model)
+    th = 0 if threads is None else _threads(threads)
+    if frame is None:
+        T = _FRAME_POSES(pack.P, q, th)
         if T.__class__ is _ND:
             return T
-        return _call(model, _FRAME_POSE, ("q",), (q,), ((pack.nq,),), k, th)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(fk, locals())
+        return _call(model, _FRAME_POSES, ("q",), (q,), ((pack.nq,),), th)
+    k = pack.frames.get(frame) if type(frame) is str else None
+    if k is None:
+        k = _frame_index(model, pack, frame)
+    T = _FRAME_POSE(pack.P, q, k, th)
+    if T.__class__ is _ND:
+        return T
+    return _call(model, _FRAME_POSE, ("q",), (q,), ((pack.nq,),), k, th)
 
 
 forward_kinematics = fk
@@ -236,11 +234,8 @@ def body_poses(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., nb, 4, 4)
     """
-    try:
-        th = 0 if threads is None else _threads(threads)
-        return _call(model, _core.body_poses, ("q",), (q,), ((model.nq,),), th)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(body_poses, locals())
+    th = 0 if threads is None else _threads(threads)
+    return _call(model, _core.body_poses, ("q",), (q,), ((model.nq,),), th)
 
 
 # --------------------------------------------------------------------- Jacobians
@@ -285,17 +280,15 @@ def jacobian(
      [0.9 0.4]
      [0.  0. ]]
     """
-    try:  # the common call (a frame by name on the cached pack) was answered by the entry
-        pack = _packed(model)
-        k = _frame_index(model, pack, frame)
-        kd = _kind(kind)
-        th = 0 if threads is None else _threads(threads)
-        J = _JACOBIAN(pack.P, q, k, kd, th)
-        if J.__class__ is _ND:
-            return J
-        return _call(model, _JACOBIAN, ("q",), (q,), ((pack.nq,),), k, kd, th)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(jacobian, locals())
+    # the common call (a frame by name on the cached pack) was answered by the entry
+    pack = _packed(model)
+    k = _frame_index(model, pack, frame)
+    kd = _kind(kind)
+    th = 0 if threads is None else _threads(threads)
+    J = _JACOBIAN(pack.P, q, k, kd, th)
+    if J.__class__ is _ND:
+        return J
+    return _call(model, _JACOBIAN, ("q",), (q,), ((pack.nq,),), k, kd, th)
 
 
 def _jdot(model, q, v, frame, kind, threads, part):
@@ -345,10 +338,7 @@ def jacobian_dot(
     -------
     numpy.ndarray, shape (..., 6, nv)
     """
-    try:
-        return _jdot(model, q, v, frame, kind, threads, "dJ")
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(jacobian_dot, locals())
+    return _jdot(model, q, v, frame, kind, threads, "dJ")
 
 
 @batched
@@ -373,10 +363,7 @@ def frame_velocity(
     -------
     numpy.ndarray, shape (..., 6)
     """
-    try:
-        return _jdot(model, q, v, frame, kind, threads, "V")
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(frame_velocity, locals())
+    return _jdot(model, q, v, frame, kind, threads, "V")
 
 
 @batched
@@ -405,29 +392,26 @@ def frame_acceleration(
     -------
     numpy.ndarray, shape (..., 6)
     """
-    try:
-        pack = _packed(model)
-        k = _frame_index(model, pack, frame)
-        kd = _kind(kind)
-        th = 0 if threads is None else _threads(threads)
-        nv = pack.nv
+    pack = _packed(model)
+    k = _frame_index(model, pack, frame)
+    kd = _kind(kind)
+    th = 0 if threads is None else _threads(threads)
+    nv = pack.nv
 
-        def call(arrs):  # the whole batch, or a piece of it (a is checked here, q, v by the core)
-            Q, V, A = arrs
-            r = _JDOT(pack.P, Q, V, k, kd, th)
-            if r.__class__ is not _ND:
-                return r
-            bad = nonfinite("a", A, 1)
-            if bad is not None:
-                return bad
-            J = r[..., : 6 * nv].reshape((*r.shape[:-1], 6, nv))
-            dJ = r[..., 6 * nv : 12 * nv].reshape((*r.shape[:-1], 6, nv))
-            return np.einsum("...ij,...j->...i", J, A) + np.einsum("...ij,...j->...i", dJ, V)
+    def call(arrs):  # the whole batch, or a piece of it (a is checked here, q, v by the core)
+        Q, V, A = arrs
+        r = _JDOT(pack.P, Q, V, k, kd, th)
+        if r.__class__ is not _ND:
+            return r
+        bad = nonfinite("a", A, 1)
+        if bad is not None:
+            return bad
+        J = r[..., : 6 * nv].reshape((*r.shape[:-1], 6, nv))
+        dJ = r[..., 6 * nv : 12 * nv].reshape((*r.shape[:-1], 6, nv))
+        return np.einsum("...ij,...j->...i", J, A) + np.einsum("...ij,...j->...i", dJ, V)
 
-        tails = ((pack.nq,), (nv,), (nv,))
-        return run(call, ("q", "v", "a"), (q, v, a), tails, model, scratch=8 * (12 * nv + 18))
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(frame_acceleration, locals())
+    tails = ((pack.nq,), (nv,), (nv,))
+    return run(call, ("q", "v", "a"), (q, v, a), tails, model, scratch=8 * (12 * nv + 18))
 
 
 # --------------------------------------------------------------- centre of mass
@@ -451,13 +435,10 @@ def com(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., 3)
     """
-    try:
-        pack = _packed(model)
-        _mass_check(model, pack)
-        th = 0 if threads is None else _threads(threads)
-        return _call(model, _core.com, ("q",), (q,), ((pack.nq,),), th)
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(com, locals())
+    pack = _packed(model)
+    _mass_check(model, pack)
+    th = 0 if threads is None else _threads(threads)
+    return _call(model, _core.com, ("q",), (q,), ((pack.nq,),), th)
 
 
 def _com_jacobian(model, q, threads):
@@ -487,10 +468,7 @@ def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., 3, nv)
     """
-    try:
-        return _com_jacobian(model, q, threads)[1]
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(com_jacobian, locals())
+    return _com_jacobian(model, q, threads)[1]
 
 
 @batched
@@ -509,27 +487,24 @@ def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarra
     -------
     numpy.ndarray, shape (..., 3)
     """
-    try:
-        pack = _packed(model)
-        _mass_check(model, pack)
-        th = 0 if threads is None else _threads(threads)
-        nv = pack.nv
+    pack = _packed(model)
+    _mass_check(model, pack)
+    th = 0 if threads is None else _threads(threads)
+    nv = pack.nv
 
-        def call(arrs):  # the whole batch, or a piece of it (v is checked here, q by the core)
-            Q, V = arrs
-            r = _COM_JACOBIAN(pack.P, Q, th)
-            if r.__class__ is not _ND:
-                return r
-            bad = nonfinite("v", V, 1)
-            if bad is not None:
-                return bad
-            Jc = r[..., 3:].reshape((*r.shape[:-1], 3, nv))
-            return np.einsum("...ij,...j->...i", Jc, V)
+    def call(arrs):  # the whole batch, or a piece of it (v is checked here, q by the core)
+        Q, V = arrs
+        r = _COM_JACOBIAN(pack.P, Q, th)
+        if r.__class__ is not _ND:
+            return r
+        bad = nonfinite("v", V, 1)
+        if bad is not None:
+            return bad
+        Jc = r[..., 3:].reshape((*r.shape[:-1], 3, nv))
+        return np.einsum("...ij,...j->...i", Jc, V)
 
-        tails = ((pack.nq,), (nv,))
-        return run(call, ("q", "v"), (q, v), tails, model, scratch=8 * (3 + 3 * nv + 3))
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(com_velocity, locals())
+    tails = ((pack.nq,), (nv,))
+    return run(call, ("q", "v"), (q, v), tails, model, scratch=8 * (3 + 3 * nv + 3))
 
 
 # ------------------------------------------------------------------ manipulability

@@ -26,7 +26,7 @@ import numpy as np
 from . import dynamics as _dyn
 from ._checks import as_array
 from .coriolis import _each
-from .kernels.call import LazyInput, batched, lazy
+from .kernels.call import batched
 from .kinematics import jacobian
 from .model.model import Model
 
@@ -142,12 +142,9 @@ def task_space_inertia(model: Model, q, frame, kind: str = "body", part="full") 
         Bad shapes, M singular, or ``J M^-1 J^T`` singular (kinematic singularity, or
         more rows than the robot has dofs).
     """
-    try:
-        rows = _rows(part)
-        k = _nrows(rows)
-        return _loop(model, q, lambda x: _parts_one(model, x, frame, kind, rows).Lam, (k, k))
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(task_space_inertia, locals())
+    rows = _rows(part)
+    k = _nrows(rows)
+    return _loop(model, q, lambda x: _parts_one(model, x, frame, kind, rows).Lam, (k, k))
 
 
 class InertiaEllipsoid(NamedTuple):
@@ -215,14 +212,11 @@ def dynamically_consistent_pinv(
     -------
     numpy.ndarray, shape (..., nv, k)
     """
-    try:
-        rows = _rows(part)
-        k = _nrows(rows)
+    rows = _rows(part)
+    k = _nrows(rows)
 
-        def one(x):
-            p = _parts_one(model, x, frame, kind, rows)
-            return p.MinvJt @ p.Lam
+    def one(x):
+        p = _parts_one(model, x, frame, kind, rows)
+        return p.MinvJt @ p.Lam
 
-        return _loop(model, q, one, (model.nv, k))
-    except LazyInput:  # dask arrays: robodyn.distributed maps this function over their chunks
-        return lazy(dynamically_consistent_pinv, locals())
+    return _loop(model, q, one, (model.nv, k))

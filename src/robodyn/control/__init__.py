@@ -219,10 +219,10 @@ def _numbers(x):
 
 
 def _fingerprint(model):
-    """A model's fingerprint (robodyn.distributed.model_fingerprint), None as None."""
+    """A model's fingerprint (robodyn.model.fingerprint.model_fingerprint), None as None."""
     if model is None:
         return None
-    from ..distributed import model_fingerprint
+    from ..model.fingerprint import model_fingerprint
 
     return model_fingerprint(model)
 

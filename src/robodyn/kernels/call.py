@@ -24,33 +24,34 @@ regressor, constrained dynamics, and the Python loops of energy and task space.
 
 Dask arrays take the same road: the general path meets them in :func:`prepare` (the core's
 fast path takes only numpy arrays, so a NumPy call never gets there and never imports
-dask), which raises :class:`LazyInput`. Each public batch function (marked :func:`batched`)
-catches it around its general path only, ``except LazyInput: return lazy(fn, locals())``,
-and :func:`lazy` hands the call to :func:`robodyn.distributed.lazy_call`, which maps the
-same function over the blocks of the batch axes and returns a lazy dask array. There is no
-Python wrapper: a NumPy call runs the function itself (a ``try`` costs nothing when nothing
-is raised), so no such function may assign to one of its parameters (``locals()`` would then
-hold the new value; tests/test_dask.py checks every one).
+dask), which raises :class:`LazyInput`. Each public batch function is marked
+:func:`batched`, a plain wrapper that catches it and hands the call, with the arguments as
+the user gave them, to :func:`robodyn.kernels.lazy.lazy_call` (beside this module; it
+imports dask only when a dask array arrives), which maps the same function over the blocks
+of the batch axes and returns a lazy dask array. This module knows nothing of dask or of
+anything above the core.
 
 The most used functions (``batched(fast=...)``: fk, jacobian, inverse_dynamics,
 mass_matrix, forward_dynamics, the RNEA terms, coriolis_matrix) are published as the core's
 ``entry`` holding the Python function: the call that needs no Python work (a packed model,
 C-contiguous float64 states, a frame by name, keywords the entry knows) goes from C to C,
-without a Python frame (~100 ns of a ~600 ns call); every other call is handed to the Python
-function unchanged. The entry answers as the function does to everything else: its name,
-documentation, signature (``__wrapped__``), pickling by name.
+without a Python frame (~100 ns of a ~600 ns call); every other call is handed to the
+wrapper, then the Python function, unchanged. The entry answers as the function does to
+everything else: its name, documentation, signature (``__wrapped__``), pickling by name.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 
 import numpy as np
 
+from .lazy import is_dask, lazy_call
+
 __all__ = [
-    "threads", "prepare", "run", "finish", "nonfinite", "describe", "batched", "lazy", "LazyInput",
-    "is_dask",
+    "threads", "prepare", "run", "finish", "nonfinite", "describe", "batched", "LazyInput",
 ]  # fmt: skip
 
 _ND = np.ndarray
@@ -68,27 +69,23 @@ PIECE_SHARE = 16
 
 
 class LazyInput(Exception):  # noqa: N818 (a signal, not an error)
-    """Raised by :func:`prepare` when an argument is a dask array (caught by the public
-    batch function, which calls :func:`lazy`)."""
-
-
-def is_dask(x) -> bool:
-    """True for a dask collection, by its type's module (dask itself is not imported)."""
-    return x.__class__ is not _ND and type(x).__module__.startswith("dask.")
+    """Raised by :func:`prepare` when an argument is a dask array (caught by the wrapper
+    of :func:`batched`, which hands the call to :func:`robodyn.kernels.lazy.lazy_call`)."""
 
 
 BATCHED: list = []  # every function marked by batched(), in import order
 
 
 def batched(fn=None, *, fast: tuple | None = None):
-    """Mark ``fn`` as a public batch function that accepts dask arrays and list it in
-    :data:`BATCHED`; ``fn`` is returned unchanged (no wrapper, no extra frame), or with
-    ``fast`` published as a compiled entry of the core (see the module's documentation).
+    """Mark ``fn`` as a public batch function: it answers dask arrays, is listed in
+    :data:`BATCHED`, and with ``fast`` is published as a compiled entry of the core.
 
-    The function itself answers dask arrays: its general path (after the core's fast path)
-    sits in ``try: ... except LazyInput: return lazy(fn, locals())``; :func:`prepare` raises
-    :class:`LazyInput` before any work, and :func:`lazy` hands the call to
-    :func:`robodyn.distributed.lazy_call`. ``fn`` must not assign to its parameters.
+    The function is wrapped once: its call runs ``fn`` unchanged, and when ``fn``'s general
+    path meets a dask array (:func:`prepare` raises :class:`LazyInput` before any work) the
+    call, with the arguments as the user gave them, is handed to
+    :func:`robodyn.kernels.lazy.lazy_call`, which maps the public function over the chunks
+    of the batch axes. With ``fast`` the core's entry answers the common call from C and
+    hands every other call to the wrapper.
 
     Parameters
     ----------
@@ -103,10 +100,18 @@ def batched(fn=None, *, fast: tuple | None = None):
     def mark(fn):
         if fn.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
             raise TypeError(f"batched: {fn.__name__} has *args or **kwargs")
-        if fast is not None:
-            fn = _entry(fn, *fast)
-        BATCHED.append(fn)
-        return fn
+        public = None  # the object users call: the wrapper, or the core's entry holding it
+
+        @functools.wraps(fn)
+        def general(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except LazyInput:  # dask arrays: the function mapped over their chunks
+                return lazy_call(public, args, kwargs)
+
+        public = general if fast is None else _entry(general, *fast)
+        BATCHED.append(public)
+        return public
 
     return mark if fn is None else mark(fn)
 
@@ -127,22 +132,6 @@ def _entry(fn, op: str, nx: int, flags: int, kinds: dict | None = None, kind: in
         raise TypeError(f"batched: {fn.__name__}'s keywords do not have the entry's defaults")
     keywords = tuple(n for n in _ENTRY_KEYWORDS if n in params)
     return core.entry(fn, op, nx, flags, keywords, kinds, kind)
-
-
-def lazy(fn, local_vars):
-    """The call of ``fn`` whose arguments are ``fn``'s parameters in ``local_vars`` (the
-    ``locals()`` of ``fn``'s frame), answered by :func:`robodyn.distributed.lazy_call`: ``fn``
-    mapped over the chunks of the dask arrays' leading (batch) axes, a lazy dask array.
-    """
-    from ..distributed import _signature, lazy_call
-
-    args, kwargs = [], {}
-    for p in _signature(fn).parameters.values():
-        if p.kind is p.KEYWORD_ONLY:
-            kwargs[p.name] = local_vars[p.name]
-        else:
-            args.append(local_vars[p.name])
-    return lazy_call(fn, tuple(args), kwargs)
 
 
 def threads(value) -> int:
