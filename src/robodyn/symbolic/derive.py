@@ -210,6 +210,157 @@ def _rename_single_inertias(eom_parts: list, values: dict, nb: int) -> dict:
 _INERTIA_SUFFIXES = {a + b for a in _AXES for b in _AXES}
 
 
+def _symbols(n: int) -> tuple[list, list, list, list]:
+    """The plain symbols ``q1..qn``, ``qdot1..``, ``qddot1..`` and ``tau1..``."""
+    q = [sp.Symbol(f"q{k + 1}", real=True) for k in range(n)]
+    qd = [sp.Symbol(f"qdot{k + 1}", real=True) for k in range(n)]
+    qdd = [sp.Symbol(f"qddot{k + 1}", real=True) for k in range(n)]
+    tau = [sp.Symbol(f"tau{k + 1}", real=True) for k in range(n)]
+    return q, qd, qdd, tau
+
+
+def _joint_coordinate(model: Model, i: int, q: list, n: int):
+    """Body i's joint in the coordinates: its angle (or travel), its rate ``row * qd`` (a
+    mimic joint follows its leader), a cylindrical joint's travel rate ``row2 * qd``, and
+    the index ``k`` of its (or its leader's) first velocity."""
+    row = sp.zeros(1, n)  # joint rate = row * qd
+    angle = sp.S.Zero
+    k = None
+    if int(model.jnt_mimic[i]) >= 0:
+        lead = int(model.jnt_mimic[i])
+        k = int(model.jnt_vadr[lead])
+        mult = exact_number(model.jnt_mimic_mult[i])
+        angle = mult * q[k] + exact_number(model.jnt_mimic_offset[i])
+        row[k] = mult
+    elif int(model.jnt_nv[i]) >= 1:
+        k = int(model.jnt_vadr[i])
+        angle = q[k]
+        row[k] = 1
+    row2 = sp.zeros(1, n)  # a cylindrical joint's second rate, d-dot
+    if int(model.jnt_type[i]) == JOINT_CYLINDRICAL:
+        row2[k + 1] = 1
+    return angle, row, row2, k
+
+
+def _joint_placement(model: Model, P: _Parameters, i: int, angle, q: list, k):
+    """Body i's frame in its parent's at the joint's coordinate: ``R_{p,i}``, ``p_{p,i}``,
+    with the joint axis ``a`` and a helical joint's pitch (MR eqs. 3.51, 3.73)."""
+    t = int(model.jnt_type[i])
+    a = _vec(model.jnt_axis[i])
+    R_j = _mat(model.jnt_R[i])
+    p_pi = P.offset(i)
+    pitch = exact_number(model.jnt_pitch[i]) if t == JOINT_HELICAL else 0
+    if t in (JOINT_REVOLUTE, JOINT_HELICAL, JOINT_CYLINDRICAL):
+        R_pi = R_j * _rotation(a, angle)
+        if t == JOINT_HELICAL:  # a screw: pitch * angle along the axis (MR eq. 3.73)
+            p_pi = p_pi + R_j * a * (pitch * angle)
+        elif t == JOINT_CYLINDRICAL:  # then d = q[k + 1] along it
+            p_pi = p_pi + R_j * a * q[k + 1]
+    else:
+        R_pi = R_j
+        if t == JOINT_PRISMATIC:
+            p_pi = p_pi + R_j * a * angle
+    return R_pi, p_pi, a, pitch
+
+
+def _add_joint_rate(t: int, a, pitch, row, row2, Jw_i, Jv_i):
+    """``w_i``, ``v_i`` plus the joint's own motion S qd_i: ``S = [a; 0]`` (revolute),
+    ``[a; pitch a]`` (helical), ``[a, 0; 0, a]`` (cylindrical), ``[0; a]`` (prismatic)."""
+    if t in (JOINT_REVOLUTE, JOINT_HELICAL, JOINT_CYLINDRICAL):
+        Jw_i = Jw_i + a * row
+        if t == JOINT_HELICAL:
+            Jv_i = Jv_i + pitch * a * row
+        elif t == JOINT_CYLINDRICAL:
+            Jv_i = Jv_i + a * row2
+    elif t == JOINT_PRISMATIC:
+        Jv_i = Jv_i + a * row
+    return Jw_i, Jv_i
+
+
+def _add_body(P: _Parameters, i: int, Jw_i, Jv_i, height_i, g_i, M, V):
+    """M and V with body i's share: ``m J_c^T J_c + J_w^T I_c J_w`` and ``-m g^T p_c``."""
+    m = P.mass(i)
+    c = P.com(i)
+    I_c = P.inertia(i)
+    if m != 0:
+        Jc = Jv_i - _skew(c) * Jw_i  # v_c = v + w x c
+        M += m * (Jc.T * Jc)
+        V -= m * (height_i + (g_i.T * c)[0, 0])  # V = -m g^T p_c
+    if any(x != 0 for x in I_c):
+        M += Jw_i.T * I_c * Jw_i
+    return M, V
+
+
+def _mass_matrix_and_potential(model: Model, P: _Parameters, q: list):
+    """M (unreduced sum over the bodies) and V, from the link Jacobians propagated from
+    the root in each body's own frame (module docstring)."""
+    n, nb = model.nv, model.nb
+    g_w = P.gravity()
+    Jw: list = [sp.zeros(3, n)] * nb  # angular velocity Jacobian of body i, in frame i
+    Jv: list = [sp.zeros(3, n)] * nb  # velocity of the origin of body i, in frame i
+    g_b: list = [g_w] * nb  # gravity in frame i
+    height: list = [sp.S.Zero] * nb  # g^T p_i (p_i: origin of body i in the world)
+    M = sp.zeros(n, n)
+    V = sp.S.Zero
+    for i in range(1, nb):
+        p = int(model.body_parent[i])
+        angle, row, row2, k = _joint_coordinate(model, i, q, n)
+        R_pi, p_pi, a, pitch = _joint_placement(model, P, i, angle, q, k)
+        R_ip = R_pi.T
+        # w_i = R^T w_p (+ a qd_i);  v_i = R^T (v_p + w_p x p_{p,i}) (+ a qd_i)
+        Jw_i = R_ip * Jw[p]
+        Jv_i = R_ip * (Jv[p] - _skew(p_pi) * Jw[p])
+        Jw_i, Jv_i = _add_joint_rate(int(model.jnt_type[i]), a, pitch, row, row2, Jw_i, Jv_i)
+        Jw[i], Jv[i] = _reduce(Jw_i), _reduce(Jv_i)
+        g_b[i] = _reduce(R_ip * g_b[p])
+        height[i] = trig_reduce(height[p] + (g_b[p].T * p_pi)[0, 0])
+        M, V = _add_body(P, i, Jw[i], Jv[i], height[i], g_b[i], M, V)
+    return M, V
+
+
+def _gravity_form(model: Model, M, V, q: list, simplify: bool):
+    """M with the armature on its diagonal, each entry simplified; V reduced; g = dV/dq."""
+    n = model.nv
+    for k in range(n):
+        M[k, k] += exact_number(model.dof_armature[k])
+    for i in range(n):
+        for j in range(i, n):
+            M[i, j] = M[j, i] = fast_simplify(M[i, j]) if simplify else trig_reduce(M[i, j])
+    V = trig_reduce(V)
+    g = sp.Matrix([trig_reduce(sp.diff(V, x)) for x in q])
+    if simplify:
+        g = g.applyfunc(fast_simplify)
+    return M, g, V
+
+
+def _friction(model: Model, qd: list, friction: bool) -> sp.Matrix:
+    """``b = d qd + f sign(qd)`` (zero without ``friction``)."""
+    n = model.nv
+    b = sp.zeros(n, 1)
+    if friction:
+        for k in range(n):
+            b[k] = exact_number(model.dof_damping[k]) * qd[k] + exact_number(
+                model.dof_friction[k]
+            ) * sp.sign(qd[k])
+    return b
+
+
+def _textbook_parameters(P: _Parameters, M, g, V, nb: int):
+    """M, g, V and the parameter values, with ``I3zz -> I3`` where it is body 3's only
+    inertia symbol, and only the symbols that reach the equations."""
+    values = P.values
+    if P.symbolic:
+        ren = _rename_single_inertias(list(M), values, nb)
+        if ren:
+            M = M.xreplace(ren)
+            g = g.xreplace(ren)
+            V = V.xreplace(ren)
+            values = {ren.get(s, s): v for s, v in values.items()}
+        present = set().union(*(x.free_symbols for x in list(M) + list(g)))
+        values = {s: v for s, v in values.items() if s in present}
+    return M, g, V, values
+
+
 def derive(
     model: Model,
     parameters: str = "numeric",
@@ -246,102 +397,12 @@ def derive(
     if parameters not in ("numeric", "symbolic"):
         raise ValueError(f"parameters must be 'numeric' or 'symbolic', got {parameters!r}")
     _check_model(model)
-    n = model.nv
     P = _Parameters(model, parameters == "symbolic")
-    q = [sp.Symbol(f"q{k + 1}", real=True) for k in range(n)]
-    qd = [sp.Symbol(f"qdot{k + 1}", real=True) for k in range(n)]
-    qdd = [sp.Symbol(f"qddot{k + 1}", real=True) for k in range(n)]
-    tau = [sp.Symbol(f"tau{k + 1}", real=True) for k in range(n)]
-
-    nb = model.nb
-    g_w = P.gravity()
-    Jw: list = [sp.zeros(3, n)] * nb  # angular velocity Jacobian of body i, in frame i
-    Jv: list = [sp.zeros(3, n)] * nb  # velocity of the origin of body i, in frame i
-    g_b: list = [g_w] * nb  # gravity in frame i
-    height: list = [sp.S.Zero] * nb  # g^T p_i (p_i: origin of body i in the world)
-    M = sp.zeros(n, n)
-    V = sp.S.Zero
-    for i in range(1, nb):
-        p = int(model.body_parent[i])
-        t = int(model.jnt_type[i])
-        row = sp.zeros(1, n)  # joint rate = row * qd
-        angle = sp.S.Zero
-        if int(model.jnt_mimic[i]) >= 0:
-            lead = int(model.jnt_mimic[i])
-            k = int(model.jnt_vadr[lead])
-            mult = exact_number(model.jnt_mimic_mult[i])
-            angle = mult * q[k] + exact_number(model.jnt_mimic_offset[i])
-            row[k] = mult
-        elif int(model.jnt_nv[i]) >= 1:
-            k = int(model.jnt_vadr[i])
-            angle = q[k]
-            row[k] = 1
-        a = _vec(model.jnt_axis[i])
-        R_j = _mat(model.jnt_R[i])
-        p_pi = P.offset(i)
-        row2 = sp.zeros(1, n)  # a cylindrical joint's second rate, d-dot
-        if t == JOINT_CYLINDRICAL:
-            row2[k + 1] = 1
-        pitch = exact_number(model.jnt_pitch[i]) if t == JOINT_HELICAL else 0
-        if t in (JOINT_REVOLUTE, JOINT_HELICAL, JOINT_CYLINDRICAL):
-            R_pi = R_j * _rotation(a, angle)
-            if t == JOINT_HELICAL:  # a screw: pitch * angle along the axis (MR eq. 3.73)
-                p_pi = p_pi + R_j * a * (pitch * angle)
-            elif t == JOINT_CYLINDRICAL:  # then d = q[k + 1] along it
-                p_pi = p_pi + R_j * a * q[k + 1]
-        else:
-            R_pi = R_j
-            if t == JOINT_PRISMATIC:
-                p_pi = p_pi + R_j * a * angle
-        R_ip = R_pi.T
-        # w_i = R^T w_p (+ a qd_i);  v_i = R^T (v_p + w_p x p_{p,i}) (+ a qd_i)
-        Jw_i = R_ip * Jw[p]
-        Jv_i = R_ip * (Jv[p] - _skew(p_pi) * Jw[p])
-        if t in (JOINT_REVOLUTE, JOINT_HELICAL, JOINT_CYLINDRICAL):
-            Jw_i = Jw_i + a * row  # S = [a; pitch a] (helical), [a, 0; 0, a] (cylindrical)
-            if t == JOINT_HELICAL:
-                Jv_i = Jv_i + pitch * a * row
-            elif t == JOINT_CYLINDRICAL:
-                Jv_i = Jv_i + a * row2
-        elif t == JOINT_PRISMATIC:
-            Jv_i = Jv_i + a * row
-        Jw[i], Jv[i] = _reduce(Jw_i), _reduce(Jv_i)
-        g_b[i] = _reduce(R_ip * g_b[p])
-        height[i] = trig_reduce(height[p] + (g_b[p].T * p_pi)[0, 0])
-        m = P.mass(i)
-        c = P.com(i)
-        I_c = P.inertia(i)
-        if m != 0:
-            Jc = Jv[i] - _skew(c) * Jw[i]  # v_c = v + w x c
-            M += m * (Jc.T * Jc)
-            V -= m * (height[i] + (g_b[i].T * c)[0, 0])  # V = -m g^T p_c
-        if any(x != 0 for x in I_c):
-            M += Jw[i].T * I_c * Jw[i]
-    for k in range(n):
-        M[k, k] += exact_number(model.dof_armature[k])
-    for i in range(n):
-        for j in range(i, n):
-            M[i, j] = M[j, i] = fast_simplify(M[i, j]) if simplify else trig_reduce(M[i, j])
-    V = trig_reduce(V)
-    g = sp.Matrix([trig_reduce(sp.diff(V, x)) for x in q])
-    if simplify:
-        g = g.applyfunc(fast_simplify)
-    b = sp.zeros(n, 1)
-    if friction:
-        for k in range(n):
-            b[k] = exact_number(model.dof_damping[k]) * qd[k] + exact_number(
-                model.dof_friction[k]
-            ) * sp.sign(qd[k])
-    values = P.values
-    if P.symbolic:
-        ren = _rename_single_inertias(list(M), values, nb)
-        if ren:
-            M = M.xreplace(ren)
-            g = g.xreplace(ren)
-            V = V.xreplace(ren)
-            values = {ren.get(s, s): v for s, v in values.items()}
-        present = set().union(*(x.free_symbols for x in list(M) + list(g)))
-        values = {s: v for s, v in values.items() if s in present}
+    q, qd, qdd, tau = _symbols(model.nv)
+    M, V = _mass_matrix_and_potential(model, P, q)
+    M, g, V = _gravity_form(model, M, V, q, simplify)
+    b = _friction(model, qd, friction)
+    M, g, V, values = _textbook_parameters(P, M, g, V, model.nb)
     return EquationsOfMotion(
         q,
         qd,
