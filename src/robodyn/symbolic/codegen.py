@@ -82,6 +82,24 @@ def _lazy_parts(eom: EquationsOfMotion, parameters: dict | None, parts: dict) ->
     parts["C"] = C.xreplace(values) if values else C
 
 
+_SIGNATURES = {
+    "M": ("q",),
+    "g": ("q",),
+    "C": ("q", "qd"),
+    "h": ("q", "qd"),
+    "b": ("q", "qd"),
+    "inverse_dynamics": ("q", "qd", "qdd"),
+}
+_DOCS = {
+    "M": "Mass matrix M(q), shape (..., n, n).",
+    "g": "Gravity forces g(q), shape (..., n).",
+    "C": "Coriolis matrix C(q, qd), shape (..., n, n); C qd = velocity products.",
+    "h": "h(q, qd) = C(q, qd) qd + g(q), shape (..., n).",
+    "b": "Friction/dissipation b(q, qd), shape (..., n).",
+    "inverse_dynamics": "tau = M qdd + C qd + g + b, shape (..., n).",
+}
+
+
 def generate_source(
     eom: EquationsOfMotion,
     parameters: dict | None = None,
@@ -113,23 +131,43 @@ def generate_source(
     for f in functions:
         if f not in _FUNCTIONS:
             raise ValueError(f"functions must be among {_FUNCTIONS}, got {f!r}")
+    P = _expressions(eom, parameters, functions)
+    syms = {"q": list(eom._q), "qd": list(eom._qd), "qdd": list(eom._qdd)}
+    code_names = _code_names(syms)
+    printer = _Printer(code_names)
+    lines = _module_head(header, eom.n)
+    for name in functions:
+        lines += _function_source(name, P[name], eom.n, syms, code_names, printer, batch)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _expressions(eom: EquationsOfMotion, parameters: dict | None, functions) -> dict:
+    """The numeric matrices M, g, b and, when a function needs them, C, h and tau."""
     parts = _numeric_parts(eom, parameters)
     if any(f in functions for f in ("C", "h", "inverse_dynamics")):
         _lazy_parts(eom, parameters, parts)
-    n = eom.n
-    q, v, a = list(eom._q), list(eom._qd), list(eom._qdd)
-    code_names = {}
-    for i in range(n):
-        code_names[q[i]] = f"_q{i}"
-        code_names[v[i]] = f"_v{i}"
-        code_names[a[i]] = f"_a{i}"
     P = dict(parts)
-    qd_col = sp.Matrix(v)
+    qd_col = sp.Matrix(list(eom._qd))
     if "C" in P:
         cqd = P["C"] * qd_col
         P["h"] = cqd + P["g"]
-        P["inverse_dynamics"] = P["M"] * sp.Matrix(a) + cqd + P["g"] + P["b"]
-    printer = _Printer(code_names)
+        P["inverse_dynamics"] = P["M"] * sp.Matrix(list(eom._qdd)) + cqd + P["g"] + P["b"]
+    return P
+
+
+def _code_names(syms: dict) -> dict:
+    """The names of the coordinates in the code: ``_q0``, ``_v0``, ``_a0``, ..."""
+    q, v, a = syms["q"], syms["qd"], syms["qdd"]
+    code_names = {}
+    for i in range(len(q)):
+        code_names[q[i]] = f"_q{i}"
+        code_names[v[i]] = f"_v{i}"
+        code_names[a[i]] = f"_a{i}"
+    return code_names
+
+
+def _module_head(header: str, n: int) -> list[str]:
+    """The module docstring (if any), the numpy import and ``N_DOF``."""
     lines = []
     if header:
         lines.append('"""' + header.strip() + '\n"""')
@@ -138,55 +176,39 @@ def generate_source(
     lines.append("")
     lines.append(f"N_DOF = {n}")
     lines.append("")
-    signatures = {
-        "M": ("q",),
-        "g": ("q",),
-        "C": ("q", "qd"),
-        "h": ("q", "qd"),
-        "b": ("q", "qd"),
-        "inverse_dynamics": ("q", "qd", "qdd"),
-    }
-    docs = {
-        "M": "Mass matrix M(q), shape (..., n, n).",
-        "g": "Gravity forces g(q), shape (..., n).",
-        "C": "Coriolis matrix C(q, qd), shape (..., n, n); C qd = velocity products.",
-        "h": "h(q, qd) = C(q, qd) qd + g(q), shape (..., n).",
-        "b": "Friction/dissipation b(q, qd), shape (..., n).",
-        "inverse_dynamics": "tau = M qdd + C qd + g + b, shape (..., n).",
-    }
-    syms = {"q": q, "qd": v, "qdd": a}
-    for name in functions:
-        A = P[name]
-        args = signatures[name]
-        is_matrix = name in ("M", "C")
-        exprs = list(A) if is_matrix else [A[i] for i in range(n)]
-        used = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
-        repl, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_x"), order="none")
-        lines.append(f"def {name}({', '.join(args)}):")
-        lines.append(f'    """{docs[name]}"""')
-        for arg in args:
-            for i, s in enumerate(syms[arg]):
-                if s in used or any(s in e.free_symbols for _, e in repl):
-                    idx = f"[..., {i}]" if batch else f"[{i}]"
-                    lines.append(f"    {code_names[s]} = {arg}{idx}")
-        for s, e in repl:
-            lines.append(f"    {s} = {printer.doprint(e)}")
-        shape = "(n, n)" if is_matrix else "(n,)"
-        shape = shape.replace("n", str(n))
-        if batch:
-            lines.append(f"    out = np.zeros(np.shape(q)[:-1] + {shape})")
-        else:
-            lines.append(f"    out = np.zeros({shape})")
-        for k, e in enumerate(reduced):
-            if e == 0:
-                continue
-            idx = f"{k // n}, {k % n}" if is_matrix else f"{k}"
-            lhs = f"out[..., {idx}]" if batch else f"out[{idx}]"
-            lines.append(f"    {lhs} = {printer.doprint(e)}")
-        lines.append("    return out")
-        lines.append("")
-        lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
+
+
+def _function_source(name, A, n, syms, code_names, printer, batch) -> list[str]:
+    """The lines of one function: unpack the coordinates it reads, the cse'd
+    subexpressions, then fill ``out`` entry by entry (zeros left out)."""
+    args = _SIGNATURES[name]
+    is_matrix = name in ("M", "C")
+    exprs = list(A) if is_matrix else [A[i] for i in range(n)]
+    used = set().union(*(e.free_symbols for e in exprs)) if exprs else set()
+    repl, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("_x"), order="none")
+    lines = [f"def {name}({', '.join(args)}):", f'    """{_DOCS[name]}"""']
+    for arg in args:
+        for i, s in enumerate(syms[arg]):
+            if s in used or any(s in e.free_symbols for _, e in repl):
+                idx = f"[..., {i}]" if batch else f"[{i}]"
+                lines.append(f"    {code_names[s]} = {arg}{idx}")
+    for s, e in repl:
+        lines.append(f"    {s} = {printer.doprint(e)}")
+    shape = "(n, n)" if is_matrix else "(n,)"
+    shape = shape.replace("n", str(n))
+    if batch:
+        lines.append(f"    out = np.zeros(np.shape(q)[:-1] + {shape})")
+    else:
+        lines.append(f"    out = np.zeros({shape})")
+    for k, e in enumerate(reduced):
+        if e == 0:
+            continue
+        idx = f"{k // n}, {k % n}" if is_matrix else f"{k}"
+        lhs = f"out[..., {idx}]" if batch else f"out[{idx}]"
+        lines.append(f"    {lhs} = {printer.doprint(e)}")
+    lines += ["    return out", "", ""]
+    return lines
 
 
 class NumericEquations:
@@ -293,14 +315,7 @@ def to_function(
 
 
 def _checked(f: Callable, name: str, n: int, single: bool = False) -> Callable:
-    argnames = {
-        "M": ("q",),
-        "g": ("q",),
-        "C": ("q", "qd"),
-        "h": ("q", "qd"),
-        "b": ("q", "qd"),
-        "inverse_dynamics": ("q", "qd", "qdd"),
-    }[name]
+    argnames = _SIGNATURES[name]
 
     def wrapper(*args):
         if len(args) != len(argnames):
