@@ -438,30 +438,13 @@ def build_scene(
     -------
     Scene
     """
-    from ..kinematics import body_poses
-
     check_max_triangles(max_triangles)
     K = len(t)
-    idx = decimate(K, max_frames)
-    notes = []
-    if len(idx) < K:
-        notes.append(
-            f"trajectory of {K} samples shown as {len(idx)} frames (one sample in "
-            f"{(K - 1) / (len(idx) - 1):.3g}; frame budget max_frames={max_frames})"
-        )
+    idx, notes = _shown_samples(K, max_frames)
     t, Q = np.asarray(t, dtype=float)[idx], np.asarray(Q, dtype=float)[idx]
-    T = body_poses(model, Q)  # (F, nb, 4, 4): T_s,i at each shown sample
-    quat = rotation_to_quat(T[..., :3, :3])  # (w, x, y, z)
-    poses = np.concatenate([T[..., :3, 3], quat[..., 1:], quat[..., :1]], axis=-1)
-    poses = poses.astype(np.float32)
-
-    # size of the robot: body origins over all samples, and the frames at neutral
-    pts = T[..., :3, 3].reshape(-1, 3)
-    lo, hi = pts.min(0), pts.max(0)
-    reach = max(float(np.linalg.norm(model.jnt_p[1:], axis=1).sum()) if model.nb > 1 else 0, 0)
-    size = max(float(np.linalg.norm(hi - lo)), 0.5 * reach, 0.2)
+    T, poses = _poses(model, Q)
+    size, center, radius = _extent(model, T)
     r_stick = 0.012 * size
-
     scene = Scene(
         model_name=model.name,
         body_names=list(model.body_names),
@@ -480,10 +463,60 @@ def build_scene(
     # the stick figure for bodies that have no visual, or whose visuals all failed
     scene.shapes += _stick_shapes(model, [b for b in range(model.nb) if b not in drawn], r_stick)
     if frames:
-        for b in range(1, model.nb):
-            scene.shapes.append(
-                dict(body=b, T=_col_major(np.eye(4)), kind="triad", size=0.06 * size, role="frame")
-            )
+        scene.shapes += _body_triads(model, size)
+    scene.shapes += _mass_shapes(model, size, com, inertia, notes)
+    _add_markers(scene, model, markers, frames, size, r_stick)
+    scene.center = center
+    scene.radius = radius
+    return scene
+
+
+def _shown_samples(K: int, max_frames: int):
+    """The samples shown within the frame budget, and a note when some are left out."""
+    idx = decimate(K, max_frames)
+    notes = []
+    if len(idx) < K:
+        notes.append(
+            f"trajectory of {K} samples shown as {len(idx)} frames (one sample in "
+            f"{(K - 1) / (len(idx) - 1):.3g}; frame budget max_frames={max_frames})"
+        )
+    return idx, notes
+
+
+def _poses(model: Model, Q: np.ndarray):
+    """``T_s,i`` of every body at each shown sample (F, nb, 4, 4), and the same as
+    ``[x, y, z, qx, qy, qz, qw]`` float32 for the page (F, nb, 7)."""
+    from ..kinematics import body_poses
+
+    T = body_poses(model, Q)  # (F, nb, 4, 4): T_s,i at each shown sample
+    quat = rotation_to_quat(T[..., :3, :3])  # (w, x, y, z)
+    poses = np.concatenate([T[..., :3, 3], quat[..., 1:], quat[..., :1]], axis=-1)
+    return T, poses.astype(np.float32)
+
+
+def _extent(model: Model, T: np.ndarray):
+    """The robot's size (m: body origins over all samples, and the frames at neutral), and
+    the sphere holding it (center, radius) for the camera and the grid."""
+    pts = T[..., :3, 3].reshape(-1, 3)
+    lo, hi = pts.min(0), pts.max(0)
+    reach = max(float(np.linalg.norm(model.jnt_p[1:], axis=1).sum()) if model.nb > 1 else 0, 0)
+    size = max(float(np.linalg.norm(hi - lo)), 0.5 * reach, 0.2)
+    radius = max(0.5 * float(np.linalg.norm(hi - lo)), 0.5 * reach / 2, 0.15)
+    return size, 0.5 * (lo + hi), radius
+
+
+def _body_triads(model: Model, size: float) -> list[dict]:
+    """A triad (x red, y green, z blue) at each body frame."""
+    return [
+        dict(body=b, T=_col_major(np.eye(4)), kind="triad", size=0.06 * size, role="frame")
+        for b in range(1, model.nb)
+    ]
+
+
+def _mass_shapes(model: Model, size: float, com: bool, inertia: bool, notes: list) -> list:
+    """Each body's CoM ball (volume proportional to its mass) and equivalent inertia
+    ellipsoid; a tensor that has no ellipsoid gets a note."""
+    out = []
     for b in range(1, model.nb):
         m = float(model.body_mass[b])
         if m <= 0:
@@ -491,7 +524,7 @@ def build_scene(
         T_bc = transform(None, model.body_com[b])
         if com:
             r = COM_BALL * size * (m / float(model.body_mass.max())) ** (1 / 3)
-            scene.shapes.append(
+            out.append(
                 dict(body=b, T=_col_major(T_bc), kind="sphere", radius=r, rgba=COM_RGBA, role="com")
             )
         if inertia:
@@ -502,7 +535,7 @@ def build_scene(
                 continue
             abc = ellipsoid_semi_axes(m, moments)
             T_be = transform(axes, model.body_com[b])
-            scene.shapes.append(
+            out.append(
                 dict(
                     body=b,
                     T=_col_major(T_be),
@@ -512,6 +545,12 @@ def build_scene(
                     role="inertia",
                 )
             )
+    return out
+
+
+def _add_markers(scene: Scene, model: Model, markers, frames: bool, size, r_stick) -> None:
+    """A magenta ball (and a triad with ``frames``) at each marked frame, default the
+    end-effector frame(s)."""
     names = (
         list(markers) if markers is not None else [model.frame_names[k] for k in _frame_tips(model)]
     )
@@ -540,6 +579,3 @@ def build_scene(
                     role="frame",
                 )
             )
-    scene.center = 0.5 * (lo + hi)
-    scene.radius = max(0.5 * float(np.linalg.norm(hi - lo)), 0.5 * reach / 2, 0.15)
-    return scene
