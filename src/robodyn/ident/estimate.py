@@ -340,21 +340,67 @@ def identify(
     Q, V, A, TAU = check_data(model, Q, V, A, TAU)
     N, nv = TAU.shape
     kw = dict(friction=friction, offset=offset, armature=armature)
+    base, lay = _base_and_layout(model, base, kw)
+    r = base.rank
+    _check_sample_count(N, nv, r)
+    Ys = regressor(model, Q, V, A, **kw)  # (N, nv, P)
+    Wb = base.regressor(Ys)  # (N, nv, r)
+    W = Wb.reshape(-1, r)
+    y = TAU.reshape(-1)
+    cond, cond_raw = _condition_numbers(W, base)
+    beta, _ = _normal_solve(W, y)  # OLS
+    w = _row_weights(method, weights, W, y, beta, TAU, r)
+    Ww = (Wb * w[None, :, None]).reshape(-1, r)
+    yw = (TAU * w).reshape(-1)
+    if method == "wls":
+        beta, _ = _normal_solve(Ww, yw)
+    prior = _prior(model, lay)
+    info: dict = {}
+    if method == "consistent":
+        pi, info = _consistent(model, lay, Ys, TAU, w, prior, beta, base, regularization, max_nfev)
+        beta = base(pi)
+    else:
+        pi = base.standard(beta, prior)
+    se = _standard_errors(Ww, yw, beta, N * nv - r)
+    rms = np.sqrt(np.mean((TAU - Ys @ pi) ** 2, axis=0))
+    return Identification(
+        method=method,
+        parameters=pi,
+        base_parameters=beta,
+        base=base,
+        standard_errors=se,
+        condition_number=cond,
+        condition_number_raw=cond_raw,
+        residual_rms=rms,
+        samples=N,
+        prior=model,
+        weights=w,
+        optimizer=info,
+    )
+
+
+def _base_and_layout(model, base: BaseParameters | None, kw: dict):
+    """The base parameters (computed unless given) and the layout, checked to agree."""
     if base is None:
         base = base_parameters(model, **kw)
     lay = layout(model, **kw)
     if base.size != lay.size:
         raise ValueError(f"base has {base.size} standard parameters, this layout {lay.size}")
-    r = base.rank
+    return base, lay
+
+
+def _check_sample_count(N: int, nv: int, r: int) -> None:
+    """At least one equation more than base parameters."""
     if N * nv < r + 1:
         raise ValueError(
             f"too few samples: {N} samples x {nv} joints = {N * nv} equations for {r} base "
             f"parameters; need at least {-(-(r + 1) // nv)} samples (many more in practice)"
         )
-    Ys = regressor(model, Q, V, A, **kw)  # (N, nv, P)
-    Wb = base.regressor(Ys)  # (N, nv, r)
-    W = Wb.reshape(-1, r)
-    y = TAU.reshape(-1)
+
+
+def _condition_numbers(W: np.ndarray, base: BaseParameters) -> tuple[float, float]:
+    """The stacked base regressor's condition number with its columns scaled to unit norm
+    and unscaled; a ValueError when the data do not excite every base parameter."""
     col = np.linalg.norm(W, axis=0)
     if np.any(col == 0):
         zero = [base.names[base.independent[k]] for k in np.flatnonzero(col == 0)]
@@ -372,10 +418,13 @@ def identify(
             "a poor motion (use rd.ident.excitation_trajectory)"
         )
     ev_raw = np.linalg.eigvalsh(W.T @ W)
-    cond_raw = float(np.sqrt(ev_raw[-1] / max(ev_raw[0], 1e-300)))
-    dof_rows = N * nv - r
+    return cond, float(np.sqrt(ev_raw[-1] / max(ev_raw[0], 1e-300)))
 
-    beta, _ = _normal_solve(W, y)  # OLS
+
+def _row_weights(method: str, weights, W, y, beta, TAU, r: int) -> np.ndarray:
+    """Each joint's row weight ``1 / sigma_j``: ones for OLS, else the given ``weights`` or
+    the inverse noise level of the OLS residuals per joint (Gautier and Poignet 2001)."""
+    N, nv = TAU.shape
     w = np.ones(nv)
     if method in ("wls", "consistent"):
         if weights is not None:
@@ -386,37 +435,16 @@ def identify(
             res = (y - W @ beta).reshape(N, nv)
             sig = np.sqrt(np.sum(res**2, axis=0) / max(N - r / nv, 1.0))
             w = 1.0 / np.maximum(sig, 1e-9 * max(float(np.abs(TAU).max()), 1e-300))
-    Ww = (Wb * w[None, :, None]).reshape(-1, r)
-    yw = (TAU * w).reshape(-1)
-    if method == "wls":
-        beta, _ = _normal_solve(Ww, yw)
-    prior = _prior(model, lay)
-    info: dict = {}
-    if method == "consistent":
-        pi, info = _consistent(model, lay, Ys, TAU, w, prior, beta, base, regularization, max_nfev)
-        beta = base(pi)
-    else:
-        pi = base.standard(beta, prior)
-    # covariance of beta from the (weighted) linear model at the estimate
+    return w
+
+
+def _standard_errors(Ww, yw, beta, dof_rows: int) -> np.ndarray:
+    """Of the base parameters, from the covariance of the (weighted) linear model at the
+    estimate: ``s^2 (W^T W)^-1`` with ``s^2`` the residual's mean square per free row."""
     _, Ginv = _normal_solve(Ww, yw)
     res_w = yw - Ww @ beta
     s2 = float(res_w @ res_w) / max(dof_rows, 1)
-    se = np.sqrt(np.clip(s2 * np.diag(Ginv), 0, None))
-    rms = np.sqrt(np.mean((TAU - Ys @ pi) ** 2, axis=0))
-    return Identification(
-        method=method,
-        parameters=pi,
-        base_parameters=beta,
-        base=base,
-        standard_errors=se,
-        condition_number=cond,
-        condition_number_raw=cond_raw,
-        residual_rms=rms,
-        samples=N,
-        prior=model,
-        weights=w,
-        optimizer=info,
-    )
+    return np.sqrt(np.clip(s2 * np.diag(Ginv), 0, None))
 
 
 def _normal_solve(W, y):
