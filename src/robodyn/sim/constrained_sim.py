@@ -19,6 +19,8 @@ import numpy as np
 
 from ..constrained import HolonomicConstraint, constrained_forward_dynamics, constraint_projections
 from ..errors import SimulationError
+from ._failure import _StepError
+from ._system import _as_seconds, _name, _states, _torques
 from .integrators import STEPS, Chart
 from .result import Trajectory
 
@@ -68,8 +70,6 @@ def as_constraints(constraints):
 def simulate_constrained(model, q0, v0, controller, *, duration, dt, integrator, control_dt,
                          f_ext, friction, clip_torque, constraints) -> Trajectory:  # fmt: skip
     """The constrained branch of :func:`robodyn.simulate` (one rollout, fixed step)."""
-    from .simulate import _as_seconds, _name, _states, _StepError, _torques
-
     if integrator not in STEPS:
         raise ValueError(f"with constraints, integrator must be one of {tuple(STEPS)} "
                          f"(fixed step), got {integrator!r}")  # fmt: skip

@@ -1,0 +1,156 @@
+"""The compiled rollout of :func:`robodyn.simulate` (kernels/core/sim.c): one rollout, 1-dof
+joints, a fixed-step integrator, and no controller or one of :mod:`robodyn.control`'s
+laws that describes itself; the same arithmetic as the Python loop, in one call or in
+pieces streamed to ``out``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels import core
+from ..kernels._pack import FL_ARMATURE, FL_FRICTION, FL_GRAVITY, packed
+from ._failure import _runaway, _status_of, _stopped
+from ._record import _Record
+from .result import Trajectory
+
+_LAWS = {"none": 0, "pd": 1, "pd+gravity": 2, "computed_torque": 3}
+_C_INTEGRATORS = {"euler": 0, "semi_implicit_euler": 1, "rk4": 2}
+
+
+def _c_setup(model, controller, integrator, friction, clip_torque):
+    """The arguments of the compiled rollout (kernels/core/sim.c) when the run can go there:
+    1-dof joints, a fixed-step integrator, and no controller or one of robodyn.control's
+    laws that describes itself (``_c_law``); else None."""
+    pk = model._rd_packed or packed(model)
+    if integrator not in _C_INTEGRATORS or model.nq != model.nv or pk.has_mimic or pk.I[5]:
+        return None
+    nv = model.nv
+    if controller is None:
+        law = {"law": "none", "kp": 0.0, "kd": 0.0, "model": model, "cflags": 0,
+               "q_a": np.zeros(nv), "q_b": np.zeros(nv), "T": 1.0, "c": np.zeros(6),
+               "tau_max": np.inf}  # fmt: skip
+    else:
+        spec = getattr(controller, "_c_law", None)
+        law = spec(model) if spec is not None else None
+        if law is None:
+            return None
+    mc = law["model"]
+    pc = mc._rd_packed or packed(mc)
+    if mc.nv != nv or mc.nq != nv or pc.has_mimic or pc.I[5]:
+        return None
+    tau_max = np.broadcast_to(np.asarray(law["tau_max"], dtype=float), (nv,))
+    if clip_torque:
+        tau_max = np.minimum(tau_max, model.effort_limit)
+    params = np.concatenate([
+        np.broadcast_to(np.asarray(law["kp"], dtype=float), (nv,)),
+        np.broadcast_to(np.asarray(law["kd"], dtype=float), (nv,)),
+        law["q_a"], law["q_b"], tau_max, [float(law["T"])], law["c"],
+    ])  # fmt: skip
+    flags = FL_GRAVITY | FL_ARMATURE | (FL_FRICTION if friction else 0)
+    return (pk.P, pc.P, _C_INTEGRATORS[integrator], _LAWS[law["law"]], flags, law["cflags"],
+            np.ascontiguousarray(params))  # fmt: skip
+
+
+def _c_piece(setup, X, k0: int, k1: int, dt: float):
+    """Samples k0 .. k1 of the compiled rollout into the rows of X = (Q, V, A, TAU), from
+    the state in row k0 (which it recomputes: a run in pieces equals a run in one).
+    Returns (code, done, exc): done samples complete from k0; exc a signal handler's
+    exception (Ctrl-C) when code is _INTERRUPTED."""
+    P, Pc, integ, law, flags, cflags, params = setup
+    Q, V, A, TAU = X
+    q, v = Q[k0].copy(), V[k0].copy()
+    return core.simulate(P, Pc, q, v, k1 - k0, float(dt), integ, law, flags, cflags, params,
+                         Q[k0 : k1 + 1], V[k0 : k1 + 1], A[k0 : k1 + 1], TAU[k0 : k1 + 1],
+                         k0)  # fmt: skip
+
+
+_INTERRUPTED = 18  # rd.h's E_INTERRUPTED: the run's poll for signals said stop
+_PIECE = 8192  # steps of a compiled run between two marks on disk (a streamed run)
+
+
+def _c_message(code: int, model) -> str:
+    if code == 16:
+        return (
+            "the state became NaN or inf (the motion diverged; try a smaller dt or another "
+            "integrator)"
+        )
+    if code == 19:
+        return (
+            "the motion diverged: a torque or an acceleration overflowed float64 (the state "
+            "is finite but too large; try a smaller dt or another integrator)"
+        )
+    if code == 13:
+        return "the controller's torque is NaN or inf"
+    if 1000 <= code < 2000:
+        body = model.body_names[code - 1000] if code - 1000 < model.nb else code - 1000
+        return f"the dynamics failed: the articulated inertia of body {body!r} is singular"
+    return f"the dynamics failed (core code {code})"
+
+
+def _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop):
+    """One rollout in the compiled core: in one call, or, streaming to ``out`` or with a
+    progress bar, in pieces of _PIECE steps written straight into the files of the
+    ``.partial`` folder (each piece marked done on disk)."""
+    nv = model.nv
+    meta["n_eval"] = K * (4 if meta["integrator"] == "rk4" else 1) + 1
+    rec = X = None
+    k, n, exc = 0, 0, None
+    try:
+        if folder is not None:
+            rec = _Record(K, (nv,), (nv,), None, folder, meta)
+            rec.x["t"][:] = dt * np.arange(K + 1)
+            X = (rec.x["q"], rec.x["v"], rec.x["a"], rec.x["tau"])
+        else:
+            X = tuple(np.empty((K + 1, nv)) for _ in range(4))
+        X[0][0], X[1][0] = q, v
+        piece = K if rec is None and bar is None else _PIECE
+        while True:
+            k1 = min(K, k + piece)
+            code, done, exc = _c_piece(setup, X, k, k1, dt)
+            if code:
+                n = k + done
+                break
+            n = k1 + 1  # samples 0 .. k1 are complete
+            if bar is not None:
+                bar.update(k1 - k)
+            if k1 == K:
+                break
+            if rec is not None:
+                rec.mark(n)
+            k = k1
+    except KeyboardInterrupt as stop_here:  # Ctrl-C between two pieces
+        if X is None:  # before the first: simulate hands back an empty trajectory
+            raise
+        code, exc = _INTERRUPTED, stop_here
+    meta["complete"] = code == 0
+    if code:
+        meta["n_eval"] = None
+
+    def cut(n):
+        if rec is not None:
+            return rec.trajectory(n, (), model, meta)
+        return Trajectory(dt * np.arange(n), X[0][:n], X[1][:n], X[2][:n], X[3][:n],
+                          meta=meta, model=model)  # fmt: skip
+
+    if code == _INTERRUPTED:
+        _stopped(stop, n, cut(n), None, exc)
+    if code and not stop["mark"]:
+        _stopped(stop, n, cut(n), _c_message(code, model), None)
+    status = None
+    if stop["mark"]:  # one rollout: NaN after its last good sample, and why it stopped
+        status = 0
+        if code:
+            status = 1 if code == 16 else _status_of(code)
+            if status == 2 and _runaway(model, cut(n)):
+                status = 1
+            for x in X:
+                x[n:] = np.nan
+            meta["complete"], meta["failed_rollouts"] = True, 1
+    res = cut(K + 1)
+    if status is not None:
+        res.status = np.asarray(status)
+        last = K if not code else n - 1  # the last good sample (-1: none)
+        res.t_end = np.asarray(last * dt if last >= 0 else np.nan)
+    if out is not None:
+        rec.finish(res, out)
+    return res

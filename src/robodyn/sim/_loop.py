@@ -1,0 +1,236 @@
+"""The Python loop of :func:`robodyn.simulate` over the batch kernels: a batch of rollouts, a
+controller with its own state or a held torque, external wrenches, joints of several
+dofs, and scipy's adaptive integrators."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._failure import (
+    _WHY,
+    _mark_failed,
+    _rollout_name,
+    _RolloutError,
+    _Rollouts,
+    _runaway,
+    _status_of,
+    _StepError,
+    _stopped,
+)
+from ._system import _accelerations, _torques
+from .integrators import STEPS, Chart
+
+_ADAPTIVE = {"rk45": "RK45", "dop853": "DOP853", "radau": "Radau"}
+
+
+def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
+    """The Python loop over the batch kernels: a batch of rollouts, a controller with its
+    own state or a held torque, external wrenches, joints of several dofs, adaptive
+    integrators; samples into ``rec`` (in memory, or streamed to ``out``). A batch with
+    ``on_divergence="mark"`` goes on without the rollouts that fail (``_Rollouts``)."""
+    model, controller, integrator, friction, clip_torque, f_ext, th, hold, rtol, atol = loop
+    accel = _accelerations(model, friction, f_ext, th)
+    torque = _torques(model, controller, v.shape, clip_torque)
+    chart = Chart(model)
+    counter = {"eval": 0}
+    held = {"tau": None, "dz": None}
+    marks = _Rollouts(model, q.shape[0]) if stop["mark"] and batch else None
+    at = {"k": 0}  # the step being taken, for a rollout that fails in it
+
+    def guarded(t, q, v, tau, stage1: bool):
+        """accel; a rollout of a batch that fails is named (raise) or marked and frozen."""
+        while True:
+            qs, vs = marks.freeze(q, v) if marks is not None else (q, v)
+            ts = tau if marks is None or marks.alive.all() else np.where(
+                marks.alive[:, None], tau, 0.0)  # fmt: skip
+            try:
+                a = accel(t, qs, vs, ts)
+                return a if marks is None or marks.alive.all() else np.where(
+                    marks.alive[:, None], a, 0.0)  # fmt: skip
+            except _RolloutError as exc:
+                name = _rollout_name(exc.row, batch)
+                if marks is None or not marks.alive[exc.row]:
+                    raise _StepError(f"{name}: {_WHY[_status_of(exc.code)]}; pass "
+                                     "on_divergence='mark' to keep the other rollouts "
+                                     "going", _status_of(exc.code)) from None  # fmt: skip
+                marks.fail(exc.row, exc.code, at["k"] - 1 if stage1 else at["k"])
+
+    def rate_of(t, q, v, z, tau_dz=None):
+        tau, dz = tau_dz if tau_dz is not None else torque(t, q, v, z)
+        counter["eval"] += 1
+        return guarded(t, q, v, tau, True), tau, dz
+
+    k = 0
+    try:
+        if integrator in _ADAPTIVE:
+            _run_adaptive(integrator, model, chart, rate_of, rec, q, v, z, K, dt, hold, rtol,
+                          atol, bar, torque)  # fmt: skip
+            k = K
+        else:
+            step = STEPS[integrator]
+            first = []  # the first stage's torque and dz of a step: the sample's
+
+            if hold:
+
+                def rate(t, q, v, z):
+                    tau = held["tau"]
+                    stage1 = not first
+                    if stage1:
+                        first.append((tau, held["dz"]))
+                    a = guarded(t, q, v, tau, stage1)
+                    if stage1:
+                        first.append(a)
+                    return a, 0.0
+
+            else:
+
+                def rate(t, q, v, z):
+                    tau, dz = torque(t, q, v, z)
+                    stage1 = not first
+                    if stage1:
+                        first.append((tau, dz))
+                    a = guarded(t, q, v, tau, stage1)
+                    if stage1:
+                        first.append(a)  # the sample's acceleration
+                    return a, dz
+
+            every = max(1, min(K, 2000))
+            for k in range(K):
+                t = k * dt
+                at["k"] = k
+                if marks is not None:
+                    q, v = marks.freeze(q, v)
+                if hold and k % hold == 0:
+                    held["tau"], held["dz"] = torque(t, q, v, z)
+                first.clear()
+                try:
+                    q1, v1, z1, a = step(chart, rate, t, q, v, z, dt)
+                except _StepError:  # at a later stage: sample k itself is whole, keep it
+                    if len(first) == 2:
+                        rec.put(k, t, q, v, first[1], first[0][0], z)
+                    raise
+                if hold and z is not None:  # a digital controller integrates its state itself
+                    z1 = z + hold * dt * held["dz"] if (k + 1) % hold == 0 else z
+                rec.put(k, t, q, v, a, first[0][0], z)
+                q, v, z = q1, v1, z1  # (a NaN or inf is caught by the next evaluation)
+                if bar is not None:
+                    bar.update(1)
+                if rec.folder is not None and (k + 1) % every == 0:
+                    rec.mark(k + 1)
+                if marks is not None and not marks.alive.any():
+                    break  # every rollout failed: nothing left to integrate
+            else:
+                k = K
+                at["k"] = K
+                if marks is not None:
+                    q, v = marks.freeze(q, v)
+                # the last sample: its torque and acceleration at the final state
+                if hold and K % hold == 0:
+                    held["tau"], held["dz"] = torque(K * dt, q, v, z)
+                tau = held["tau"] if hold else torque(K * dt, q, v, z)[0]
+                rec.put(K, K * dt, q, v, guarded(K * dt, q, v, tau, True), tau, z)
+            counter["eval"] = K * {"rk4": 4}.get(integrator, 1) + 1
+    except (_StepError, KeyboardInterrupt) as exc:
+        n = rec.done
+        meta_p = {**meta, "complete": False, "n_eval": counter["eval"]}
+        part = rec.trajectory(n, batch, model, meta_p)
+        if isinstance(exc, KeyboardInterrupt):
+            _stopped(stop, n, part, None, exc)
+        if not (stop["mark"] and not batch):
+            _stopped(stop, n, part, str(exc), exc)
+        # one rollout, on_divergence="mark": its samples, then NaN, and why it stopped
+        marks = _Rollouts(model, 1)
+        marks.fail(0, 11, n - 1)
+        marks.status[0] = exc.status
+        for name in ("q", "v", "a", "tau", "z"):
+            if name in rec.x:
+                rec.x[name][n:] = np.nan
+        rec.x["t"][:] = dt * np.arange(K + 1)
+        if marks.status[0] == 2 and _runaway(model, part):
+            marks.status[0] = 1
+        meta.update(complete=True, n_eval=counter["eval"], failed_rollouts=1)
+        res = rec.trajectory(K + 1, batch, model, meta)
+        res.status = np.asarray(marks.status[0])
+        res.t_end = np.asarray((n - 1) * dt if n > 0 else np.nan)
+        if out is not None:
+            rec.finish(res, out)
+        return res
+    meta["complete"] = True
+    meta["n_eval"] = counter["eval"]
+    if marks is not None:
+        _mark_failed(rec, marks, K, dt, model, meta)
+    res = rec.trajectory(K + 1, batch, model, meta)
+    if marks is not None:
+        res.status = marks.status.reshape(batch)
+        last = np.where(marks.alive, K, marks.last)
+        res.t_end = np.where(last >= 0, last * dt, np.nan).reshape(batch)
+    if out is not None:
+        rec.finish(res, out)
+    return res
+
+
+def _run_adaptive(integrator, model, chart, rate_of, rec, q, v, z, K, dt, hold, rtol, atol,
+                  bar, torque):  # fmt: skip
+    """scipy's solve_ivp over pieces of the run, sampled at t_k.
+
+    A piece is ``hold`` steps with a held torque (zero-order hold), one step for a floating
+    base (the chart ``q_k (+) delta`` is reset at every sample), else up to 200 steps; each
+    piece restarts the error control from the piece's first sample."""
+    from scipy.integrate import solve_ivp
+
+    shape_v = v.shape
+    nz = 0 if z is None else z.shape[-1]
+    lead = shape_v[:-1]
+    n_v = v.size
+    n_z = 0 if z is None else z.size
+    piece = hold if hold else (1 if not chart.flat else 200)
+    k = 0
+    while k < K:
+        k1 = min(K, k + piece)
+        t0 = k * dt
+        q_chart = q
+        held = torque(t0, q, v, z) if hold else None
+
+        def fun(t, y, q_chart=q_chart, held=held):
+            y = np.ascontiguousarray(y)
+            d = y[:n_v].reshape(shape_v)
+            vv = y[n_v : 2 * n_v].reshape(shape_v)
+            zz = y[2 * n_v :].reshape(lead + (nz,)) if n_z else None
+            qq = chart.plus(q_chart, d)
+            a, tau, dz = rate_of(t, qq, vv, zz, held)
+            parts = [chart.rate(d, vv).ravel(), np.asarray(a).ravel()]
+            if n_z:
+                parts.append(np.broadcast_to(0.0 if (dz is None or held is not None) else dz,
+                                             zz.shape).ravel())  # fmt: skip
+            return np.concatenate(parts)
+
+        y0 = np.concatenate([np.zeros(n_v), v.ravel()] + ([z.ravel()] if n_z else []))
+        ts = dt * np.arange(k, k1 + 1)
+        ts[-1] = min(ts[-1], K * dt)
+        sol = solve_ivp(fun, (ts[0], ts[-1]), y0, method=_ADAPTIVE[integrator], t_eval=ts,
+                        rtol=rtol, atol=atol)  # fmt: skip
+        if sol.status != 0 or sol.y.shape[1] != len(ts):
+            raise _StepError(f"scipy's {_ADAPTIVE[integrator]} failed: {sol.message}")
+        for j in range(len(ts) - 1):  # samples k .. k1 - 1
+            y = np.ascontiguousarray(sol.y[:, j])
+            qq = chart.plus(q_chart, y[:n_v].reshape(shape_v))
+            vv = y[n_v : 2 * n_v].reshape(shape_v)
+            zz = y[2 * n_v :].reshape(lead + (nz,)) if n_z else None
+            a, tau, _ = rate_of(ts[j], qq, vv, zz, held)
+            rec.put(k + j, ts[j], qq, vv, a, tau, zz)
+        y = np.ascontiguousarray(sol.y[:, -1])
+        q = chart.plus(q_chart, y[:n_v].reshape(shape_v))
+        v = y[n_v : 2 * n_v].reshape(shape_v).copy()
+        if n_z:
+            zn = y[2 * n_v :].reshape(lead + (nz,))
+            z = zn if held is None else z + (k1 - k) * dt * np.broadcast_to(held[1], z.shape)
+        if not (np.isfinite(q).all() and np.isfinite(v).all()):
+            raise _StepError("the state became NaN or inf")
+        if bar is not None:
+            bar.update(k1 - k)
+        k = k1
+        if rec.folder is not None:
+            rec.mark(k)
+    t = K * dt
+    a, tau, _ = rate_of(t, q, v, z, torque(t, q, v, z) if hold else None)
+    rec.put(K, t, q, v, a, tau, z)

@@ -1,0 +1,151 @@
+"""The system a run of :func:`robodyn.simulate` integrates, and its checked arguments.
+
+The equations of motion (MR eq. 8.1 with joint friction)::
+
+    M(q) qdd + C(q, qd) qd + g(q) + b qd + f_c sgn(qd) = tau(t, q, qd) + sum_i J_i^T F_ext,i
+
+as two functions a step calls: :func:`_accelerations` (the forward dynamics through the
+core's fast path) and :func:`_torques` (the controller's output, checked); and the
+arguments every branch of ``simulate`` checks the same way (seconds, the number of steps,
+the initial states, the controller).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import as_positive
+from ..kernels import core
+from ..kernels._pack import FL_ARMATURE, FL_CHECK, FL_FEXT, FL_FRICTION, FL_GRAVITY, packed
+from ._failure import _RolloutError, _StepError
+from .integrators import Chart
+
+
+# ------------------------------------------------------------------------ arguments
+def _as_seconds(x, name: str) -> float:
+    return as_positive(x, name, " of seconds")
+
+
+def _states(model, q0, v0):
+    """q0 (..., nq) and v0 (..., nv) broadcast to one batch shape, as float arrays."""
+    q0 = np.asarray(q0, dtype=float) if q0 is not None else None
+    if q0 is None or q0.ndim == 0 or q0.shape[-1] != model.nq:
+        got = None if q0 is None else q0.shape
+        raise ValueError(f"q0 must have shape (..., {model.nq}) (nq of {model.name!r}), got {got}")
+    v0 = np.zeros(model.nv) if v0 is None else np.asarray(v0, dtype=float)
+    if v0.ndim == 0 or v0.shape[-1] != model.nv:
+        raise ValueError(
+            f"v0 must have shape (..., {model.nv}) (nv of {model.name!r}), got {v0.shape}"
+        )
+    for x, name in ((q0, "q0"), (v0, "v0")):
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"{name} contains NaN or inf")
+    try:
+        batch = np.broadcast_shapes(q0.shape[:-1], v0.shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"q0 {q0.shape} and v0 {v0.shape} have batch shapes that do not broadcast"
+        ) from None
+    q0 = np.broadcast_to(q0, (*batch, model.nq))
+    v0 = np.broadcast_to(v0, (*batch, model.nv))
+    if model.floating_base or not Chart(model).flat:
+        from ..model.configuration import normalize
+
+        q0 = normalize(model, q0)
+    return batch, q0, v0
+
+
+def _name(controller) -> str:
+    if controller is None:
+        return "none"
+    name = getattr(controller, "name", None) or getattr(controller, "__name__", None)
+    return str(name or type(controller).__name__)
+
+
+# ------------------------------------------------------------------------ the system
+def _accelerations(model, friction: bool, f_ext, threads: int):
+    """``accel(t, q, v, tau) -> qdd``: forward dynamics through the core's fast path."""
+    pk = model._rd_packed or packed(model)
+    entry = core.forward if pk.has_mimic else core.aba
+    flags = FL_GRAVITY | FL_ARMATURE | FL_CHECK | (FL_FRICTION if friction else 0)
+    P = pk.P
+    ext = None if f_ext is None or callable(f_ext) else np.asarray(f_ext, dtype=float)
+    if ext is not None and (ext.ndim < 2 or ext.shape[-2:] != (model.nb, 6)):
+        raise ValueError(f"f_ext must have shape (..., {model.nb}, 6) (one wrench per body), "
+                         f"got {ext.shape}")  # fmt: skip
+
+    def fallback(q, v, tau, fe):
+        # a bad state or an unusual layout: the public path says which (or computes it)
+        from ..dynamics import forward_dynamics
+
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
+            raise _StepError(
+                "the state became NaN or inf (the motion diverged; try a smaller dt or "
+                "another integrator)"
+            )
+        if not np.all(np.isfinite(tau)):
+            raise _StepError("the torque is NaN or inf", 3)
+        try:
+            return forward_dynamics(
+                model, q, v, tau, fe, friction=friction, threads=threads or None
+            )
+        except ValueError as exc:
+            raise _StepError(f"the dynamics failed: {exc}", 2) from exc
+
+    def failed(q, v, tau, fe, res):
+        # the core names the first failing state of a batch: that rollout failed
+        if res.__class__ is tuple and q.ndim == 2:
+            raise _RolloutError(int(res[1]), int(res[0]))
+        return fallback(q, v, tau, fe)
+
+    if f_ext is None:
+
+        def accel(t, q, v, tau):
+            a = entry(P, q, v, tau, None, flags, 0.0, threads)
+            return a if a.__class__ is np.ndarray else failed(q, v, tau, None, a)
+
+    else:
+
+        def accel(t, q, v, tau):
+            fe = f_ext(t, q, v) if callable(f_ext) else ext
+            a = entry(P, q, v, tau, fe, flags | FL_FEXT, 0.0, threads)
+            return a if a.__class__ is np.ndarray else failed(q, v, tau, fe, a)
+
+    return accel
+
+
+def _torques(model, controller, shape, clip: bool):
+    """``torque(t, q, v, z) -> (tau, dz)`` with the controller's output checked."""
+    nv = model.nv
+    zero = np.zeros(shape[:-1] + (nv,))
+    lim = np.asarray(model.effort_limit, dtype=float)
+    if clip and not np.all(np.isfinite(lim)):
+        lim = np.where(np.isfinite(lim), lim, np.inf)
+    stateful = getattr(controller, "state_size", 0) > 0
+    name = _name(controller)
+
+    def torque(t, q, v, z):
+        if controller is None:
+            return zero, None
+        try:
+            out = controller(t, q, v, z) if stateful else controller(t, q, v)
+        except Exception as exc:  # the user's code: keep what was simulated
+            raise _StepError(
+                f"the controller {name!r} raised {type(exc).__name__}: {exc}", 3
+            ) from exc
+        tau, dz = out if stateful else (out, None)
+        tau = np.asarray(tau, dtype=float)
+        if tau.shape != zero.shape:
+            try:
+                tau = np.broadcast_to(tau, zero.shape)
+            except ValueError:
+                raise _StepError(
+                    f"the controller {name!r} returned shape {tau.shape}; expected "
+                    f"{zero.shape} (one torque per joint velocity)",
+                    3,
+                ) from None
+        if clip:
+            tau = np.clip(tau, -lim, lim)
+        return tau, dz
+
+    return torque
