@@ -23,16 +23,17 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ModelError
-from ..inertia import box, compound, cylinder, sphere
-from ..spatial import rpy_to_rotation
 from .builder import MAX_INERTIA, MAX_LENGTH, MAX_MASS
-from .model import JOINT_PRISMATIC, JOINT_REVOLUTE, Model
-from .urdf import (
-    UrdfInertial,
-    UrdfLink,
-    UrdfRobot,
+from .inertial import (
+    PLAUSIBLE_FACTOR,
+    balanced_inertia,
+    geometry_problem,
     inertial_issue,
     inertial_problem,
+    primitive_inertia,
+)
+from .model import JOINT_PRISMATIC, JOINT_REVOLUTE, Model
+from .urdf import (
     kinematic_tree,
     magnitude_problems,
     massless_subtrees,
@@ -41,6 +42,7 @@ from .urdf import (
     read_source,
     robot_from_element,
 )
+from .urdf_description import UrdfInertial, UrdfLink, UrdfRobot
 
 __all__ = [
     "Finding",
@@ -57,7 +59,6 @@ __all__ = [
 ]
 
 SEVERITIES = ("error", "warning", "info")
-PLAUSIBLE_FACTOR = 10.0  # inertia vs collision-geometry inertia: warn beyond this ratio
 
 
 @dataclass(frozen=True)
@@ -208,89 +209,17 @@ def _inertia_findings(name: str, inertial: UrdfInertial) -> list[Finding]:
     ]
 
 
-def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0):
-    """Mass, CoM and inertia about the CoM (link frame) of collision primitives.
-
-    The primitives (box, cylinder along its z, sphere) are taken as one solid of uniform
-    density; with ``mass`` given, the density is set so the total is ``mass``.
-
-    Parameters
-    ----------
-    geoms : sequence of UrdfGeometry
-    mass : float, optional
-        Total mass (kg); default ``density * volume``.
-    density : float
-        kg/m^3, used when ``mass`` is None.
-
-    Returns
-    -------
-    (float, numpy.ndarray (3,), numpy.ndarray (3, 3)) or None
-        None when there is no primitive, a mesh, or a degenerate size.
-    """
-    shapes = []
-    for g in geoms:
-        try:
-            if g.kind == "box":
-                vol = float(np.prod(g.size))
-                make = lambda m, g=g: box(mass=m, size=g.size)  # noqa: E731
-            elif g.kind == "cylinder":
-                vol = math.pi * g.radius**2 * g.length
-                make = lambda m, g=g: cylinder(mass=m, radius=g.radius, length=g.length)  # noqa: E731
-            elif g.kind == "sphere":
-                vol = 4.0 / 3.0 * math.pi * g.radius**3
-                make = lambda m, g=g: sphere(mass=m, radius=g.radius)  # noqa: E731
-            else:
-                return None
-        except (TypeError, ValueError):
-            return None
-        if not vol > 0 or not math.isfinite(vol):
-            return None
-        shapes.append((g, vol, make))
-    if not shapes:
-        return None
-    total = sum(v for _, v, _ in shapes)
-    rho = density if mass is None else mass / total
-    if not rho > 0:
-        return None
-    parts = []
-    for g, vol, make in shapes:
-        try:
-            ri = make(rho * vol)
-        except ValueError:
-            return None
-        R = rpy_to_rotation(g.rpy)
-        parts.append((ri.mass, np.array(g.xyz, float), R @ ri.inertia @ R.T))
-    return compound(parts)
-
-
 def geometry_finding(link: UrdfLink) -> Finding | None:
     """A warning when a link's inertia is more than ``PLAUSIBLE_FACTOR`` off the inertia of
-    its collision primitives with the same mass (wrong units, a bad CAD export)."""
-    inertial = link.inertial
-    if inertial is None or not inertial.mass > 0 or not link.collisions:
-        return None  # (cheap tests first: a load calls this for every link)
-    if inertial_problem(inertial) is not None:
+    its collision primitives with the same mass (wrong units, a bad CAD export):
+    :func:`~robodyn.model.inertial.geometry_problem` as a :class:`Finding`."""
+    problem = geometry_problem(link)
+    if problem is None:
         return None
-    prim = primitive_inertia(link.collisions, mass=inertial.mass)
-    if prim is None:
-        return None
-    ours = np.diag(inertial.inertia_link)
-    geo = np.diag(prim[2])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(geo > 0, ours / geo, np.inf)
-    off = (ratio > PLAUSIBLE_FACTOR) | (ratio < 1.0 / PLAUSIBLE_FACTOR)
-    if not np.any(off):
-        return None
-    k = int(np.argmax(np.abs(np.log(np.where(ratio > 0, ratio, 1e-300)))))
-    axis = "xyz"[k]
-    kinds = ", ".join(sorted({g.kind for g in link.collisions}))
     return Finding(
         "warning",
         f"link {link.name!r}",
-        f"inertia implausible for its collision geometry ({kinds}) with its mass "
-        f"{inertial.mass:g} kg: I{axis}{axis} = {ours[k]:.6g} vs {geo[k]:.6g} kg m^2 for the "
-        f"geometry (ratio {ratio[k]:.3g}, more than {PLAUSIBLE_FACTOR:g}x off); diagonal "
-        f"{np.array2string(ours, precision=4)} vs {np.array2string(geo, precision=4)}",
+        problem,
         "check the units (g vs kg, mm vs m) and the CAD export, or recompute it (fix_urdf)",
         "inertia_geometry",
     )
@@ -660,30 +589,6 @@ class FixResult(list):
         if self.after.errors:
             lines.append(f"  {len(self.after.errors)} error(s) remain in {self.path.name}")
         return "\n".join(lines)
-
-
-def balanced_inertia(I: np.ndarray) -> np.ndarray:
-    """The nearest physical tensor with the same principal axes (MuJoCo's ``balanceinertia``
-    in spirit): negative principal moments set to 0, then, if ``I1 + I2 < I3``
-    (``I1 <= I2 <= I3``), the two smaller moments raised by half the deficit each, so that
-    ``I1 + I2 = I3``.
-
-    Parameters
-    ----------
-    I : array_like, shape (3, 3)
-
-    Returns
-    -------
-    numpy.ndarray, shape (3, 3)
-    """
-    I = 0.5 * (np.asarray(I, float) + np.asarray(I, float).T)
-    w, V = np.linalg.eigh(I)
-    w = np.maximum(w, 0.0)
-    deficit = w[2] - w[0] - w[1]
-    if deficit > 0:
-        w[0] += 0.5 * deficit
-        w[1] += 0.5 * deficit
-    return (V * w) @ V.T
 
 
 def _set_inertia(i_el: ET.Element, I: np.ndarray) -> None:

@@ -7,9 +7,11 @@ The loading happens in three steps, each its own function:
    entities, no network), and nothing but the given file is ever read (``package://`` and
    mesh file names are only recorded).
 2. :func:`parse_urdf` reads the ``<robot>`` element into plain dataclasses
-   (:class:`UrdfRobot`, :class:`UrdfLink`, :class:`UrdfJoint`, ...), checking every number.
-   The model doctor (:mod:`robodyn.model.doctor`) works on this description, so it can report
-   on a URDF that does not load.
+   (:class:`UrdfRobot`, :class:`UrdfLink`, :class:`UrdfJoint`, ...; defined in
+   :mod:`robodyn.model.urdf_description`), checking every number. The model doctor
+   (:mod:`robodyn.model.doctor`) works on this description, so it can report on a URDF
+   that does not load; the inertial checks both use live below both, in
+   :mod:`robodyn.model.inertial`.
 3. :func:`load_urdf` checks the tree (:func:`kinematic_tree`) and feeds the links and joints
    to :class:`~robodyn.model.builder.ModelBuilder` in the order urdfdom and Pinocchio use
    (depth first, sibling joints sorted by name), so ``model.joint_names`` is in Pinocchio's
@@ -24,23 +26,24 @@ link frame is ``I_c = R I R^T``; ``<axis>`` defaults to ``(1, 0, 0)``.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import os
 import re
 import warnings
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from xml.parsers import expat
 
 import numpy as np
 
 from ..errors import ModelError, ModelWarning
-from ..inertia import check_inertia, compound
+from ..inertia import compound
 from ..spatial import rpy_to_rotation, transform
-from .builder import MAX_INERTIA, MAX_LENGTH, MAX_MASS
+from .builder import MAX_INERTIA, MAX_LENGTH, MAX_MASS, ModelBuilder
+from .inertial import balanced_inertia, geometry_problem, inertial_issue, inertial_problem
 from .model import Model
+from .urdf_description import UrdfGeometry, UrdfInertial, UrdfJoint, UrdfLink, UrdfRobot
 
 __all__ = [
     "MAX_URDF_BYTES",
@@ -76,104 +79,6 @@ _FORBIDDEN = tuple(
     for s in ("<!DOCTYPE", "<!ENTITY")
     for enc in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
 )
-
-
-# ---------------------------------------------------------------------------- description
-@dataclass(frozen=True)
-class UrdfGeometry:
-    """One ``<collision>`` or ``<visual>`` geometry, in the link frame.
-
-    ``kind`` is "box" (``size`` = (x, y, z)), "cylinder" (``radius``, ``length`` along z),
-    "sphere" (``radius``), "capsule" (``radius``, ``length``), "mesh" (``filename``,
-    ``scale``; never opened) or "unknown".
-    """
-
-    kind: str
-    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    size: tuple[float, float, float] | None = None
-    radius: float | None = None
-    length: float | None = None
-    filename: str | None = None
-    scale: tuple[float, float, float] | None = None
-    rgba: tuple[float, float, float, float] | None = None  # <visual><material> colour
-
-
-@dataclass(frozen=True)
-class UrdfInertial:
-    """A link's ``<inertial>``: mass, CoM frame (xyz, rpy) and the tensor in that frame."""
-
-    mass: float
-    xyz: tuple[float, float, float]
-    rpy: tuple[float, float, float]
-    inertia: np.ndarray  # (3, 3) tensor about the CoM, <inertial><origin> axes
-
-    @property
-    def com(self) -> np.ndarray:
-        """Centre of mass in the link frame, shape (3,)."""
-        return np.array(self.xyz, dtype=float)
-
-    @property
-    def inertia_link(self) -> np.ndarray:
-        """Rotational inertia about the CoM in link axes, ``R I R^T``, shape (3, 3)."""
-        R = _rotation(tuple(map(float, self.rpy)))
-        return R @ self.inertia @ R.T
-
-
-@dataclass(frozen=True)
-class UrdfLink:
-    """A ``<link>``: name, optional inertial, collision and visual geometries."""
-
-    name: str
-    inertial: UrdfInertial | None
-    collisions: tuple[UrdfGeometry, ...] = ()
-    visuals: tuple[UrdfGeometry, ...] = ()
-
-
-@dataclass(frozen=True)
-class UrdfJoint:
-    """A ``<joint>`` as written; ``None`` marks an absent ``<limit>`` or attribute."""
-
-    name: str
-    type: str
-    parent: str
-    child: str
-    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    axis: tuple[float, float, float] = (1.0, 0.0, 0.0)
-    has_limit: bool = False
-    lower: float | None = None
-    upper: float | None = None
-    velocity: float | None = None
-    effort: float | None = None
-    damping: float = 0.0
-    friction: float = 0.0
-    mimic: str | None = None
-    multiplier: float = 1.0
-    offset: float = 0.0
-
-    @property
-    def T(self) -> np.ndarray:
-        """Pose of the joint frame in the parent link frame at q = 0, shape (4, 4)."""
-        return transform(_rotation(tuple(map(float, self.rpy))), np.array(self.xyz))
-
-
-@dataclass(frozen=True)
-class UrdfRobot:
-    """A parsed ``<robot>``: links and joints in document order, keyed by name."""
-
-    name: str
-    links: dict[str, UrdfLink] = field(default_factory=dict)
-    joints: dict[str, UrdfJoint] = field(default_factory=dict)
-
-
-@functools.lru_cache(maxsize=1024)
-def _rotation(rpy: tuple[float, float, float]) -> np.ndarray:
-    """``rpy_to_rotation(rpy)``, read-only, computed once per distinct rpy of a load (a URDF
-    repeats a few: zeros, quarter turns)."""
-    R = rpy_to_rotation(rpy)
-    R.flags.writeable = False
-    return R
 
 
 # ---------------------------------------------------------------------------- safe XML
@@ -613,69 +518,6 @@ def _cycle_text(start: str, parent_joint: dict[str, UrdfJoint]) -> str:
     )
 
 
-# ---------------------------------------------------------------------------- inertia
-def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
-    """What is wrong with a URDF ``<inertial>``: None, or ``(severity, message)``.
-
-    ``"error"`` makes the dynamics undefined: a negative mass, a tensor that is not
-    positive semi-definite (beyond round-off). ``"warning"`` is usable but not physical:
-    the triangle inequality of the principal moments violated (typical of CAD export),
-    or a zero mass with a non-zero tensor (a fixed base link, a flange); Pinocchio,
-    PyBullet and MuJoCo (with ``balanceinertia``) load both as written, and so does
-    :func:`load_urdf`, with a :class:`~robodyn.errors.ModelWarning`.
-
-    The tolerance scale is ``|trace| + 1e-6 m`` so that round-off in a printed point-mass
-    tensor (entries ~1e-35) is not taken for a real defect.
-
-    Parameters
-    ----------
-    inertial : UrdfInertial
-
-    Returns
-    -------
-    tuple of (str, str) or None
-    """
-    m, I = inertial.mass, inertial.inertia
-    if m < 0:
-        return "error", f"negative mass {m:g} kg"
-    if m > 0 and I[0, 1] == I[0, 2] == I[1, 2] == I[1, 0] == I[2, 0] == I[2, 1] == 0:
-        a, b, c = sorted((float(I[0, 0]), float(I[1, 1]), float(I[2, 2])))
-        if a >= 0 and a + b >= c:  # a physical diagonal tensor: what check_inertia passes
-            return None
-    nonzero = bool(np.any(I != 0))
-    if m == 0 and not nonzero:
-        return None
-    try:
-        check_inertia(I, "inertia", scale=abs(float(np.trace(I))) + 1e-6 * m)
-    except ValueError as exc:
-        msg = str(exc)
-        if "positive semi-definite" in msg or "symmetric" in msg:
-            return "error", msg
-        if m == 0:
-            return "warning", f"zero mass with a non-zero inertia tensor, and {msg}"
-        return "warning", msg
-    if m == 0:
-        diag = np.array2string(np.diag(I), precision=6)
-        return "warning", f"zero mass with a non-zero inertia tensor (diagonal {diag} kg m^2)"
-    return None
-
-
-def inertial_problem(inertial: UrdfInertial) -> str | None:
-    """Why a URDF ``<inertial>`` is not physical (None if it is): the message of
-    :func:`inertial_issue`, whatever its severity.
-
-    Parameters
-    ----------
-    inertial : UrdfInertial
-
-    Returns
-    -------
-    str or None
-    """
-    issue = inertial_issue(inertial)
-    return None if issue is None else issue[1]
-
-
 @dataclass(frozen=True)
 class _RawInertia:
     """(mass, com, inertia) handed to the builder as written (implausible values kept)."""
@@ -729,8 +571,6 @@ def _link_inertia(link: UrdfLink, strict: bool, notes: list[str], invalid: str =
                 "as MuJoCo's balanceinertia) or 'keep' (as written, as Pinocchio does)")
             )  # fmt: skip
         if severity == "error" and invalid == "balance":
-            from .doctor import balanced_inertia
-
             I = balanced_inertia(link.inertial.inertia)
             R = rpy_to_rotation(link.inertial.rpy)
             _implausible(
@@ -891,12 +731,10 @@ def _mass_warnings(robot: UrdfRobot, children, strict: bool, notes: list[str]) -
 
 def _geometry_warnings(robot: UrdfRobot, strict: bool, notes: list[str]) -> None:
     """Inertias more than 10x off the inertia of the link's collision primitives."""
-    from .doctor import geometry_finding
-
     for link in robot.links.values():
-        f = geometry_finding(link)
-        if f is not None:
-            _implausible(f"{f.element}: {f.message}; {_FIX}", strict, notes)
+        problem = geometry_problem(link)
+        if problem is not None:
+            _implausible(f"link {link.name!r}: {problem}; {_FIX}", strict, notes)
 
 
 def _free_name(base: str, taken: set[str]) -> str:
@@ -1014,8 +852,6 @@ def model_from_urdf(
     Fixed joints are merged here (not in the builder), with the parallel-axis theorem on
     plain arrays, so that ``strict=False`` can keep non-physical inertias as written.
     """
-    from .builder import ModelBuilder
-
     if invalid_inertia not in INVALID_INERTIA:
         raise ValueError(
             f"invalid_inertia must be one of {INVALID_INERTIA}, got {invalid_inertia!r}"

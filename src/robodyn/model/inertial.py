@@ -1,0 +1,213 @@
+"""The checks of a link's inertia that the URDF loader and the model doctor share.
+
+:func:`inertial_issue` says what is wrong with an ``<inertial>`` (an error that makes the
+dynamics undefined, or a warning for what is implausible but usable);
+:func:`geometry_problem` compares an inertia with the one of the link's collision
+primitives (:func:`primitive_inertia`); :func:`balanced_inertia` is the nearest physical
+tensor. :func:`~robodyn.model.urdf.load_urdf` warns or refuses with these messages and
+:func:`~robodyn.model.doctor.check_model` reports them as findings, so both say the same.
+The module sits below both: it reads the URDF description
+(:mod:`robodyn.model.urdf_description`) and the inertia math, nothing else of robodyn.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..inertia import box, check_inertia, compound, cylinder, sphere
+from ..spatial import rpy_to_rotation
+from .urdf_description import UrdfInertial, UrdfLink
+
+__all__ = [
+    "PLAUSIBLE_FACTOR",
+    "balanced_inertia",
+    "geometry_problem",
+    "inertial_issue",
+    "inertial_problem",
+    "primitive_inertia",
+]
+
+PLAUSIBLE_FACTOR = 10.0  # inertia vs collision-geometry inertia: warn beyond this ratio
+
+
+def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
+    """What is wrong with a URDF ``<inertial>``: None, or ``(severity, message)``.
+
+    ``"error"`` makes the dynamics undefined: a negative mass, a tensor that is not
+    positive semi-definite (beyond round-off). ``"warning"`` is usable but not physical:
+    the triangle inequality of the principal moments violated (typical of CAD export),
+    or a zero mass with a non-zero tensor (a fixed base link, a flange); Pinocchio,
+    PyBullet and MuJoCo (with ``balanceinertia``) load both as written, and so does
+    :func:`load_urdf`, with a :class:`~robodyn.errors.ModelWarning`.
+
+    The tolerance scale is ``|trace| + 1e-6 m`` so that round-off in a printed point-mass
+    tensor (entries ~1e-35) is not taken for a real defect.
+
+    Parameters
+    ----------
+    inertial : UrdfInertial
+
+    Returns
+    -------
+    tuple of (str, str) or None
+    """
+    m, I = inertial.mass, inertial.inertia
+    if m < 0:
+        return "error", f"negative mass {m:g} kg"
+    if m > 0 and I[0, 1] == I[0, 2] == I[1, 2] == I[1, 0] == I[2, 0] == I[2, 1] == 0:
+        a, b, c = sorted((float(I[0, 0]), float(I[1, 1]), float(I[2, 2])))
+        if a >= 0 and a + b >= c:  # a physical diagonal tensor: what check_inertia passes
+            return None
+    nonzero = bool(np.any(I != 0))
+    if m == 0 and not nonzero:
+        return None
+    try:
+        check_inertia(I, "inertia", scale=abs(float(np.trace(I))) + 1e-6 * m)
+    except ValueError as exc:
+        msg = str(exc)
+        if "positive semi-definite" in msg or "symmetric" in msg:
+            return "error", msg
+        if m == 0:
+            return "warning", f"zero mass with a non-zero inertia tensor, and {msg}"
+        return "warning", msg
+    if m == 0:
+        diag = np.array2string(np.diag(I), precision=6)
+        return "warning", f"zero mass with a non-zero inertia tensor (diagonal {diag} kg m^2)"
+    return None
+
+
+def inertial_problem(inertial: UrdfInertial) -> str | None:
+    """Why a URDF ``<inertial>`` is not physical (None if it is): the message of
+    :func:`inertial_issue`, whatever its severity.
+
+    Parameters
+    ----------
+    inertial : UrdfInertial
+
+    Returns
+    -------
+    str or None
+    """
+    issue = inertial_issue(inertial)
+    return None if issue is None else issue[1]
+
+
+def balanced_inertia(I: np.ndarray) -> np.ndarray:
+    """The nearest physical tensor with the same principal axes (MuJoCo's ``balanceinertia``
+    in spirit): negative principal moments set to 0, then, if ``I1 + I2 < I3``
+    (``I1 <= I2 <= I3``), the two smaller moments raised by half the deficit each, so that
+    ``I1 + I2 = I3``.
+
+    Parameters
+    ----------
+    I : array_like, shape (3, 3)
+
+    Returns
+    -------
+    numpy.ndarray, shape (3, 3)
+    """
+    I = 0.5 * (np.asarray(I, float) + np.asarray(I, float).T)
+    w, V = np.linalg.eigh(I)
+    w = np.maximum(w, 0.0)
+    deficit = w[2] - w[0] - w[1]
+    if deficit > 0:
+        w[0] += 0.5 * deficit
+        w[1] += 0.5 * deficit
+    return (V * w) @ V.T
+
+
+def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0):
+    """Mass, CoM and inertia about the CoM (link frame) of collision primitives.
+
+    The primitives (box, cylinder along its z, sphere) are taken as one solid of uniform
+    density; with ``mass`` given, the density is set so the total is ``mass``.
+
+    Parameters
+    ----------
+    geoms : sequence of UrdfGeometry
+    mass : float, optional
+        Total mass (kg); default ``density * volume``.
+    density : float
+        kg/m^3, used when ``mass`` is None.
+
+    Returns
+    -------
+    (float, numpy.ndarray (3,), numpy.ndarray (3, 3)) or None
+        None when there is no primitive, a mesh, or a degenerate size.
+    """
+    shapes = []
+    for g in geoms:
+        try:
+            if g.kind == "box":
+                vol = float(np.prod(g.size))
+                make = lambda m, g=g: box(mass=m, size=g.size)  # noqa: E731
+            elif g.kind == "cylinder":
+                vol = math.pi * g.radius**2 * g.length
+                make = lambda m, g=g: cylinder(mass=m, radius=g.radius, length=g.length)  # noqa: E731
+            elif g.kind == "sphere":
+                vol = 4.0 / 3.0 * math.pi * g.radius**3
+                make = lambda m, g=g: sphere(mass=m, radius=g.radius)  # noqa: E731
+            else:
+                return None
+        except (TypeError, ValueError):
+            return None
+        if not vol > 0 or not math.isfinite(vol):
+            return None
+        shapes.append((g, vol, make))
+    if not shapes:
+        return None
+    total = sum(v for _, v, _ in shapes)
+    rho = density if mass is None else mass / total
+    if not rho > 0:
+        return None
+    parts = []
+    for g, vol, make in shapes:
+        try:
+            ri = make(rho * vol)
+        except ValueError:
+            return None
+        R = rpy_to_rotation(g.rpy)
+        parts.append((ri.mass, np.array(g.xyz, float), R @ ri.inertia @ R.T))
+    return compound(parts)
+
+
+def geometry_problem(link: UrdfLink) -> str | None:
+    """Why a link's inertia is implausible for its collision geometry (None if it is not):
+    more than ``PLAUSIBLE_FACTOR`` off the inertia of its collision primitives with the same
+    mass (wrong units, a bad CAD export).
+
+    Parameters
+    ----------
+    link : UrdfLink
+
+    Returns
+    -------
+    str or None
+        The message, with the numbers.
+    """
+    inertial = link.inertial
+    if inertial is None or not inertial.mass > 0 or not link.collisions:
+        return None  # (cheap tests first: a load calls this for every link)
+    if inertial_problem(inertial) is not None:
+        return None
+    prim = primitive_inertia(link.collisions, mass=inertial.mass)
+    if prim is None:
+        return None
+    ours = np.diag(inertial.inertia_link)
+    geo = np.diag(prim[2])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(geo > 0, ours / geo, np.inf)
+    off = (ratio > PLAUSIBLE_FACTOR) | (ratio < 1.0 / PLAUSIBLE_FACTOR)
+    if not np.any(off):
+        return None
+    k = int(np.argmax(np.abs(np.log(np.where(ratio > 0, ratio, 1e-300)))))
+    axis = "xyz"[k]
+    kinds = ", ".join(sorted({g.kind for g in link.collisions}))
+    return (
+        f"inertia implausible for its collision geometry ({kinds}) with its mass "
+        f"{inertial.mass:g} kg: I{axis}{axis} = {ours[k]:.6g} vs {geo[k]:.6g} kg m^2 for the "
+        f"geometry (ratio {ratio[k]:.3g}, more than {PLAUSIBLE_FACTOR:g}x off); diagonal "
+        f"{np.array2string(ours, precision=4)} vs {np.array2string(geo, precision=4)}"
+    )

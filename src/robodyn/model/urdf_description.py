@@ -1,0 +1,117 @@
+"""What a URDF says, as plain frozen dataclasses: :class:`UrdfRobot` holds its
+:class:`UrdfLink` and :class:`UrdfJoint` elements, a link its :class:`UrdfInertial` and its
+collision and visual :class:`UrdfGeometry`.
+
+The parser (:mod:`robodyn.model.urdf`) fills them, checking every number; the inertial
+checks (:mod:`robodyn.model.inertial`), the loader and the model doctor
+(:mod:`robodyn.model.doctor`) read them. This module is the bottom of the URDF side of the
+model layer: it imports nothing from the modules that use it.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..spatial import rpy_to_rotation, transform
+
+__all__ = ["UrdfGeometry", "UrdfInertial", "UrdfLink", "UrdfJoint", "UrdfRobot"]
+
+
+@dataclass(frozen=True)
+class UrdfGeometry:
+    """One ``<collision>`` or ``<visual>`` geometry, in the link frame.
+
+    ``kind`` is "box" (``size`` = (x, y, z)), "cylinder" (``radius``, ``length`` along z),
+    "sphere" (``radius``), "capsule" (``radius``, ``length``), "mesh" (``filename``,
+    ``scale``; never opened) or "unknown".
+    """
+
+    kind: str
+    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    size: tuple[float, float, float] | None = None
+    radius: float | None = None
+    length: float | None = None
+    filename: str | None = None
+    scale: tuple[float, float, float] | None = None
+    rgba: tuple[float, float, float, float] | None = None  # <visual><material> colour
+
+
+@dataclass(frozen=True)
+class UrdfInertial:
+    """A link's ``<inertial>``: mass, CoM frame (xyz, rpy) and the tensor in that frame."""
+
+    mass: float
+    xyz: tuple[float, float, float]
+    rpy: tuple[float, float, float]
+    inertia: np.ndarray  # (3, 3) tensor about the CoM, <inertial><origin> axes
+
+    @property
+    def com(self) -> np.ndarray:
+        """Centre of mass in the link frame, shape (3,)."""
+        return np.array(self.xyz, dtype=float)
+
+    @property
+    def inertia_link(self) -> np.ndarray:
+        """Rotational inertia about the CoM in link axes, ``R I R^T``, shape (3, 3)."""
+        R = _rotation(tuple(map(float, self.rpy)))
+        return R @ self.inertia @ R.T
+
+
+@dataclass(frozen=True)
+class UrdfLink:
+    """A ``<link>``: name, optional inertial, collision and visual geometries."""
+
+    name: str
+    inertial: UrdfInertial | None
+    collisions: tuple[UrdfGeometry, ...] = ()
+    visuals: tuple[UrdfGeometry, ...] = ()
+
+
+@dataclass(frozen=True)
+class UrdfJoint:
+    """A ``<joint>`` as written; ``None`` marks an absent ``<limit>`` or attribute."""
+
+    name: str
+    type: str
+    parent: str
+    child: str
+    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    axis: tuple[float, float, float] = (1.0, 0.0, 0.0)
+    has_limit: bool = False
+    lower: float | None = None
+    upper: float | None = None
+    velocity: float | None = None
+    effort: float | None = None
+    damping: float = 0.0
+    friction: float = 0.0
+    mimic: str | None = None
+    multiplier: float = 1.0
+    offset: float = 0.0
+
+    @property
+    def T(self) -> np.ndarray:
+        """Pose of the joint frame in the parent link frame at q = 0, shape (4, 4)."""
+        return transform(_rotation(tuple(map(float, self.rpy))), np.array(self.xyz))
+
+
+@dataclass(frozen=True)
+class UrdfRobot:
+    """A parsed ``<robot>``: links and joints in document order, keyed by name."""
+
+    name: str
+    links: dict[str, UrdfLink] = field(default_factory=dict)
+    joints: dict[str, UrdfJoint] = field(default_factory=dict)
+
+
+@functools.lru_cache(maxsize=1024)
+def _rotation(rpy: tuple[float, float, float]) -> np.ndarray:
+    """``rpy_to_rotation(rpy)``, read-only, computed once per distinct rpy of a load (a URDF
+    repeats a few: zeros, quarter turns)."""
+    R = rpy_to_rotation(rpy)
+    R.flags.writeable = False
+    return R
