@@ -64,7 +64,7 @@ def test_errors_are_reported_not_raised(capsys):
 
 @pytest.mark.parametrize("robot", ["planar_2r"])
 def test_demo_runs_and_writes_figures(tmp_path, robot, capsys):
-    from robodyn.demo import figures
+    from robodyn.cli.demo import figures
 
     out_dir = tmp_path / "new"  # one new folder in an existing one is created
     assert main(["demo", "--out", str(out_dir), "--robot", robot]) == 0
@@ -534,7 +534,7 @@ def test_an_existing_output_is_kept_without_force(argv, option, kind, tmp_path, 
     argv = _argv(argv, tmp_path, out, arm_urdf)
     target = argv[argv.index(option) + 1]
     if kind == "dir":  # one file of an earlier run in the folder
-        from robodyn.demo import figures as demo_figures
+        from robodyn.cli.demo import figures as demo_figures
         from robodyn.mobile.demo import figures as mobile_figures
 
         out.mkdir()

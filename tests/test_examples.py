@@ -68,7 +68,7 @@ def test_example_runs_and_its_figures_are_readable(script, tmp_path, monkeypatch
 
 
 def test_demo_figures_are_readable(tmp_path, audited_figures, capsys):
-    from robodyn.demo import run_demo
+    from robodyn.cli.demo import run_demo
 
     assert run_demo(tmp_path / "demo") == 0
     _assert_readable(audited_figures, tmp_path / "demo")

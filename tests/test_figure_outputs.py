@@ -153,7 +153,7 @@ def test_mobile_demo_checks_its_folder_before_any_work(tmp_path, capsys, made):
 
 
 def test_demo_checks_its_folder_before_any_work(tmp_path, capsys, made):
-    from robodyn.demo import run_demo
+    from robodyn.cli.demo import run_demo
 
     (tmp_path / "dzhanibekov.png").write_bytes(EARLIER)  # the last figure it writes
     with pytest.raises(FileExistsError, match="dzhanibekov.png"):

@@ -7,13 +7,15 @@ to the output folder.
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 
 import numpy as np
 
-from ._files import output_path, save_figure
-from .model.model import Model
+from .._files import output_path, save_figure
+from ..model.model import Model
+from .common import ROBOT_HELP, check_output_dir, load_robot
 
 __all__ = ["run_demo", "figures", "DEFAULT_OUT"]
 
@@ -21,14 +23,14 @@ DEFAULT_OUT = "out/demo"  # created with its parents; another folder's parent mu
 
 
 def _robot_part(out: Path, robot, overwrite: bool) -> None:
-    from . import models
-    from .dynamics import forward_dynamics, gravity_forces, inverse_dynamics, mass_matrix
-    from .kinematics import fk, jacobian
+    from .. import models
+    from ..dynamics import forward_dynamics, gravity_forces, inverse_dynamics, mass_matrix
+    from ..kinematics import fk, jacobian
 
     model = robot if isinstance(robot, Model) else models.load(robot)
     print(model)
     rng = np.random.default_rng(0)
-    from .model.configuration import random_configuration
+    from ..model.configuration import random_configuration
 
     q = random_configuration(model, rng)
     v = rng.uniform(-1, 1, model.nv)
@@ -60,8 +62,8 @@ def _robot_part(out: Path, robot, overwrite: bool) -> None:
 def _plot_gravity(model, path: Path, overwrite: bool) -> None:
     from matplotlib.figure import Figure
 
-    from .dynamics import gravity_forces
-    from .model.configuration import neutral
+    from ..dynamics import gravity_forces
+    from ..model.configuration import neutral
 
     q0 = neutral(model)
     k = 1 if model.nv > 1 else 0
@@ -84,13 +86,13 @@ def _plot_gravity(model, path: Path, overwrite: bool) -> None:
 def _simulation_part(out: Path, robot, overwrite: bool) -> None:
     """A quintic move, its inverse dynamics, computed torque against PD + gravity
     compensation, and the energy of a free fall (MR ch. 8, 9, 11)."""
-    from . import control, models
-    from .dynamics import inverse_dynamics
-    from .model.configuration import neutral
-    from .sim import simulate
-    from .sim.plot import plot_comparison, plot_energy
-    from .sim.stability import step_for
-    from .trajectory import joint_trajectory
+    from .. import control, models
+    from ..dynamics import inverse_dynamics
+    from ..model.configuration import neutral
+    from ..sim import simulate
+    from ..sim.plot import plot_comparison, plot_energy
+    from ..sim.stability import step_for
+    from ..trajectory import joint_trajectory
 
     model = robot if isinstance(robot, Model) else models.load(robot)
     if model.nq != model.nv:
@@ -136,7 +138,7 @@ def _simulation_part(out: Path, robot, overwrite: bool) -> None:
 
 
 def _rigid_body_part(out: Path, overwrite: bool) -> None:
-    from .rigidbody import dzhanibekov_demo
+    from ..rigidbody import dzhanibekov_demo
 
     demo = dzhanibekov_demo(out, overwrite=overwrite)
     s = demo.summary
@@ -186,7 +188,7 @@ def run_demo(
     """
     out = None if outdir is None else Path(outdir)
     if out is not None:
-        from . import models
+        from .. import models
 
         robot = robot if isinstance(robot, Model) else models.load(robot)
         out.mkdir(parents=out == Path(DEFAULT_OUT), exist_ok=True)
@@ -196,3 +198,24 @@ def run_demo(
     _simulation_part(out, robot, overwrite)
     _rigid_body_part(out, overwrite)
     return 0
+
+
+# ------------------------------------------------------------------ the subcommand
+def add_parser(sub) -> argparse.ArgumentParser:
+    """``robodyn demo``: its parser."""
+    d = sub.add_parser("demo", help="run the main job on a bundled robot and write figures")
+    d.add_argument("--out", default="out/demo", metavar="DIR", help="folder for the figures "
+                   "(default out/demo; a new folder's parent must exist)")  # fmt: skip
+    d.add_argument("--robot", default="ur5", help=ROBOT_HELP + " (default ur5)")
+    d.add_argument("--no-figures", action="store_true", help="print the numbers only (no --out)")
+    d.set_defaults(func=command)
+    return d
+
+
+def command(args: argparse.Namespace) -> int:
+    """Run ``robodyn demo``."""
+    model = load_robot(args.robot)
+    if args.no_figures:
+        return run_demo(None, robot=model)
+    out = check_output_dir("--out", args.out, figures(model), default=DEFAULT_OUT, force=args.force)
+    return run_demo(out, robot=model, overwrite=args.force)

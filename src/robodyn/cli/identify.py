@@ -7,13 +7,37 @@ import argparse
 
 import numpy as np
 
-__all__ = ["add_arguments", "identify_command"]
+from .common import (
+    ROBOT_HELP,
+    atomic_output,
+    check_output_path,
+    distinct_outputs,
+    finite_float,
+    load_robot,
+    nonnegative_float,
+    positive_float,
+)
+
+__all__ = ["add_parser", "command"]
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The options of ``robodyn identify``."""
-    from ..cli import finite_float, nonnegative_float, positive_float
+def add_parser(sub) -> argparse.ArgumentParser:
+    """``robodyn identify``: its parser."""
+    n = sub.add_parser(
+        "identify",
+        help="identify inertial parameters and friction from data",
+        description="Identify ROBOT's inertial parameters, joint friction and "
+        "armature from DATA.csv (or from an experiment simulated with "
+        "--simulate); prints OLS, WLS and physically consistent estimates.",
+    )
+    n.add_argument("robot", metavar="ROBOT", help=ROBOT_HELP)
+    _add_arguments(n)
+    n.set_defaults(func=command)
+    return n
 
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``robodyn identify`` after ROBOT."""
     p.add_argument(
         "data",
         metavar="DATA.csv",
@@ -84,7 +108,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _scaled_prior(model, spread: float, rng):
     """The model with each body's mass and inertia scaled by its own factor in
     [1 - spread, 1 + spread] (every body stays physical; the CoMs stay)."""
-    from .parameters import parameters, with_parameters
+    from ..ident.parameters import parameters, with_parameters
 
     pi = parameters(model)
     nb = model.nb - 1
@@ -93,56 +117,25 @@ def _scaled_prior(model, spread: float, rng):
     return with_parameters(model, pi)
 
 
-def identify_command(args: argparse.Namespace) -> int:
-    """Run ``robodyn identify`` (see :func:`add_arguments`)."""
-    from ..cli import atomic_output, check_output_path, distinct_outputs, load_robot
-    from .base import base_parameters
-    from .data import load_csv, save_csv, simulate_experiment
-    from .estimate import identify
-    from .excitation import excitation_trajectory
-    from .parameters import parameters, with_parameters
+def command(args: argparse.Namespace) -> int:
+    """Run ``robodyn identify``: check the outputs, make or read the data, identify by each
+    method, compare with the truth (or the model) and on held-out samples, plot."""
+    from ..ident.base import base_parameters
+    from ..ident.estimate import identify
 
     model = load_robot(args.robot)
-    if args.data is None and args.simulate is None:
-        raise ValueError("give DATA.csv, or --simulate FILE to make the data first")
-    data = (args.data,) if args.data else ()  # never written over
-    plot = (
-        check_output_path("--plot", args.plot, force=args.force, inputs=data) if args.plot else None
-    )
-    out = (
-        check_output_path("--simulate", args.simulate, force=args.force, inputs=data)
-        if args.simulate
-        else None
-    )
-    distinct_outputs({"--plot": plot, "--simulate": out})
-    if not 0.0 <= args.held_out < 1.0:
-        raise ValueError(f"--held-out must be in [0, 1), got {args.held_out}")
-    if not args.prior_error < 1.0:  # a factor 1 - prior_error <= 0 is no mass at all
-        raise ValueError(f"--prior-error must be in [0, 1), got {args.prior_error}")
+    plot, out = _checked_outputs(args)
     rng = np.random.default_rng(args.seed)
-    truth = None
-    prior = model
+    truth, prior, ex = None, model, None
     if out is not None:
-        pi = parameters(model)
-        lay_v = slice(10 * (model.nb - 1), 10 * (model.nb - 1) + model.nv)
-        if not np.any(pi[lay_v]) and not np.any(model.dof_friction):
-            pi[lay_v] = args.friction[0]
-            pi[lay_v.stop : lay_v.stop + model.nv] = args.friction[1]
-        true = with_parameters(model, pi)
-        truth = parameters(true, offset=args.offset)
-        print(f"simulating {model.name!r}: exciting Fourier trajectory, {args.duration:g} s ...")
-        traj = excitation_trajectory(true, period=10.0, harmonics=5, maxiter=5, seed=args.seed)
-        ex = simulate_experiment(
-            true, traj, duration=args.duration, sample_dt=0.01, noise=args.noise, seed=args.seed
-        )
-        with atomic_output(out) as tmp:
-            save_csv(tmp, true, ex, overwrite=True)
-        print(f"data: {out} ({len(ex)} samples, torque noise {args.noise:g} x std)")
+        truth, ex = _simulated_experiment(args, model, out)
         prior = _scaled_prior(model, args.prior_error, rng)
     if args.data is not None:
+        from ..ident.data import load_csv
+
         ex = load_csv(args.data, model)
     if args.cutoff is not None:
-        from .data import filtered
+        from ..ident.data import filtered
 
         ex = filtered(ex, args.cutoff)
         print(f"filtered at {args.cutoff:g} Hz (zero phase); accelerations from filtered v")
@@ -160,6 +153,69 @@ def identify_command(args: argparse.Namespace) -> int:
     print(f"base parameters ({base.rank}):")
     print(base.table())
     print()
+    _compare(args, model, base, truth, results, test)
+    if plot is not None:
+        from ..ident.plot import plot_identification
+
+        t_held = float(test.t[0]) if len(test) else None
+        with atomic_output(plot) as tmp:
+            plot_identification(results, ex, tmp, truth=truth, held_out=t_held, overwrite=True)
+        print(f"figure: {plot}")
+    return 0
+
+
+def _checked_outputs(args):
+    """(--plot, --simulate) paths checked before any work (None where not given), and
+    the numbers that would make the run meaningless refused."""
+    if args.data is None and args.simulate is None:
+        raise ValueError("give DATA.csv, or --simulate FILE to make the data first")
+    data = (args.data,) if args.data else ()  # never written over
+    plot = (
+        check_output_path("--plot", args.plot, force=args.force, inputs=data) if args.plot else None
+    )
+    out = (
+        check_output_path("--simulate", args.simulate, force=args.force, inputs=data)
+        if args.simulate
+        else None
+    )
+    distinct_outputs({"--plot": plot, "--simulate": out})
+    if not 0.0 <= args.held_out < 1.0:
+        raise ValueError(f"--held-out must be in [0, 1), got {args.held_out}")
+    if not args.prior_error < 1.0:  # a factor 1 - prior_error <= 0 is no mass at all
+        raise ValueError(f"--prior-error must be in [0, 1), got {args.prior_error}")
+    return plot, out
+
+
+def _simulated_experiment(args, model, out):
+    """--simulate: the true robot (with joint friction), an exciting trajectory tracked on
+    it with noise, written to ``out``; returns (the true parameters, the experiment)."""
+    from ..ident.data import save_csv, simulate_experiment
+    from ..ident.excitation import excitation_trajectory
+    from ..ident.parameters import parameters, with_parameters
+
+    pi = parameters(model)
+    lay_v = slice(10 * (model.nb - 1), 10 * (model.nb - 1) + model.nv)
+    if not np.any(pi[lay_v]) and not np.any(model.dof_friction):
+        pi[lay_v] = args.friction[0]
+        pi[lay_v.stop : lay_v.stop + model.nv] = args.friction[1]
+    true = with_parameters(model, pi)
+    truth = parameters(true, offset=args.offset)
+    print(f"simulating {model.name!r}: exciting Fourier trajectory, {args.duration:g} s ...")
+    traj = excitation_trajectory(true, period=10.0, harmonics=5, maxiter=5, seed=args.seed)
+    ex = simulate_experiment(
+        true, traj, duration=args.duration, sample_dt=0.01, noise=args.noise, seed=args.seed
+    )
+    with atomic_output(out) as tmp:
+        save_csv(tmp, true, ex, overwrite=True)
+    print(f"data: {out} ({len(ex)} samples, torque noise {args.noise:g} x std)")
+    return truth, ex
+
+
+def _compare(args, model, base, truth, results, test) -> None:
+    """Each estimate's base parameters against the truth (or the model's), and its torque
+    error on the held-out samples."""
+    from ..ident.parameters import parameters
+
     ref_name = "the truth" if truth is not None else "the model's parameters"
     ref = base(truth) if truth is not None else base(parameters(model, offset=args.offset))
     for m, res in results.items():
@@ -170,11 +226,3 @@ def identify_command(args: argparse.Namespace) -> int:
             line += f"; held-out torque RMS {rms:.4g} N m ({len(test)} samples)"
         line += "; physical" if res.physical else "; NOT physical"
         print(line)
-    if plot is not None:
-        from .plot import plot_identification
-
-        t_held = float(test.t[0]) if len(test) else None
-        with atomic_output(plot) as tmp:
-            plot_identification(results, ex, tmp, truth=truth, held_out=t_held, overwrite=True)
-        print(f"figure: {plot}")
-    return 0

@@ -9,13 +9,36 @@ from pathlib import Path
 
 import sympy as sp
 
-__all__ = ["derive_command"]
+from .common import (
+    ROBOT_HELP,
+    atomic_output,
+    check_output_path,
+    distinct_outputs,
+    load_robot,
+)
+
+__all__ = ["add_parser", "command"]
 
 # Above this many dofs, derive keeps the expanded (reduced) form instead of trigsimp.
 _SIMPLIFY_MAX_DOF = 4
 
 
-def derive_command(args: argparse.Namespace) -> int:
+def add_parser(sub) -> argparse.ArgumentParser:
+    """``robodyn derive``: its parser."""
+    s = sub.add_parser("derive", help="symbolic equations of motion of a robot")
+    s.add_argument("robot", metavar="ROBOT", help=ROBOT_HELP)
+    s.add_argument(
+        "--symbolic-parameters",
+        action="store_true",
+        help="masses, lengths, inertias and g as named symbols (default: the model's numbers)",
+    )
+    s.add_argument("--latex", metavar="FILE", help="write M, C, g as LaTeX to FILE")
+    s.add_argument("--python", metavar="FILE", help="write a Python module computing M, C, g")
+    s.set_defaults(func=command)
+    return s
+
+
+def command(args: argparse.Namespace) -> int:
     """Derive and print M, C, g of a robot; optionally write LaTeX and a Python module.
 
     Parameters
@@ -35,9 +58,8 @@ def derive_command(args: argparse.Namespace) -> int:
         An output path that cannot be written (checked before any work, the message names
         the option), or an unknown robot.
     """
-    from ..cli import atomic_output, check_output_path, distinct_outputs, load_robot
-    from .codegen import write_module
-    from .derive import derive
+    from ..symbolic.codegen import write_module
+    from ..symbolic.derive import derive
 
     latex = getattr(args, "latex", None)
     python = getattr(args, "python", None)

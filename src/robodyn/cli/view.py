@@ -8,15 +8,23 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["add_view_parser", "view_command", "write_view"]
+from .common import (
+    FLOATING_HELP,
+    ROBOT_HELP,
+    atomic_output,
+    check_output_path,
+    finite_float,
+    load_robot,
+    positive_int,
+)
+
+__all__ = ["add_parser", "command", "write_view"]
 
 
-def add_view_parser(sub, robot_help: str, floating_help: str) -> argparse.ArgumentParser:
-    """Add the ``view`` subcommand to ``sub`` (the CLI's subparsers)."""
-    from ..cli import finite_float, positive_int
-
+def add_parser(sub) -> argparse.ArgumentParser:
+    """``robodyn view``: its parser."""
     v = sub.add_parser("view", help="a 3-D view of a robot or a trajectory, as one HTML page")
-    v.add_argument("robot", metavar="ROBOT", help=robot_help)
+    v.add_argument("robot", metavar="ROBOT", help=ROBOT_HELP)
     v.add_argument("--q", type=finite_float, nargs="+", help="configuration shown (nq numbers)")
     v.add_argument("--trajectory", metavar="NPZ", help="play a trajectory (.npz, simulate --out)")
     v.add_argument("--out", metavar="FILE", required=True, help="the HTML page to write")
@@ -38,15 +46,15 @@ def add_view_parser(sub, robot_help: str, floating_help: str) -> argparse.Argume
                    "(default 1500000)")  # fmt: skip
     v.add_argument("--max-frames", type=positive_int, default=None,
                    help="frame budget (default 10000)")  # fmt: skip
-    v.add_argument("--floating-base", action="store_true", help=floating_help)
+    v.add_argument("--floating-base", action="store_true", help=FLOATING_HELP)
+    v.set_defaults(func=command)
     return v
 
 
 def write_view(model, path, *, q=None, trajectory=None, open_page=False, **kw):
     """Write the page of ``model`` to ``path`` (atomically), print what was written, open it
     if asked."""
-    from ..cli import atomic_output
-    from . import show
+    from ..viz import show
 
     view = show(model, q=q, trajectory=trajectory, **kw)
     with atomic_output(path) as tmp:
@@ -65,10 +73,8 @@ def write_view(model, path, *, q=None, trajectory=None, open_page=False, **kw):
     return view
 
 
-def view_command(args: argparse.Namespace) -> int:
+def command(args: argparse.Namespace) -> int:
     """Run ``robodyn view``."""
-    from ..cli import check_output_path, load_robot
-
     model = load_robot(args.robot, args.floating_base)
     inputs = [p for p in (args.trajectory, args.robot) if p is not None]  # never written over
     out = check_output_path("--out", args.out, force=args.force, inputs=inputs)
