@@ -87,10 +87,11 @@ def _c_message(code: int, model) -> str:
     return f"the dynamics failed (core code {code})"
 
 
-def _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop):
+def _run_compiled(setup, run, q, v, bar):
     """One rollout in the compiled core: in one call, or, streaming to ``out`` or with a
     progress bar, in pieces of _PIECE steps written straight into the files of the
     ``.partial`` folder (each piece marked done on disk)."""
+    model, K, dt, meta, folder, out = run.model, run.K, run.dt, run.meta, run.folder, run.out
     nv = model.nv
     meta["n_eval"] = K * (4 if meta["integrator"] == "rk4" else 1) + 1
     rec = X = None
@@ -133,11 +134,11 @@ def _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop):
                           meta=meta, model=model)  # fmt: skip
 
     if code == _INTERRUPTED:
-        _stopped(stop, n, cut(n), None, exc)
-    if code and not stop["mark"]:
-        _stopped(stop, n, cut(n), _c_message(code, model), None)
+        _stopped(run, n, cut(n), None, exc)
+    if code and not run.mark:
+        _stopped(run, n, cut(n), _c_message(code, model), None)
     status = None
-    if stop["mark"]:  # one rollout: NaN after its last good sample, and why it stopped
+    if run.mark:  # one rollout: NaN after its last good sample, and why it stopped
         status = 0
         if code:
             status = 1 if code == 16 else _status_of(code)

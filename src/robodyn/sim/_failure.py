@@ -127,15 +127,16 @@ def _runaway(model, part) -> str | None:
     )
 
 
-def _stopped(stop, n: int, part, why: str | None, exc):
-    """Raise for a run that stopped after n samples: SimulationInterrupted (Ctrl-C: why is
-    None) or SimulationError, each carrying the partial trajectory (also saved to out)."""
-    model, K, dt, out, check = stop["model"], stop["K"], stop["dt"], stop["out"], stop["check"]
+def _stopped(run, n: int, part, why: str | None, exc):
+    """Raise for a run (a :class:`~robodyn.sim._system._Run`) that stopped after n samples:
+    SimulationInterrupted (Ctrl-C: why is None) or SimulationError, each carrying the
+    partial trajectory (also saved to out)."""
+    model, K, dt, out, check = run.model, run.K, run.dt, run.out, run.check
     saved = out is not None and n > 0
     if saved:
         part.save(out, overwrite=True)  # out was checked when the run began
     if out is not None:
-        shutil.rmtree(stop["folder"], ignore_errors=True)
+        shutil.rmtree(run.folder, ignore_errors=True)
     where = f"err.partial holds the {n} samples before it" + (
         f" (also saved to {out})" if saved else ""
     )

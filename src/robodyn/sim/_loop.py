@@ -23,18 +23,21 @@ from .integrators import STEPS, Chart
 _ADAPTIVE = {"rk45": "RK45", "dop853": "DOP853", "radau": "Radau"}
 
 
-def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
+def _run_loop(run, rec, q, v, z, bar):
     """The Python loop over the batch kernels: a batch of rollouts, a controller with its
     own state or a held torque, external wrenches, joints of several dofs, adaptive
     integrators; samples into ``rec`` (in memory, or streamed to ``out``). A batch with
     ``on_divergence="mark"`` goes on without the rollouts that fail (``_Rollouts``)."""
-    model, controller, integrator, friction, clip_torque, f_ext, th, hold, rtol, atol = loop
+    model, controller, integrator, hold = run.model, run.controller, run.integrator, run.hold
+    friction, clip_torque, f_ext, th = run.friction, run.clip_torque, run.f_ext, run.threads
+    batch, K, dt, meta, out = run.batch, run.K, run.dt, run.meta, run.out
+    rtol, atol = run.rtol, run.atol
     accel = _accelerations(model, friction, f_ext, th)
     torque = _torques(model, controller, v.shape, clip_torque)
     chart = Chart(model)
     counter = {"eval": 0}
     held = {"tau": None, "dz": None}
-    marks = _Rollouts(model, q.shape[0]) if stop["mark"] and batch else None
+    marks = _Rollouts(model, q.shape[0]) if run.mark and batch else None
     at = {"k": 0}  # the step being taken, for a rollout that fails in it
 
     def guarded(t, q, v, tau, stage1: bool):
@@ -135,9 +138,9 @@ def _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop):
         meta_p = {**meta, "complete": False, "n_eval": counter["eval"]}
         part = rec.trajectory(n, batch, model, meta_p)
         if isinstance(exc, KeyboardInterrupt):
-            _stopped(stop, n, part, None, exc)
-        if not (stop["mark"] and not batch):
-            _stopped(stop, n, part, str(exc), exc)
+            _stopped(run, n, part, None, exc)
+        if not (run.mark and not batch):
+            _stopped(run, n, part, str(exc), exc)
         # one rollout, on_divergence="mark": its samples, then NaN, and why it stopped
         marks = _Rollouts(model, 1)
         marks.fail(0, 11, n - 1)

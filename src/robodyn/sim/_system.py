@@ -12,6 +12,9 @@ the initial states, the controller).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from pathlib import Path
+
 import numpy as np
 
 from .._checks import as_positive
@@ -22,8 +25,49 @@ from .integrators import Chart
 
 
 # ------------------------------------------------------------------------ arguments
+@dataclass
+class _Run:
+    """A run's checked settings: what each stage of :func:`robodyn.simulate` reads."""
+
+    model: object
+    controller: object
+    integrator: str
+    duration: float
+    dt: float
+    K: int  # steps: samples at 0, dt, ..., K dt = duration
+    control_dt: float | None
+    hold: int  # steps a torque is held (control_dt / dt); 0: a continuous controller
+    f_ext: object
+    friction: bool
+    clip_torque: bool
+    rtol: float
+    atol: float
+    threads: int  # threads of the batch kernels (0: their default)
+    mark: bool  # on_divergence="mark"
+    batch: tuple = ()  # the batch shape of the rollouts; () for one
+    meta: dict = field(default_factory=dict)
+    out: Path | None = None  # where the finished trajectory goes
+    folder: Path | None = None  # <out>.partial, where the samples stream
+    check: object = None  # dt against the controller's gains (robodyn.sim.stability)
+
+
 def _as_seconds(x, name: str) -> float:
     return as_positive(x, name, " of seconds")
+
+
+def _steps(duration, dt) -> tuple[float, float, int]:
+    """duration and dt in seconds, checked, and the K steps of dt that make duration."""
+    duration = _as_seconds(duration, "duration")
+    dt = _as_seconds(dt, "dt")
+    K = round(duration / dt)
+    if K < 1 or abs(K * dt - duration) > 1e-9 * duration:
+        raise ValueError(f"duration ({duration:g} s) must be a whole number of steps dt ({dt:g} s)")
+    return duration, dt, K
+
+
+def _check_controller(controller) -> None:
+    if controller is not None and not callable(controller):
+        raise ValueError(f"controller must be callable as controller(t, q, v), got {controller!r}")
 
 
 def _states(model, q0, v0):

@@ -24,7 +24,7 @@ from ._compiled import _c_setup, _run_compiled
 from ._failure import _stopped
 from ._loop import _ADAPTIVE, _run_loop
 from ._record import _check_room, _partial_folder, _Record
-from ._system import _as_seconds, _name, _states
+from ._system import _as_seconds, _check_controller, _name, _Run, _states, _steps
 from .integrators import STEPS
 from .result import Trajectory
 
@@ -174,15 +174,10 @@ def simulate(
     For contact-rich simulation use MuJoCo (``rd.convert.to_mujoco`` writes the model).
     """
     if constraints is not None:  # Pfaffian constraints: robodyn.sim.constrained_sim
-        if client is not None or resume or is_dask(q0) or is_dask(v0):
-            raise ValueError("simulate: constraints= runs one rollout; it takes no client=, "
-                             "resume= or dask arrays")  # fmt: skip
-        from .constrained_sim import simulate_constrained
-
-        return simulate_constrained(model, q0, v0, controller, duration=duration, dt=dt,
-                                    integrator=integrator, control_dt=control_dt, f_ext=f_ext,
-                                    friction=friction, clip_torque=clip_torque,
-                                    constraints=constraints)  # fmt: skip
+        return _run_constrained(model, q0, v0, controller, client=client, resume=resume,
+                                duration=duration, dt=dt, integrator=integrator,
+                                control_dt=control_dt, f_ext=f_ext, friction=friction,
+                                clip_torque=clip_torque, constraints=constraints)  # fmt: skip
     if client is not None or resume or is_dask(q0) or is_dask(v0):  # rollouts on Dask
         from ..distributed import simulate_chunks
 
@@ -192,6 +187,30 @@ def simulate(
             control_dt=control_dt, f_ext=f_ext, friction=friction, clip_torque=clip_torque,
             rtol=rtol, atol=atol, on_divergence=on_divergence,
         )  # fmt: skip
+    run = _checked_run(model, controller, integrator=integrator, on_divergence=on_divergence,
+                       duration=duration, dt=dt, control_dt=control_dt, f_ext=f_ext,
+                       friction=friction, clip_torque=clip_torque, rtol=rtol, atol=atol,
+                       threads=threads)  # fmt: skip
+    q, v, z = _initial_state(run, q0, v0)
+    _plan_samples(run, z, out, overwrite, max_memory)
+    run.check = _stability_check(run, q)
+    return _integrate(run, q, v, z, progress)
+
+
+# ------------------------------------------------------------------------ its stages
+def _run_constrained(model, q0, v0, controller, *, client, resume, **settings) -> Trajectory:
+    """The constrained branch (:mod:`robodyn.sim.constrained_sim`): one rollout, no Dask."""
+    if client is not None or resume or is_dask(q0) or is_dask(v0):
+        raise ValueError("simulate: constraints= runs one rollout; it takes no client=, "
+                         "resume= or dask arrays")  # fmt: skip
+    from .constrained_sim import simulate_constrained
+
+    return simulate_constrained(model, q0, v0, controller, **settings)
+
+
+def _checked_run(model, controller, *, integrator, on_divergence, duration, dt, control_dt,
+                 f_ext, friction, clip_torque, rtol, atol, threads) -> _Run:  # fmt: skip
+    """The run's settings, each checked before any work (a bad one is named)."""
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
     if on_divergence not in ("raise", "mark"):
@@ -199,84 +218,132 @@ def simulate(
     if on_divergence == "mark" and integrator in _ADAPTIVE:
         raise ValueError("on_divergence='mark' needs a fixed-step integrator (rk4, "
                          f"semi_implicit_euler, euler), not {integrator!r}")  # fmt: skip
-    duration = _as_seconds(duration, "duration")
-    dt = _as_seconds(dt, "dt")
-    K = round(duration / dt)
-    if K < 1 or abs(K * dt - duration) > 1e-9 * duration:
-        raise ValueError(f"duration ({duration:g} s) must be a whole number of steps dt ({dt:g} s)")
-    hold = 0
-    if control_dt is not None:
-        control_dt = _as_seconds(control_dt, "control_dt")
-        hold = round(control_dt / dt)
-        if hold < 1 or abs(hold * dt - control_dt) > 1e-9 * control_dt:
-            raise ValueError(f"control_dt ({control_dt:g} s) must be a multiple of dt ({dt:g} s)")
-    if controller is not None and not callable(controller):
-        raise ValueError(f"controller must be callable as controller(t, q, v), got {controller!r}")
+    duration, dt, K = _steps(duration, dt)
+    control_dt, hold = _held_steps(control_dt, dt)
+    _check_controller(controller)
     from ..kernels.call import threads as _threads
 
-    th = 0 if threads is None else _threads(threads)
+    return _Run(
+        model=model, controller=controller, integrator=integrator, duration=duration, dt=dt,
+        K=K, control_dt=control_dt, hold=hold, f_ext=f_ext, friction=friction,
+        clip_torque=clip_torque, rtol=rtol, atol=atol,
+        threads=0 if threads is None else _threads(threads), mark=on_divergence == "mark",
+    )  # fmt: skip
+
+
+def _held_steps(control_dt, dt: float) -> tuple[float | None, int]:
+    """control_dt in seconds, checked, and the steps of dt a torque is held (0: none)."""
+    if control_dt is None:
+        return None, 0
+    control_dt = _as_seconds(control_dt, "control_dt")
+    hold = round(control_dt / dt)
+    if hold < 1 or abs(hold * dt - control_dt) > 1e-9 * control_dt:
+        raise ValueError(f"control_dt ({control_dt:g} s) must be a multiple of dt ({dt:g} s)")
+    return control_dt, hold
+
+
+def _initial_state(run: _Run, q0, v0):
+    """q, v and the controller's state z (zeros; None without one) as the loop runs them:
+    (nq,) for one rollout, (N, nq) for a batch, whose shape goes to ``run.batch``."""
+    model = run.model
     batch, q0, v0 = _states(model, q0, v0)
+    run.batch = batch
     N = math.prod(batch)
-    # the loop runs on (nq,) for one rollout and on (N, nq) for a batch
     shape_q = (N, model.nq) if batch else (model.nq,)
     shape_v = (N, model.nv) if batch else (model.nv,)
     q = np.ascontiguousarray(q0.reshape(shape_q))
     v = np.ascontiguousarray(v0.reshape(shape_v))
-    nz = int(getattr(controller, "state_size", 0) or 0)
+    nz = int(getattr(run.controller, "state_size", 0) or 0)
     z = np.zeros(shape_v[:-1] + (nz,)) if nz else None
+    return q, v, z
 
+
+def _plan_samples(run: _Run, z, out, overwrite: bool, max_memory) -> None:
+    """Refuse a run whose samples do not fit (in memory, or on disk with ``out``), then
+    say what the run is (``run.meta``) and where it writes (``run.out``, ``run.folder``)."""
     if max_memory is not None:
         max_memory = as_positive(max_memory, "max_memory", " of bytes")
-    _check_room(model, N if batch else 1, K, nz, duration, dt, out, max_memory)
-    meta = {
-        "model": model.name, "integrator": integrator, "dt": dt, "duration": duration,
-        "control_dt": control_dt, "friction": bool(friction), "clip_torque": bool(clip_torque),
-        "controller": _name(controller), "rtol": rtol if integrator in _ADAPTIVE else None,
-        "atol": atol if integrator in _ADAPTIVE else None, "joint_names": list(model.joint_names),
-        "rollouts": list(batch),
+    nz = 0 if z is None else z.shape[-1]
+    _check_room(run.model, math.prod(run.batch), run.K, nz, run.duration, run.dt, out,
+                max_memory)  # fmt: skip
+    run.meta = _meta(run)
+    run.out, run.folder = _output(out, overwrite)
+
+
+def _meta(run: _Run) -> dict:
+    """The run's settings as a Trajectory's ``meta`` says them."""
+    adaptive = run.integrator in _ADAPTIVE
+    return {
+        "model": run.model.name, "integrator": run.integrator, "dt": run.dt,
+        "duration": run.duration, "control_dt": run.control_dt, "friction": bool(run.friction),
+        "clip_torque": bool(run.clip_torque), "controller": _name(run.controller),
+        "rtol": run.rtol if adaptive else None, "atol": run.atol if adaptive else None,
+        "joint_names": list(run.model.joint_names), "rollouts": list(run.batch),
     }  # fmt: skip
-    out = None if out is None else Path(out)
-    if out is not None and out.suffix != ".npz":
+
+
+def _output(out, overwrite: bool) -> tuple[Path | None, Path | None]:
+    """``out`` as a ``.npz`` path checked free (or ``overwrite``), and the ``<out>.partial``
+    folder the samples stream to; (None, None) without ``out``."""
+    if out is None:
+        return None, None
+    out = Path(out)
+    if out.suffix != ".npz":
         out = out.with_name(out.name + ".npz")
-    folder = None
-    if out is not None:
-        from .._files import output_path
+    from .._files import output_path
 
-        output_path(out, overwrite=overwrite, name="out")
-        folder = _partial_folder(out, overwrite)
-    check = None
-    if integrator in STEPS and not hold:  # will this step be stable for these gains?
-        from .stability import stable_step
+    output_path(out, overwrite=overwrite, name="out")
+    return out, _partial_folder(out, overwrite)
 
-        check = stable_step(model, controller, q if not batch else q[0], integrator,
-                            friction=friction)  # fmt: skip
-        if check is not None and not check.stable(dt):
-            import warnings
 
-            warnings.warn(SimulationWarning(f"simulate({model.name!r}): {check.advice(dt)}"),
-                          stacklevel=2)  # fmt: skip
-    stop = {"model": model, "K": K, "dt": dt, "out": out, "folder": folder, "check": check,
-            "mark": on_divergence == "mark"}  # fmt: skip
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+def _stability_check(run: _Run, q):
+    """Will dt be stable for the controller's gains? The check of a fixed-step run with a
+    continuous controller (else None); a SimulationWarning gives the step to use."""
+    if run.integrator not in STEPS or run.hold:
+        return None
+    from .stability import stable_step
 
-        bar = tqdm(total=K, unit="step", desc=f"simulate {model.name}", leave=False)
+    check = stable_step(run.model, run.controller, q if not run.batch else q[0],
+                        run.integrator, friction=run.friction)  # fmt: skip
+    if check is not None and not check.stable(run.dt):
+        import warnings
+
+        why = f"simulate({run.model.name!r}): {check.advice(run.dt)}"
+        warnings.warn(SimulationWarning(why), stacklevel=3)  # at simulate's caller
+    return check
+
+
+def _integrate(run: _Run, q, v, z, progress: bool) -> Trajectory:
+    """The compiled rollout when the run can go there, else the Python loop, under a
+    progress bar; a Ctrl-C before the first sample hands back an empty trajectory."""
+    bar = _progress_bar(run) if progress else None
     try:
-        if not batch and not hold and f_ext is None and z is None:
-            setup = _c_setup(model, controller, integrator, friction, clip_torque)
+        if not run.batch and not run.hold and run.f_ext is None and z is None:
+            setup = _c_setup(run.model, run.controller, run.integrator, run.friction,
+                             run.clip_torque)  # fmt: skip
             if setup is not None:
-                return _run_compiled(setup, model, q, v, K, dt, meta, folder, out, bar, stop)
-        rec = _Record(K, shape_q, shape_v, None if z is None else z.shape, folder, meta)
-        loop = (model, controller, integrator, friction, clip_torque, f_ext, th, hold, rtol, atol)
-        return _run_loop(loop, rec, batch, q, v, z, K, dt, meta, out, bar, stop)
+                return _run_compiled(setup, run, q, v, bar)
+        rec = _Record(run.K, q.shape, v.shape, None if z is None else z.shape, run.folder,
+                      run.meta)  # fmt: skip
+        return _run_loop(run, rec, q, v, z, bar)
     except SimulationInterrupted:
         raise
     except KeyboardInterrupt as exc:  # before the first sample was recorded
-        empty = Trajectory(np.zeros(0), np.zeros((*batch, 0, model.nq)),
-                           *(np.zeros((*batch, 0, model.nv)) for _ in range(3)),
-                           meta={**meta, "complete": False}, model=model)  # fmt: skip
-        _stopped(stop, 0, empty, None, exc)
+        _stopped(run, 0, _empty_trajectory(run), None, exc)
     finally:
         if bar is not None:
             bar.close()
+
+
+def _progress_bar(run: _Run):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=run.K, unit="step", desc=f"simulate {run.model.name}", leave=False)
+
+
+def _empty_trajectory(run: _Run) -> Trajectory:
+    """No samples (a run stopped before its first), shaped as the run's would be."""
+    model, batch = run.model, run.batch
+    return Trajectory(np.zeros(0), np.zeros((*batch, 0, model.nq)),
+                      *(np.zeros((*batch, 0, model.nv)) for _ in range(3)),
+                      meta={**run.meta, "complete": False}, model=model)  # fmt: skip
