@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .trajectory_file import STATUS as STATUS  # handed on: robodyn.sim.result.STATUS
+
 __all__ = ["Trajectory"]
 
 _ARRAYS = (
@@ -23,7 +25,6 @@ _ARRAYS = (
     "constraint_force", "status", "t_end",
 )  # fmt: skip
 #: ``Trajectory.status`` codes of a rollout (``simulate(..., on_divergence="mark")``)
-STATUS = {0: "ok", 1: "diverged", 2: "dynamics failed", 3: "controller failed"}
 
 
 class Trajectory:

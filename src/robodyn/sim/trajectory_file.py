@@ -31,6 +31,10 @@ import numpy as np
 from .._checks import human_bytes
 from ..errors import TrajectoryFileError
 
+#: each rollout's status code and what it means (a Trajectory's ``status``, a file's too;
+#: robodyn.sim.result hands it on)
+STATUS = {0: "ok", 1: "diverged", 2: "dynamics failed", 3: "controller failed"}
+
 __all__ = ["read_npz", "read_partial", "check_arrays"]
 
 _STEP = 1 << 24  # bytes read at a time into an array
@@ -292,8 +296,6 @@ def check_arrays(path, x: dict, meta: dict, model) -> None:
 
 
 def check_status(path, status) -> None:
-    """Each rollout's status is one of :data:`robodyn.sim.result.STATUS`."""
-    from .result import STATUS
-
+    """Each rollout's status is one of :data:`STATUS`."""
     if status is not None and not np.isin(status, list(STATUS)).all():
         raise TrajectoryFileError(path, f"codes must be in {sorted(STATUS)}", "status")
