@@ -20,8 +20,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .._files import atomic_write, output_path
-from ..sim.plot import _check, _figure, _legend, _save
+from .._files import output_path
+from ..sim.plot import (
+    _animation_figure,
+    _check,
+    _figure,
+    _frame_samples,
+    _legend,
+    _save,
+    _write_gif,
+)
 from .wheeled import Car, DiffDrive, Omni, Unicycle
 
 __all__ = [
@@ -261,10 +269,6 @@ def animate(
     -------
     pathlib.Path
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from PIL import Image
-
     path = Path(path)
     if path.suffix.lower() != ".gif":
         raise ValueError(f"{path}: the animation must be a .gif file")
@@ -276,11 +280,8 @@ def animate(
     wlen = 2 * getattr(robot, "wheel_radius", 0.1)
     if isinstance(robot, (Car, Unicycle)) and robot.wheel_radius == 1.0:
         wlen = 0.3 * (robot.wheelbase if isinstance(robot, Car) else 1.0)
-    n = max(2, int(round(run.t[-1] * fps / speed)) + 1)
-    idx = np.unique(np.searchsorted(run.t, np.linspace(0, run.t[-1], n)).clip(0, len(run.t) - 1))
-    fig = Figure(figsize=(6, 6), dpi=80)
-    fig.subplots_adjust(left=0.14, right=0.96, bottom=0.1, top=0.92)
-    FigureCanvasAgg(fig)
+    idx = _frame_samples(run.t, fps, speed)
+    fig = _animation_figure()
     ax = fig.add_subplot()
     q = run.q
     reach = np.abs(body).max() + wlen
@@ -316,19 +317,4 @@ def animate(
         label.set_text(f"{type(robot).__name__}: t = {run.t[k]:.2f} s")
         return [trail, outline, *wl, label]
 
-    for art in (trail, outline, *wl, label):
-        art.set_animated(True)
-    canvas = fig.canvas
-    canvas.draw()
-    background = canvas.copy_from_bbox(fig.bbox)
-    frames = []
-    for k in idx:
-        canvas.restore_region(background)
-        for art in draw(k):
-            ax.draw_artist(art)
-        buf = np.asarray(canvas.buffer_rgba())
-        frames.append(Image.fromarray(buf[..., :3].copy()))
-    with atomic_write(output_path(path, overwrite=overwrite, name="path")) as tmp:
-        frames[0].save(tmp, save_all=True, append_images=frames[1:], duration=round(1000 / fps),
-                       loop=0)  # fmt: skip
-    return path
+    return _write_gif(fig, ax, (trail, outline, *wl, label), draw, idx, path, fps, overwrite)

@@ -393,8 +393,6 @@ def animate(
         No model, an unknown suffix, .mp4 without ffmpeg (use .gif), or a missing folder.
     """
     from matplotlib import animation
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
     path = Path(path)
     model = traj.model
@@ -402,6 +400,37 @@ def animate(
         raise ValueError(
             "animate needs the model: traj.model = model (or Trajectory.load(..., model=))"
         )
+    writer = _animation_writer(path, fps)
+    if not (fps > 0 and speed > 0):
+        raise ValueError(f"fps and speed must be positive, got {fps}, {speed}")
+    output_path(path, overwrite=overwrite, name="path")
+    tr, note = _one(traj, rollout)
+    idx = _frame_samples(tr.t, fps, speed)
+    P, tip, segs = _stick_figure(model, tr.q[idx], frame)
+    planar = _is_planar(P)
+    fig = _animation_figure()
+    ax, lines, mark = _stick_axes(fig, P, tip, segs, planar)
+    label = ax.set_title("")
+    name = traj.meta.get("model", model.name)
+
+    def draw(k):
+        _pose_sticks(lines, mark, segs, P[k], tip[k], planar)
+        label.set_text(f"{name}{note}: t = {tr.t[idx[k]]:.2f} s")
+        return [*lines, mark, label]
+
+    if writer is not None:  # .mp4
+        anim = animation.FuncAnimation(fig, draw, frames=len(idx), blit=False)
+        with atomic_write(output_path(path, overwrite=overwrite, name="path")) as tmp:
+            anim.save(str(tmp), writer=writer)
+        return path
+    return _write_gif(fig, ax, (*lines, mark, label), draw, range(len(idx)), path, fps, overwrite)
+
+
+def _animation_writer(path: Path, fps):
+    """The ffmpeg writer of an .mp4 (None for a .gif); a ValueError for another suffix or
+    an .mp4 without ffmpeg."""
+    from matplotlib import animation
+
     suffix = path.suffix.lower()
     writer = None
     if suffix == ".mp4":
@@ -411,20 +440,39 @@ def animate(
         writer = animation.FFMpegWriter(fps=fps)
     elif suffix != ".gif":
         raise ValueError(f"{path}: the animation must be a .gif or .mp4 file")
-    if not (fps > 0 and speed > 0):
-        raise ValueError(f"fps and speed must be positive, got {fps}, {speed}")
-    output_path(path, overwrite=overwrite, name="path")
-    tr, note = _one(traj, rollout)
-    n = max(2, int(round(tr.t[-1] * fps / speed)) + 1)
-    idx = np.unique(np.searchsorted(tr.t, np.linspace(0.0, tr.t[-1], n)).clip(0, len(tr.t) - 1))
-    P, tip = _planar_points(model, tr.q[idx], frame)
+    return writer
+
+
+def _frame_samples(t: np.ndarray, fps, speed) -> np.ndarray:
+    """Indices of the samples shown, one every ``speed / fps`` seconds of ``t``."""
+    n = max(2, int(round(t[-1] * fps / speed)) + 1)
+    return np.unique(np.searchsorted(t, np.linspace(0.0, t[-1], n)).clip(0, len(t) - 1))
+
+
+def _animation_figure():
+    """A 6 x 6 in figure on an Agg canvas, with a fixed layout (laid out once, not per frame)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 6), dpi=80)
+    fig.subplots_adjust(left=0.14, right=0.96, bottom=0.1, top=0.92)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _stick_figure(model, q: np.ndarray, frame):
+    """Body origins and the frame's origin as one more point after them (K, nb + 1, 3), the
+    frame's origin (K, 3), and the segments (parent, child) joining them."""
+    P, tip = _planar_points(model, q, frame)
     fb = int(model.frame_body[model.nf - 1 if frame is None else model.frame_id(frame)])
     P = np.concatenate([P, tip[:, None]], axis=1)  # the frame: one more point, after its body
     segs = [(int(model.body_parent[i]), i) for i in range(1, model.nb)] + [(fb, model.nb)]
-    planar = _is_planar(P)
-    fig = Figure(figsize=(6, 6), dpi=80)  # a fixed layout: laid out once, not per frame
-    fig.subplots_adjust(left=0.14, right=0.96, bottom=0.1, top=0.92)
-    FigureCanvasAgg(fig)
+    return P, tip, segs
+
+
+def _stick_axes(fig, P: np.ndarray, tip: np.ndarray, segs: list, planar: bool):
+    """Axes (x-y, or 3-D) holding every sample at equal scales, a line per segment and the
+    frame's mark."""
     allp = np.concatenate([P.reshape(-1, 3), tip])
     lo, hi = allp.min(0), allp.max(0)
     c, r = 0.5 * (lo + hi), 0.55 * max(np.max(hi - lo), 1e-3) + 0.05
@@ -447,40 +495,37 @@ def animate(
         lines = [ax.plot([], [], [], "-o", color="C0", lw=3, ms=4)[0] for _ in segs]
         (mark,) = ax.plot([], [], [], "s", color="C3", ms=6, label="frame origin")
     ax.grid(alpha=0.3)
-    label = ax.set_title("")
-    name = traj.meta.get("model", model.name)
+    return ax, lines, mark
 
-    def draw(k):
-        for ln, (a, b) in zip(lines, segs):
-            xyz = P[k][[a, b]]
-            if planar:
-                ln.set_data(xyz[:, 0], xyz[:, 1])
-            else:
-                ln.set_data(xyz[:, 0], xyz[:, 1])
-                ln.set_3d_properties(xyz[:, 2])
+
+def _pose_sticks(lines, mark, segs, Pk: np.ndarray, tip_k: np.ndarray, planar: bool) -> None:
+    """Move the segments and the frame's mark to one sample's points."""
+    for ln, (a, b) in zip(lines, segs):
+        xyz = Pk[[a, b]]
         if planar:
-            mark.set_data([tip[k, 0]], [tip[k, 1]])
+            ln.set_data(xyz[:, 0], xyz[:, 1])
         else:
-            mark.set_data([tip[k, 0]], [tip[k, 1]])
-            mark.set_3d_properties([tip[k, 2]])
-        label.set_text(f"{name}{note}: t = {tr.t[idx[k]]:.2f} s")
-        return [*lines, mark, label]
+            ln.set_data(xyz[:, 0], xyz[:, 1])
+            ln.set_3d_properties(xyz[:, 2])
+    if planar:
+        mark.set_data([tip_k[0]], [tip_k[1]])
+    else:
+        mark.set_data([tip_k[0]], [tip_k[1]])
+        mark.set_3d_properties([tip_k[2]])
 
-    if suffix == ".mp4":
-        anim = animation.FuncAnimation(fig, draw, frames=len(idx), blit=False)
-        with atomic_write(output_path(path, overwrite=overwrite, name="path")) as tmp:
-            anim.save(str(tmp), writer=writer)
-        return path
-    # GIF: the static parts drawn once, the moving ones blitted on top of them each frame
+
+def _write_gif(fig, ax, artists, draw, keys, path: Path, fps, overwrite: bool) -> Path:
+    """Write a GIF: the static parts drawn once, the moving ``artists`` (those ``draw(k)``
+    returns) blitted on top of them for each k of ``keys``; ``path`` whole or not at all."""
     from PIL import Image
 
-    for art in (*lines, mark, label):
+    for art in artists:
         art.set_animated(True)
     canvas = fig.canvas
     canvas.draw()
     background = canvas.copy_from_bbox(fig.bbox)
     frames = []
-    for k in range(len(idx)):
+    for k in keys:
         canvas.restore_region(background)
         for art in draw(k):
             ax.draw_artist(art)
