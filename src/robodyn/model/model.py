@@ -36,6 +36,19 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ModelError
+from .joints import (
+    JOINT_CYLINDRICAL,
+    JOINT_FIXED,
+    JOINT_FREE,
+    JOINT_HELICAL,
+    JOINT_PLANAR,
+    JOINT_PRISMATIC,
+    JOINT_REVOLUTE,
+    JOINT_SPHERICAL,
+    JOINT_TYPE_NAMES,
+    JOINT_UNIVERSAL,
+)
+from .poe_export import to_mr as _to_mr
 
 __all__ = [
     "JOINT_FIXED",
@@ -54,26 +67,6 @@ __all__ = [
     "ModelArrays",
 ]
 
-JOINT_FIXED = 0  # the world, or a welded body (ModelBuilder.build(merge_fixed=False))
-JOINT_REVOLUTE = 1  # revolute and continuous: one angle
-JOINT_PRISMATIC = 2
-JOINT_FREE = 3  # floating (base or anywhere): nq = 7, nv = 6
-JOINT_SPHERICAL = 4  # ball: nq = 4 (unit quaternion), nv = 3 (omega_b)
-JOINT_PLANAR = 5  # (phi, x, y), v = (omega_n, v_1, v_2) body twist: nq = nv = 3
-JOINT_HELICAL = 6  # screw: theta, translation pitch * theta along the axis
-JOINT_CYLINDRICAL = 7  # (theta, d) about and along the axis
-JOINT_UNIVERSAL = 8  # (theta_1, theta_2) about jnt_axis, then about jnt_axis2
-JOINT_TYPE_NAMES = {
-    JOINT_FIXED: "fixed",
-    JOINT_REVOLUTE: "revolute",
-    JOINT_PRISMATIC: "prismatic",
-    JOINT_FREE: "free",
-    JOINT_SPHERICAL: "spherical",
-    JOINT_PLANAR: "planar",
-    JOINT_HELICAL: "helical",
-    JOINT_CYLINDRICAL: "cylindrical",
-    JOINT_UNIVERSAL: "universal",
-}
 #: the factors of each joint's configuration space (for :attr:`Model.cspace`)
 _JOINT_SPACE = {
     JOINT_REVOLUTE: ("T",),
@@ -387,9 +380,7 @@ class Model:
 
     def to_mr(self, frame: str | int = "ee"):
         """``(M, Slist, Mlist, Glist)`` of a serial chain; see :func:`robodyn.model.poe.to_mr`."""
-        from .poe import to_mr
-
-        return to_mr(self, frame)
+        return _to_mr(self, frame)
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
