@@ -28,20 +28,32 @@ def _run_loop(run, rec, q, v, z, bar):
     own state or a held torque, external wrenches, joints of several dofs, adaptive
     integrators; samples into ``rec`` (in memory, or streamed to ``out``). A batch with
     ``on_divergence="mark"`` goes on without the rollouts that fail (``_Rollouts``)."""
-    model, controller, integrator, hold = run.model, run.controller, run.integrator, run.hold
-    friction, clip_torque, f_ext, th = run.friction, run.clip_torque, run.f_ext, run.threads
-    batch, K, dt, meta, out = run.batch, run.K, run.dt, run.meta, run.out
-    rtol, atol = run.rtol, run.atol
-    accel = _accelerations(model, friction, f_ext, th)
-    torque = _torques(model, controller, v.shape, clip_torque)
+    model = run.model
+    accel = _accelerations(model, run.friction, run.f_ext, run.threads)
+    torque = _torques(model, run.controller, v.shape, run.clip_torque)
     chart = Chart(model)
-    counter = {"eval": 0}
-    held = {"tau": None, "dz": None}
-    marks = _Rollouts(model, q.shape[0]) if run.mark and batch else None
+    marks = _Rollouts(model, q.shape[0]) if run.mark and run.batch else None
     at = {"k": 0}  # the step being taken, for a rollout that fails in it
+    guarded = _guarded(accel, marks, at, run.batch)
+    counter = {"eval": 0}
+    try:
+        if run.integrator in _ADAPTIVE:
+            rate_of = _counted(torque, guarded, counter)
+            _run_adaptive(run, chart, rate_of, rec, q, v, z, bar, torque)
+        else:
+            _run_steps(run, chart, rec, q, v, z, bar, torque, guarded, marks, at)
+            counter["eval"] = run.K * {"rk4": 4}.get(run.integrator, 1) + 1
+    except (_StepError, KeyboardInterrupt) as exc:
+        return _loop_stopped(run, rec, counter["eval"], exc)
+    return _loop_finished(run, rec, marks, counter["eval"])
+
+
+def _guarded(accel, marks, at, batch):
+    """``guarded(t, q, v, tau, stage1) -> a``: accel, where a rollout of a batch that fails
+    is named (on_divergence="raise": a _StepError) or marked and frozen (``marks``), at step
+    ``at["k"]`` (its last good sample is the one before when it fails at the first stage)."""
 
     def guarded(t, q, v, tau, stage1: bool):
-        """accel; a rollout of a batch that fails is named (raise) or marked and frozen."""
         while True:
             qs, vs = marks.freeze(q, v) if marks is not None else (q, v)
             ts = tau if marks is None or marks.alive.all() else np.where(
@@ -58,122 +70,149 @@ def _run_loop(run, rec, q, v, z, bar):
                                      "going", _status_of(exc.code)) from None  # fmt: skip
                 marks.fail(exc.row, exc.code, at["k"] - 1 if stage1 else at["k"])
 
+    return guarded
+
+
+def _counted(torque, guarded, counter):
+    """``rate_of(t, q, v, z, tau_dz=None) -> (a, tau, dz)`` of the adaptive integrators
+    (``tau_dz``: a held torque), counting the evaluations in ``counter["eval"]``."""
+
     def rate_of(t, q, v, z, tau_dz=None):
         tau, dz = tau_dz if tau_dz is not None else torque(t, q, v, z)
         counter["eval"] += 1
         return guarded(t, q, v, tau, True), tau, dz
 
-    k = 0
-    try:
-        if integrator in _ADAPTIVE:
-            _run_adaptive(integrator, model, chart, rate_of, rec, q, v, z, K, dt, hold, rtol,
-                          atol, bar, torque)  # fmt: skip
-            k = K
-        else:
-            step = STEPS[integrator]
-            first = []  # the first stage's torque and dz of a step: the sample's
+    return rate_of
 
-            if hold:
 
-                def rate(t, q, v, z):
-                    tau = held["tau"]
-                    stage1 = not first
-                    if stage1:
-                        first.append((tau, held["dz"]))
-                    a = guarded(t, q, v, tau, stage1)
-                    if stage1:
-                        first.append(a)
-                    return a, 0.0
+def _held_rate(held, first, guarded):
+    """``rate(t, q, v, z) -> (a, 0)`` of a fixed step under the held torque ``held["tau"]``
+    (the controller integrates its state itself); the first stage's torque and dz, then its
+    acceleration, go to ``first`` (the sample's)."""
 
-            else:
+    def rate(t, q, v, z):
+        tau = held["tau"]
+        stage1 = not first
+        if stage1:
+            first.append((tau, held["dz"]))
+        a = guarded(t, q, v, tau, stage1)
+        if stage1:
+            first.append(a)
+        return a, 0.0
 
-                def rate(t, q, v, z):
-                    tau, dz = torque(t, q, v, z)
-                    stage1 = not first
-                    if stage1:
-                        first.append((tau, dz))
-                    a = guarded(t, q, v, tau, stage1)
-                    if stage1:
-                        first.append(a)  # the sample's acceleration
-                    return a, dz
+    return rate
 
-            every = max(1, min(K, 2000))
-            for k in range(K):
-                t = k * dt
-                at["k"] = k
-                if marks is not None:
-                    q, v = marks.freeze(q, v)
-                if hold and k % hold == 0:
-                    held["tau"], held["dz"] = torque(t, q, v, z)
-                first.clear()
-                try:
-                    q1, v1, z1, a = step(chart, rate, t, q, v, z, dt)
-                except _StepError:  # at a later stage: sample k itself is whole, keep it
-                    if len(first) == 2:
-                        rec.put(k, t, q, v, first[1], first[0][0], z)
-                    raise
-                if hold and z is not None:  # a digital controller integrates its state itself
-                    z1 = z + hold * dt * held["dz"] if (k + 1) % hold == 0 else z
-                rec.put(k, t, q, v, a, first[0][0], z)
-                q, v, z = q1, v1, z1  # (a NaN or inf is caught by the next evaluation)
-                if bar is not None:
-                    bar.update(1)
-                if rec.folder is not None and (k + 1) % every == 0:
-                    rec.mark(k + 1)
-                if marks is not None and not marks.alive.any():
-                    break  # every rollout failed: nothing left to integrate
-            else:
-                k = K
-                at["k"] = K
-                if marks is not None:
-                    q, v = marks.freeze(q, v)
-                # the last sample: its torque and acceleration at the final state
-                if hold and K % hold == 0:
-                    held["tau"], held["dz"] = torque(K * dt, q, v, z)
-                tau = held["tau"] if hold else torque(K * dt, q, v, z)[0]
-                rec.put(K, K * dt, q, v, guarded(K * dt, q, v, tau, True), tau, z)
-            counter["eval"] = K * {"rk4": 4}.get(integrator, 1) + 1
-    except (_StepError, KeyboardInterrupt) as exc:
-        n = rec.done
-        meta_p = {**meta, "complete": False, "n_eval": counter["eval"]}
-        part = rec.trajectory(n, batch, model, meta_p)
-        if isinstance(exc, KeyboardInterrupt):
-            _stopped(run, n, part, None, exc)
-        if not (run.mark and not batch):
-            _stopped(run, n, part, str(exc), exc)
-        # one rollout, on_divergence="mark": its samples, then NaN, and why it stopped
-        marks = _Rollouts(model, 1)
-        marks.fail(0, 11, n - 1)
-        marks.status[0] = exc.status
-        for name in ("q", "v", "a", "tau", "z"):
-            if name in rec.x:
-                rec.x[name][n:] = np.nan
-        rec.x["t"][:] = dt * np.arange(K + 1)
-        if marks.status[0] == 2 and _runaway(model, part):
-            marks.status[0] = 1
-        meta.update(complete=True, n_eval=counter["eval"], failed_rollouts=1)
-        res = rec.trajectory(K + 1, batch, model, meta)
-        res.status = np.asarray(marks.status[0])
-        res.t_end = np.asarray((n - 1) * dt if n > 0 else np.nan)
-        if out is not None:
-            rec.finish(res, out)
-        return res
-    meta["complete"] = True
-    meta["n_eval"] = counter["eval"]
+
+def _continuous_rate(torque, first, guarded):
+    """``rate(t, q, v, z) -> (a, dz)`` of a fixed step, the controller evaluated at every
+    stage; the first stage's torque and dz, then its acceleration, go to ``first``."""
+
+    def rate(t, q, v, z):
+        tau, dz = torque(t, q, v, z)
+        stage1 = not first
+        if stage1:
+            first.append((tau, dz))
+        a = guarded(t, q, v, tau, stage1)
+        if stage1:
+            first.append(a)  # the sample's acceleration
+        return a, dz
+
+    return rate
+
+
+def _run_steps(run, chart, rec, q, v, z, bar, torque, guarded, marks, at) -> None:
+    """The fixed-step integrators: step k goes from sample k, whose torque and acceleration
+    are the step's first stage's; a held torque is the controller's every ``hold`` steps. A
+    batch whose rollouts all failed stops early."""
+    K, dt, hold = run.K, run.dt, run.hold
+    step = STEPS[run.integrator]
+    first = []  # the first stage's torque and dz of a step: the sample's
+    held = {"tau": None, "dz": None}
+    rate = _held_rate(held, first, guarded) if hold else _continuous_rate(torque, first, guarded)
+    every = max(1, min(K, 2000))
+    for k in range(K):
+        t = k * dt
+        at["k"] = k
+        if marks is not None:
+            q, v = marks.freeze(q, v)
+        if hold and k % hold == 0:
+            held["tau"], held["dz"] = torque(t, q, v, z)
+        first.clear()
+        try:
+            q1, v1, z1, a = step(chart, rate, t, q, v, z, dt)
+        except _StepError:  # at a later stage: sample k itself is whole, keep it
+            if len(first) == 2:
+                rec.put(k, t, q, v, first[1], first[0][0], z)
+            raise
+        if hold and z is not None:  # a digital controller integrates its state itself
+            z1 = z + hold * dt * held["dz"] if (k + 1) % hold == 0 else z
+        rec.put(k, t, q, v, a, first[0][0], z)
+        q, v, z = q1, v1, z1  # (a NaN or inf is caught by the next evaluation)
+        if bar is not None:
+            bar.update(1)
+        if rec.folder is not None and (k + 1) % every == 0:
+            rec.mark(k + 1)
+        if marks is not None and not marks.alive.any():
+            return  # every rollout failed: nothing left to integrate
+    at["k"] = K
     if marks is not None:
-        _mark_failed(rec, marks, K, dt, model, meta)
-    res = rec.trajectory(K + 1, batch, model, meta)
+        q, v = marks.freeze(q, v)
+    # the last sample: its torque and acceleration at the final state
+    if hold and K % hold == 0:
+        held["tau"], held["dz"] = torque(K * dt, q, v, z)
+    tau = held["tau"] if hold else torque(K * dt, q, v, z)[0]
+    rec.put(K, K * dt, q, v, guarded(K * dt, q, v, tau, True), tau, z)
+
+
+def _loop_stopped(run, rec, n_eval, exc):
+    """A step failed (a _StepError) or Ctrl-C: raise with the samples before it, or, for one
+    rollout with on_divergence="mark", hand back its samples, then NaN, and why it stopped."""
+    model, K, dt, meta = run.model, run.K, run.dt, run.meta
+    n = rec.done
+    meta_p = {**meta, "complete": False, "n_eval": n_eval}
+    part = rec.trajectory(n, run.batch, model, meta_p)
+    if isinstance(exc, KeyboardInterrupt):
+        _stopped(run, n, part, None, exc)
+    if not (run.mark and not run.batch):
+        _stopped(run, n, part, str(exc), exc)
+    # one rollout, on_divergence="mark": its samples, then NaN, and why it stopped
+    marks = _Rollouts(model, 1)
+    marks.fail(0, 11, n - 1)
+    marks.status[0] = exc.status
+    for name in ("q", "v", "a", "tau", "z"):
+        if name in rec.x:
+            rec.x[name][n:] = np.nan
+    rec.x["t"][:] = dt * np.arange(K + 1)
+    if marks.status[0] == 2 and _runaway(model, part):
+        marks.status[0] = 1
+    meta.update(complete=True, n_eval=n_eval, failed_rollouts=1)
+    res = rec.trajectory(K + 1, run.batch, model, meta)
+    res.status = np.asarray(marks.status[0])
+    res.t_end = np.asarray((n - 1) * dt if n > 0 else np.nan)
+    if run.out is not None:
+        rec.finish(res, run.out)
+    return res
+
+
+def _loop_finished(run, rec, marks, n_eval):
+    """The run's Trajectory (written to ``out``); with marks, the failed rollouts' samples
+    after their last good one NaN, their ``status`` and ``t_end``."""
+    K, dt, meta, batch = run.K, run.dt, run.meta, run.batch
+    meta["complete"] = True
+    meta["n_eval"] = n_eval
+    if marks is not None:
+        _mark_failed(rec, marks, K, dt, run.model, meta)
+    res = rec.trajectory(K + 1, batch, run.model, meta)
     if marks is not None:
         res.status = marks.status.reshape(batch)
         last = np.where(marks.alive, K, marks.last)
         res.t_end = np.where(last >= 0, last * dt, np.nan).reshape(batch)
-    if out is not None:
-        rec.finish(res, out)
+    if run.out is not None:
+        rec.finish(res, run.out)
     return res
 
 
-def _run_adaptive(integrator, model, chart, rate_of, rec, q, v, z, K, dt, hold, rtol, atol,
-                  bar, torque):  # fmt: skip
+def _run_adaptive(run, chart, rate_of, rec, q, v, z, bar, torque) -> None:
     """scipy's solve_ivp over pieces of the run, sampled at t_k.
 
     A piece is ``hold`` steps with a held torque (zero-order hold), one step for a floating
@@ -181,6 +220,7 @@ def _run_adaptive(integrator, model, chart, rate_of, rec, q, v, z, K, dt, hold, 
     piece restarts the error control from the piece's first sample."""
     from scipy.integrate import solve_ivp
 
+    method, K, dt, hold = _ADAPTIVE[run.integrator], run.K, run.dt, run.hold
     shape_v = v.shape
     nz = 0 if z is None else z.shape[-1]
     lead = shape_v[:-1]
@@ -210,10 +250,10 @@ def _run_adaptive(integrator, model, chart, rate_of, rec, q, v, z, K, dt, hold, 
         y0 = np.concatenate([np.zeros(n_v), v.ravel()] + ([z.ravel()] if n_z else []))
         ts = dt * np.arange(k, k1 + 1)
         ts[-1] = min(ts[-1], K * dt)
-        sol = solve_ivp(fun, (ts[0], ts[-1]), y0, method=_ADAPTIVE[integrator], t_eval=ts,
-                        rtol=rtol, atol=atol)  # fmt: skip
+        sol = solve_ivp(fun, (ts[0], ts[-1]), y0, method=method, t_eval=ts, rtol=run.rtol,
+                        atol=run.atol)  # fmt: skip
         if sol.status != 0 or sol.y.shape[1] != len(ts):
-            raise _StepError(f"scipy's {_ADAPTIVE[integrator]} failed: {sol.message}")
+            raise _StepError(f"scipy's {method} failed: {sol.message}")
         for j in range(len(ts) - 1):  # samples k .. k1 - 1
             y = np.ascontiguousarray(sol.y[:, j])
             qq = chart.plus(q_chart, y[:n_v].reshape(shape_v))
