@@ -91,41 +91,57 @@ def _run_compiled(setup, run, q, v, bar):
     """One rollout in the compiled core: in one call, or, streaming to ``out`` or with a
     progress bar, in pieces of _PIECE steps written straight into the files of the
     ``.partial`` folder (each piece marked done on disk)."""
-    model, K, dt, meta, folder, out = run.model, run.K, run.dt, run.meta, run.folder, run.out
-    nv = model.nv
+    K, nv, meta = run.K, run.model.nv, run.meta
     meta["n_eval"] = K * (4 if meta["integrator"] == "rk4" else 1) + 1
     rec = X = None
-    k, n, exc = 0, 0, None
     try:
-        if folder is not None:
-            rec = _Record(K, (nv,), (nv,), None, folder, meta)
-            rec.x["t"][:] = dt * np.arange(K + 1)
+        if run.folder is not None:
+            rec = _Record(K, (nv,), (nv,), None, run.folder, meta)
+            rec.x["t"][:] = run.dt * np.arange(K + 1)
             X = (rec.x["q"], rec.x["v"], rec.x["a"], rec.x["tau"])
         else:
             X = tuple(np.empty((K + 1, nv)) for _ in range(4))
         X[0][0], X[1][0] = q, v
-        piece = K if rec is None and bar is None else _PIECE
+        code, n, exc = _c_pieces(setup, run, X, rec, bar)
+    except KeyboardInterrupt as stop_here:  # Ctrl-C before the first piece
+        if X is None:  # before the samples exist: simulate hands back an empty trajectory
+            raise
+        code, n, exc = _INTERRUPTED, 0, stop_here
+    meta["complete"] = code == 0
+    if code:
+        meta["n_eval"] = None
+    return _compiled_result(run, rec, X, code, n, exc)
+
+
+def _c_pieces(setup, run, X, rec, bar):
+    """Steps 0 .. K into X, in one piece, or in pieces of _PIECE steps (each marked done on
+    disk) when streaming or showing progress. Returns (code, n, exc): the core's error code
+    (0: done; _INTERRUPTED: Ctrl-C, exc its exception) and the n samples complete."""
+    K, k, n = run.K, 0, 0
+    piece = K if rec is None and bar is None else _PIECE
+    try:
         while True:
             k1 = min(K, k + piece)
-            code, done, exc = _c_piece(setup, X, k, k1, dt)
+            code, done, exc = _c_piece(setup, X, k, k1, run.dt)
             if code:
-                n = k + done
-                break
+                return code, k + done, exc
             n = k1 + 1  # samples 0 .. k1 are complete
             if bar is not None:
                 bar.update(k1 - k)
             if k1 == K:
-                break
+                return code, n, exc
             if rec is not None:
                 rec.mark(n)
             k = k1
     except KeyboardInterrupt as stop_here:  # Ctrl-C between two pieces
-        if X is None:  # before the first: simulate hands back an empty trajectory
-            raise
-        code, exc = _INTERRUPTED, stop_here
-    meta["complete"] = code == 0
-    if code:
-        meta["n_eval"] = None
+        return _INTERRUPTED, n, stop_here
+
+
+def _compiled_result(run, rec, X, code: int, n: int, exc):
+    """The rollout's Trajectory (written to ``out``), or, when the core stopped it (code),
+    SimulationInterrupted / SimulationError with its n samples; with on_divergence="mark",
+    its samples then NaN, ``status`` and ``t_end``."""
+    model, K, dt, meta = run.model, run.K, run.dt, run.meta
 
     def cut(n):
         if rec is not None:
@@ -152,6 +168,6 @@ def _run_compiled(setup, run, q, v, bar):
         res.status = np.asarray(status)
         last = K if not code else n - 1  # the last good sample (-1: none)
         res.t_end = np.asarray(last * dt if last >= 0 else np.nan)
-    if out is not None:
-        rec.finish(res, out)
+    if run.out is not None:
+        rec.finish(res, run.out)
     return res
