@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -308,9 +308,7 @@ class ModelBuilder:
         _check_tree(bodies, by_name, self.root)
         _check_mimics(bodies)
         order = _dfs_order(bodies, self.root)
-        return _assemble(
-            self.name, self.root, gravity, order, by_name, self._frames, bool(merge_fixed)
-        )
+        return _assemble(self.name, self.root, gravity, order, self._frames, bool(merge_fixed))
 
 
 # ============================================================================= checks
@@ -415,90 +413,24 @@ def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
 
 
 def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
+    """Each add_body call validated in turn (names, joint, inertia, limits, mimic) into a
+    :class:`_Checked` body; the first problem raises a ModelError naming the body or joint."""
     out: list[_Checked] = []
     seen_body: set[str] = {root}
     seen_joint: dict[str, str] = {}
     for s in specs:
-        if not isinstance(s.name, str) or not s.name:
-            raise ModelError(f"body name must be a non-empty string, got {s.name!r}")
-        b = f"body {s.name!r}"
-        if s.name in seen_body:
-            raise ModelError(f"duplicate body name {s.name!r}")
-        seen_body.add(s.name)
-        if s.parent is None:
-            raise ModelError(
-                f"{b} has no parent: two roots ({root!r} and {s.name!r}); "
-                f"attach it to {root!r} or to another body"
-            )
-        if not isinstance(s.parent, str):
-            raise ModelError(f"{b}: parent must be a body name, got {s.parent!r}")
-        jname = s.joint_name if s.joint_name is not None else f"{s.name}_joint"
-        if not isinstance(jname, str) or not jname:
-            raise ModelError(f"{b}: joint name must be a non-empty string, got {jname!r}")
+        jname = _check_names(s, root, seen_body, seen_joint)
         j = f"joint {jname!r} (body {s.name!r})"
-        if jname in seen_joint:
-            raise ModelError(
-                f"duplicate joint name {jname!r} (bodies {seen_joint[jname]!r} and {s.name!r})"
-            )
-        seen_joint[jname] = s.name
-        kind = s.joint_type
-        if kind not in JOINT_TYPES:
-            raise ModelError(
-                f"{j}: unknown joint type {kind!r}; expected one of {', '.join(JOINT_TYPES)}"
-            )
-        jtype = JOINT_TYPES[kind]
-        axis = _finite_vector(s.axis, 3, f"{j} axis")
-        if jtype in _AXIAL:
-            unit, n = _unit(axis)
-            if n < 1e-12:
-                raise ModelError(f"{j} has a zero axis {axis.tolist()}")
-            axis = unit
-        else:
-            axis = np.zeros(3)
-        T = _rigid_transform(s.T, f"{j} origin T")
-        if jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_FIXED) and s.mimic is not None:
-            raise ModelError(f"{j}: a {kind} joint cannot be a mimic joint")
-        pitch = _scalar(s.pitch, f"{j} pitch")
-        _bounded(pitch, MAX_LENGTH, "m/rad", f"{j} pitch")
-        axis2 = None
-        if jtype == JOINT_UNIVERSAL:
-            axis2 = _finite_vector(s.axis2, 3, f"{j} axis2")
-            unit2, n2 = _unit(axis2)
-            if n2 < 1e-12:
-                raise ModelError(f"{j} has a zero axis2 {axis2.tolist()}")
-            axis2 = unit2
-            if np.linalg.norm(np.cross(axis, axis2)) < 1e-6:
-                raise ModelError(f"{j}: axis2 {axis2.tolist()} is parallel to axis")
-        m, c, Ic = _inertia_parts(s.inertia, f"{b} inertia")
-        lower = _scalar(s.lower, f"{j} lower limit", allow_inf=True)
-        upper = _scalar(s.upper, f"{j} upper limit", allow_inf=True)
-        if lower > upper:
-            raise ModelError(f"{j}: lower limit {lower} > upper limit {upper}")
-        if jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_HELICAL) or kind == "continuous":
-            lower, upper = -math.inf, math.inf
-        vals = {}
-        for key, allow_inf in (
-            ("velocity", True),
-            ("effort", True),
-            ("damping", False),
-            ("friction", False),
-            ("armature", False),
-        ):
-            v = _scalar(getattr(s, key), f"{j} {key}", allow_inf=allow_inf)
-            if v < 0:
-                word = "limit" if key in ("velocity", "effort") else "coefficient"
-                raise ModelError(f"{j}: negative {key} {word} {v}")
-            vals[key] = v
-        mult = _scalar(s.multiplier, f"{j} mimic multiplier")
-        off = _scalar(s.offset, f"{j} mimic offset")
-        if s.mimic is not None and not isinstance(s.mimic, str):
-            raise ModelError(f"{j}: mimic must be the leader joint's name, got {s.mimic!r}")
+        jtype, axis, T, pitch, axis2 = _check_joint(s, j)
+        m, c, Ic = _inertia_parts(s.inertia, f"body {s.name!r} inertia")
+        lower, upper, vals = _check_limits(s, j, jtype)
+        mult, off = _check_mimic_numbers(s, j)
         out.append(
             _Checked(
                 name=s.name,
                 parent=s.parent,
                 joint_name=jname,
-                kind=kind,
+                kind=s.joint_type,
                 jtype=jtype,
                 axis=axis,
                 T=T,
@@ -511,12 +443,111 @@ def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
                 multiplier=mult,
                 offset=off,
                 frames=[],
-                pitch=pitch if jtype == JOINT_HELICAL else 0.0,
+                pitch=pitch,
                 axis2=axis2,
                 **vals,
             )
         )
     return out
+
+
+def _check_names(s: _BodySpec, root: str, seen_body: set[str], seen_joint: dict[str, str]) -> str:
+    """The body's name, its parent's and its joint's: strings, unique (recorded in
+    ``seen_body`` and ``seen_joint``), a parent given; returns the joint's name."""
+    if not isinstance(s.name, str) or not s.name:
+        raise ModelError(f"body name must be a non-empty string, got {s.name!r}")
+    b = f"body {s.name!r}"
+    if s.name in seen_body:
+        raise ModelError(f"duplicate body name {s.name!r}")
+    seen_body.add(s.name)
+    if s.parent is None:
+        raise ModelError(
+            f"{b} has no parent: two roots ({root!r} and {s.name!r}); "
+            f"attach it to {root!r} or to another body"
+        )
+    if not isinstance(s.parent, str):
+        raise ModelError(f"{b}: parent must be a body name, got {s.parent!r}")
+    jname = s.joint_name if s.joint_name is not None else f"{s.name}_joint"
+    if not isinstance(jname, str) or not jname:
+        raise ModelError(f"{b}: joint name must be a non-empty string, got {jname!r}")
+    if jname in seen_joint:
+        raise ModelError(
+            f"duplicate joint name {jname!r} (bodies {seen_joint[jname]!r} and {s.name!r})"
+        )
+    seen_joint[jname] = s.name
+    return jname
+
+
+def _check_joint(s: _BodySpec, j: str) -> tuple:
+    """``(jtype, axis, T, pitch, axis2)`` of the joint ``j``: its type code, unit axis (zeros
+    for a joint without one), placement, pitch (0 but for a helical joint) and second axis
+    (None but for a universal joint)."""
+    kind = s.joint_type
+    if kind not in JOINT_TYPES:
+        raise ModelError(
+            f"{j}: unknown joint type {kind!r}; expected one of {', '.join(JOINT_TYPES)}"
+        )
+    jtype = JOINT_TYPES[kind]
+    axis = _finite_vector(s.axis, 3, f"{j} axis")
+    if jtype in _AXIAL:
+        unit, n = _unit(axis)
+        if n < 1e-12:
+            raise ModelError(f"{j} has a zero axis {axis.tolist()}")
+        axis = unit
+    else:
+        axis = np.zeros(3)
+    T = _rigid_transform(s.T, f"{j} origin T")
+    if jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_FIXED) and s.mimic is not None:
+        raise ModelError(f"{j}: a {kind} joint cannot be a mimic joint")
+    pitch = _scalar(s.pitch, f"{j} pitch")
+    _bounded(pitch, MAX_LENGTH, "m/rad", f"{j} pitch")
+    axis2 = None
+    if jtype == JOINT_UNIVERSAL:
+        axis2 = _finite_vector(s.axis2, 3, f"{j} axis2")
+        unit2, n2 = _unit(axis2)
+        if n2 < 1e-12:
+            raise ModelError(f"{j} has a zero axis2 {axis2.tolist()}")
+        axis2 = unit2
+        if np.linalg.norm(np.cross(axis, axis2)) < 1e-6:
+            raise ModelError(f"{j}: axis2 {axis2.tolist()} is parallel to axis")
+    return jtype, axis, T, pitch if jtype == JOINT_HELICAL else 0.0, axis2
+
+
+def _check_limits(s: _BodySpec, j: str, jtype: int) -> tuple[float, float, dict]:
+    """``(lower, upper, coefficients)``: the position limits (infinite where the joint type
+    has none), and the velocity and effort limits, damping, friction and armature, each
+    >= 0, by name."""
+    lower = _scalar(s.lower, f"{j} lower limit", allow_inf=True)
+    upper = _scalar(s.upper, f"{j} upper limit", allow_inf=True)
+    if lower > upper:
+        raise ModelError(f"{j}: lower limit {lower} > upper limit {upper}")
+    limited = jtype in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_HELICAL)
+    if not limited or s.joint_type == "continuous":
+        lower, upper = -math.inf, math.inf
+    vals = {}
+    for key, allow_inf in (
+        ("velocity", True),
+        ("effort", True),
+        ("damping", False),
+        ("friction", False),
+        ("armature", False),
+    ):
+        v = _scalar(getattr(s, key), f"{j} {key}", allow_inf=allow_inf)
+        if v < 0:
+            word = "limit" if key in ("velocity", "effort") else "coefficient"
+            raise ModelError(f"{j}: negative {key} {word} {v}")
+        vals[key] = v
+    return lower, upper, vals
+
+
+def _check_mimic_numbers(s: _BodySpec, j: str) -> tuple[float, float]:
+    """The mimic multiplier and offset (finite), and the leader given by name; whether the
+    leader exists is checked once every body is known (:func:`_check_mimics`)."""
+    mult = _scalar(s.multiplier, f"{j} mimic multiplier")
+    off = _scalar(s.offset, f"{j} mimic offset")
+    if s.mimic is not None and not isinstance(s.mimic, str):
+        raise ModelError(f"{j}: mimic must be the leader joint's name, got {s.mimic!r}")
+    return mult, off
 
 
 def _check_frames(frames, by_name: dict[str, _Checked], root: str) -> None:
@@ -612,7 +643,23 @@ def _axis2(spec) -> np.ndarray:
     return spec.axis2 if spec is not None and spec.axis2 is not None else np.zeros(3)
 
 
-def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> Model:
+def _assemble(name, root, gravity, order, frames, merge_fixed=True) -> Model:
+    """The Model of the bodies in depth-first ``order``: fixed-joint children merged into
+    their parents (when ``merge_fixed``), then the coordinates, the tree arrays and the dof
+    limits laid out in body order."""
+    new, frame_list, notes = _merged_bodies(root, order, frames, merge_fixed)
+    coords = _coordinates(new)
+    tree = _tree_arrays(new, coords)
+    limits = _dof_limits(new, coords)
+    return _model(name, gravity, new, frame_list, notes, coords, tree, limits)
+
+
+def _merged_bodies(root, order, frames, merge_fixed: bool) -> tuple[list, list, list]:
+    """``(bodies, frames, notes)``: the Model's bodies in order, each a dict (name, joint,
+    parent index, jtype, axis, T in the parent, (m, c, I_c) inertia, spec), with a fixed
+    joint's child merged into its parent when ``merge_fixed``; the operational frames as
+    (name, body index, T_body_frame), each link's own followed by the user's on it; and
+    what was merged or follows a leader, for ``Model.notes``."""
     # host[name] = (new body index, T_host_body): the body a link ends up in after merging.
     host: dict[str, tuple[int, np.ndarray]] = {root: (0, np.eye(4))}
     new: list[dict] = [
@@ -634,30 +681,16 @@ def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> 
     for b in order:
         ph, T_hp = host[b.parent]
         T_hb = T_hp @ b.T  # placement of b's joint frame in the host of its parent
-        inertia = (b.mass, b.com, b.inertia)
         if b.jtype == JOINT_FIXED and merge_fixed:
             host[b.name] = (ph, T_hb)
-            target = new[ph]["name"]
-            if ph == 0:
-                msg = f"fixed joint {b.joint_name!r} merged link {b.name!r} into {target!r}"
-                if b.mass > 0:
-                    msg += f" (its mass {b.mass:g} kg is carried by the fixed world)"
-                notes.append(msg)
-            else:
-                try:
-                    new[ph]["inertia"] = _moved_sum(new[ph]["inertia"], inertia, T_hb)
-                except ValueError as exc:
-                    raise ModelError(
-                        f"merging fixed link {b.name!r} into {target!r}: {exc}"
-                    ) from exc
-                notes.append(f"fixed joint {b.joint_name!r} merged link {b.name!r} into {target!r}")
+            notes.append(_merge_fixed_child(new[ph], ph == 0, b, T_hb))
             add_frames(b.name, ph, T_hb)
             continue
         i = len(new)
         host[b.name] = (i, np.eye(4))
         new.append(
             dict(name=b.name, joint=b.joint_name, parent=ph, jtype=b.jtype, axis=b.axis,
-                 T=T_hb, inertia=inertia, spec=b)
+                 T=T_hb, inertia=(b.mass, b.com, b.inertia), spec=b)
         )  # fmt: skip
         add_frames(b.name, i, np.eye(4))
         if b.mimic is not None:
@@ -665,14 +698,43 @@ def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> 
                 f"mimic joint {b.joint_name!r} follows {b.mimic!r}: "
                 f"q = {b.multiplier:g} * q_{b.mimic} + {b.offset:g}"
             )
+    return new, frame_list, notes
 
+
+def _merge_fixed_child(host: dict, world: bool, b: _Checked, T_hb: np.ndarray) -> str:
+    """Merge the fixed-joint child ``b``, placed at ``T_hb`` in its host body, into ``host``
+    (its inertia moved and added; the fixed ``world`` carries none); returns the note."""
+    target = host["name"]
+    if world:
+        msg = f"fixed joint {b.joint_name!r} merged link {b.name!r} into {target!r}"
+        if b.mass > 0:
+            msg += f" (its mass {b.mass:g} kg is carried by the fixed world)"
+        return msg
+    try:
+        host["inertia"] = _moved_sum(host["inertia"], (b.mass, b.com, b.inertia), T_hb)
+    except ValueError as exc:
+        raise ModelError(f"merging fixed link {b.name!r} into {target!r}: {exc}") from exc
+    return f"fixed joint {b.joint_name!r} merged link {b.name!r} into {target!r}"
+
+
+class _Coordinates(NamedTuple):
+    """Where each body's joint keeps its coordinates (arrays of shape (nb,)), and nq, nv."""
+
+    qadr: np.ndarray
+    vadr: np.ndarray
+    nq_j: np.ndarray  # coordinates each joint owns (0 for a mimic joint)
+    nv_j: np.ndarray
+    mimic: np.ndarray  # the leader's body index, -1 for an ordinary joint
+    mult: np.ndarray
+    off: np.ndarray
+    nq: int
+    nv: int
+
+
+def _coordinates(new: list[dict]) -> _Coordinates:
+    """q and v addresses: the non-mimic joints' in body order, then each mimic joint shares
+    its leader's (and owns no coordinate)."""
     nb = len(new)
-    parent = np.array([n["parent"] for n in new], dtype=np.int64)
-    subtree_end = np.arange(1, nb + 1, dtype=np.int64)
-    for i in range(nb - 1, 0, -1):
-        subtree_end[parent[i]] = max(subtree_end[parent[i]], subtree_end[i])
-
-    # coordinates: non-mimic joints in body order, then mimics share their leader's.
     jnt_index = {n["joint"]: i for i, n in enumerate(new) if i > 0}
     qadr = np.zeros(nb, np.int64)
     vadr = np.zeros(nb, np.int64)
@@ -695,51 +757,94 @@ def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> 
             lead = jnt_index[s.mimic]
             mimic[i], mult[i], off[i] = lead, s.multiplier, s.offset
             qadr[i], vadr[i] = qadr[lead], vadr[lead]
+    return _Coordinates(qadr, vadr, nqj, nvj, mimic, mult, off, nq, nv)
 
-    # dofs: owner body and the previous dof towards the root.
-    dof_body = np.zeros(nv, np.int64)
-    dof_parent = np.full(nv, -1, np.int64)
+
+class _Tree(NamedTuple):
+    """The tree in index form: ``body_parent`` and ``body_subtree_end`` (nb,), and each dof's
+    owner body and the previous dof towards the root, -1 for none (nv,)."""
+
+    parent: np.ndarray
+    subtree_end: np.ndarray
+    dof_body: np.ndarray
+    dof_parent: np.ndarray
+
+
+def _tree_arrays(new: list[dict], c: _Coordinates) -> _Tree:
+    """Parents, subtree ends (the subtree of i is the range i .. end - 1) and the dof tree."""
+    nb = len(new)
+    parent = np.array([n["parent"] for n in new], dtype=np.int64)
+    subtree_end = np.arange(1, nb + 1, dtype=np.int64)
+    for i in range(nb - 1, 0, -1):
+        subtree_end[parent[i]] = max(subtree_end[parent[i]], subtree_end[i])
+    dof_body = np.zeros(c.nv, np.int64)
+    dof_parent = np.full(c.nv, -1, np.int64)
     last_dof = np.full(nb, -1, np.int64)  # last dof on the path root..i
     for i in range(1, nb):
         prev = last_dof[parent[i]]
-        for k in range(nvj[i]):
-            d = vadr[i] + k
+        for k in range(c.nv_j[i]):
+            d = c.vadr[i] + k
             dof_body[d] = i
             dof_parent[d] = prev
             prev = d
         last_dof[i] = prev
+    return _Tree(parent, subtree_end, dof_body, dof_parent)
 
-    q_lower = np.full(nq, -np.inf)
-    q_upper = np.full(nq, np.inf)
-    v_limit = np.full(nv, np.inf)
-    effort = np.full(nv, np.inf)
-    damping = np.zeros(nv)
-    friction = np.zeros(nv)
-    armature = np.zeros(nv)
-    for i in range(1, nb):
+
+class _Limits(NamedTuple):
+    """Position limits (nq,), and velocity and effort limits, damping, friction and
+    armature (nv,)."""
+
+    q_lower: np.ndarray
+    q_upper: np.ndarray
+    v_limit: np.ndarray
+    effort: np.ndarray
+    damping: np.ndarray
+    friction: np.ndarray
+    armature: np.ndarray
+
+
+def _dof_limits(new: list[dict], c: _Coordinates) -> _Limits:
+    """Each joint's limits and coefficients at its coordinates; a quaternion's entries lie in
+    -1..1, the other coordinates of multi-dof joints are unlimited in position."""
+    q_lower = np.full(c.nq, -np.inf)
+    q_upper = np.full(c.nq, np.inf)
+    v_limit = np.full(c.nv, np.inf)
+    effort = np.full(c.nv, np.inf)
+    damping = np.zeros(c.nv)
+    friction = np.zeros(c.nv)
+    armature = np.zeros(c.nv)
+    for i in range(1, len(new)):
         s = new[i]["spec"]
-        if nqj[i] == 0:
+        if c.nq_j[i] == 0:
             continue
-        qa, va = qadr[i], vadr[i]
+        qa, va, nvj = c.qadr[i], c.vadr[i], c.nv_j[i]
         if s.jtype in (JOINT_FREE, JOINT_SPHERICAL):
             e = qa + (3 if s.jtype == JOINT_FREE else 0)  # the quaternion's entries
             q_lower[e : e + 4] = -1.0
             q_upper[e : e + 4] = 1.0
         if s.jtype in (JOINT_SPHERICAL, JOINT_PLANAR, JOINT_CYLINDRICAL, JOINT_UNIVERSAL):
-            v_limit[va : va + nvj[i]], effort[va : va + nvj[i]] = s.velocity, s.effort
+            v_limit[va : va + nvj], effort[va : va + nvj] = s.velocity, s.effort
         elif s.jtype != JOINT_FREE:
             q_lower[qa], q_upper[qa] = s.lower, s.upper
             v_limit[va], effort[va] = s.velocity, s.effort
-        sl = slice(va, va + nvj[i])
+        sl = slice(va, va + nvj)
         damping[sl], friction[sl], armature[sl] = s.damping, s.friction, s.armature
+    return _Limits(q_lower, q_upper, v_limit, effort, damping, friction, armature)
 
+
+def _model(
+    name, gravity, new, frame_list, notes, c: _Coordinates, tree: _Tree, lim: _Limits
+) -> Model:
+    """The frozen Model of the assembled bodies, frames, coordinates, tree and limits."""
+    nb = len(new)
     return Model(
         name=str(name),
         body_names=tuple(n["name"] for n in new),
         joint_names_all=tuple(n["joint"] for n in new),
         frame_names=tuple(f[0] for f in frame_list),
-        body_parent=parent,
-        body_subtree_end=subtree_end,
+        body_parent=tree.parent,
+        body_subtree_end=tree.subtree_end,
         body_mass=np.array([n["inertia"][0] for n in new]),
         body_com=np.array([n["inertia"][1] for n in new]).reshape(nb, 3),
         body_inertia=np.array([n["inertia"][2] for n in new]).reshape(nb, 3, 3),
@@ -747,22 +852,22 @@ def _assemble(name, root, gravity, order, by_name, frames, merge_fixed=True) -> 
         jnt_axis=np.array([n["axis"] for n in new]).reshape(nb, 3),
         jnt_R=np.array([n["T"][:3, :3] for n in new]).reshape(nb, 3, 3),
         jnt_p=np.array([n["T"][:3, 3] for n in new]).reshape(nb, 3),
-        jnt_qadr=qadr,
-        jnt_vadr=vadr,
-        jnt_nq=nqj,
-        jnt_nv=nvj,
-        jnt_mimic=mimic,
-        jnt_mimic_mult=mult,
-        jnt_mimic_offset=off,
-        dof_body=dof_body,
-        dof_parent=dof_parent,
-        q_lower=q_lower,
-        q_upper=q_upper,
-        v_limit=v_limit,
-        effort_limit=effort,
-        dof_damping=damping,
-        dof_friction=friction,
-        dof_armature=armature,
+        jnt_qadr=c.qadr,
+        jnt_vadr=c.vadr,
+        jnt_nq=c.nq_j,
+        jnt_nv=c.nv_j,
+        jnt_mimic=c.mimic,
+        jnt_mimic_mult=c.mult,
+        jnt_mimic_offset=c.off,
+        dof_body=tree.dof_body,
+        dof_parent=tree.dof_parent,
+        q_lower=lim.q_lower,
+        q_upper=lim.q_upper,
+        v_limit=lim.v_limit,
+        effort_limit=lim.effort,
+        dof_damping=lim.damping,
+        dof_friction=lim.friction,
+        dof_armature=lim.armature,
         gravity=gravity,
         frame_body=np.array([f[1] for f in frame_list], np.int64),
         frame_R=np.array([f[2][:3, :3] for f in frame_list]).reshape(-1, 3, 3),
