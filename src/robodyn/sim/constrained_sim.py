@@ -20,7 +20,7 @@ import numpy as np
 from ..constrained import HolonomicConstraint, constrained_forward_dynamics, constraint_projections
 from ..errors import SimulationError
 from ._failure import _StepError
-from ._system import _as_seconds, _name, _states, _torques
+from ._system import _check_controller, _name, _states, _steps, _torques
 from .integrators import STEPS, Chart
 from .result import Trajectory
 
@@ -75,15 +75,27 @@ def simulate_constrained(model, q0, v0, controller, *, duration, dt, integrator,
                          f"(fixed step), got {integrator!r}")  # fmt: skip
     if f_ext is not None or control_dt is not None:
         raise ValueError("with constraints, f_ext and control_dt are not supported")
-    duration = _as_seconds(duration, "duration")
-    dt = _as_seconds(dt, "dt")
-    K = round(duration / dt)
-    if K < 1 or abs(K * dt - duration) > 1e-9 * duration:
-        raise ValueError(f"duration ({duration:g} s) must be a whole number of steps dt ({dt:g} s)")
-    if controller is not None and not callable(controller):
-        raise ValueError(f"controller must be callable as controller(t, q, v), got {controller!r}")
+    duration, dt, K = _steps(duration, dt)
+    _check_controller(controller)
     if int(getattr(controller, "state_size", 0) or 0):
         raise ValueError("with constraints, controllers with their own state are not supported")
+    con, q, v, k_rows = _consistent_start(model, q0, v0, constraints)
+    torque = _torques(model, controller, (model.nv,), clip_torque)
+    meta = {
+        "model": model.name, "integrator": integrator, "dt": dt, "duration": duration,
+        "control_dt": None, "friction": bool(friction), "clip_torque": bool(clip_torque),
+        "controller": _name(controller), "joint_names": list(model.joint_names),
+        "rollouts": [], "constraints": k_rows,
+        "n_eval": (K + 1) * (4 if integrator == "rk4" else 1),
+    }  # fmt: skip
+    first: list = []  # the first stage's (tau, lambda) of a step: the sample's
+    rate = _constrained_rate(model, con, torque, friction, first)
+    return _integrate(model, con, rate, first, q, v, K, dt, STEPS[integrator], meta)
+
+
+def _consistent_start(model, q0, v0, constraints):
+    """The constraints as one object, the initial state (one), and its velocity projected
+    onto ``A(q0) v = 0`` (the M-orthogonal projection of eq. 10.19); and k, A's rows."""
     batch, q, v = _states(model, q0, v0)
     if batch:
         raise ValueError(f"with constraints, q0 must be one state (nq,), got a batch {batch}")
@@ -96,11 +108,12 @@ def simulate_constrained(model, q0, v0, controller, *, duration, dt, integrator,
 
     P = constraint_projections(mass_matrix(model, q), A0)[1]
     v = P @ np.asarray(v, dtype=float)  # consistent initial velocity (eq. 10.19)
-    k_rows = A0.shape[0]
-    torque = _torques(model, controller, (model.nv,), clip_torque)
-    chart = Chart(model)
-    step = STEPS[integrator]
-    first: list = []
+    return con, q, v, A0.shape[0]
+
+
+def _constrained_rate(model, con, torque, friction: bool, first: list):
+    """``rate(t, q, v, z) -> (vdot, None)`` of a step: the KKT solve (eqs. 10.16-10.17)
+    under the controller's torque; the first stage's (tau, lambda) goes to ``first``."""
 
     def rate(t, q, v, z):
         if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
@@ -116,17 +129,19 @@ def simulate_constrained(model, q0, v0, controller, *, duration, dt, integrator,
             first.append((tau, lam))
         return a, None
 
+    return rate
+
+
+def _integrate(model, con, rate, first, q, v, K: int, dt: float, step, meta) -> Trajectory:
+    """Samples 0 .. K (each with its violation ``max |A v|`` and multipliers), one step of
+    ``step`` between two; a failed step or Ctrl-C raises SimulationError with the samples
+    before it."""
+    chart = Chart(model)
+    k_rows = meta["constraints"]
     T = dt * np.arange(K + 1)
     Q, V = np.empty((K + 1, model.nq)), np.empty((K + 1, model.nv))
     Acc, TAU = np.empty((K + 1, model.nv)), np.empty((K + 1, model.nv))
     LAM, ERR = np.empty((K + 1, k_rows)), np.empty(K + 1)
-    meta = {
-        "model": model.name, "integrator": integrator, "dt": dt, "duration": duration,
-        "control_dt": None, "friction": bool(friction), "clip_torque": bool(clip_torque),
-        "controller": _name(controller), "joint_names": list(model.joint_names),
-        "rollouts": [], "constraints": k_rows,
-        "n_eval": (K + 1) * (4 if integrator == "rk4" else 1),
-    }  # fmt: skip
     k = 0
     try:
         for k in range(K + 1):
