@@ -8,6 +8,17 @@ integrated from ``(q0, v0)`` for ``duration`` seconds; ``qdd`` comes from the ar
 body algorithm in the compiled core (a batch of rollouts is one batch call per stage).
 There is no contact model: bodies pass through each other and through the ground (use
 MuJoCo for contact-rich simulation).
+
+:func:`simulate` reads as its stages: the two branches taken first (Pfaffian constraints,
+:mod:`robodyn.sim.constrained_sim`; rollouts on Dask,
+:func:`robodyn.distributed.simulate_chunks`), then :func:`_checked_run` (the settings, a
+bad one named), :func:`_initial_state`, :func:`_plan_samples` (the room the samples need,
+``meta``, the files), :func:`_stability_check` (dt against the controller's gains) and
+:func:`_integrate`. The pieces live below this module: ``_system`` (the arguments, the
+accelerations and torques a step evaluates), ``_record`` (the samples, in memory or
+streamed to ``out``), ``_compiled`` (one rollout in C), ``_loop`` (the Python loop:
+batches, held torques, wrenches, the adaptive integrators) and ``_failure`` (a failed
+step or rollout, and the partial trajectory kept).
 """
 
 from __future__ import annotations
