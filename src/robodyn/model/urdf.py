@@ -857,12 +857,39 @@ def model_from_urdf(
             f"invalid_inertia must be one of {INVALID_INERTIA}, got {invalid_inertia!r}"
         )
     root, children = kinematic_tree(robot)
+    _refuse_overflow(robot)
+    notes: list[str] = []
+    orphans = _joint_notes(robot, mimic, strict, notes)
+    root_name, root_is_body0 = _world_name(robot, root, root_name, floating_base)
+    b = ModelBuilder(name=robot.name, gravity=gravity, root=root_name)
+    tree = _merge_fixed_joints(
+        robot, root, children, mimic, orphans, strict, invalid_inertia, notes
+    )
+    _add_root(b, robot, root, root_name, floating_base, root_is_body0, tree.parts[root], notes)
+    for name, parent, kw in tree.added:
+        b.add_body(name, parent, inertia=_inertia_arg(tree.parts[name]), **kw)
+    for name, body, T in tree.frames:
+        b.add_frame(name, body, T)
+    _mass_warnings(robot, children, strict, notes)
+    _geometry_warnings(robot, strict, notes)
+    model = b.build()
+    visuals = _placed_visuals(model, robot, tree.host)
+    return dataclasses.replace(model, notes=tuple(model.notes) + tuple(notes), visuals=visuals)
+
+
+def _refuse_overflow(robot: UrdfRobot) -> None:
+    """A ModelError naming the first number too large for the dynamics, if any
+    (:func:`magnitude_problems`)."""
     too_big = magnitude_problems(robot)
     if too_big:
         element, message = too_big[0]
         more = f" ({len(too_big) - 1} more such numbers)" if len(too_big) > 1 else ""
         raise ModelError(f"{element} {message}{more}")
-    notes: list[str] = []
+
+
+def _joint_notes(robot: UrdfRobot, mimic: bool, strict: bool, notes: list[str]) -> set[str]:
+    """Notes on joints without limits and ignored mimics, a warning for each mimic joint
+    whose leader does not exist; returns those mimic joints (loaded as independent)."""
     orphans: set[str] = set()  # mimic joints whose leader does not exist
     for j in robot.joints.values():
         if j.type in ("revolute", "prismatic") and not j.has_limit:
@@ -878,6 +905,13 @@ def model_from_urdf(
                 notes,
             )
             orphans.add(j.name)
+    return orphans
+
+
+def _world_name(robot: UrdfRobot, root: str, root_name, floating_base: bool) -> tuple[str, bool]:
+    """``(root_name, root_is_body0)``: the world body's name ("world", or "universe" when a
+    link that does not become body 0 is called "world"), and whether the root link *is*
+    body 0 (a fixed base whose root link has the world's name)."""
     if root_name is None:
         root_is_world = not floating_base and root == "world"
         root_name = "universe" if "world" in robot.links and not root_is_world else "world"
@@ -887,66 +921,100 @@ def model_from_urdf(
             f"root_name {root_name!r} is also the name of link {root_name!r}; pass another "
             "root_name"
         )
-    b = ModelBuilder(name=robot.name, gravity=gravity, root=root_name)
+    return root_name, root_is_body0
 
-    # host[link] = (body the link ends up in, T_host_link): fixed joints are merged.
-    host: dict[str, tuple[str, np.ndarray]] = {root: (root, np.eye(4))}
-    parts: dict[str, list] = {root: []}
-    added: list[tuple[str, dict]] = []  # moving bodies, in depth-first, by-name order
-    frames: list[tuple[str, str, np.ndarray]] = []
 
-    def add_parts(link: UrdfLink, body: str, T_bl: np.ndarray) -> None:
-        m, c, I = _link_inertia(link, strict, notes, invalid_inertia)
-        if m > 0 or np.any(I != 0):
-            R = T_bl[:3, :3]
-            parts[body].append((m, R @ c + T_bl[:3, 3], R @ I @ R.T))
+@dataclass
+class _MergedTree:
+    """The URDF tree with its fixed joints merged, ready for the builder."""
 
-    add_parts(robot.links[root], root, np.eye(4))
+    host: dict[str, tuple[str, np.ndarray]]  # link -> (body it ends up in, T_body_link)
+    parts: dict[str, list]  # body -> [(m, c, I_c)] of its links, in the body frame
+    added: list[tuple[str, str, dict]]  # moving bodies (name, parent, add_body keywords)
+    frames: list[tuple[str, str, np.ndarray]]  # merged links' frames (name, body, T)
+
+
+def _merge_fixed_joints(
+    robot: UrdfRobot, root: str, children, mimic, orphans: set[str], strict, invalid, notes
+) -> _MergedTree:
+    """Walk the tree depth first (sibling joints by name, as :func:`kinematic_tree` sorts
+    them): a fixed joint's child link joins its parent's body (its inertia and frame
+    moved there), a moving joint's child becomes a body."""
+    tree = _MergedTree(host={root: (root, np.eye(4))}, parts={root: []}, added=[], frames=[])
+    _add_parts(tree.parts[root], robot.links[root], np.eye(4), strict, notes, invalid)
     stack = list(reversed(children[root]))
     while stack:
         j = stack.pop()
-        ph, T_hp = host[j.parent]
+        ph, T_hp = tree.host[j.parent]
         T_hj = T_hp @ j.T  # joint frame in the parent's host body (MR: T_{h,j} = T_{h,p} T_{p,j})
         child = robot.links[j.child]
         if j.type == "fixed":
-            host[child.name] = (ph, T_hj)
-            frames.append((child.name, ph, T_hj))
-            add_parts(child, ph, T_hj)
+            tree.host[child.name] = (ph, T_hj)
+            tree.frames.append((child.name, ph, T_hj))
+            _add_parts(tree.parts[ph], child, T_hj, strict, notes, invalid)
             notes.append(f"fixed joint {j.name!r} merged link {child.name!r} into {ph!r}")
         else:
-            host[child.name] = (child.name, np.eye(4))
-            parts[child.name] = []
-            add_parts(child, child.name, np.eye(4))
-            axis = np.array(j.axis, dtype=float)
-            if not np.linalg.norm(axis) > 1e-12:
-                raise ModelError(
-                    f"joint {j.name!r} <axis xyz={' '.join(map(str, j.axis))!r}>: zero axis"
-                )
-            lower, upper = j.lower, j.upper
-            if j.has_limit:  # URDF: absent lower/upper default to 0
-                lower = 0.0 if lower is None else lower
-                upper = 0.0 if upper is None else upper
-            kw = dict(
-                joint_name=j.name,
-                joint_type=j.type,
-                axis=axis,
-                T=T_hj,
-                lower=-math.inf if lower is None else lower,
-                upper=math.inf if upper is None else upper,
-                velocity=math.inf if j.velocity is None else j.velocity,
-                effort=math.inf if j.effort is None else j.effort,
-                damping=j.damping,
-                friction=j.friction,
-            )
-            if mimic and j.mimic is not None and j.name not in orphans:
-                kw.update(mimic=j.mimic, multiplier=j.multiplier, offset=j.offset)
-            added.append((child.name, ph, kw))
+            tree.host[child.name] = (child.name, np.eye(4))
+            tree.parts[child.name] = []
+            _add_parts(tree.parts[child.name], child, np.eye(4), strict, notes, invalid)
+            follows = mimic and j.mimic is not None and j.name not in orphans
+            tree.added.append((child.name, ph, _joint_keywords(j, T_hj, follows)))
         stack.extend(reversed(children[child.name]))
+    return tree
 
+
+def _add_parts(parts: list, link: UrdfLink, T_bl: np.ndarray, strict, notes, invalid) -> None:
+    """Append the link's (m, c, I_c), moved into the body frame (``T_bl``: the link in the
+    body), to the body's ``parts``, unless it has neither mass nor inertia."""
+    m, c, I = _link_inertia(link, strict, notes, invalid)
+    if m > 0 or np.any(I != 0):
+        R = T_bl[:3, :3]
+        parts.append((m, R @ c + T_bl[:3, 3], R @ I @ R.T))
+
+
+def _joint_keywords(j: UrdfJoint, T_hj: np.ndarray, follows: bool) -> dict:
+    """The :meth:`ModelBuilder.add_body` keywords of a moving joint placed at ``T_hj``;
+    ``follows``: it follows its mimic leader."""
+    axis = np.array(j.axis, dtype=float)
+    if not np.linalg.norm(axis) > 1e-12:
+        raise ModelError(f"joint {j.name!r} <axis xyz={' '.join(map(str, j.axis))!r}>: zero axis")
+    lower, upper = j.lower, j.upper
+    if j.has_limit:  # URDF: absent lower/upper default to 0
+        lower = 0.0 if lower is None else lower
+        upper = 0.0 if upper is None else upper
+    kw = dict(
+        joint_name=j.name,
+        joint_type=j.type,
+        axis=axis,
+        T=T_hj,
+        lower=-math.inf if lower is None else lower,
+        upper=math.inf if upper is None else upper,
+        velocity=math.inf if j.velocity is None else j.velocity,
+        effort=math.inf if j.effort is None else j.effort,
+        damping=j.damping,
+        friction=j.friction,
+    )
+    if follows:
+        kw.update(mimic=j.mimic, multiplier=j.multiplier, offset=j.offset)
+    return kw
+
+
+def _add_root(
+    b: ModelBuilder,
+    robot: UrdfRobot,
+    root: str,
+    root_name: str,
+    floating_base: bool,
+    root_is_body0: bool,
+    parts: list,
+    notes: list[str],
+) -> None:
+    """The root link: body 0 itself (its mass carried by the fixed world), a body on a free
+    joint ``root_joint`` (floating base), or a body welded to the world by a fixed joint."""
     joint_names = set(robot.joints)
     if root_is_body0:
-        if parts[root]:
-            m = sum(p[0] for p in parts[root])
+        if parts:
+            m = sum(p[0] for p in parts)
             notes.append(f"root link {root!r} is the fixed world; its mass {m:g} kg is not moved")
     elif floating_base:
         if "root_joint" in joint_names:
@@ -956,7 +1024,7 @@ def model_from_urdf(
             root_name,
             joint_name="root_joint",
             joint_type="free",
-            inertia=_inertia_arg(parts[root]),
+            inertia=_inertia_arg(parts),
         )
     else:
         b.add_body(
@@ -964,17 +1032,8 @@ def model_from_urdf(
             root_name,
             joint_name=_free_name(f"{root_name}_{root}_fixed", joint_names),
             joint_type="fixed",
-            inertia=_inertia_arg(parts[root]),
+            inertia=_inertia_arg(parts),
         )
-    for name, parent, kw in added:
-        b.add_body(name, parent, inertia=_inertia_arg(parts[name]), **kw)
-    for name, body, T in frames:
-        b.add_frame(name, body, T)
-    _mass_warnings(robot, children, strict, notes)
-    _geometry_warnings(robot, strict, notes)
-    model = b.build()
-    visuals = _placed_visuals(model, robot, host)
-    return dataclasses.replace(model, notes=tuple(model.notes) + tuple(notes), visuals=visuals)
 
 
 def _placed_visuals(model: Model, robot: UrdfRobot, host) -> tuple:
