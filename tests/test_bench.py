@@ -190,8 +190,8 @@ _WITHOUT_PEERS = """
 import sys
 for name in ("pinocchio", "mujoco", "modern_robotics"):
     sys.modules[name] = None
-import robodyn.bench
-robodyn.bench.erd_dir = lambda: None
+import robodyn.bench.robots
+robodyn.bench.robots.erd_dir = lambda: None
 from robodyn.cli import main
 sys.exit(main(["bench", *sys.argv[1:]]))
 """
@@ -238,9 +238,9 @@ def test_without_optional_packages_one_line_per_section(tmp_path):
 
 def test_bundled_panda_without_example_robot_data(tmp_path, monkeypatch, capsys):
     # Pinocchio receives the bundled Panda's tree and checks every robodyn function on it
-    import robodyn.bench
+    import robodyn.bench.robots
 
-    monkeypatch.setattr(robodyn.bench, "erd_dir", lambda: None)
+    monkeypatch.setattr(robodyn.bench.robots, "erd_dir", lambda: None)
     js = tmp_path / "bench.json"
     code = main(["--quick", "--only", "latency", "--models", "panda", "--no-progress",
                  "--json", str(js)])  # fmt: skip

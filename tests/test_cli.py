@@ -241,7 +241,7 @@ def _walk(parser: argparse.ArgumentParser, where: str):
 
 
 def test_every_option_and_subcommand_has_help():
-    from robodyn.bench import _parser as bench_parser
+    from robodyn.bench.main import _parser as bench_parser
 
     actions = [*_walk(build_parser(), "robodyn"), *_walk(bench_parser(), "robodyn bench")]
     assert len(actions) > 30  # the walk reached the subcommands and the benchmark

@@ -5,7 +5,7 @@
   against the NumPy call on the same arrays (the core's own threads, every core), runs
   interleaved, best of 5; the per-state overhead is ``t_dask / t_numpy - 1`` in wall time
   and in CPU time (which other processes on the machine do not inflate).
-* scaling (not in ``--quick``): the workspace map of :func:`robodyn.sweep.workspace_map`
+* scaling (not in ``--quick``): the workspace map of :func:`robodyn.distributed.sweep.workspace_map`
   (UR5, joints 1-3, 100^3 = 10^6 configurations in chunks of 10^5) on a ``LocalCluster``
   of 1 and then 2 worker processes (one thread each); reported: the wall times, their
   ratio, the CPU time of one chunk (one thread), and the
@@ -34,8 +34,8 @@ def _overhead_rows(cfg, row) -> list[dict]:
     import dask
     import dask.array as da
 
-    from . import models
-    from .dynamics import inverse_dynamics
+    from .. import models
+    from ..dynamics import inverse_dynamics
 
     m = models.load("ur5")
     rng = np.random.default_rng(cfg.seed)
@@ -75,8 +75,8 @@ def _scaling_rows(row) -> list[dict]:
     import dask
     from distributed import Client, LocalCluster
 
-    from . import models
-    from .sweep import _workspace_block, workspace_grid, workspace_map
+    from .. import models
+    from ..distributed.sweep import _workspace_block, workspace_grid, workspace_map
 
     m = models.load("ur5")
     points, chunk = 100, 100_000

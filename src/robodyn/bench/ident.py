@@ -38,7 +38,7 @@ def _best(fn, repeat: int, *args) -> float:
 
 
 def _ours(model, q, v, a) -> None:
-    from .ident import regressor
+    from ..ident import regressor
 
     regressor(model, q, v, a, friction=False, armature=False)
 
@@ -50,8 +50,8 @@ def _theirs(pin, pm, pd, qp, vp, ap) -> None:
 
 def run_ident(cfg, pin, prog, cases: dict, row) -> list[dict]:
     """Rows of the ident section: robodyn and Pinocchio per model (at most two models)."""
-    from .ident import regressor
-    from .model.configuration import random_configuration
+    from ..ident import regressor
+    from ..model.configuration import random_configuration
 
     n = 64 if cfg.quick else 10_000
     repeat = 1 if cfg.quick else 3

@@ -21,7 +21,7 @@ __all__ = ["run_ik"]
 
 
 def _poses(model, frame, n, seed):
-    from .kinematics import fk
+    from ..kinematics import fk
 
     rng = np.random.default_rng(seed)
     lo = np.where(np.isfinite(model.q_lower), model.q_lower, -np.pi)
@@ -36,9 +36,9 @@ def _stats(times, ok):
 
 def run_ik(cfg, libs: dict, prog, cases: dict, row) -> list[dict]:
     """Rows of the ik section: robodyn on the UR5 and the Panda, IKinBody on the UR5."""
-    from . import models
-    from .kinematics import fk, ik
-    from .spatial import inv_transform, log6
+    from .. import models
+    from ..kinematics import fk, ik
+    from ..spatial import inv_transform, log6
 
     n = 50 if cfg.quick else 1000
     rows: list[dict] = []

@@ -55,7 +55,7 @@ def _streamed(m, q_a, ctrl, dur, best_memory, repeat, rd_row) -> None:
     import tempfile
     from pathlib import Path
 
-    from .sim import Trajectory, simulate
+    from ..sim import Trajectory, simulate
 
     with tempfile.TemporaryDirectory() as tmp:
         paths = iter(Path(tmp) / f"run{k}.npz" for k in range(repeat + 1))
@@ -75,10 +75,10 @@ def _streamed(m, q_a, ctrl, dur, best_memory, repeat, rd_row) -> None:
 
 def run_simulate(cfg, libs: dict, prog, cases: dict, build_case, row) -> list[dict]:
     """Rows of the simulate section (see the module docstring)."""
-    from . import control
-    from .bench import mjcf_from
-    from .sim import simulate
-    from .trajectory import joint_trajectory
+    from .. import control
+    from ..sim import simulate
+    from ..trajectory import joint_trajectory
+    from .robots import mjcf_from
 
     pin, mujoco = libs.get("pinocchio"), libs.get("mujoco")
     rows: list[dict] = []

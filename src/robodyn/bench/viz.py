@@ -18,6 +18,8 @@ import warnings
 
 import numpy as np
 
+from . import robots
+
 __all__ = ["run_viz"]
 
 
@@ -32,23 +34,22 @@ def _wave(q0, n: int, first: int) -> tuple[np.ndarray, np.ndarray]:
 def _pages(cfg):
     """(name, model, view kwargs) of the measured pages, and why Talos is absent (or None).
     ``--quick``: the bundled Panda only, standing and playing 1,000 samples."""
-    from . import models
-    from .bench import _ERD_FILES, erd_dir
-    from .errors import ModelWarning
-    from .model.configuration import neutral
-    from .model.urdf import load_urdf
+    from .. import models
+    from ..errors import ModelWarning
+    from ..model.configuration import neutral
+    from ..model.urdf import load_urdf
 
     panda = models.load("panda")
     if cfg.quick:
         return [("panda", panda, {}), ("panda 1k", panda, {"trajectory": _wave(
             neutral(panda), 1000, 0)})], None  # fmt: skip
     out = [("panda", panda, {})]
-    d = erd_dir()
+    d = robots.erd_dir()  # read where it lives: a test patches it there
     if d is None:
         return out, "talos: example-robot-data is not installed"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)
-        talos = load_urdf(os.path.join(d, _ERD_FILES["talos"]), floating_base=True,
+        talos = load_urdf(os.path.join(d, robots._ERD_FILES["talos"]), floating_base=True,
                           invalid_inertia="keep")  # fmt: skip
     q = neutral(talos)
     q[2] = 1.08  # standing on the ground
@@ -94,8 +95,8 @@ def run_viz(cfg, prog, row) -> list[dict]:
     import tempfile
     from pathlib import Path
 
-    from .viz import show
-    from .viz.browser import headless_chromium
+    from ..viz import show
+    from ..viz.browser import headless_chromium
 
     pages, why = _pages(cfg)
     rows: list[dict] = []

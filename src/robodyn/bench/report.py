@@ -1,0 +1,277 @@
+"""What ``robodyn bench`` prints and writes: the text report (:func:`format_table`), the
+README's Markdown summary (:func:`format_markdown`) and the bar chart of the ratios to
+Pinocchio (:func:`write_plot`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .common import _fmt_ratio, _fmt_time
+
+
+def _status_text(r: dict) -> str:
+    st = r["status"]
+    if st in ("ok", "reference") and r.get("check_err") is not None:
+        return f"{st} ({r['check_err']:.1e})"
+    return st
+
+
+def format_table(result: dict) -> str:
+    """The plain-text report of a result dict (as written by ``--json``)."""
+    mach = result["machine"]
+    out = []
+    peers = ", ".join(f"{k} {v}" for k, v in result["versions"].items())
+    out.append(f"robodyn bench: {peers}")
+    out.append(f"machine: {mach['model_name']}, {mach['cores']} cores, {mach['mhz']} MHz; "
+               f"peak {mach['peak_gflops']:.1f} GFLOP/s ({mach['peak_note']})")  # fmt: skip
+    out.append(f"compiled core: {mach.get('core', '?')}")
+    cfg = result["config"]
+    out.append(
+        f"every time is the median of {cfg['repeat']} runs (autorange loops); ratio = "
+        "time / Pinocchio's time at the same thread count (< 1: robodyn is faster)"
+    )
+    skipped: dict[str, list[str]] = {}
+    for name, info in result["models"].items():
+        if info.startswith("skipped"):
+            skipped.setdefault(info, []).append(name)
+        else:
+            out.append(f"  model {name}: {info}")
+    for info, names in skipped.items():  # one line for all the models of a missing package
+        out.append(f"  models {', '.join(names)}: {info}")
+    notes = result.get("skipped", {})
+
+    def section(key: str, title: str) -> None:
+        out.append("")
+        out.append(title)
+        out.extend(notes.get(key, []))
+
+    if result.get("latency") or notes.get("latency"):
+        section("latency", "LATENCY: one state, called from Python (time per call)")
+        out.append(f"{'model':<7} {'function':<9} {'library':<16} {'median':>10} {'ratio':>7}  "
+                   f"{'check':<20} call")  # fmt: skip
+        for r in result["latency"]:
+            out.append(
+                f"{r['model']:<7} {r['function']:<9} {r['library']:<16} "
+                f"{_fmt_time(r['median_s']):>10} {_fmt_ratio(r['ratio_to_pinocchio']):>7}  "
+                f"{_status_text(r):<20} {r['call']}"
+            )
+    if result.get("batch") or notes.get("batch"):
+        section("batch", "BATCH: time per state over N states")
+        out.append(f"{'model':<7} {'function':<9} {'library':<16} {'thr':>3} {'N':>7} "
+                   f"{'per state':>10} {'ratio':>7}  {'check':<20} call")  # fmt: skip
+        for r in result["batch"]:
+            out.append(
+                f"{r['model']:<7} {r['function']:<9} {r['library']:<16} {r['threads'] or '-':>3} "
+                f"{r['n_states']:>7} {_fmt_time(r['median_s']):>10} "
+                f"{_fmt_ratio(r['ratio_to_pinocchio']):>7}  {_status_text(r):<20} {r['call']}"
+            )
+    if result.get("cold") or notes.get("cold"):
+        section("cold", "COLD START (fresh processes)")
+        for r in result["cold"]:
+            out.append(
+                f"{r['model']:<5} {r['function']:<30} {r['library']:<10} "
+                f"{_fmt_time(r['median_s']):>10} {_fmt_ratio(r['ratio_to_pinocchio']):>9}  "
+                f"{r['status']:<9} {r['call']}"
+            )
+    if result.get("memory") or notes.get("memory"):
+        section("memory", "MEMORY: peak RSS of an inverse-dynamics batch (fresh process)")
+        for r in result["memory"]:
+            if "peak_rss_mb" not in r:
+                out.append(f"{r['model']:<7} {r['library']:<10} {r['status']}")
+                continue
+            out.append(
+                f"{r['model']:<7} {r['library']:<10} N={r['n_states']}  peak {r['peak_rss_mb']:.0f}"
+                f" MB, baseline {r['baseline_rss_mb']:.0f} MB, inputs+outputs "
+                f"{r['data_mb']:.0f} MB, extra/(inputs+outputs) = {r['over_data']:.2f}"
+                f"  (batch {r['batch_seconds']:.2f} s)"
+            )
+    if result.get("simulate") or notes.get("simulate"):
+        section("simulate", "SIMULATE: whole simulations (time per run, or per rollout-step)")
+        for r in result.get("simulate", []):
+            ratios = f"{_fmt_ratio(r['ratio_to_pinocchio']):>7}"
+            if r.get("ratio_to_mujoco") is not None:
+                ratios += f" (to MuJoCo {_fmt_ratio(r['ratio_to_mujoco'])})"
+            out.append(
+                f"{r['model']:<6} {r['function']:<24} {r['library']:<10} "
+                f"{_fmt_time(r['median_s']):>10} {ratios}  {_status_text(r):<20} {r['call']}"
+            )
+    if result.get("ik") or notes.get("ik"):
+        section("ik", "IK: random reachable poses from neutral (median, 95th percentile, success)")
+        for r in result.get("ik", []):
+            out.append(
+                f"{r['model']:<6} {r['library']:<16} {_fmt_time(r['median_s']):>10} "
+                f"{_fmt_time(r['p95_s']):>10} {100 * r['success']:6.1f} %  {r['call']}"
+            )
+    if result.get("dask"):
+        from .dask import text_lines
+
+        section("dask", "Dask: per-state cost of the dask path vs numpy; 1 -> 2 worker processes")
+        out += text_lines(result["dask"])
+    if result.get("viz"):
+        from .viz import viz_lines
+
+        section("viz", "VIZ: viewer pages in headless Chromium (software WebGL)")
+        out += viz_lines(result["viz"])
+    if result.get("ident"):
+        from .ident import text_lines as ident_lines
+
+        section("ident", "Identification: joint-torque regressor per state (ratio to Pinocchio)")
+        out += ident_lines(result["ident"])
+    if result.get("flops"):
+        out.append("")
+        peak, scalar = mach["peak_gflops"], result["flops"][0]["scalar_peak_gflops"]
+        out.append(
+            f"FLOPS: analytic count per state; achieved GFLOP/s (robodyn; 'pinocchio' = "
+            f"robodyn's count over Pinocchio's time) vs peak {peak:.1f} (vector, estimated) / "
+            f"{scalar:.1f} (scalar FMA, estimated), all cores"
+        )
+        for r in result["flops"]:
+            parts = [f"{k[7:]}: {v:.2f}" for k, v in r.items() if k.startswith("gflops_")]
+            out.append(f"{r['model']:<7} {r['function']:<5} {r['flops_per_state']:>7} flop  "
+                       + "  ".join(parts))  # fmt: skip
+    return "\n".join(out)
+
+
+def format_markdown(result: dict) -> str:
+    """The README's summary: single-state latency and batch throughput of robodyn beside
+    Pinocchio (time, ratio), cold start and memory, and the machine they ran on."""
+    m = result["machine"]
+    lines = [
+        f"Machine: {m.get('model_name', '?')}, {m.get('cores', '?')} cores, "
+        f"{m.get('mhz', '?')} MHz; robodyn {result['versions'].get('robodyn')}, "
+        f"Pinocchio {result['versions'].get('pinocchio')}; robodyn's compiled core "
+        f"{m.get('core', '?')}.",
+        "",
+    ]
+    lat = [r for r in result["latency"] if r.get("median_s")]
+    models = list(dict.fromkeys(r["model"] for r in lat))
+    if lat:
+        fns = list(dict.fromkeys(r["function"] for r in lat))
+        lines += [
+            "One state, called from Python: robodyn's median time (ratio to Pinocchio)",
+            "",
+            "| model | " + " | ".join(fns) + " |",
+            "|---" * (len(fns) + 1) + "|",
+        ]
+        for mod in models:
+            cells = []
+            for fn in fns:
+                r = [
+                    x
+                    for x in lat
+                    if (x["model"], x["function"], x["library"]) == (mod, fn, "robodyn")
+                ]
+                cells.append(
+                    f"{_fmt_time(r[0]['median_s'])} ({_fmt_ratio(r[0]['ratio_to_pinocchio'])})"
+                    if r
+                    else "-"
+                )
+            lines.append(f"| {mod} | " + " | ".join(cells) + " |")
+        lines.append("")
+    bat = [r for r in result["batch"] if r.get("median_s") and r["library"] == "robodyn"]
+    if bat:
+        threads = sorted({r["threads"] for r in bat})
+        fns = [f for f in ("rnea", "aba", "crba") if any(r["function"] == f for r in bat)]
+        head = [f"{f}, {t} thr." for f in fns for t in threads]
+        lines += [
+            "Batch of states, time per state (ratio to Pinocchio's rneaInParallel / "
+            "abaInParallel, or to a Python loop over crba, at the same thread count)",
+            "",
+            "| model | " + " | ".join(head) + " |",
+            "|---" * (len(head) + 1) + "|",
+        ]
+        for mod in models:
+            cells = []
+            for f in fns:
+                for t in threads:
+                    r = [x for x in bat if (x["model"], x["function"], x["threads"]) == (mod, f, t)]
+                    cells.append(
+                        f"{_fmt_time(r[0]['median_s'])} ({_fmt_ratio(r[0]['ratio_to_pinocchio'])})"
+                        if r
+                        else "-"
+                    )
+            lines.append(f"| {mod} | " + " | ".join(cells) + " |")
+        lines.append("")
+    cold = [r for r in result["cold"] if r.get("median_s") and r["library"] == "robodyn"]
+    if cold:
+        lines.append(
+            "Cold start: " + "; ".join(f"{r['call']} {r['median_s']:.3g} s" for r in cold) + "."
+        )
+    for r in result.get("simulate", []):
+        if r["library"] != "robodyn" or not r.get("median_s"):
+            continue
+        vs = []
+        if r.get("ratio_to_pinocchio") is not None:
+            vs.append(f"{_fmt_ratio(r['ratio_to_pinocchio'])} of the same loop over Pinocchio")
+        if r.get("ratio_to_mujoco") is not None:
+            vs.append(f"{_fmt_ratio(r['ratio_to_mujoco'])} of mujoco.rollout")
+        per = "per rollout-step" if r["model"] == "ur5" else "in all"
+        lines.append(
+            f"Simulation ({r['model']}, {r['function']}): {r['call']}: "
+            f"{_fmt_time(r['median_s'])} {per}" + (f" ({'; '.join(vs)})" if vs else "") + "."
+        )
+    for r in result.get("ik", []):
+        when = f"{_fmt_time(r['median_s'])} per pose"  # a batch row: the whole call over n
+        if r.get("p95_s") is not None:
+            when = f"median {_fmt_time(r['median_s'])}, 95th percentile {_fmt_time(r['p95_s'])}"
+        lines.append(
+            f"IK ({r['model']}, {r['library']}): {r['call']}: {when}, "
+            f"success {100 * r['success']:.1f} %."
+        )
+    for r in result.get("viz", []):
+        if r["status"] == "ok":
+            fps = "" if r.get("fps") is None else f", plays at {r['fps']:.0f} frames/s"
+            lines.append(f"Viewer page ({r['model']}): {r['size_mb']:.2f} MB, first frame "
+                         f"{1000 * r['median_s']:.0f} ms after navigation{fps}.")  # fmt: skip
+    for r in result["memory"]:
+        if r["library"] == "robodyn" and r.get("over_data"):
+            lines.append(
+                f"Memory: a {r['n_states']:,}-state inverse-dynamics batch ({r['model']}) "
+                f"peaks at {r['over_data']:.2f}x its inputs plus outputs."
+            )
+    return "\n".join(lines) + "\n"
+
+
+def write_plot(result: dict, path: str, *, overwrite: bool = False) -> None:
+    """A bar chart of the ratios to Pinocchio (log scale) written to ``path`` (an existing
+    file is refused unless ``overwrite=True``)."""
+    import matplotlib
+
+    from .._files import output_path, save_figure
+
+    output_path(path, overwrite=overwrite, name="path")  # before drawing
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    panels = []
+    lat = [r for r in result.get("latency", []) if r["library"] == "robodyn"]
+    if lat:
+        panels.append(("single state (robodyn / Pinocchio)", lat))
+    tmax = max((r["threads"] or 1 for r in result.get("batch", [])), default=1)
+    bat = [r for r in result.get("batch", []) if r["library"] == "robodyn" and r["threads"] == tmax]
+    if bat:
+        panels.append((f"batch, {tmax} threads, per state (robodyn / Pinocchio)", bat))
+    fig = Figure(figsize=(12, 4 * max(1, len(panels))))
+    if not panels:
+        ax = fig.add_subplot(1, 1, 1)
+        ax.text(0.5, 0.5, "no latency or batch figures", ha="center")
+    for k, (title, rows) in enumerate(panels):
+        ax = fig.add_subplot(len(panels), 1, k + 1)
+        labels = [f"{r['model']}\n{r['function']}" for r in rows]
+        vals = [r["ratio_to_pinocchio"] or np.nan for r in rows]
+        colors = ["tab:green" if (v or 0) <= 1.0 else "tab:red" for v in vals]
+        ax.bar(range(len(rows)), vals, color=colors)
+        for i, r in enumerate(rows):
+            if r["ratio_to_pinocchio"] is None:
+                ax.text(i, 1.0, r["status"].split(":")[0], rotation=90, ha="center", fontsize=7)
+        ax.set_yscale("log")
+        ax.axhline(1.0, color="k", lw=1)
+        if k == len(panels) - 1 and bat:
+            ax.axhline(1.0 / 3.0, color="tab:blue", ls="--", lw=1, label="target 1/3 (rnea, aba)")
+            ax.legend(loc="upper left", fontsize=8)
+        ax.set_xticks(range(len(rows)))
+        ax.set_xticklabels(labels, fontsize=7)
+        ax.set_ylabel("time ratio to Pinocchio (log)")
+        ax.set_title(title)
+    fig.tight_layout()
+    save_figure(fig, path, overwrite=overwrite)
