@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._files import atomic_write, output_path
 from ..errors import ModelError
 from .builder import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from .inertial import (
@@ -42,7 +43,7 @@ from .urdf import (
     read_source,
     robot_from_element,
 )
-from .urdf_description import UrdfInertial, UrdfLink, UrdfRobot
+from .urdf_description import UrdfInertial, UrdfJoint, UrdfLink, UrdfRobot
 
 __all__ = [
     "Finding",
@@ -256,14 +257,14 @@ def _massless_findings(robot: UrdfRobot, children, massless) -> list[Finding]:
 
 
 def _joint_findings(robot: UrdfRobot) -> list[Finding]:
+    """The findings on each joint as written: merged (fixed), mimic, limits, actuator."""
     out = []
     for j in robot.joints.values():
-        el = f"joint {j.name!r}"
         if j.type == "fixed":
             out.append(
                 Finding(
                     "info",
-                    el,
+                    f"joint {j.name!r}",
                     f"fixed joint: link {j.child!r} is merged into its parent body "
                     f"{j.parent!r} (its frame is kept)",
                     "nothing to do",
@@ -271,86 +272,107 @@ def _joint_findings(robot: UrdfRobot) -> list[Finding]:
                 )
             )
             continue
-        if j.mimic is not None and j.mimic not in robot.joints:
-            out.append(
-                Finding(
-                    "warning",
-                    el,
-                    f"<mimic joint={j.mimic!r}>: no such joint; load_urdf makes {j.name!r} an "
-                    "independent joint",
-                    "correct the leader's name in the URDF",
-                    "mimic_unknown",
-                )
-            )
-        elif j.mimic is not None:
-            out.append(
-                Finding(
-                    "info",
-                    el,
-                    f"mimic joint: q = {j.multiplier:g} * q_{j.mimic} + {j.offset:g} "
-                    "(no coordinate of its own; Pinocchio ignores mimic by default)",
-                    "load_urdf(..., mimic=False) makes it an independent joint",
-                    "mimic",
-                )
-            )
+        out += _mimic_findings(robot, j)
         if j.type in ("revolute", "prismatic"):
-            if not j.has_limit:
-                out.append(
-                    Finding(
-                        "warning",
-                        el,
-                        f"{j.type} joint without <limit> (required by the URDF "
-                        "specification); loaded as unlimited",
-                        "add <limit lower upper effort velocity>, or use type='continuous'",
-                        "limit_missing",
-                    )
-                )
-            else:
-                lo = 0.0 if j.lower is None else j.lower
-                hi = 0.0 if j.upper is None else j.upper
-                if lo > hi:
-                    out.append(
-                        Finding(
-                            "error",
-                            el,
-                            f"lower limit {lo:g} > upper limit {hi:g}",
-                            "swap the limits",
-                            "limit_inverted",
-                        )
-                    )
-                elif lo == hi:
-                    missing = " (lower/upper absent: the URDF default is 0)" * (
-                        j.lower is None or j.upper is None
-                    )
-                    out.append(
-                        Finding(
-                            "warning",
-                            el,
-                            f"lower == upper == {lo:g}{missing}: the joint cannot move",
-                            "set the real range, or make the joint fixed",
-                            "limit_equal",
-                        )
-                    )
-        if j.has_limit and j.effort is not None and j.effort == 0:
-            out.append(
-                Finding(
-                    "warning",
-                    el,
-                    "effort limit 0: the actuator can apply no force/torque",
-                    "set the actuator's real effort limit",
-                    "effort_zero",
-                )
+            out += _limit_findings(j)
+        out += _actuator_findings(j)
+    return out
+
+
+def _mimic_findings(robot: UrdfRobot, j: UrdfJoint) -> list[Finding]:
+    """A mimic joint: a warning when its leader does not exist, else an info."""
+    el = f"joint {j.name!r}"
+    if j.mimic is not None and j.mimic not in robot.joints:
+        return [
+            Finding(
+                "warning",
+                el,
+                f"<mimic joint={j.mimic!r}>: no such joint; load_urdf makes {j.name!r} an "
+                "independent joint",
+                "correct the leader's name in the URDF",
+                "mimic_unknown",
             )
-        if j.has_limit and j.velocity is not None and j.velocity == 0:
-            out.append(
-                Finding(
-                    "warning",
-                    el,
-                    "velocity limit 0: the joint may not move",
-                    "set the real velocity limit",
-                    "velocity_zero",
-                )
+        ]
+    if j.mimic is not None:
+        return [
+            Finding(
+                "info",
+                el,
+                f"mimic joint: q = {j.multiplier:g} * q_{j.mimic} + {j.offset:g} "
+                "(no coordinate of its own; Pinocchio ignores mimic by default)",
+                "load_urdf(..., mimic=False) makes it an independent joint",
+                "mimic",
             )
+        ]
+    return []
+
+
+def _limit_findings(j: UrdfJoint) -> list[Finding]:
+    """A revolute or prismatic joint's position limits: missing, inverted or equal."""
+    el = f"joint {j.name!r}"
+    if not j.has_limit:
+        return [
+            Finding(
+                "warning",
+                el,
+                f"{j.type} joint without <limit> (required by the URDF "
+                "specification); loaded as unlimited",
+                "add <limit lower upper effort velocity>, or use type='continuous'",
+                "limit_missing",
+            )
+        ]
+    lo = 0.0 if j.lower is None else j.lower
+    hi = 0.0 if j.upper is None else j.upper
+    if lo > hi:
+        return [
+            Finding(
+                "error",
+                el,
+                f"lower limit {lo:g} > upper limit {hi:g}",
+                "swap the limits",
+                "limit_inverted",
+            )
+        ]
+    if lo == hi:
+        missing = " (lower/upper absent: the URDF default is 0)" * (
+            j.lower is None or j.upper is None
+        )
+        return [
+            Finding(
+                "warning",
+                el,
+                f"lower == upper == {lo:g}{missing}: the joint cannot move",
+                "set the real range, or make the joint fixed",
+                "limit_equal",
+            )
+        ]
+    return []
+
+
+def _actuator_findings(j: UrdfJoint) -> list[Finding]:
+    """An effort or velocity limit of 0 in a ``<limit>``."""
+    el = f"joint {j.name!r}"
+    out = []
+    if j.has_limit and j.effort is not None and j.effort == 0:
+        out.append(
+            Finding(
+                "warning",
+                el,
+                "effort limit 0: the actuator can apply no force/torque",
+                "set the actuator's real effort limit",
+                "effort_zero",
+            )
+        )
+    if j.has_limit and j.velocity is not None and j.velocity == 0:
+        out.append(
+            Finding(
+                "warning",
+                el,
+                "velocity limit 0: the joint may not move",
+                "set the real velocity limit",
+                "velocity_zero",
+            )
+        )
     return out
 
 
@@ -631,96 +653,142 @@ def fix_urdf(path, out_path, density: float = 1000.0, *, overwrite: bool = False
     FixResult
         The list of changes, with ``.path``, ``.not_fixed`` and ``.after``.
     """
-    if not (isinstance(density, (int, float)) and math.isfinite(density) and density > 0):
-        raise ValueError(f"density must be a positive number (kg/m^3), got {density!r}")
-    from .._files import output_path
-
-    src, dst = Path(os.fspath(path)), Path(os.fspath(out_path))
-    if dst.exists() and src.exists() and dst.resolve() == src.resolve():
-        raise ValueError("out_path must differ from path: fix_urdf never overwrites the original")
-    output_path(dst, overwrite=overwrite, name="out_path", inputs=(src,))
+    src, dst = _fix_paths(path, out_path, density, overwrite)
     data, origin = read_source(src)
     root = parse_xml(data, origin, comments=True)
     robot = robot_from_element(root, origin)
-    massless_links: set[str] = set()
-    try:
-        _, children = kinematic_tree(robot)
-    except ModelError:
-        children = None
-    if children is not None:
-        massless_links = {s for _, _, bare in massless_subtrees(robot, children) for s in bare}
+    massless_links = _massless_links(robot)
     changes: list[str] = []
     not_fixed: list[str] = []
     link_elements = {el.get("name"): el for el in root.findall("link")}
     for name, link in robot.links.items():
-        el = link_elements[name]
-        old = el.find("inertial")
-        inertial = link.inertial
-        kinds = {f.kind for f in _inertia_findings(name, inertial)} if inertial else set()
-        change = None
-        rebuild = None  # why the inertia is recomputed from the collision geometry
-        if "inertia_sign" in kinds:
-            i_el = old.find("inertia")
-            for k in ("ixy", "ixz", "iyz"):
-                v = i_el.get(k)
-                if v is not None and float(v) != 0:
-                    i_el.set(k, f"{-float(v):.17g}")
-            change = f"link {name!r}: signs of ixy, ixz, iyz flipped (CAD products -> tensor)"
-        elif inertial is not None and inertial.mass < 0:
-            rebuild = f"negative mass {inertial.mass:g} kg"
-        elif "inertia_massless" in kinds:
-            _set_inertia(old.find("inertia"), np.zeros((3, 3)))
-            change = f"link {name!r}: zero mass with a non-zero tensor; tensor set to zero"
-        elif "inertia_not_physical" in kinds:
-            new_I = balanced_inertia(inertial.inertia)
-            balanced = UrdfLink(
-                name, UrdfInertial(inertial.mass, inertial.xyz, inertial.rpy, new_I),
-                link.collisions, link.visuals,
-            )  # fmt: skip
-            if inertial.mass > 0 and geometry_finding(balanced) is not None:
-                # grossly wrong, not a round-off of the export: the geometry knows better
-                rebuild = "not physical and implausible for the collision geometry"
-            else:
-                _set_inertia(old.find("inertia"), new_I)
-                was = np.array2string(np.linalg.eigvalsh(inertial.inertia), precision=6)
-                now = np.array2string(np.linalg.eigvalsh(new_I), precision=6)
-                change = (
-                    f"link {name!r}: inertia not physical (principal moments {was}); the "
-                    f"nearest physical tensor with the same axes and mass: principal moments "
-                    f"{now}"
-                )
-        elif inertial is not None and geometry_finding(link) is not None:
-            rebuild = "implausible for the collision geometry"
-        elif name in massless_links:
-            rebuild = "missing on a massless moving subtree"
-        if rebuild is not None:
-            keep = inertial is not None and inertial.mass > 0
-            prim = primitive_inertia(
-                link.collisions, mass=inertial.mass if keep else None, density=density
-            )
-            if prim is None:
-                not_fixed.append(
-                    f"link {name!r}: inertia {rebuild}; no box/cylinder/sphere collision to "
-                    "recompute it from: left as it was"
-                )
-                continue
-            m, c, I = prim
-            new = _inertial_element(m, c, I)
-            how = "stated mass kept" if keep else f"density {density:g} kg/m^3"
-            shapes = "+".join(g.kind for g in link.collisions)
-            change = (
-                f"link {name!r}: inertia {rebuild}; recomputed from the collision {shapes} "
-                f"({how}): m = {m:.6g} kg, diag I = {np.array2string(np.diag(I), precision=6)}"
-            )
-            if old is not None:
-                index = list(el).index(old)
-                el.remove(old)
-                el.insert(index, new)
-            else:
-                el.insert(0, new)
+        change, failed = _fix_link(link_elements[name], link, name in massless_links, density)
         if change is not None:
-            el.insert(0, ET.Comment(f" robodyn fix_urdf: {change} "))
             changes.append(change)
+        if failed is not None:
+            not_fixed.append(failed)
+    _write_fixed(root, src, dst, changes, not_fixed)
+    return FixResult(changes, dst, not_fixed, check_model(dst))
+
+
+def _fix_paths(path, out_path, density, overwrite: bool) -> tuple[Path, Path]:
+    """``(path, out_path)`` as Paths, after checking the density and that the output may be
+    written (never the input; an existing file only with ``overwrite``), before any work."""
+    if not (isinstance(density, (int, float)) and math.isfinite(density) and density > 0):
+        raise ValueError(f"density must be a positive number (kg/m^3), got {density!r}")
+    src, dst = Path(os.fspath(path)), Path(os.fspath(out_path))
+    if dst.exists() and src.exists() and dst.resolve() == src.resolve():
+        raise ValueError("out_path must differ from path: fix_urdf never overwrites the original")
+    output_path(dst, overwrite=overwrite, name="out_path", inputs=(src,))
+    return src, dst
+
+
+def _massless_links(robot: UrdfRobot) -> set[str]:
+    """The links without ``<inertial>`` on a massless moving subtree (none when the links
+    do not form one tree)."""
+    try:
+        _, children = kinematic_tree(robot)
+    except ModelError:
+        return set()
+    return {s for _, _, bare in massless_subtrees(robot, children) for s in bare}
+
+
+def _fix_link(el: ET.Element, link: UrdfLink, massless: bool, density: float) -> tuple:
+    """Correct one ``<link>`` element ``el`` in place: ``(change, not fixed)``, each a line
+    saying what was done (or could not be), or None. A change is also written as a
+    comment at the top of the element."""
+    old = el.find("inertial")
+    change, rebuild = _correct_inertial(old, link, massless)
+    if rebuild is not None:
+        change = _rebuild_inertial(el, old, link, rebuild, density)
+        if change is None:
+            return None, (
+                f"link {link.name!r}: inertia {rebuild}; no box/cylinder/sphere collision to "
+                "recompute it from: left as it was"
+            )
+    if change is not None:
+        el.insert(0, ET.Comment(f" robodyn fix_urdf: {change} "))
+    return change, None
+
+
+def _correct_inertial(old: ET.Element | None, link: UrdfLink, massless: bool) -> tuple:
+    """``(change, rebuild)``: what was corrected in the ``<inertial>`` element ``old`` (signs
+    flipped, a massless link's tensor zeroed, a tensor balanced), or why the inertia must be
+    recomputed from the collision geometry instead; None for either when not the case."""
+    name, inertial = link.name, link.inertial
+    kinds = {f.kind for f in _inertia_findings(name, inertial)} if inertial else set()
+    if "inertia_sign" in kinds:
+        i_el = old.find("inertia")
+        for k in ("ixy", "ixz", "iyz"):
+            v = i_el.get(k)
+            if v is not None and float(v) != 0:
+                i_el.set(k, f"{-float(v):.17g}")
+        return f"link {name!r}: signs of ixy, ixz, iyz flipped (CAD products -> tensor)", None
+    if inertial is not None and inertial.mass < 0:
+        return None, f"negative mass {inertial.mass:g} kg"
+    if "inertia_massless" in kinds:
+        _set_inertia(old.find("inertia"), np.zeros((3, 3)))
+        return f"link {name!r}: zero mass with a non-zero tensor; tensor set to zero", None
+    if "inertia_not_physical" in kinds:
+        return _balance_inertial(old, link)
+    if inertial is not None and geometry_problem(link) is not None:
+        return None, "implausible for the collision geometry"
+    if massless:
+        return None, "missing on a massless moving subtree"
+    return None, None
+
+
+def _balance_inertial(old: ET.Element, link: UrdfLink) -> tuple:
+    """``(change, rebuild)`` for a tensor that is not physical: the nearest physical one
+    (:func:`balanced_inertia`) written into ``old``, unless that one is implausible for the
+    collision geometry too (then the geometry knows better: rebuild)."""
+    inertial = link.inertial
+    new_I = balanced_inertia(inertial.inertia)
+    balanced = UrdfLink(
+        link.name, UrdfInertial(inertial.mass, inertial.xyz, inertial.rpy, new_I),
+        link.collisions, link.visuals,
+    )  # fmt: skip
+    if inertial.mass > 0 and geometry_problem(balanced) is not None:
+        # grossly wrong, not a round-off of the export: the geometry knows better
+        return None, "not physical and implausible for the collision geometry"
+    _set_inertia(old.find("inertia"), new_I)
+    was = np.array2string(np.linalg.eigvalsh(inertial.inertia), precision=6)
+    now = np.array2string(np.linalg.eigvalsh(new_I), precision=6)
+    return (
+        f"link {link.name!r}: inertia not physical (principal moments {was}); the "
+        f"nearest physical tensor with the same axes and mass: principal moments "
+        f"{now}"
+    ), None
+
+
+def _rebuild_inertial(el, old, link: UrdfLink, rebuild: str, density: float) -> str | None:
+    """Replace (or add) the link's ``<inertial>`` by the one of its collision primitives,
+    with the stated mass when positive, else ``density``; the change, or None when there
+    is no primitive to compute it from."""
+    inertial = link.inertial
+    keep = inertial is not None and inertial.mass > 0
+    prim = primitive_inertia(link.collisions, mass=inertial.mass if keep else None, density=density)
+    if prim is None:
+        return None
+    m, c, I = prim
+    new = _inertial_element(m, c, I)
+    how = "stated mass kept" if keep else f"density {density:g} kg/m^3"
+    shapes = "+".join(g.kind for g in link.collisions)
+    if old is not None:
+        index = list(el).index(old)
+        el.remove(old)
+        el.insert(index, new)
+    else:
+        el.insert(0, new)
+    return (
+        f"link {link.name!r}: inertia {rebuild}; recomputed from the collision {shapes} "
+        f"({how}): m = {m:.6g} kg, diag I = {np.array2string(np.diag(I), precision=6)}"
+    )
+
+
+def _write_fixed(root: ET.Element, src: Path, dst: Path, changes, not_fixed) -> None:
+    """Write the corrected tree to ``dst`` atomically, a comment at the top listing every
+    change and what was not fixed."""
     body = changes + [f"not fixed: {c}" for c in not_fixed]
     header = (
         "robodyn fix_urdf of "
@@ -729,8 +797,5 @@ def fix_urdf(path, out_path, density: float = 1000.0, *, overwrite: bool = False
         + ("\n  ".join(body) if body else "no change needed")
     )
     root.insert(0, ET.Comment(" " + header.replace("--", "- -") + "\n"))
-    from .._files import atomic_write
-
     with atomic_write(dst) as tmp:  # written beside, then renamed: never half a file
         ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
-    return FixResult(changes, dst, not_fixed, check_model(dst))
