@@ -124,7 +124,7 @@ def test_a_stopped_runs_samples_are_kept_until_asked(arm, tmp_path):
     out = tmp_path / "run.npz"
     code = textwrap.dedent(f"""
         import os, numpy as np, robodyn as rd
-        from robodyn.sim.simulate import _Record
+        from robodyn.sim._record import _Record
         _Record.MARK_EVERY = 0.0
         arm = rd.models.load("planar_2r")
         def ctrl(t, q, v):

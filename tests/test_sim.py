@@ -339,7 +339,7 @@ def test_out_streams_to_disk_and_a_killed_run_leaves_its_samples(arm, tmp_path):
     killed = tmp_path / "killed.npz"
     code = textwrap.dedent(f"""
         import os, numpy as np, robodyn as rd
-        from robodyn.sim.simulate import _Record
+        from robodyn.sim._record import _Record
         _Record.MARK_EVERY = 0.0  # mark every 2000 steps (by default: every 0.5 s of wall time)
         arm = rd.models.load("planar_2r")
         def ctrl(t, q, v):

@@ -98,7 +98,7 @@ def _rollout_block(model, controller, opts, q0, v0, hq=None, hv=None):
     hashes the store recorded for these blocks of q0 and v0 (checked: a dask q0 whose
     graph gives other values each time is refused)."""
     from ..sim.integrators import STEPS
-    from ..sim.simulate import simulate
+    from ..sim.local import simulate_local as simulate
 
     q0 = np.array(q0, dtype=np.float64, order="C")  # aligned (a deserialised block may not be)
     v0 = np.array(v0, dtype=np.float64, order="C")
@@ -211,7 +211,7 @@ def simulate_chunks(
     """
     import dask.array as da
 
-    from ..sim.simulate import simulate
+    from ..sim.local import simulate_local as simulate
 
     if on_divergence not in ("raise", "mark"):
         raise ValueError(f"on_divergence must be 'raise' or 'mark', got {on_divergence!r}")
