@@ -136,16 +136,7 @@ def from_dh(
         Bad table shape, non-finite entries, unknown joint type or convention, or any
         builder error.
     """
-    if convention not in ("standard", "modified"):
-        raise ModelError(f"convention must be 'standard' or 'modified', got {convention!r}")
-    try:
-        tab = np.asarray(table, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError("table must be an (n, 4) array of (a, alpha, d, theta_offset)") from None
-    if tab.ndim != 2 or tab.shape[1] != 4:
-        raise ModelError(f"table must have shape (n, 4) rows (a, alpha, d, theta), got {tab.shape}")
-    if not np.all(np.isfinite(tab)):
-        raise ModelError("table has a non-finite number")
+    tab = _dh_table(table, convention)
     n = tab.shape[0]
     kinds = ["revolute"] * n if joint_types is None else list(joint_types)
     if len(kinds) != n:
@@ -161,42 +152,15 @@ def from_dh(
     b.add_frame("link0", "world")
     E_prev = np.eye(4)  # pose of DH frame {i-1} in body frame i-1
     for i in range(n):
-        a, alpha, d, th = tab[i]
-        kind = kinds[i]
-        if kind not in ("revolute", "continuous", "prismatic", "fixed"):
-            raise ModelError(
-                f"joint_types[{i}] = {kind!r}: expected 'revolute', 'continuous', "
-                "'prismatic' or 'fixed'"
-            )
-        if convention == "standard":
-            # T_{i-1,i} = Rz(theta) Tz(d) Tx(a) Rx(alpha); the joint acts first.
-            if kind == "prismatic":
-                P, E = E_prev @ _Rz(th) @ _Tz(d), _Tx(a) @ _Rx(alpha)
-            elif kind == "fixed":
-                P, E = E_prev @ dh_transform(a, alpha, d, th), np.eye(4)
-            else:
-                P, E = E_prev @ _Rz(th), _Tz(d) @ _Tx(a) @ _Rx(alpha)
-        else:
-            # T_{i-1,i} = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i); the joint acts last,
-            # and Rz(q) commutes with Tz(d), so body i's frame is {i} itself.
-            P, E = dh_transform(a, alpha, d, th, "modified"), np.eye(4)
-        inertia = None if inertias is None else inertias[i]
-        if inertia is not None:
-            try:
-                # link i's inertia from its DH frame {i} into the body frame: T_{body,i} = E
-                inertia = inertia.moved(E[:3, :3], E[:3, 3])
-            except AttributeError:
-                raise ModelError(
-                    f"inertias[{i}] must be a RigidInertia, got {type(inertia).__name__}"
-                ) from None
+        P, E = _dh_placement(tab[i], kinds[i], i, convention, E_prev)
         b.add_body(
             f"body{i + 1}",
             f"body{i}" if i > 0 else "world",
             joint_name=f"joint{i + 1}",
-            joint_type=kind,
+            joint_type=kinds[i],
             axis=(0.0, 0.0, 1.0),
             T=P,
-            inertia=inertia,
+            inertia=_dh_inertia(None if inertias is None else inertias[i], E, i),
             lower=lo[i],
             upper=hi[i],
             velocity=vel[i],
@@ -212,3 +176,54 @@ def from_dh(
     else:
         b.add_frame("ee", f"body{n}", E_prev @ tool_T)
     return b.build()
+
+
+def _dh_table(table, convention: str) -> np.ndarray:
+    """The table as a finite (n, 4) float array (and the convention known), or ModelError."""
+    if convention not in ("standard", "modified"):
+        raise ModelError(f"convention must be 'standard' or 'modified', got {convention!r}")
+    try:
+        tab = np.asarray(table, dtype=float)
+    except (TypeError, ValueError):
+        raise ModelError("table must be an (n, 4) array of (a, alpha, d, theta_offset)") from None
+    if tab.ndim != 2 or tab.shape[1] != 4:
+        raise ModelError(f"table must have shape (n, 4) rows (a, alpha, d, theta), got {tab.shape}")
+    if not np.all(np.isfinite(tab)):
+        raise ModelError("table has a non-finite number")
+    return tab
+
+
+def _dh_placement(row, kind: str, i: int, convention: str, E_prev: np.ndarray) -> tuple:
+    """``(P, E)`` of table row i: ``P``, the pose of joint i's frame (where body i's frame is
+    at q = 0) in body frame i-1, and ``E``, the pose of the DH frame {i} in body frame i;
+    ``E_prev`` is that of {i-1} in body frame i-1."""
+    a, alpha, d, th = row
+    if kind not in ("revolute", "continuous", "prismatic", "fixed"):
+        raise ModelError(
+            f"joint_types[{i}] = {kind!r}: expected 'revolute', 'continuous', "
+            "'prismatic' or 'fixed'"
+        )
+    if convention == "standard":
+        # T_{i-1,i} = Rz(theta) Tz(d) Tx(a) Rx(alpha); the joint acts first.
+        if kind == "prismatic":
+            return E_prev @ _Rz(th) @ _Tz(d), _Tx(a) @ _Rx(alpha)
+        if kind == "fixed":
+            return E_prev @ dh_transform(a, alpha, d, th), np.eye(4)
+        return E_prev @ _Rz(th), _Tz(d) @ _Tx(a) @ _Rx(alpha)
+    # T_{i-1,i} = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i); the joint acts last,
+    # and Rz(q) commutes with Tz(d), so body i's frame is {i} itself.
+    return dh_transform(a, alpha, d, th, "modified"), np.eye(4)
+
+
+def _dh_inertia(inertia, E: np.ndarray, i: int):
+    """Link i's inertia, given in its DH frame {i}, in the body frame (``E``: {i} in the
+    body); None stays None (massless)."""
+    if inertia is None:
+        return None
+    try:
+        # link i's inertia from its DH frame {i} into the body frame: T_{body,i} = E
+        return inertia.moved(E[:3, :3], E[:3, 3])
+    except AttributeError:
+        raise ModelError(
+            f"inertias[{i}] must be a RigidInertia, got {type(inertia).__name__}"
+        ) from None

@@ -245,6 +245,43 @@ def from_mr(
         Glist entry not of the form ``[[I, 0], [0, m 1]]``, or M disagreeing with Mlist.
     """
     M = _mr_transform(M, "M")
+    S = _mr_screws(Slist)
+    n = S.shape[1]
+    Mlist, Glist = list(Mlist), list(Glist)
+    _check_mr_counts(n, Mlist, Glist, joint_types)
+    b = ModelBuilder(name=name, gravity=gravity)
+    M_i = np.eye(4)  # home pose of CoM frame {i} in space
+    B_prev = np.eye(4)  # home pose of body frame i-1 in space
+    for i in range(n):
+        M_i = M_i @ _mr_transform(Mlist[i], f"Mlist[{i}]")
+        kind = joint_types[i] if joint_types is not None else None
+        kind, axis, c = _mr_joint(S[:, i], M_i, kind, i)
+        # body frame B_i: orientation of {i}, origin on the joint axis
+        B_i = M_i.copy()
+        B_i[:3, 3] = M_i[:3, :3] @ c + M_i[:3, 3]
+        b.add_body(
+            f"link{i + 1}",
+            f"link{i}" if i > 0 else "world",
+            joint_name=f"joint{i + 1}",
+            joint_type=kind,
+            axis=axis,
+            T=inv_transform(B_prev) @ B_i,
+            inertia=_mr_inertia(Glist[i], c, i),
+        )
+        T_com = np.eye(4)
+        T_com[:3, 3] = -c
+        b.add_frame(f"link{i + 1}_com", f"link{i + 1}", T_com)
+        B_prev = B_i
+    _check_mr_home(M, M_i @ _mr_transform(Mlist[n], f"Mlist[{n}]"))
+    if n == 0:
+        b.add_frame("ee", "world", M)
+    else:
+        b.add_frame("ee", f"link{n}", inv_transform(B_prev) @ M)
+    return b.build()
+
+
+def _mr_screws(Slist) -> np.ndarray:
+    """Slist as a finite (6, n) float array, or ModelError."""
     try:
         S = np.asarray(Slist, dtype=float)
     except (TypeError, ValueError):
@@ -253,9 +290,11 @@ def from_mr(
         raise ModelError(f"Slist must have shape (6, n) (one screw axis per column), got {S.shape}")
     if not np.all(np.isfinite(S)):
         raise ModelError("Slist has a non-finite number")
-    n = S.shape[1]
-    Mlist = list(Mlist)
-    Glist = list(Glist)
+    return S
+
+
+def _check_mr_counts(n: int, Mlist: list, Glist: list, joint_types) -> None:
+    """n + 1 transforms in Mlist, n inertias in Glist and n joint types, or ModelError."""
     if len(Mlist) != n + 1:
         raise ModelError(f"Mlist must hold n + 1 = {n + 1} transforms, got {len(Mlist)}")
     if len(Glist) != n:
@@ -263,73 +302,53 @@ def from_mr(
     if joint_types is not None and len(joint_types) != n:
         raise ModelError(f"joint_types must have n = {n} entries, got {len(joint_types)}")
 
-    b = ModelBuilder(name=name, gravity=gravity)
-    M_i = np.eye(4)  # home pose of CoM frame {i} in space
-    B_prev = np.eye(4)  # home pose of body frame i-1 in space
-    for i in range(n):
-        M_i = M_i @ _mr_transform(Mlist[i], f"Mlist[{i}]")
-        w, v = S[:3, i], S[3:, i]
-        kind = joint_types[i] if joint_types is not None else None
-        if kind is None:
-            kind = "revolute" if np.linalg.norm(w) > 1e-12 else "prismatic"
-        col = f"Slist[:, {i}] (joint{i + 1})"
-        # A_i = [Ad_{M_i^-1}] S_i: the screw axis in the CoM frame {i} (MR eq. 8.49).
-        A = adjoint(inv_transform(M_i)) @ S[:, i]
-        wb, vb = A[:3], A[3:]
-        if kind == "revolute":
-            nw = np.linalg.norm(w)
-            if abs(nw - 1) > _TOL:
-                raise ModelError(f"{col}: a revolute screw axis needs |omega| = 1, got {nw:.6g}")
-            pitch = float(w @ v)
-            if abs(pitch) > _TOL:
-                raise ModelError(
-                    f"{col} has pitch h = {pitch:.6g}: helical joints are not supported"
-                )
-            # point of the axis nearest to the CoM: c = omega x v (for |omega| = 1, v = -omega x c)
-            c = np.cross(wb, vb) / (wb @ wb)
-            axis = wb
-        elif kind == "prismatic":
-            if np.linalg.norm(w) > 1e-12:
-                raise ModelError(f"{col}: a prismatic screw axis needs omega = 0, got {w.tolist()}")
-            nv = np.linalg.norm(v)
-            if abs(nv - 1) > _TOL:
-                raise ModelError(f"{col}: a prismatic screw axis needs |v| = 1, got {nv:.6g}")
-            c = np.zeros(3)
-            axis = vb
-        else:
-            raise ModelError(
-                f"joint_types[{i}] = {kind!r}: from_mr supports 'revolute' and 'prismatic'"
-            )
-        # body frame B_i: orientation of {i}, origin on the joint axis
-        B_i = M_i.copy()
-        B_i[:3, 3] = M_i[:3, :3] @ c + M_i[:3, 3]
-        m, Ic = _spatial_inertia_parts(Glist[i], f"Glist[{i}]")
-        try:
-            inertia = RigidInertia(m, -c, Ic)
-        except ValueError as exc:
-            raise ModelError(f"Glist[{i}] is not a physical inertia: {exc}") from exc
-        b.add_body(
-            f"link{i + 1}",
-            f"link{i}" if i > 0 else "world",
-            joint_name=f"joint{i + 1}",
-            joint_type=kind,
-            axis=axis,
-            T=inv_transform(B_prev) @ B_i,
-            inertia=inertia,
-        )
-        T_com = np.eye(4)
-        T_com[:3, 3] = -c
-        b.add_frame(f"link{i + 1}_com", f"link{i + 1}", T_com)
-        B_prev = B_i
-    M_end = M_i @ _mr_transform(Mlist[n], f"Mlist[{n}]")
+
+def _mr_joint(S_i: np.ndarray, M_i: np.ndarray, kind, i: int) -> tuple[str, np.ndarray, np.ndarray]:
+    """``(kind, axis, c)`` of joint i from its space screw axis ``S_i`` and the home pose
+    ``M_i`` of CoM frame {i}: the joint type (default revolute when omega != 0), its axis in
+    {i}, and ``c``, the point of the axis nearest to the CoM in {i} (zero for a prismatic
+    joint), where body i's frame is put."""
+    w, v = S_i[:3], S_i[3:]
+    if kind is None:
+        kind = "revolute" if np.linalg.norm(w) > 1e-12 else "prismatic"
+    col = f"Slist[:, {i}] (joint{i + 1})"
+    # A_i = [Ad_{M_i^-1}] S_i: the screw axis in the CoM frame {i} (MR eq. 8.49).
+    A = adjoint(inv_transform(M_i)) @ S_i
+    wb, vb = A[:3], A[3:]
+    if kind == "revolute":
+        nw = np.linalg.norm(w)
+        if abs(nw - 1) > _TOL:
+            raise ModelError(f"{col}: a revolute screw axis needs |omega| = 1, got {nw:.6g}")
+        pitch = float(w @ v)
+        if abs(pitch) > _TOL:
+            raise ModelError(f"{col} has pitch h = {pitch:.6g}: helical joints are not supported")
+        # point of the axis nearest to the CoM: c = omega x v (for |omega| = 1, v = -omega x c)
+        return kind, wb, np.cross(wb, vb) / (wb @ wb)
+    if kind == "prismatic":
+        if np.linalg.norm(w) > 1e-12:
+            raise ModelError(f"{col}: a prismatic screw axis needs omega = 0, got {w.tolist()}")
+        nv = np.linalg.norm(v)
+        if abs(nv - 1) > _TOL:
+            raise ModelError(f"{col}: a prismatic screw axis needs |v| = 1, got {nv:.6g}")
+        return kind, vb, np.zeros(3)
+    raise ModelError(f"joint_types[{i}] = {kind!r}: from_mr supports 'revolute' and 'prismatic'")
+
+
+def _mr_inertia(G, c: np.ndarray, i: int) -> RigidInertia:
+    """Body i's inertia from ``Glist[i]`` (at the CoM, {i} axes), its CoM at ``-c`` in the
+    body frame."""
+    m, Ic = _spatial_inertia_parts(G, f"Glist[{i}]")
+    try:
+        return RigidInertia(m, -c, Ic)
+    except ValueError as exc:
+        raise ModelError(f"Glist[{i}] is not a physical inertia: {exc}") from exc
+
+
+def _check_mr_home(M: np.ndarray, M_end: np.ndarray) -> None:
+    """M equals the product of Mlist (``M_end``) within the tolerance, or ModelError."""
     err = np.abs(M_end - M).max()
     if err > _TOL:
         raise ModelError(
             f"M disagrees with the product of Mlist (max difference {err:.3g}): "
             "the last Mlist entry must be the end-effector pose in the last link frame"
         )
-    if n == 0:
-        b.add_frame("ee", "world", M)
-    else:
-        b.add_frame("ee", f"link{n}", inv_transform(B_prev) @ M)
-    return b.build()
