@@ -7,6 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from .common import _fmt_ratio, _fmt_time
+from .dask import text_lines as dask_lines
+from .ident import text_lines as ident_lines
+from .viz import viz_lines
 
 
 def _status_text(r: dict) -> str:
@@ -18,6 +21,19 @@ def _status_text(r: dict) -> str:
 
 def format_table(result: dict) -> str:
     """The plain-text report of a result dict (as written by ``--json``)."""
+    out = _head_lines(result)
+    notes = result.get("skipped", {})
+    for key, title, lines, noted in _TEXT_SECTIONS:
+        # a section shows when it has rows, or (noted) a line for a package not installed
+        if result.get(key) or (noted and notes.get(key)):
+            out += ["", title, *notes.get(key, []), *lines(result.get(key, []))]
+    if result.get("flops"):
+        out += _flops_lines(result)
+    return "\n".join(out)
+
+
+def _head_lines(result: dict) -> list[str]:
+    """The versions, the machine, the compiled core, how to read the times, the models."""
     mach = result["machine"]
     out = []
     peers = ", ".join(f"{k} {v}" for k, v in result["versions"].items())
@@ -38,98 +54,112 @@ def format_table(result: dict) -> str:
             out.append(f"  model {name}: {info}")
     for info, names in skipped.items():  # one line for all the models of a missing package
         out.append(f"  models {', '.join(names)}: {info}")
-    notes = result.get("skipped", {})
+    return out
 
-    def section(key: str, title: str) -> None:
-        out.append("")
-        out.append(title)
-        out.extend(notes.get(key, []))
 
-    if result.get("latency") or notes.get("latency"):
-        section("latency", "LATENCY: one state, called from Python (time per call)")
-        out.append(f"{'model':<7} {'function':<9} {'library':<16} {'median':>10} {'ratio':>7}  "
-                   f"{'check':<20} call")  # fmt: skip
-        for r in result["latency"]:
-            out.append(
-                f"{r['model']:<7} {r['function']:<9} {r['library']:<16} "
-                f"{_fmt_time(r['median_s']):>10} {_fmt_ratio(r['ratio_to_pinocchio']):>7}  "
-                f"{_status_text(r):<20} {r['call']}"
-            )
-    if result.get("batch") or notes.get("batch"):
-        section("batch", "BATCH: time per state over N states")
-        out.append(f"{'model':<7} {'function':<9} {'library':<16} {'thr':>3} {'N':>7} "
-                   f"{'per state':>10} {'ratio':>7}  {'check':<20} call")  # fmt: skip
-        for r in result["batch"]:
-            out.append(
-                f"{r['model']:<7} {r['function']:<9} {r['library']:<16} {r['threads'] or '-':>3} "
-                f"{r['n_states']:>7} {_fmt_time(r['median_s']):>10} "
-                f"{_fmt_ratio(r['ratio_to_pinocchio']):>7}  {_status_text(r):<20} {r['call']}"
-            )
-    if result.get("cold") or notes.get("cold"):
-        section("cold", "COLD START (fresh processes)")
-        for r in result["cold"]:
-            out.append(
-                f"{r['model']:<5} {r['function']:<30} {r['library']:<10} "
-                f"{_fmt_time(r['median_s']):>10} {_fmt_ratio(r['ratio_to_pinocchio']):>9}  "
-                f"{r['status']:<9} {r['call']}"
-            )
-    if result.get("memory") or notes.get("memory"):
-        section("memory", "MEMORY: peak RSS of an inverse-dynamics batch (fresh process)")
-        for r in result["memory"]:
-            if "peak_rss_mb" not in r:
-                out.append(f"{r['model']:<7} {r['library']:<10} {r['status']}")
-                continue
-            out.append(
-                f"{r['model']:<7} {r['library']:<10} N={r['n_states']}  peak {r['peak_rss_mb']:.0f}"
-                f" MB, baseline {r['baseline_rss_mb']:.0f} MB, inputs+outputs "
-                f"{r['data_mb']:.0f} MB, extra/(inputs+outputs) = {r['over_data']:.2f}"
-                f"  (batch {r['batch_seconds']:.2f} s)"
-            )
-    if result.get("simulate") or notes.get("simulate"):
-        section("simulate", "SIMULATE: whole simulations (time per run, or per rollout-step)")
-        for r in result.get("simulate", []):
-            ratios = f"{_fmt_ratio(r['ratio_to_pinocchio']):>7}"
-            if r.get("ratio_to_mujoco") is not None:
-                ratios += f" (to MuJoCo {_fmt_ratio(r['ratio_to_mujoco'])})"
-            out.append(
-                f"{r['model']:<6} {r['function']:<24} {r['library']:<10} "
-                f"{_fmt_time(r['median_s']):>10} {ratios}  {_status_text(r):<20} {r['call']}"
-            )
-    if result.get("ik") or notes.get("ik"):
-        section("ik", "IK: random reachable poses from neutral (median, 95th percentile, success)")
-        for r in result.get("ik", []):
-            out.append(
-                f"{r['model']:<6} {r['library']:<16} {_fmt_time(r['median_s']):>10} "
-                f"{_fmt_time(r['p95_s']):>10} {100 * r['success']:6.1f} %  {r['call']}"
-            )
-    if result.get("dask"):
-        from .dask import text_lines
-
-        section("dask", "Dask: per-state cost of the dask path vs numpy; 1 -> 2 worker processes")
-        out += text_lines(result["dask"])
-    if result.get("viz"):
-        from .viz import viz_lines
-
-        section("viz", "VIZ: viewer pages in headless Chromium (software WebGL)")
-        out += viz_lines(result["viz"])
-    if result.get("ident"):
-        from .ident import text_lines as ident_lines
-
-        section("ident", "Identification: joint-torque regressor per state (ratio to Pinocchio)")
-        out += ident_lines(result["ident"])
-    if result.get("flops"):
-        out.append("")
-        peak, scalar = mach["peak_gflops"], result["flops"][0]["scalar_peak_gflops"]
+def _latency_lines(rows: list[dict]) -> list[str]:
+    out = [f"{'model':<7} {'function':<9} {'library':<16} {'median':>10} {'ratio':>7}  "
+           f"{'check':<20} call"]  # fmt: skip
+    for r in rows:
         out.append(
-            f"FLOPS: analytic count per state; achieved GFLOP/s (robodyn; 'pinocchio' = "
-            f"robodyn's count over Pinocchio's time) vs peak {peak:.1f} (vector, estimated) / "
-            f"{scalar:.1f} (scalar FMA, estimated), all cores"
+            f"{r['model']:<7} {r['function']:<9} {r['library']:<16} "
+            f"{_fmt_time(r['median_s']):>10} {_fmt_ratio(r['ratio_to_pinocchio']):>7}  "
+            f"{_status_text(r):<20} {r['call']}"
         )
-        for r in result["flops"]:
-            parts = [f"{k[7:]}: {v:.2f}" for k, v in r.items() if k.startswith("gflops_")]
-            out.append(f"{r['model']:<7} {r['function']:<5} {r['flops_per_state']:>7} flop  "
-                       + "  ".join(parts))  # fmt: skip
-    return "\n".join(out)
+    return out
+
+
+def _batch_lines(rows: list[dict]) -> list[str]:
+    out = [f"{'model':<7} {'function':<9} {'library':<16} {'thr':>3} {'N':>7} "
+           f"{'per state':>10} {'ratio':>7}  {'check':<20} call"]  # fmt: skip
+    for r in rows:
+        out.append(
+            f"{r['model']:<7} {r['function']:<9} {r['library']:<16} {r['threads'] or '-':>3} "
+            f"{r['n_states']:>7} {_fmt_time(r['median_s']):>10} "
+            f"{_fmt_ratio(r['ratio_to_pinocchio']):>7}  {_status_text(r):<20} {r['call']}"
+        )
+    return out
+
+
+def _cold_lines(rows: list[dict]) -> list[str]:
+    return [
+        f"{r['model']:<5} {r['function']:<30} {r['library']:<10} "
+        f"{_fmt_time(r['median_s']):>10} {_fmt_ratio(r['ratio_to_pinocchio']):>9}  "
+        f"{r['status']:<9} {r['call']}"
+        for r in rows
+    ]
+
+
+def _memory_lines(rows: list[dict]) -> list[str]:
+    out = []
+    for r in rows:
+        if "peak_rss_mb" not in r:
+            out.append(f"{r['model']:<7} {r['library']:<10} {r['status']}")
+            continue
+        out.append(
+            f"{r['model']:<7} {r['library']:<10} N={r['n_states']}  peak {r['peak_rss_mb']:.0f}"
+            f" MB, baseline {r['baseline_rss_mb']:.0f} MB, inputs+outputs "
+            f"{r['data_mb']:.0f} MB, extra/(inputs+outputs) = {r['over_data']:.2f}"
+            f"  (batch {r['batch_seconds']:.2f} s)"
+        )
+    return out
+
+
+def _simulate_lines(rows: list[dict]) -> list[str]:
+    out = []
+    for r in rows:
+        ratios = f"{_fmt_ratio(r['ratio_to_pinocchio']):>7}"
+        if r.get("ratio_to_mujoco") is not None:
+            ratios += f" (to MuJoCo {_fmt_ratio(r['ratio_to_mujoco'])})"
+        out.append(
+            f"{r['model']:<6} {r['function']:<24} {r['library']:<10} "
+            f"{_fmt_time(r['median_s']):>10} {ratios}  {_status_text(r):<20} {r['call']}"
+        )
+    return out
+
+
+def _ik_lines(rows: list[dict]) -> list[str]:
+    return [
+        f"{r['model']:<6} {r['library']:<16} {_fmt_time(r['median_s']):>10} "
+        f"{_fmt_time(r['p95_s']):>10} {100 * r['success']:6.1f} %  {r['call']}"
+        for r in rows
+    ]
+
+
+# The sections of the text report in order: key, title, the lines of its rows, and whether
+# it shows (with only its lines naming packages not installed) when it has no rows.
+_TEXT_SECTIONS = (
+    ("latency", "LATENCY: one state, called from Python (time per call)", _latency_lines, True),
+    ("batch", "BATCH: time per state over N states", _batch_lines, True),
+    ("cold", "COLD START (fresh processes)", _cold_lines, True),
+    ("memory", "MEMORY: peak RSS of an inverse-dynamics batch (fresh process)", _memory_lines,
+     True),
+    ("simulate", "SIMULATE: whole simulations (time per run, or per rollout-step)",
+     _simulate_lines, True),
+    ("ik", "IK: random reachable poses from neutral (median, 95th percentile, success)",
+     _ik_lines, True),
+    ("dask", "Dask: per-state cost of the dask path vs numpy; 1 -> 2 worker processes",
+     dask_lines, False),
+    ("viz", "VIZ: viewer pages in headless Chromium (software WebGL)", viz_lines, False),
+    ("ident", "Identification: joint-torque regressor per state (ratio to Pinocchio)",
+     ident_lines, False),
+)  # fmt: skip
+
+
+def _flops_lines(result: dict) -> list[str]:
+    """The achieved GFLOP/s of robodyn's kernels beside the estimated peaks."""
+    peak, scalar = result["machine"]["peak_gflops"], result["flops"][0]["scalar_peak_gflops"]
+    out = [
+        "",
+        f"FLOPS: analytic count per state; achieved GFLOP/s (robodyn; 'pinocchio' = "
+        f"robodyn's count over Pinocchio's time) vs peak {peak:.1f} (vector, estimated) / "
+        f"{scalar:.1f} (scalar FMA, estimated), all cores",
+    ]
+    for r in result["flops"]:
+        parts = [f"{k[7:]}: {v:.2f}" for k, v in r.items() if k.startswith("gflops_")]
+        out.append(f"{r['model']:<7} {r['function']:<5} {r['flops_per_state']:>7} flop  "
+                   + "  ".join(parts))  # fmt: skip
+    return out
 
 
 def format_markdown(result: dict) -> str:
@@ -144,59 +174,87 @@ def format_markdown(result: dict) -> str:
         "",
     ]
     lat = [r for r in result["latency"] if r.get("median_s")]
-    models = list(dict.fromkeys(r["model"] for r in lat))
-    if lat:
-        fns = list(dict.fromkeys(r["function"] for r in lat))
-        lines += [
-            "One state, called from Python: robodyn's median time (ratio to Pinocchio)",
-            "",
-            "| model | " + " | ".join(fns) + " |",
-            "|---" * (len(fns) + 1) + "|",
-        ]
-        for mod in models:
-            cells = []
-            for fn in fns:
-                r = [
-                    x
-                    for x in lat
-                    if (x["model"], x["function"], x["library"]) == (mod, fn, "robodyn")
-                ]
-                cells.append(
-                    f"{_fmt_time(r[0]['median_s'])} ({_fmt_ratio(r[0]['ratio_to_pinocchio'])})"
-                    if r
-                    else "-"
-                )
-            lines.append(f"| {mod} | " + " | ".join(cells) + " |")
-        lines.append("")
-    bat = [r for r in result["batch"] if r.get("median_s") and r["library"] == "robodyn"]
-    if bat:
-        threads = sorted({r["threads"] for r in bat})
-        fns = [f for f in ("rnea", "aba", "crba") if any(r["function"] == f for r in bat)]
-        head = [f"{f}, {t} thr." for f in fns for t in threads]
-        lines += [
-            "Batch of states, time per state (ratio to Pinocchio's rneaInParallel / "
-            "abaInParallel, or to a Python loop over crba, at the same thread count)",
-            "",
-            "| model | " + " | ".join(head) + " |",
-            "|---" * (len(head) + 1) + "|",
-        ]
-        for mod in models:
-            cells = []
-            for f in fns:
-                for t in threads:
-                    r = [x for x in bat if (x["model"], x["function"], x["threads"]) == (mod, f, t)]
-                    cells.append(
-                        f"{_fmt_time(r[0]['median_s'])} ({_fmt_ratio(r[0]['ratio_to_pinocchio'])})"
-                        if r
-                        else "-"
-                    )
-            lines.append(f"| {mod} | " + " | ".join(cells) + " |")
-        lines.append("")
+    models = list(dict.fromkeys(r["model"] for r in lat))  # the rows of both tables
+    lines += _latency_markdown(lat, models)
+    lines += _batch_markdown(result, models)
     cold = [r for r in result["cold"] if r.get("median_s") and r["library"] == "robodyn"]
     if cold:
         lines.append(
             "Cold start: " + "; ".join(f"{r['call']} {r['median_s']:.3g} s" for r in cold) + "."
         )
+    lines += _simulate_markdown(result)
+    lines += _ik_markdown(result)
+    for r in result.get("viz", []):
+        if r["status"] == "ok":
+            fps = "" if r.get("fps") is None else f", plays at {r['fps']:.0f} frames/s"
+            lines.append(f"Viewer page ({r['model']}): {r['size_mb']:.2f} MB, first frame "
+                         f"{1000 * r['median_s']:.0f} ms after navigation{fps}.")  # fmt: skip
+    for r in result["memory"]:
+        if r["library"] == "robodyn" and r.get("over_data"):
+            lines.append(
+                f"Memory: a {r['n_states']:,}-state inverse-dynamics batch ({r['model']}) "
+                f"peaks at {r['over_data']:.2f}x its inputs plus outputs."
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _cell(rows: list[dict]) -> str:
+    """A table cell: the first row's time and ratio to Pinocchio, or "-"."""
+    if not rows:
+        return "-"
+    return f"{_fmt_time(rows[0]['median_s'])} ({_fmt_ratio(rows[0]['ratio_to_pinocchio'])})"
+
+
+def _latency_markdown(lat: list[dict], models: list[str]) -> list[str]:
+    """One state, called from Python: robodyn's time (ratio) per model and function."""
+    if not lat:
+        return []
+    fns = list(dict.fromkeys(r["function"] for r in lat))
+    lines = [
+        "One state, called from Python: robodyn's median time (ratio to Pinocchio)",
+        "",
+        "| model | " + " | ".join(fns) + " |",
+        "|---" * (len(fns) + 1) + "|",
+    ]
+    for mod in models:
+        cells = []
+        for fn in fns:
+            key = (mod, fn, "robodyn")
+            r = [x for x in lat if (x["model"], x["function"], x["library"]) == key]
+            cells.append(_cell(r))
+        lines.append(f"| {mod} | " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
+
+
+def _batch_markdown(result: dict, models: list[str]) -> list[str]:
+    """Batches: robodyn's time per state (ratio) of rnea, aba, crba per thread count."""
+    bat = [r for r in result["batch"] if r.get("median_s") and r["library"] == "robodyn"]
+    if not bat:
+        return []
+    threads = sorted({r["threads"] for r in bat})
+    fns = [f for f in ("rnea", "aba", "crba") if any(r["function"] == f for r in bat)]
+    head = [f"{f}, {t} thr." for f in fns for t in threads]
+    lines = [
+        "Batch of states, time per state (ratio to Pinocchio's rneaInParallel / "
+        "abaInParallel, or to a Python loop over crba, at the same thread count)",
+        "",
+        "| model | " + " | ".join(head) + " |",
+        "|---" * (len(head) + 1) + "|",
+    ]
+    for mod in models:
+        cells = []
+        for f in fns:
+            for t in threads:
+                r = [x for x in bat if (x["model"], x["function"], x["threads"]) == (mod, f, t)]
+                cells.append(_cell(r))
+        lines.append(f"| {mod} | " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
+
+
+def _simulate_markdown(result: dict) -> list[str]:
+    lines = []
     for r in result.get("simulate", []):
         if r["library"] != "robodyn" or not r.get("median_s"):
             continue
@@ -210,6 +268,11 @@ def format_markdown(result: dict) -> str:
             f"Simulation ({r['model']}, {r['function']}): {r['call']}: "
             f"{_fmt_time(r['median_s'])} {per}" + (f" ({'; '.join(vs)})" if vs else "") + "."
         )
+    return lines
+
+
+def _ik_markdown(result: dict) -> list[str]:
+    lines = []
     for r in result.get("ik", []):
         when = f"{_fmt_time(r['median_s'])} per pose"  # a batch row: the whole call over n
         if r.get("p95_s") is not None:
@@ -218,18 +281,7 @@ def format_markdown(result: dict) -> str:
             f"IK ({r['model']}, {r['library']}): {r['call']}: {when}, "
             f"success {100 * r['success']:.1f} %."
         )
-    for r in result.get("viz", []):
-        if r["status"] == "ok":
-            fps = "" if r.get("fps") is None else f", plays at {r['fps']:.0f} frames/s"
-            lines.append(f"Viewer page ({r['model']}): {r['size_mb']:.2f} MB, first frame "
-                         f"{1000 * r['median_s']:.0f} ms after navigation{fps}.")  # fmt: skip
-    for r in result["memory"]:
-        if r["library"] == "robodyn" and r.get("over_data"):
-            lines.append(
-                f"Memory: a {r['n_states']:,}-state inverse-dynamics batch ({r['model']}) "
-                f"peaks at {r['over_data']:.2f}x its inputs plus outputs."
-            )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def write_plot(result: dict, path: str, *, overwrite: bool = False) -> None:
