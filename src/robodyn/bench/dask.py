@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+from .common import _row
+
 __all__ = ["run_dask"]
 
 
@@ -30,7 +32,7 @@ def _timed(fn) -> tuple[float, float]:
     return time.perf_counter() - w0, time.process_time() - c0
 
 
-def _overhead_rows(cfg, row) -> list[dict]:
+def _overhead_rows(cfg) -> list[dict]:
     import dask
     import dask.array as da
 
@@ -55,15 +57,15 @@ def _overhead_rows(cfg, row) -> list[dict]:
             w, t = _timed(fn)
             best[c] = (min(best[c][0], w), min(best[c][1], t))
     w_np, c_np = best[None]
-    rows = [row("dask", "ur5", "rnea", "robodyn", call=f"rd.rnea on {N:,} numpy states",
-                median_s=w_np / N, cpu_s=c_np / N, n_states=N, chunk=None, overhead=0.0,
-                overhead_cpu=0.0)]  # fmt: skip
+    rows = [_row("dask", "ur5", "rnea", "robodyn", call=f"rd.rnea on {N:,} numpy states",
+                 median_s=w_np / N, cpu_s=c_np / N, n_states=N, chunk=None, overhead=0.0,
+                 overhead_cpu=0.0)]  # fmt: skip
     for c in chunks:
         w, t = best[c]
-        rows.append(row("dask", "ur5", "rnea", "robodyn",
-                        call=f"rd.rnea on dask arrays, chunks of {c:,} (threads)",
-                        median_s=w / N, cpu_s=t / N, n_states=N, chunk=c,
-                        overhead=w / w_np - 1.0, overhead_cpu=t / c_np - 1.0))  # fmt: skip
+        rows.append(_row("dask", "ur5", "rnea", "robodyn",
+                         call=f"rd.rnea on dask arrays, chunks of {c:,} (threads)",
+                         median_s=w / N, cpu_s=t / N, n_states=N, chunk=c,
+                         overhead=w / w_np - 1.0, overhead_cpu=t / c_np - 1.0))  # fmt: skip
     return rows
 
 
@@ -71,7 +73,7 @@ def _noop(x):
     return x
 
 
-def _scaling_rows(row) -> list[dict]:
+def _scaling_rows() -> list[dict]:
     import dask
     from distributed import Client, LocalCluster
 
@@ -100,16 +102,16 @@ def _scaling_rows(row) -> list[dict]:
             t0 = time.perf_counter()
             client.gather(client.map(_noop, range(1000), pure=False))
             per_task = (time.perf_counter() - t0) / 1000
-        rows.append(row("dask", "ur5", "workspace map", "robodyn",
-                        call=f"{n:,} configurations, chunks of {chunk:,}, {workers} worker "
-                        f"process{'es' if workers > 1 else ''}", median_s=walls[workers],
-                        n_states=n, chunk=chunk, workers=workers, per_chunk_s=per_chunk,
-                        per_task_s=per_task, load=os.getloadavg()[0]))  # fmt: skip
+        rows.append(_row("dask", "ur5", "workspace map", "robodyn",
+                         call=f"{n:,} configurations, chunks of {chunk:,}, {workers} worker "
+                         f"process{'es' if workers > 1 else ''}", median_s=walls[workers],
+                         n_states=n, chunk=chunk, workers=workers, per_chunk_s=per_chunk,
+                         per_task_s=per_task, load=os.getloadavg()[0]))  # fmt: skip
     rows[-1]["speedup"] = walls[1] / walls[2]
     return rows
 
 
-def run_dask(cfg, prog, row) -> list[dict]:
+def run_dask(cfg, prog) -> list[dict]:
     """Rows of the dask section (see the module docstring); [] without dask installed."""
     try:
         import dask  # noqa: F401
@@ -117,11 +119,11 @@ def run_dask(cfg, prog, row) -> list[dict]:
     except ImportError:
         return []
     prog.show("dask: overhead")
-    rows = _overhead_rows(cfg, row)
+    rows = _overhead_rows(cfg)
     prog.step()
     if not cfg.quick:
         prog.show("dask: 1 -> 2 worker processes")
-        rows += _scaling_rows(row)
+        rows += _scaling_rows()
     prog.step()
     return rows
 

@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 
+from .common import _row
+
 __all__ = ["run_ident", "text_lines"]
 
 _PIN = [0, 1, 2, 3, 4, 5, 7, 6, 8, 9]  # robodyn column k of a body is Pinocchio's _PIN[k]
@@ -48,7 +50,7 @@ def _theirs(pin, pm, pd, qp, vp, ap) -> None:
         pin.computeJointTorqueRegressor(pm, pd, qp[k], vp[k], ap[k])
 
 
-def run_ident(cfg, pin, prog, cases: dict, row) -> list[dict]:
+def run_ident(cfg, pin, prog, cases: dict) -> list[dict]:
     """Rows of the ident section: robodyn and Pinocchio per model (at most two models)."""
     from ..ident import regressor
     from ..model.configuration import random_configuration
@@ -78,13 +80,13 @@ def run_ident(cfg, pin, prog, cases: dict, row) -> list[dict]:
 
         t_rd = _best(_ours, repeat, model, q, v, a) / n
         t_pin = _best(_theirs, repeat, pin, pm, pd, qp, vp, ap) / n
-        rows.append(row("ident", name, "regressor", "robodyn",
-                        call=f"rd.regressor on a batch of {n} states (C core)", n_states=n,
-                        median_s=t_rd, ratio_to_pinocchio=t_rd / t_pin, check_err=err,
-                        status="ok" if ok else "MISMATCH"))  # fmt: skip
-        rows.append(row("ident", name, "regressor", "pinocchio",
-                        call=f"computeJointTorqueRegressor, Python loop over {n} states",
-                        n_states=n, median_s=t_pin, status="reference"))  # fmt: skip
+        rows.append(_row("ident", name, "regressor", "robodyn",
+                         call=f"rd.regressor on a batch of {n} states (C core)", n_states=n,
+                         median_s=t_rd, ratio_to_pinocchio=t_rd / t_pin, check_err=err,
+                         status="ok" if ok else "MISMATCH"))  # fmt: skip
+        rows.append(_row("ident", name, "regressor", "pinocchio",
+                         call=f"computeJointTorqueRegressor, Python loop over {n} states",
+                         n_states=n, median_s=t_pin, status="reference"))  # fmt: skip
         prog.step()
     return rows
 

@@ -17,6 +17,8 @@ import time
 
 import numpy as np
 
+from .common import _row
+
 __all__ = ["run_ik"]
 
 
@@ -34,7 +36,7 @@ def _stats(times, ok):
     return float(np.median(t)), float(np.percentile(t, 95)), float(np.mean(ok))
 
 
-def run_ik(cfg, libs: dict, prog, cases: dict, row) -> list[dict]:
+def run_ik(cfg, libs: dict, prog, cases: dict) -> list[dict]:
     """Rows of the ik section: robodyn on the UR5 and the Panda, IKinBody on the UR5."""
     from .. import models
     from ..kinematics import fk, ik
@@ -56,21 +58,21 @@ def run_ik(cfg, libs: dict, prog, cases: dict, row) -> list[dict]:
             ok.append(bool(r.success and np.linalg.norm(err) < 1e-7))
         med, p95, rate = _stats(times, ok)
         mean = float(np.mean(times))
-        rows.append(row("ik", name, "ik, 1 start + restarts", "robodyn",
-                        call=f"rd.ik on {n} random reachable poses from neutral, one by one "
-                             f"(mean {mean * 1e3:.3g} ms)",
-                        median_s=med, p95_s=p95, success=rate, n_states=n,
-                        mean_s=mean))  # fmt: skip
+        rows.append(_row("ik", name, "ik, 1 start + restarts", "robodyn",
+                         call=f"rd.ik on {n} random reachable poses from neutral, one by one "
+                              f"(mean {mean * 1e3:.3g} ms)",
+                         median_s=med, p95_s=p95, success=rate, n_states=n,
+                         mean_s=mean))  # fmt: skip
         t0 = time.perf_counter()
         rb = ik(model, "ee", T, rng=0)
         total = time.perf_counter() - t0
         err = log6(inv_transform(fk(model, rb.q, "ee")) @ T)
         ok_b = rb.success & (np.linalg.norm(err, axis=-1) < 1e-7)
-        rows.append(row("ik", name, "ik batch", "robodyn batch",
-                        call=f"rd.ik on the same {n} poses in one call: {n / total:,.0f} poses/s "
-                             f"(time per pose, whole call / {n}; one by one: mean above)",
-                        median_s=total / n, p95_s=None, success=float(np.mean(ok_b)),
-                        n_states=n, throughput=n / total))  # fmt: skip
+        rows.append(_row("ik", name, "ik batch", "robodyn batch",
+                         call=f"rd.ik on the same {n} poses in one call: {n / total:,.0f} poses/s "
+                              f"(time per pose, whole call / {n}; one by one: mean above)",
+                         median_s=total / n, p95_s=None, success=float(np.mean(ok_b)),
+                         n_states=n, throughput=n / total))  # fmt: skip
         if mr is not None and name == "ur5":
             M, Slist, _, _ = model.to_mr("ee")
             B = np.array([mr.Adjoint(mr.TransInv(M)) @ s for s in Slist.T]).T
@@ -84,9 +86,9 @@ def run_ik(cfg, libs: dict, prog, cases: dict, row) -> list[dict]:
                 ok.append(bool(success and np.linalg.norm(err) < 1e-7))
             med_m, p95_m, rate_m = _stats(times, ok)
             rows[-1]["ratio_to_mr"] = med / med_m
-            rows.append(row("ik", name, "ik, 1 start + restarts", "modern_robotics",
-                            call=f"IKinBody on the same {n} poses (20 Newton steps)",
-                            median_s=med_m, p95_s=p95_m, success=rate_m, n_states=n,
-                            status="reference"))  # fmt: skip
+            rows.append(_row("ik", name, "ik, 1 start + restarts", "modern_robotics",
+                             call=f"IKinBody on the same {n} poses (20 Newton steps)",
+                             median_s=med_m, p95_s=p95_m, success=rate_m, n_states=n,
+                             status="reference"))  # fmt: skip
         prog.step()
     return rows

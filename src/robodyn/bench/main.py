@@ -23,15 +23,19 @@ from .common import (
     SECTIONS,
     Config,
     Progress,
-    _row,
     skipped_line,
 )
+from .dask import run_dask
+from .ident import run_ident
+from .ik import run_ik
 from .latency import run_latency
 from .machine import flops_rows, machine_info
 from .memory import run_memory
 from .peers import MRLib, MujocoLib, PinLib, RobodynLib, _import_peer
 from .report import format_markdown, format_table, write_plot
 from .robots import Case, _build_case
+from .simulate import run_simulate
+from .viz import run_viz
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -91,6 +95,25 @@ def run(cfg: Config) -> dict:
     """Run the benchmark sections of ``cfg``; the result dict (see ``--json``)."""
     mach = machine_info()
     mods = {name: _import_peer(name) for name in LIBRARIES[1:]}
+    result = _empty_result(cfg, mach, mods)
+    prog = Progress(_steps(cfg) + len(cfg.models), enabled=cfg.progress)
+    cases: dict[str, Case] = {}
+    try:
+        for name in cfg.models:
+            case = _run_model(name, cfg, mods, result, prog)
+            if case is not None:
+                cases[name] = case
+        _run_sections(cfg, mods, cases, result, prog)
+    finally:
+        prog.close()
+    if cases and ("latency" in cfg.sections or "batch" in cfg.sections):
+        result["flops"] = flops_rows(cases, result["latency"], result["batch"], mach)
+    return result
+
+
+def _empty_result(cfg: Config, mach: dict, mods: dict) -> dict[str, Any]:
+    """The result dict before anything is timed: the machine, the versions, the options,
+    and per section the lines of the optional packages it needs that are not installed."""
     versions = {"robodyn": _robodyn_version()}
     mach["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY", "")
     from ..kernels import _pack, core
@@ -99,8 +122,7 @@ def run(cfg: Config) -> dict:
         f"C, {_pack.LANES} states per vector chunk, batches on up to {core.threads()} threads"
     )
     versions.update({k: v[1] for k, v in mods.items()})
-    pin = mods["pinocchio"][0]
-    result: dict[str, Any] = {
+    return {
         "machine": mach,
         "versions": versions,
         "config": {k: v for k, v in dataclasses.asdict(cfg).items()},
@@ -117,95 +139,103 @@ def run(cfg: Config) -> dict:
         "ident": [],
         "flops": [],
         # section -> one line per optional package it needs that is not installed
-        "skipped": {},
+        "skipped": _skipped(cfg, mods),
     }
+
+
+def _skipped(cfg: Config, mods: dict) -> dict[str, list[str]]:
+    """Per section asked for, one line per peer it compares with that is not installed."""
     absent = [lib for lib in LIBRARIES[1:] if mods[lib][0] is None]
+    skipped = {}
     for sec in cfg.sections:
         lines = [f"{lib}: {skipped_line(lib)}" for lib in _SECTION_PEERS[sec] if lib in absent]
         if lines:
-            result["skipped"][sec] = lines
+            skipped[sec] = lines
+    return skipped
+
+
+# the progress bar's steps of the sections run once (not per model)
+_SECTION_STEPS = {"cold": 5, "memory": 2, "simulate": 2, "ik": 2, "dask": 2, "viz": 6, "ident": 2}
+
+
+def _steps(cfg: Config) -> int:
+    """The progress bar's steps of the sections (loading the models aside)."""
     nf, nlib = len(FUNCTIONS), len(LIBRARIES)
     total = 0
     if "latency" in cfg.sections:
         total += len(cfg.models) * nf * nlib
     if "batch" in cfg.sections:
         total += len(cfg.models) * nf * 2 * len(cfg.threads)
-    total += 5 if "cold" in cfg.sections else 0
-    total += 2 if "memory" in cfg.sections else 0
-    total += 2 if "simulate" in cfg.sections else 0
-    total += 2 if "ik" in cfg.sections else 0
-    total += 2 if "dask" in cfg.sections else 0
-    total += 6 if "viz" in cfg.sections else 0
-    total += 2 if "ident" in cfg.sections else 0
-    prog = Progress(total + len(cfg.models), enabled=cfg.progress)
-    cases: dict[str, Case] = {}
+    return total + sum(n for sec, n in _SECTION_STEPS.items() if sec in cfg.sections)
+
+
+def _run_model(name: str, cfg: Config, mods: dict, result: dict, prog: Progress) -> Case | None:
+    """Load one robot in every library and run its latency and batch sections; None (and
+    one line) when the robot needs example-robot-data, which is not installed."""
+    pin = mods["pinocchio"][0]
+    prog.show(f"loading {name}")
     try:
-        for name in cfg.models:
-            prog.show(f"loading {name}")
-            try:
-                case = _build_case(name, cfg, pin)
-            except FileNotFoundError:  # solo12, talos: one line, no rows
-                result["models"][name] = skipped_line("example-robot-data")
-                prog.step()
-                continue
-            cases[name] = case
-            m = case.model
-            pin_note = f"; Pinocchio: {case.pin_note}" if pin is not None else ""
-            result["models"][name] = (
-                f"nq={m.nq} nv={m.nv} bodies={m.nb - 1} frames={len(m.frame_names)}; "
-                f"{case.source}{pin_note}; jacobian frame {case.frame!r}"
-            )
-            libs: dict[str, Any] = {"robodyn": RobodynLib(case), "_why": {}}
-            if pin is not None:
-                libs["pinocchio"] = PinLib(case, pin)
-            if mods["mujoco"][0] is not None:
-                try:
-                    libs["mujoco"] = MujocoLib(case, mods["mujoco"][0])
-                    result["models"][name] += f"; MuJoCo: {libs['mujoco'].note}"
-                except Exception as exc:  # noqa: BLE001
-                    libs["_why"]["mujoco"] = f"error: MuJoCo rejected the model: {exc}"[:200]
-            if mods["modern_robotics"][0] is not None:
-                if name == "ur5":
-                    libs["modern_robotics"] = MRLib(case, mods["modern_robotics"][0])
-                else:
-                    libs["_why"]["modern_robotics"] = "n/a: UR5 only (needs M, Slist, Mlist, Glist)"
-            prog.step()
-            if "latency" in cfg.sections:
-                result["latency"] += run_latency(case, libs, cfg, prog)
-            if "batch" in cfg.sections:
-                result["batch"] += run_batch(case, libs, cfg, prog)
-        if "cold" in cfg.sections:
-            result["cold"] = run_cold(cfg, {"pinocchio": pin}, prog)
-        if "memory" in cfg.sections and cases:
-            name = "panda" if "panda" in cases else next(iter(cases))
-            result["memory"] = run_memory(cfg, {"pinocchio": pin}, prog, name)
-        if "simulate" in cfg.sections:
-            from .simulate import run_simulate
+        case = _build_case(name, cfg, pin)
+    except FileNotFoundError:  # solo12, talos: one line, no rows
+        result["models"][name] = skipped_line("example-robot-data")
+        prog.step()
+        return None
+    m = case.model
+    pin_note = f"; Pinocchio: {case.pin_note}" if pin is not None else ""
+    result["models"][name] = (
+        f"nq={m.nq} nv={m.nv} bodies={m.nb - 1} frames={len(m.frame_names)}; "
+        f"{case.source}{pin_note}; jacobian frame {case.frame!r}"
+    )
+    libs = _libraries(case, mods, result)
+    prog.step()
+    if "latency" in cfg.sections:
+        result["latency"] += run_latency(case, libs, cfg, prog)
+    if "batch" in cfg.sections:
+        result["batch"] += run_batch(case, libs, cfg, prog)
+    return case
 
-            peers = {"pinocchio": pin, "mujoco": mods["mujoco"][0]}
-            result["simulate"] = run_simulate(cfg, peers, prog, cases, _build_case, _row)
-        if "ik" in cfg.sections:
-            from .ik import run_ik
 
-            result["ik"] = run_ik(cfg, {"modern_robotics": mods["modern_robotics"][0]}, prog,
-                                  cases, _row)  # fmt: skip
-        if "dask" in cfg.sections:
-            from .dask import run_dask
+def _libraries(case: Case, mods: dict, result: dict) -> dict[str, Any]:
+    """The adapters of the installed libraries on one robot; ``"_why"`` says why an
+    installed one is absent (MuJoCo rejected the model, the MR library is UR5 only)."""
+    name, pin = case.name, mods["pinocchio"][0]
+    libs: dict[str, Any] = {"robodyn": RobodynLib(case), "_why": {}}
+    if pin is not None:
+        libs["pinocchio"] = PinLib(case, pin)
+    if mods["mujoco"][0] is not None:
+        try:
+            libs["mujoco"] = MujocoLib(case, mods["mujoco"][0])
+            result["models"][name] += f"; MuJoCo: {libs['mujoco'].note}"
+        except Exception as exc:  # noqa: BLE001
+            libs["_why"]["mujoco"] = f"error: MuJoCo rejected the model: {exc}"[:200]
+    if mods["modern_robotics"][0] is not None:
+        if name == "ur5":
+            libs["modern_robotics"] = MRLib(case, mods["modern_robotics"][0])
+        else:
+            libs["_why"]["modern_robotics"] = "n/a: UR5 only (needs M, Slist, Mlist, Glist)"
+    return libs
 
-            result["dask"] = run_dask(cfg, prog, _row)
-        if "viz" in cfg.sections:
-            from .viz import run_viz
 
-            result["viz"] = run_viz(cfg, prog, _row)
-        if "ident" in cfg.sections and pin is not None:
-            from .ident import run_ident
-
-            result["ident"] = run_ident(cfg, pin, prog, cases, _row)
-    finally:
-        prog.close()
-    if cases and ("latency" in cfg.sections or "batch" in cfg.sections):
-        result["flops"] = flops_rows(cases, result["latency"], result["batch"], mach)
-    return result
+def _run_sections(cfg: Config, mods: dict, cases: dict, result: dict, prog: Progress) -> None:
+    """The sections run once, on the robots loaded (cold start, memory, simulate, ik,
+    dask, viz, ident)."""
+    pin = mods["pinocchio"][0]
+    if "cold" in cfg.sections:
+        result["cold"] = run_cold(cfg, {"pinocchio": pin}, prog)
+    if "memory" in cfg.sections and cases:
+        name = "panda" if "panda" in cases else next(iter(cases))
+        result["memory"] = run_memory(cfg, {"pinocchio": pin}, prog, name)
+    if "simulate" in cfg.sections:
+        peers = {"pinocchio": pin, "mujoco": mods["mujoco"][0]}
+        result["simulate"] = run_simulate(cfg, peers, prog, cases)
+    if "ik" in cfg.sections:
+        result["ik"] = run_ik(cfg, {"modern_robotics": mods["modern_robotics"][0]}, prog, cases)
+    if "dask" in cfg.sections:
+        result["dask"] = run_dask(cfg, prog)
+    if "viz" in cfg.sections:
+        result["viz"] = run_viz(cfg, prog)
+    if "ident" in cfg.sections and pin is not None:
+        result["ident"] = run_ident(cfg, pin, prog, cases)
 
 
 def _robodyn_version() -> str:

@@ -20,6 +20,9 @@ import time
 
 import numpy as np
 
+from .common import _row
+from .robots import _build_case, mjcf_from
+
 __all__ = ["run_simulate"]
 
 
@@ -73,19 +76,28 @@ def _streamed(m, q_a, ctrl, dur, best_memory, repeat, rd_row) -> None:
         rd_row["status"] = "FAIL"
 
 
-def run_simulate(cfg, libs: dict, prog, cases: dict, build_case, row) -> list[dict]:
+def run_simulate(cfg, libs: dict, prog, cases: dict) -> list[dict]:
     """Rows of the simulate section (see the module docstring)."""
+    pin, mujoco = libs.get("pinocchio"), libs.get("mujoco")
+    repeat = 1 if cfg.quick else 3
+    prog.show("simulate: panda computed torque")
+    case = cases.get("panda") or _build_case("panda", cfg, pin)
+    rows = _computed_torque_rows(cfg, pin, case, repeat)
+    prog.step()
+    prog.show("simulate: ur5 open-loop rollouts")
+    case = cases.get("ur5") or _build_case("ur5", cfg, pin)
+    rows += _rollout_rows(cfg, pin, mujoco, case, repeat)
+    prog.step()
+    return rows
+
+
+def _computed_torque_rows(cfg, pin, case, repeat: int) -> list[dict]:
+    """The Panda under computed torque along a quintic, 10 s at 1 kHz with RK4: robodyn,
+    the same loop over Pinocchio, and robodyn's run streamed to disk."""
     from .. import control
     from ..sim import simulate
     from ..trajectory import joint_trajectory
-    from .robots import mjcf_from
 
-    pin, mujoco = libs.get("pinocchio"), libs.get("mujoco")
-    rows: list[dict] = []
-    repeat = 1 if cfg.quick else 3
-    # ---- panda: computed torque, 10 s at 1 kHz, RK4
-    prog.show("simulate: panda computed torque")
-    case = cases.get("panda") or build_case("panda", cfg, pin)
     m = case.model
     dur = 0.5 if cfg.quick else 10.0
     q_a = np.zeros(m.nv) + 0.1
@@ -98,38 +110,49 @@ def run_simulate(cfg, libs: dict, prog, cases: dict, build_case, row) -> list[di
 
     res = rd_ct()
     best, runs = _best(rd_ct, repeat)
-    rd_row = row("simulate", "panda", "computed torque, RK4", "robodyn",
-                 call=f"simulate {dur:g} s at 1 kHz, ComputedTorque ({4 * K} evaluations)",
-                 median_s=best, runs_s=runs, n_states=K)  # fmt: skip
-    rows.append(rd_row)
+    rd_row = _row("simulate", "panda", "computed torque, RK4", "robodyn",
+                  call=f"simulate {dur:g} s at 1 kHz, ComputedTorque ({4 * K} evaluations)",
+                  median_s=best, runs_s=runs, n_states=K)  # fmt: skip
+    rows = [rd_row]
     if pin is not None:
-        pm, pd = case.pin_model, case.pin_model.createData()
-        to_pin, v_pin = case.pmap.q_to_pin, case.pmap.v_to_pin
-
-        def pin_ctrl(t, q, v):
-            qd, vd, ad = ref(t)
-            e = to_pin(qd) - q
-            return pin.rnea(pm, pd, q, v, v_pin(ad) + 20.0 * (v_pin(vd) - v) + 100.0 * e)
-
-        def pin_ct():
-            return _pin_rk4(pin, pm, pd, to_pin(q_a), v_pin(np.zeros(m.nv)), 1e-3, K, pin_ctrl)
-
-        # checked mid-move (at the end both have settled on the target to the last bit)
-        q_mid, _ = _pin_rk4(pin, pm, pd, to_pin(q_a), v_pin(np.zeros(m.nv)), 1e-3, K // 2,
-                            pin_ctrl)  # fmt: skip
-        err = float(np.max(np.abs(q_mid - to_pin(res.q[K // 2]))))
-        best_p, runs_p = _best(pin_ct, repeat)
-        rd_row["ratio_to_pinocchio"] = best / best_p
-        rd_row["status"], rd_row["check_err"] = ("ok" if err < 1e-8 else "FAIL"), err
-        rows.append(row("simulate", "panda", "computed torque, RK4", "pinocchio",
-                        call="the same RK4 loop in Python over pin.rnea and pin.aba",
-                        median_s=best_p, runs_s=runs_p, n_states=K,
-                        status="reference"))  # fmt: skip
+        rows.append(_pin_computed_torque(pin, case, ref, q_a, K, res, best, repeat, rd_row))
     _streamed(m, q_a, ctrl, dur, best, repeat, rd_row)
-    prog.step()
-    # ---- ur5: 1,000 open-loop rollouts of 1 s at 1 kHz, RK4
-    prog.show("simulate: ur5 open-loop rollouts")
-    case = cases.get("ur5") or build_case("ur5", cfg, pin)
+    return rows
+
+
+def _pin_computed_torque(pin, case, ref, q_a, K, res, best, repeat, rd_row) -> dict:
+    """Pinocchio's row: the same computed-torque RK4 loop in Python over ``pin.rnea`` and
+    ``pin.aba``, checked against robodyn's run mid-move; the ratio and the check go into
+    robodyn's row ``rd_row``."""
+    m = case.model
+    pm, pd = case.pin_model, case.pin_model.createData()
+    to_pin, v_pin = case.pmap.q_to_pin, case.pmap.v_to_pin
+
+    def pin_ctrl(t, q, v):
+        qd, vd, ad = ref(t)
+        e = to_pin(qd) - q
+        return pin.rnea(pm, pd, q, v, v_pin(ad) + 20.0 * (v_pin(vd) - v) + 100.0 * e)
+
+    def pin_ct():
+        return _pin_rk4(pin, pm, pd, to_pin(q_a), v_pin(np.zeros(m.nv)), 1e-3, K, pin_ctrl)
+
+    # checked mid-move (at the end both have settled on the target to the last bit)
+    q_mid, _ = _pin_rk4(pin, pm, pd, to_pin(q_a), v_pin(np.zeros(m.nv)), 1e-3, K // 2,
+                        pin_ctrl)  # fmt: skip
+    err = float(np.max(np.abs(q_mid - to_pin(res.q[K // 2]))))
+    best_p, runs_p = _best(pin_ct, repeat)
+    rd_row["ratio_to_pinocchio"] = best / best_p
+    rd_row["status"], rd_row["check_err"] = ("ok" if err < 1e-8 else "FAIL"), err
+    return _row("simulate", "panda", "computed torque, RK4", "pinocchio",
+                call="the same RK4 loop in Python over pin.rnea and pin.aba",
+                median_s=best_p, runs_s=runs_p, n_states=K, status="reference")  # fmt: skip
+
+
+def _rollout_rows(cfg, pin, mujoco, case, repeat: int) -> list[dict]:
+    """The UR5's 1,000 open-loop rollouts of 1 s at 1 kHz with RK4 in one batched
+    ``simulate``, beside ``mujoco.rollout`` and the loop over Pinocchio (per rollout-step)."""
+    from ..sim import simulate
+
     m = case.model
     N, dur = (50, 0.1) if cfg.quick else (1000, 1.0)
     K = round(dur / 1e-3)
@@ -143,58 +166,70 @@ def run_simulate(cfg, libs: dict, prog, cases: dict, build_case, row) -> list[di
     res = rd_roll()
     best, runs = _best(rd_roll, repeat)
     per = best / (N * K)
-    rd_row = row("simulate", "ur5", "open-loop rollouts, RK4", "robodyn",
-                 call=f"simulate {N} rollouts x {K} steps in one batch", median_s=per,
-                 runs_s=[r / (N * K) for r in runs], n_states=N * K)  # fmt: skip
-    rows.append(rd_row)
+    rd_row = _row("simulate", "ur5", "open-loop rollouts, RK4", "robodyn",
+                  call=f"simulate {N} rollouts x {K} steps in one batch", median_s=per,
+                  runs_s=[r / (N * K) for r in runs], n_states=N * K)  # fmt: skip
+    rows = [rd_row]
     if mujoco is not None:
-        from mujoco import rollout
-
-        mm = mujoco.MjModel.from_xml_string(mjcf_from(m))
-        mm.opt.timestep = 1e-3
-        mm.opt.integrator = int(mujoco.mjtIntegrator.mjINT_RK4)
-        datas = [mujoco.MjData(mm) for _ in range(max(cfg.threads))]
-        spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
-        state0 = np.empty((N, mujoco.mj_stateSize(mm, spec)))
-        for i in range(N):
-            datas[0].qpos[:], datas[0].qvel[:] = q0[i], v0[i]
-            mujoco.mj_getState(mm, datas[0], state0[i], spec)
-        ctrl0 = np.zeros((N, K, mm.nu))
-
-        def mj_roll():
-            return rollout.rollout(mm, datas, state0, ctrl0, nstep=K)[0]
-
-        st = mj_roll()
-        err = float(np.max(np.abs(st[:, -1, 1 : 1 + m.nq] - res.q[:, -1])))
-        best_m, runs_m = _best(mj_roll, repeat)
-        rd_row["ratio_to_mujoco"] = per / (best_m / (N * K))
-        rows.append(row("simulate", "ur5", "open-loop rollouts, RK4", "mujoco",
-                        call=f"mujoco.rollout, {len(datas)} thread(s), RK4, contacts off",
-                        median_s=best_m / (N * K), runs_s=[r / (N * K) for r in runs_m],
-                        n_states=N * K, status="ok" if err < 1e-8 else "FAIL",
-                        check_err=err))  # fmt: skip
+        rows.append(_mujoco_rollouts(cfg, mujoco, m, q0, v0, K, res, repeat, rd_row))
     if pin is not None:
-        pm, pd = case.pin_model, case.pin_model.createData()
         n_pin = 2 if cfg.quick else 5
-        zero = np.zeros(m.nv)
-
-        def pin_roll():
-            return [
-                _pin_rk4(pin, pm, pd, case.pmap.q_to_pin(q0[i]), case.pmap.v_to_pin(v0[i]),
-                         1e-3, K, lambda t, q, v: zero)[0]
-                for i in range(n_pin)
-            ]  # fmt: skip
-
-        ends = pin_roll()
-        err = max(
-            float(np.max(np.abs(ends[i] - case.pmap.q_to_pin(res.q[i, -1])))) for i in range(n_pin)
-        )
-        best_p, runs_p = _best(pin_roll, repeat)
-        rd_row["ratio_to_pinocchio"] = per / (best_p / (n_pin * K))
-        rd_row["status"], rd_row["check_err"] = ("ok" if err < 1e-8 else "FAIL"), err
-        rows.append(row("simulate", "ur5", "open-loop rollouts, RK4", "pinocchio",
-                        call=f"the RK4 loop in Python over pin.aba, {n_pin} rollouts",
-                        median_s=best_p / (n_pin * K), runs_s=[r / (n_pin * K) for r in runs_p],
-                        n_states=n_pin * K, status="reference"))  # fmt: skip
-    prog.step()
+        rows.append(_pin_rollouts(pin, case, q0, v0, K, n_pin, res, repeat, rd_row))
     return rows
+
+
+def _mujoco_rollouts(cfg, mujoco, m, q0, v0, K, res, repeat, rd_row) -> dict:
+    """MuJoCo's row: ``mujoco.rollout`` on the MJCF written from robodyn's Model (RK4, the
+    same step, contacts off), checked on the final states; its ratio goes into ``rd_row``."""
+    from mujoco import rollout
+
+    N = len(q0)
+    mm = mujoco.MjModel.from_xml_string(mjcf_from(m))
+    mm.opt.timestep = 1e-3
+    mm.opt.integrator = int(mujoco.mjtIntegrator.mjINT_RK4)
+    datas = [mujoco.MjData(mm) for _ in range(max(cfg.threads))]
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    state0 = np.empty((N, mujoco.mj_stateSize(mm, spec)))
+    for i in range(N):
+        datas[0].qpos[:], datas[0].qvel[:] = q0[i], v0[i]
+        mujoco.mj_getState(mm, datas[0], state0[i], spec)
+    ctrl0 = np.zeros((N, K, mm.nu))
+
+    def mj_roll():
+        return rollout.rollout(mm, datas, state0, ctrl0, nstep=K)[0]
+
+    st = mj_roll()
+    err = float(np.max(np.abs(st[:, -1, 1 : 1 + m.nq] - res.q[:, -1])))
+    best_m, runs_m = _best(mj_roll, repeat)
+    rd_row["ratio_to_mujoco"] = rd_row["median_s"] / (best_m / (N * K))
+    return _row("simulate", "ur5", "open-loop rollouts, RK4", "mujoco",
+                call=f"mujoco.rollout, {len(datas)} thread(s), RK4, contacts off",
+                median_s=best_m / (N * K), runs_s=[r / (N * K) for r in runs_m],
+                n_states=N * K, status="ok" if err < 1e-8 else "FAIL",
+                check_err=err)  # fmt: skip
+
+
+def _pin_rollouts(pin, case, q0, v0, K, n_pin, res, repeat, rd_row) -> dict:
+    """Pinocchio's row: the RK4 loop in Python over ``pin.aba`` on the first ``n_pin``
+    rollouts, checked on their final states; the ratio and the check go into ``rd_row``."""
+    pm, pd = case.pin_model, case.pin_model.createData()
+    zero = np.zeros(case.model.nv)
+
+    def pin_roll():
+        return [
+            _pin_rk4(pin, pm, pd, case.pmap.q_to_pin(q0[i]), case.pmap.v_to_pin(v0[i]),
+                     1e-3, K, lambda t, q, v: zero)[0]
+            for i in range(n_pin)
+        ]  # fmt: skip
+
+    ends = pin_roll()
+    err = max(
+        float(np.max(np.abs(ends[i] - case.pmap.q_to_pin(res.q[i, -1])))) for i in range(n_pin)
+    )
+    best_p, runs_p = _best(pin_roll, repeat)
+    rd_row["ratio_to_pinocchio"] = rd_row["median_s"] / (best_p / (n_pin * K))
+    rd_row["status"], rd_row["check_err"] = ("ok" if err < 1e-8 else "FAIL"), err
+    return _row("simulate", "ur5", "open-loop rollouts, RK4", "pinocchio",
+                call=f"the RK4 loop in Python over pin.aba, {n_pin} rollouts",
+                median_s=best_p / (n_pin * K), runs_s=[r / (n_pin * K) for r in runs_p],
+                n_states=n_pin * K, status="reference")  # fmt: skip

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from . import robots
+from .common import _row
 
 __all__ = ["run_viz"]
 
@@ -90,7 +91,7 @@ _RENDER_JS = """() => {
 }"""
 
 
-def run_viz(cfg, prog, row) -> list[dict]:
+def run_viz(cfg, prog) -> list[dict]:
     """Rows of the viz section (page size, load to first frame, frames per second)."""
     import tempfile
     from pathlib import Path
@@ -115,11 +116,11 @@ def run_viz(cfg, prog, row) -> list[dict]:
                 for name, view, path, build_s in built:
                     prog.show(f"viz: {name} in Chromium")
                     loads = [_load_ms(ctx, path.resolve().as_uri()) for _ in range(3)]
-                    r = row("viz", name, "page", "robodyn",
-                            call=f"rd.viz.show: {len(view.scene.t)} frames, "
-                                 f"{len(view.scene.meshes)} meshes",
-                            median_s=float(np.median(loads)) / 1000, build_s=build_s,
-                            size_mb=len(view.html.encode()) / 1e6, fps=None)  # fmt: skip
+                    r = _row("viz", name, "page", "robodyn",
+                             call=f"rd.viz.show: {len(view.scene.t)} frames, "
+                                  f"{len(view.scene.meshes)} meshes",
+                             median_s=float(np.median(loads)) / 1000, build_s=build_s,
+                             size_mb=len(view.html.encode()) / 1e6, fps=None)  # fmt: skip
                     if len(view.scene.t) > 1:
                         page = ctx.new_page()
                         page.goto(path.resolve().as_uri())
@@ -133,11 +134,11 @@ def run_viz(cfg, prog, row) -> list[dict]:
                     prog.step()
         except RuntimeError as exc:  # no Chromium or no Playwright: one line, no timings
             for name, view, _, build_s in built:
-                rows.append(row("viz", name, "page", "robodyn", status=f"skipped: {exc}",
-                                build_s=build_s, size_mb=len(view.html.encode()) / 1e6,
-                                fps=None))  # fmt: skip
+                rows.append(_row("viz", name, "page", "robodyn", status=f"skipped: {exc}",
+                                 build_s=build_s, size_mb=len(view.html.encode()) / 1e6,
+                                 fps=None))  # fmt: skip
     if why:
-        rows.append(row("viz", "talos", "page", "robodyn", status=f"skipped: {why}"))
+        rows.append(_row("viz", "talos", "page", "robodyn", status=f"skipped: {why}"))
     return rows
 
 
