@@ -73,7 +73,7 @@ import numpy as np
 from .errors import ModelError
 from .kernels import core as _core
 from .kernels._pack import FL_CHECK, packed
-from .kernels.call import batched, nonfinite, run
+from .kernels.call import batched, compute, nonfinite, run
 from .kernels.call import threads as _threads
 from .kinematics import body_poses
 from .model.model import JOINT_FREE, JOINT_PLANAR, JOINT_SPHERICAL, JOINT_UNIVERSAL, Model
@@ -534,15 +534,7 @@ def coriolis_matrix(model: Model, q, v, *, check: bool = True, threads: int | No
     if not isinstance(model, Model):
         raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
     th = 0 if threads is None else _threads(threads)
-    P = (model._rd_packed or packed(model)).P
-    flags = FL_CHECK if check else 0
-    C = _core.coriolis(P, q, v, flags, th)
-    if C.__class__ is _ND:
-        return C
-    return run(
-        lambda a: _core.coriolis(P, a[0], a[1], flags, th), ("q", "v"), (q, v),
-        ((model.nq,), (model.nv,)), model,
-    )  # fmt: skip
+    return compute(_core.coriolis, model, ("q", "v"), (q, v), FL_CHECK if check else 0, th)
 
 
 @batched

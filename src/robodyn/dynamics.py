@@ -40,7 +40,7 @@ from .kernels._pack import (
     FL_VEL,
     packed,
 )
-from .kernels.call import batched, run
+from .kernels.call import batched, compute, run
 from .kernels.call import threads as _threads
 
 __all__ = [
@@ -213,14 +213,9 @@ rnea = inverse_dynamics
 def _rnea_terms(model, q, v, flags, threads):
     """gravity / velocity / bias forces: RNEA with some terms switched off."""
     th = 0 if threads is None else _threads(threads)
-    P = (model._rd_packed or packed(model)).P
-    tau = _RNEA(P, q, v, None, None, flags, 0.0, th)
-    if tau.__class__ is _ND:
-        return tau
-    return _run(
-        _RNEA, model, ("q", "v", "a"), (q, v if flags & FL_VEL else _OFF, _OFF), None,
-        None, None, flags, 0.0, th,
-    )  # fmt: skip
+    if flags & FL_VEL:
+        return compute(_RNEA, model, ("q", "v"), (q, v), None, None, flags, 0.0, th)
+    return compute(_RNEA, model, ("q",), (q,), None, None, None, flags, 0.0, th)
 
 
 @batched(fast=("rnea", 1, FL_GRAVITY | FL_CHECK))
@@ -289,11 +284,7 @@ def bias_forces(model, q, v, *, check: bool = True, threads: int | None = None) 
 def _of_q(entry, model, q, flags, threads, what=""):
     """mass matrix and its inverse: one function of q."""
     th = 0 if threads is None else _threads(threads)
-    P = (model._rd_packed or packed(model)).P
-    r = entry(P, q, flags, th)
-    if r.__class__ is _ND:
-        return r
-    return run(lambda a: entry(P, a[0], flags, th), ("q",), (q,), ((model.nq,),), model, None, what)
+    return compute(entry, model, ("q",), (q,), flags, th, what=what)
 
 
 @batched(fast=("crba", 1, FL_ARMATURE | FL_CHECK))

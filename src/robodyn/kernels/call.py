@@ -48,10 +48,12 @@ import math
 
 import numpy as np
 
+from ._pack import packed
 from .lazy import is_dask, lazy_call
 
 __all__ = [
-    "threads", "prepare", "run", "finish", "nonfinite", "describe", "batched", "LazyInput",
+    "threads", "prepare", "run", "compute", "finish", "nonfinite", "describe", "batched",
+    "LazyInput",
 ]  # fmt: skip
 
 _ND = np.ndarray
@@ -280,6 +282,28 @@ def _rows(a: np.ndarray, lead: tuple[int, ...], tail):
         return _native(np.ascontiguousarray(v[k0:k1], dtype=np.float64))
 
     return sliced
+
+
+#: the trailing shape of one state of each state argument, by name
+TAILS = {
+    "q": lambda m: (m.nq,),
+    "v": lambda m: (m.nv,),
+    "a": lambda m: (m.nv,),
+    "tau": lambda m: (m.nv,),
+}
+
+
+def compute(entry, model, names, xs, *rest, what: str = ""):
+    """The whole road of a function of the state arguments ``xs`` (named ``names``, from
+    :data:`TAILS`) that the core's ``entry(P, *xs, *rest)`` computes: the user's arrays
+    straight to C (one state, or one batch dimension of C-contiguous float64), and when
+    the core answers with a code instead of an array, the general path (:func:`run`)."""
+    P = (model._rd_packed or packed(model)).P
+    out = entry(P, *xs, *rest)
+    if out.__class__ is _ND:
+        return out
+    tails = tuple(TAILS[n](model) for n in names)
+    return run(lambda arrs: entry(P, *arrs, *rest), names, xs, tails, model, None, what)
 
 
 def run(call, names, xs, tails, model, codes=None, what: str = "", scratch: int = 0):
