@@ -464,6 +464,8 @@ def _magnitude_findings(model: Model) -> list[Finding]:
 
 
 def _check_loaded(model: Model) -> Report:
+    """The findings on a loaded Model, body by body: inertia, massless moving subtrees,
+    mimic joints, limits; then the merges its notes record."""
     findings: list[Finding] = _magnitude_findings(model)
     end = model.body_subtree_end
     # bodies with mass or inertia among 0..k-1 (subtrees are contiguous ranges): a subtree's
@@ -473,21 +475,7 @@ def _check_loaded(model: Model) -> Report:
     before = np.concatenate([[0], np.cumsum(weighty)])
     reported = 0  # bodies before this index are in a massless subtree already reported
     for i in range(1, model.nb):
-        el = f"body {model.body_names[i]!r}"
-        jt = int(model.jnt_type[i])
-        issue = inertial_issue(
-            UrdfInertial(float(model.body_mass[i]), (0, 0, 0), (0, 0, 0), model.body_inertia[i])
-        )
-        if issue is not None:
-            findings.append(
-                Finding(
-                    issue[0],
-                    el,
-                    f"inertia is not physical: {issue[1]}",
-                    "recompute the body's inertia",
-                    "inertia_not_physical",
-                )
-            )
+        findings += _body_inertia_findings(model, i)
         if (model.jnt_nv[i] > 0 or model.jnt_mimic[i] >= 0) and i >= reported:
             sub = slice(i, int(end[i]))
             if before[end[i]] == before[i]:  # nothing in bodies i..end-1 has mass or inertia
@@ -515,33 +503,61 @@ def _check_loaded(model: Model) -> Report:
                     "mimic",
                 )
             )
-        if jt in (JOINT_REVOLUTE, JOINT_PRISMATIC) and model.jnt_nq[i] == 1:
-            a, v = model.jnt_qadr[i], model.jnt_vadr[i]
-            jel = f"joint {model.joint_names_all[i]!r}"
-            if model.q_lower[a] == model.q_upper[a]:
-                findings.append(
-                    Finding(
-                        "warning",
-                        jel,
-                        f"lower == upper == {model.q_lower[a]:g}: the joint cannot move",
-                        "set the real range, or make the joint fixed",
-                        "limit_equal",
-                    )
-                )
-            if model.effort_limit[v] == 0:
-                findings.append(
-                    Finding("warning", jel, "effort limit 0", "set the real effort limit",
-                            "effort_zero")
-                )  # fmt: skip
-            if model.v_limit[v] == 0:
-                findings.append(
-                    Finding("warning", jel, "velocity limit 0", "set the real velocity limit",
-                            "velocity_zero")
-                )  # fmt: skip
+        findings += _loaded_limit_findings(model, i)
     for note in model.notes:
         if "merged" in note:
             findings.append(Finding("info", "model", note, "nothing to do", "fixed_merged"))
     return Report(findings, f"model {model.name!r}")
+
+
+def _body_inertia_findings(model: Model, i: int) -> list[Finding]:
+    """Body i's inertia checked as a URDF ``<inertial>`` would be (:func:`inertial_issue`)."""
+    issue = inertial_issue(
+        UrdfInertial(float(model.body_mass[i]), (0, 0, 0), (0, 0, 0), model.body_inertia[i])
+    )
+    if issue is None:
+        return []
+    return [
+        Finding(
+            issue[0],
+            f"body {model.body_names[i]!r}",
+            f"inertia is not physical: {issue[1]}",
+            "recompute the body's inertia",
+            "inertia_not_physical",
+        )
+    ]
+
+
+def _loaded_limit_findings(model: Model, i: int) -> list[Finding]:
+    """A one-coordinate revolute or prismatic joint i that cannot move: equal position
+    limits, an effort or velocity limit of 0."""
+    jt = int(model.jnt_type[i])
+    if not (jt in (JOINT_REVOLUTE, JOINT_PRISMATIC) and model.jnt_nq[i] == 1):
+        return []
+    out = []
+    a, v = model.jnt_qadr[i], model.jnt_vadr[i]
+    jel = f"joint {model.joint_names_all[i]!r}"
+    if model.q_lower[a] == model.q_upper[a]:
+        out.append(
+            Finding(
+                "warning",
+                jel,
+                f"lower == upper == {model.q_lower[a]:g}: the joint cannot move",
+                "set the real range, or make the joint fixed",
+                "limit_equal",
+            )
+        )
+    if model.effort_limit[v] == 0:
+        out.append(
+            Finding("warning", jel, "effort limit 0", "set the real effort limit", "effort_zero")
+        )
+    if model.v_limit[v] == 0:
+        out.append(
+            Finding(
+                "warning", jel, "velocity limit 0", "set the real velocity limit", "velocity_zero"
+            )
+        )
+    return out
 
 
 def check_model(model_or_urdf) -> Report:
