@@ -48,6 +48,7 @@ from .joints import (
     JOINT_TYPE_NAMES,
     JOINT_UNIVERSAL,
 )
+from .parameters import with_parameters as _with_parameters
 from .poe_export import to_mr as _to_mr
 
 __all__ = [
@@ -374,9 +375,7 @@ class Model:
     def with_parameters(self, pi, **kwargs) -> Model:
         """A copy with the inertial (and joint) parameters ``pi`` of
         :func:`robodyn.parameters`; see :func:`robodyn.ident.with_parameters`."""
-        from ..ident.parameters import with_parameters
-
-        return with_parameters(self, pi, **kwargs)
+        return _with_parameters(self, pi, **kwargs)
 
     def to_mr(self, frame: str | int = "ee"):
         """``(M, Slist, Mlist, Glist)`` of a serial chain; see :func:`robodyn.model.poe.to_mr`."""
