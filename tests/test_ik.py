@@ -349,7 +349,7 @@ def test_ur5_all_eight_solutions(rng):
     """MR Example 4.5's UR5: axes 2-4 parallel and a wrist whose last two axes meet give
     generically 8 solutions: two shoulder angles q1, for each two wrist angles q5 = +-a,
     for each two elbow configurations (q3 = +-b)."""
-    from robodyn.inverse_kinematics import ik_all
+    from robodyn.kinematics import ik_all
 
     model = models.load("ur5")
     for trial in range(4):
@@ -383,7 +383,7 @@ def test_restart_draws_are_random_configuration_draws():
     """The restarts (and the workspace grid) use random_configuration's ranges, cached:
     the same numbers from the same generator, one-sided and unlimited joints included."""
     from helpers import point_mass_2r
-    from robodyn.kinematics import _draw
+    from robodyn.kinematics.forward import _draw
 
     one_sided = ModelBuilder("one_sided")
     one_sided.add_body("a", "world", axis=(0, 0, 1), lower=-0.5)

@@ -120,8 +120,8 @@ _LAZY: dict[str, str] = {
     "Workspace": "robodyn.workspace_maps",
     "singularities": "robodyn.workspace_maps",
     "Singularity": "robodyn.workspace_maps",
-    "ik_batch": "robodyn.inverse_kinematics",
-    "ik_all": "robodyn.inverse_kinematics",
+    "ik_batch": "robodyn.kinematics",
+    "ik_all": "robodyn.kinematics",
     # wheeled mobile robots and mobile manipulation (MR ch. 13)
     "mobile": "robodyn.mobile",
     # scale-out with Dask (issue 16): dask is imported only when a dask array arrives

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._files import output_path, save_figure
-from .kinematics import _frame_index, _packed, _rows, _sample_ranges, fk, jacobian
+from .kinematics import fk, jacobian
+from .kinematics.forward import _frame_index, _packed, _rows, _sample_ranges
 from .model.model import Model
 
 __all__ = ["workspace", "Workspace", "singularities", "Singularity", "MEASURES"]

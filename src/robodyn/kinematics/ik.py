@@ -25,10 +25,12 @@ import time
 
 import numpy as np
 
-from ._checks import as_array
-from .kernels import core as _core
-from .kernels.call import threads as _threads
-from .kinematics import (
+from .._checks import as_array
+from ..kernels import core as _core
+from ..kernels.call import threads as _threads
+from ..model.model import JOINT_REVOLUTE, Model
+from ..spatial import check_transform, inv_transform, log6
+from .forward import (
     IKResult,
     _bounded_stage,
     _c_options,
@@ -40,8 +42,6 @@ from .kinematics import (
     _task,
     fk,
 )
-from .model.model import JOINT_REVOLUTE, Model
-from .spatial import check_transform, inv_transform, log6
 
 __all__ = ["ik_batch", "ik_all"]
 
@@ -130,7 +130,7 @@ def ik_batch(
         ``q`` (..., nq), ``success`` (...) bool, ``iterations`` (...) int, ``error``
         (...), ``message`` (...) object array of str (why each lane stopped).
     """
-    from .model.configuration import integrate, neutral
+    from ..model.configuration import integrate, neutral
 
     pack = _packed(model)
     k = _frame_index(model, pack, frame)
@@ -411,7 +411,7 @@ def ik_all(
         redundant 7-DoF arm, whose solutions form a continuum) or the model has a
         floating base.
     """
-    from .model.configuration import random_configuration
+    from ..model.configuration import random_configuration
 
     pack = _packed(model)
     k = _frame_index(model, pack, frame)

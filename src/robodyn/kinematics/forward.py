@@ -38,15 +38,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_array, as_vector
-from .errors import ModelError
-from .kernels import call as _pieces
-from .kernels import core as _core
-from .kernels._pack import FL_CHECK, KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
-from .kernels.call import batched, finish, nonfinite, run
-from .kernels.call import threads as _threads
-from .model.model import JOINT_FREE, JOINT_SPHERICAL, Model
-from .spatial import check_transform
+from .._checks import as_array, as_vector
+from ..errors import ModelError
+from ..kernels import call as _pieces
+from ..kernels import core as _core
+from ..kernels._pack import FL_CHECK, KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
+from ..kernels.call import batched, finish, nonfinite, run
+from ..kernels.call import threads as _threads
+from ..model.model import JOINT_FREE, JOINT_SPHERICAL, Model
+from ..spatial import check_transform
 
 __all__ = [
     "fk",
@@ -714,7 +714,7 @@ def _sample_ranges(model: Model):
     replaced by -pi/pi (revolute) or -1/1 m (prismatic), a one-sided limit giving a width
     of 2 pi (2 m); None when a joint is not plain coordinates (see _lie). Cached on the
     model."""
-    from .model.configuration import _joint_slices
+    from ..model.configuration import _joint_slices
 
     out = model.__dict__.get("_ik_ranges", 0)
     if out == 0:
@@ -737,7 +737,7 @@ def _draw(model: Model, gen) -> np.ndarray:
     cost shows in a batch)."""
     ranges = _sample_ranges(model)
     if ranges is None:
-        from .model.configuration import random_configuration
+        from ..model.configuration import random_configuration
 
         return random_configuration(model, gen)
     q1, lo, hi = ranges
@@ -749,7 +749,7 @@ def _draw(model: Model, gen) -> np.ndarray:
 def _lie(model: Model) -> bool:
     """True when some coordinates of q are not plain numbers updated by q + dq: a free,
     spherical or planar joint (q moves on its group by robodyn.integrate)."""
-    from .model.configuration import _joint_slices
+    from ..model.configuration import _joint_slices
 
     return len(_joint_slices(model).q1) != model.nq
 
@@ -919,14 +919,14 @@ def ik(
         a ``message`` saying why it stopped. The best iterate over all starts is
         returned on failure.
     """
-    from .model.configuration import integrate, neutral, random_configuration
+    from ..model.configuration import integrate, neutral, random_configuration
 
     pack = model.__dict__.get("_kinematics_pack") or _packed(model)
     k = pack.frames.get(frame) if type(frame) is str else None
     if k is None:
         k = _frame_index(model, pack, frame)
     if np.ndim(T_target) > 2 or np.ndim(q0) > 1:
-        from .inverse_kinematics import ik_batch
+        from .ik import ik_batch
 
         return ik_batch(model, frame, T_target, q0, method=method, tol_omega=tol_omega,
                         tol_v=tol_v, max_iterations=max_iterations, damping=damping,
@@ -1094,7 +1094,7 @@ def _bounded_stage(model, pack, k, T_flat, q_best, lim, task, gen, tol_omega, to
     nv = pack.nv
     best = (q_best, np.inf, False)
     total = 0
-    from .model.configuration import random_configuration
+    from ..model.configuration import random_configuration
 
     for attempt in range(25):
         if t_end is not None and time.perf_counter() > t_end:
