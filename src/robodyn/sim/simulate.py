@@ -120,7 +120,7 @@ def simulate(
     client : dask.distributed.Client, optional
         Run a batch of rollouts (q0 of shape (N, nq)) in chunks on this Dask cluster; q0
         (or v0) given as a dask array does the same on Dask's active scheduler, one chunk
-        of rollouts per chunk of q0. Returns a :class:`robodyn.distributed.LazyTrajectory`
+        of rollouts per chunk of q0. Returns a :class:`robodyn.distributed.rollout.LazyTrajectory`
         (lazy arrays; ``.compute()`` is the Trajectory); ``out=`` a ``*.zarr`` store
         streams the chunks to it as they finish (:func:`robodyn.distributed.simulate_chunks`).
     resume : bool
