@@ -30,14 +30,9 @@ packed once; the functions here take one state or any number of leading batch di
 (``q`` of shape (..., nq)) and name the argument when a shape is wrong.
 """
 
-# ik_batch and ik_all are handed on too (robodyn.ik_batch loads from here), not in __all__.
-# First: loading the submodule .ik binds the package's name ik to it, and the function ik
-# imported below must replace it.
-from .ik import ik_all, ik_batch  # noqa: F401  # isort: skip
 from .forward import (
     JACOBIAN_KINDS,
     Ellipsoid,
-    IKResult,
     _rows,  # noqa: F401 (for distributed/sweep.py, until it imports it from .forward)
     body_poses,
     com,
@@ -48,12 +43,16 @@ from .forward import (
     forward_kinematics,
     frame_acceleration,
     frame_velocity,
-    ik,
     jacobian,
     jacobian_dot,
     manipulability,
     velocity_ellipsoid,
 )
+
+# ik_batch and ik_all are handed on too (robodyn.ik_batch loads from here), not in __all__.
+# Loading the submodule .ik binds the package's name ik to it; the import of the function
+# ik from it replaces that, so robodyn.kinematics.ik is the function.
+from .ik import IKResult, ik, ik_all, ik_batch  # noqa: F401
 
 __all__ = [
     "fk",

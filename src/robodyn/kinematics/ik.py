@@ -1,4 +1,10 @@
-"""Inverse kinematics of many poses at once, and every solution of a 6-DoF arm (MR ch. 6).
+"""Numerical inverse kinematics (Modern Robotics ch. 6): one pose, many poses at once, and
+every solution of a 6-DoF arm.
+
+:func:`ik` solves one pose by damped least squares (or Newton-Raphson) on the body-twist
+error, with joint limits, restarts, a time budget and a bounded least-squares last stage;
+for an arm without a floating base a start runs whole in the compiled core
+(``kernels/core/ik.c``).
 
 :func:`ik_batch` runs the damped least squares (or Newton) iteration of
 :func:`robodyn.ik` on a whole batch of targets: each iteration makes one call of the
@@ -22,34 +28,475 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import as_array
+from .._checks import as_array, as_vector
 from ..kernels import core as _core
+from ..kernels.call import finish
 from ..kernels.call import threads as _threads
-from ..model.model import JOINT_REVOLUTE, Model
+from ..model.configuration import integrate, neutral, random_configuration
+from ..model.model import JOINT_FREE, JOINT_REVOLUTE, JOINT_SPHERICAL, Model
 from ..spatial import check_transform, inv_transform, log6
-from .forward import (
-    IKResult,
-    _bounded_stage,
-    _c_options,
-    _c_starts,
-    _draw,
-    _frame_index,
-    _limits,
-    _packed,
-    _task,
-    fk,
-)
+from .forward import _frame_index, _lie, _packed, _sample_ranges, fk
 
-__all__ = ["ik_batch", "ik_all"]
+__all__ = ["ik", "ik_batch", "ik_all", "IKResult"]
 
+_ND = np.ndarray
 _TAIL = 32  # lanes left when the batch hands them to the compiled core one by one
 
 
+@dataclass(frozen=True)
+class IKResult:
+    """Outcome of :func:`ik`.
+
+    Attributes
+    ----------
+    q : numpy.ndarray, shape (nq,) or, for a batch, (..., nq)
+        The solution when ``success``, else the best iterate found.
+    success : bool or numpy.ndarray of bool, shape (...)
+        Both error norms are within their tolerances.
+    iterations : int or numpy.ndarray of int, shape (...)
+        Number of updates of q (summed over restarts).
+    error : float or numpy.ndarray, shape (...)
+        Norm of the final error (the body twist ``log6(T_sf^-1 T_target)``, its weighted
+        rows kept, or the position error).
+    message : str or numpy.ndarray of str (object), shape (...)
+        Why it stopped.
+    """
+
+    q: np.ndarray
+    success: bool
+    iterations: int
+    error: float
+    message: str
+
+
+class _Limits(NamedTuple):
+    lo: np.ndarray  # (nq,) lower limits, -inf for the free joint
+    hi: np.ndarray  # (nq,) upper limits
+    dof_q: np.ndarray  # (m,) q index of each limited one-coordinate dof
+    dof_v: np.ndarray  # (m,) its v index
+    any: bool  # a limited dof exists
+    floating: bool  # a joint of several coordinates (a floating base): q moves on its group
+
+
+def _limits(model: Model) -> _Limits:
+    """The joint limits as IK uses them, built once and cached on the immutable model."""
+    try:
+        return model._ik_limits
+    except AttributeError:
+        pass
+    lo = np.array(model.q_lower)
+    hi = np.array(model.q_upper)
+    dof_q, dof_v = [], []
+    for i in range(1, model.nb):
+        if model.jnt_nq[i] == 0:
+            continue
+        qa = int(model.jnt_qadr[i])
+        if int(model.jnt_type[i]) in (JOINT_FREE, JOINT_SPHERICAL):  # a quaternion is kept
+            n = int(model.jnt_nq[i])  # unit, not clipped (free: 7 entries, spherical: 4)
+            lo[qa : qa + n] = -np.inf
+            hi[qa : qa + n] = np.inf
+        elif np.isfinite(lo[qa]) or np.isfinite(hi[qa]):
+            dof_q.append(qa)
+            dof_v.append(int(model.jnt_vadr[i]))
+    lim = _Limits(lo, hi, np.array(dof_q, dtype=np.int64), np.array(dof_v, dtype=np.int64),
+                  bool(dof_q), _lie(model))  # fmt: skip
+    object.__setattr__(model, "_ik_limits", lim)
+    return lim
+
+
+def _draw(model: Model, gen) -> np.ndarray:
+    """A restart: the numbers :func:`robodyn.random_configuration` (model, gen) draws,
+    with the ranges computed once per model (a restart is drawn per failed start, so its
+    cost shows in a batch)."""
+    ranges = _sample_ranges(model)
+    if ranges is None:
+        return random_configuration(model, gen)
+    q1, lo, hi = ranges
+    q = np.zeros(model.nq)
+    q[q1] = gen.uniform(lo, hi, size=(1, len(q1)))[0]
+    return q
+
+
+def _blocked(lim: _Limits, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+    """v indices of the dofs sitting on a limit that dq would push through."""
+    x, d = q[lim.dof_q], dq[lim.dof_v]
+    out = ((x >= lim.hi[lim.dof_q]) & (d > 0)) | ((x <= lim.lo[lim.dof_q]) & (d < 0))
+    return lim.dof_v[out]
+
+
+def _step(J: np.ndarray, Vb: np.ndarray, method: str, lam2: float) -> np.ndarray:
+    if method == "newton":
+        return np.linalg.pinv(J, rcond=1e-12) @ Vb  # MR eq. 6.7 with J^+
+    # Levenberg-Marquardt with lambda_k = damping^2 + |V_b|^2 (Fan-Yuan): strong damping
+    # far from the target, nearly the Newton step (fast convergence) close to it; within
+    # 1e-4 of it the floor goes, so a target at a singular configuration (a stretched
+    # elbow) is still reached superlinearly
+    e2 = float(Vb @ Vb)
+    lam = (lam2 if e2 > 1e-8 else 0.0) + e2
+    return J.T @ np.linalg.solve(J @ J.T + lam * np.eye(J.shape[0]), Vb)
+
+
+class _Task(NamedTuple):
+    """What an IK solve drives to zero: the rows of the body-twist error kept and their
+    weights, or the world position error alone."""
+
+    w: np.ndarray  # (6,) row weights of [omega; v]
+    rows: np.ndarray  # (m,) the rows with a positive weight
+    position_only: bool
+    ang: bool  # an angular row is kept (its tolerance applies)
+    lin: bool
+
+
+_FULL_TASK = _Task(np.ones(6), np.arange(6), False, True, True)  # the whole pose
+
+
+def _task(position_only, weights) -> _Task:
+    if weights is None and not position_only:
+        return _FULL_TASK
+    if position_only:
+        if weights is not None:
+            raise ValueError("give either position_only=True or weights=, not both")
+        return _Task(np.array([0.0, 0, 0, 1, 1, 1]), np.arange(3, 6), True, False, True)
+    w = as_vector(weights, "weights", 6)
+    if np.any(w < 0) or not np.any(w > 0):
+        raise ValueError(
+            f"weights must be 6 numbers >= 0 (rows [omega; v]), not all zero, got {w.tolist()}"
+        )
+    rows = np.flatnonzero(w > 0)
+    if np.array_equal(rows, np.arange(3, 6)) and np.all(w[3:] == w[3]):
+        return _task(True, None)  # the linear rows alone: position-only
+    return _Task(w, rows, False, bool(np.any(rows < 3)), bool(np.any(rows >= 3)))
+
+
+def _task_error(task: _Task, r: np.ndarray, T_flat: np.ndarray, nv: int):
+    """(e, G, |omega error|, |v error|) from an ``ik_residual`` output r: the weighted rows
+    of (V_b, J_b), or for position only ``e = p_sd - p`` with ``G = R J_b,v`` (world)."""
+    J, Vb = r[16 : 16 + 6 * nv].reshape(6, nv), r[16 + 6 * nv :]
+    if task.position_only:
+        T = r[:16].reshape(4, 4)
+        e = T_flat.reshape(4, 4)[:3, 3] - T[:3, 3]
+        return e, T[:3, :3] @ J[3:], 0.0, float(np.linalg.norm(e))
+    ew = float(np.linalg.norm(Vb[:3][task.w[:3] > 0]))
+    ev = float(np.linalg.norm(Vb[3:][task.w[3:] > 0]))
+    if task is _FULL_TASK:
+        return Vb, J, ew, ev
+    return task.w[task.rows] * Vb[task.rows], task.w[task.rows, None] * J[task.rows], ew, ev
+
+
+def ik(
+    model: Model,
+    frame,
+    T_target,
+    q0=None,
+    *,
+    method: str = "dls",
+    tol_omega: float = 1e-8,
+    tol_v: float = 1e-8,
+    max_iterations: int = 100,
+    damping: float = 1e-3,
+    respect_limits: bool = True,
+    max_step: float | None = 1.0,
+    restarts: int = 50,
+    timeout: float | None = None,
+    rng=None,
+    position_only: bool = False,
+    weights=None,
+    threads: int | None = None,
+) -> IKResult:
+    """Inverse kinematics of one frame: find q with ``fk(model, q, frame) = T_target``.
+
+    Each iteration computes the body-twist error ``V_b = log6(T_sf(q)^-1 T_target)``
+    and the body Jacobian ``J_b(q)``, stops when ``|omega_b| <= tol_omega`` and
+    ``|v_b| <= tol_v``, and otherwise updates q by
+
+    * ``"dls"`` (default): damped least squares (Levenberg-Marquardt),
+      ``dq = J_b^T (J_b J_b^T + lambda_k I)^-1 V_b`` with ``lambda_k = damping^2 +
+      |V_b|^2``: the step stays bounded near singularities and far from the target, and
+      tends to the Newton step (fast convergence) as the error vanishes;
+    * ``"newton"``: Newton-Raphson, ``dq = pinv(J_b) V_b`` (MR alg. IKinBody, sec. 6.2.2);
+
+    then ``q <- q (+) dq`` (:func:`robodyn.integrate`, exact for a floating base) and, if
+    ``respect_limits``, clips q into the joint limits. It never loops forever: it stops
+    after ``max_iterations`` updates per start. For an arm without a floating base the
+    ``"dls"`` iteration of one start runs whole in the compiled core
+    (``kernels/core/ik.c``).
+
+    Variants: ``position_only=True`` drives the world position error ``p_target - p``
+    to zero with any orientation (Jacobian ``R_sf J_b,v``, the velocity of the frame
+    origin); ``weights`` (6,) scales the rows ``[omega; v]`` of ``V_b`` and ``J_b``
+    (orientation-weighted IK: a zero drops a row and its tolerance, a small weight makes
+    it yield when the pose is out of reach; the solve then returns the weighted
+    least-squares compromise with ``success=False``).
+
+    Parameters
+    ----------
+    model : Model
+    frame : str or int
+        The frame to place.
+    T_target : array_like, shape (4, 4) or (..., 4, 4)
+        Desired pose ``T_sd`` in the world. Leading dimensions make a batch solved at once
+        by :func:`ik_batch` (vectorised damped least squares on
+        the batch kernels); the result's fields then carry those dimensions.
+    q0 : array_like, shape (nq,) or (..., nq), optional
+        Initial guess (default: the neutral configuration). Leading dimensions (broadcast
+        with T_target's) make a batch too: one pose from many starts.
+    method : {"newton", "dls"}
+    tol_omega, tol_v : float
+        Tolerances on the norms of the angular and linear parts of ``V_b`` (rad, m).
+    max_iterations : int
+        Update cap per start.
+    damping : float
+        Floor of the damped least squares damping (``lambda_k >= damping^2``).
+    respect_limits : bool
+        Clip q into ``[model.q_lower, model.q_upper]`` after each update; a joint on a
+        limit that the step would push through is frozen for that step and the step
+        recomputed with the other joints.
+    max_step : float or None
+        Largest entry of ``|dq|`` per update (rad or m); a longer step is scaled down.
+        It only acts far from the solution and makes Newton much more robust; None gives
+        MR's plain IKinBody step.
+    restarts : int
+        After a failed start, retry up to this many times from
+        :func:`robodyn.random_configuration` draws (within the joint limits). A start
+        that stalls (its error not halved in 15 iterations) or reaches ``max_iterations``
+        fails, so a start in a poor basin costs a few iterations, not the whole budget.
+        ``restarts=0, method="newton", max_step=None`` is MR's IKinBody.
+    timeout : float, optional
+        Wall-clock budget in seconds over all starts (checked between starts, so it can
+        be exceeded by one start, at most ``max_iterations`` updates); when it runs out
+        the best iterate so far is returned with ``success=False`` and a message saying so.
+    rng : numpy.random.Generator or int, optional
+        Random source of the restarts (default a fixed seed: the same call gives the same
+        answer).
+    position_only : bool
+        Reach the position of the frame origin with any orientation.
+    weights : array_like, shape (6,), optional
+        Weights >= 0 of the error rows ``[omega_x, omega_y, omega_z, v_x, v_y, v_z]``.
+    threads : int, optional
+        Threads of a batch's residual calls (batch only; default 1).
+
+    Returns
+    -------
+    IKResult
+        ``q``, ``success``, ``iterations``, ``error`` (norm of the final error rows) and
+        a ``message`` saying why it stopped. The best iterate over all starts is
+        returned on failure.
+    """
+    pack = model.__dict__.get("_kinematics_pack") or _packed(model)
+    k = pack.frames.get(frame) if type(frame) is str else None
+    if k is None:
+        k = _frame_index(model, pack, frame)
+    if np.ndim(T_target) > 2 or np.ndim(q0) > 1:
+        return ik_batch(model, frame, T_target, q0, method=method, tol_omega=tol_omega,
+                        tol_v=tol_v, max_iterations=max_iterations, damping=damping,
+                        respect_limits=respect_limits, max_step=max_step, restarts=restarts,
+                        timeout=timeout, rng=rng, position_only=position_only,
+                        weights=weights, threads=threads)  # fmt: skip
+    T_target = as_array(T_target, "T_target", (4, 4))
+    if T_target.ndim != 2:
+        raise ValueError(f"T_target must have shape (4, 4), got {T_target.shape}")
+    check_transform(T_target, "T_target")
+    T_flat = np.ascontiguousarray(T_target, dtype=float).reshape(16)
+    task = _task(position_only, weights)
+    q = neutral(model) if q0 is None else as_vector(q0, "q0", pack.nq).copy()
+    if method not in ("newton", "dls"):
+        raise ValueError(f"method must be 'newton' or 'dls', got {method!r}")
+    for name, val in (("tol_omega", tol_omega), ("tol_v", tol_v), ("damping", damping)):
+        if not (np.isfinite(val) and val >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {val!r}")
+    if max_step is None:
+        max_step = np.inf
+    elif not max_step > 0:
+        raise ValueError(f"max_step must be > 0 or None, got {max_step!r}")
+    if int(max_iterations) != max_iterations or max_iterations < 0:
+        raise ValueError(f"max_iterations must be an integer >= 0, got {max_iterations!r}")
+    if int(restarts) != restarts or restarts < 0:
+        raise ValueError(f"restarts must be an integer >= 0, got {restarts!r}")
+    lim = _limits(model)
+    clip = respect_limits and lim.any
+    floating = lim.floating
+    if timeout is not None and not (np.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    gen = np.random.default_rng(0 if rng is None else rng)
+    lam2 = float(damping) ** 2
+    total = 0
+    best = (np.inf, q)
+    nv = pack.nv
+    t_end = None if timeout is None else time.perf_counter() + float(timeout)
+    why = f"did not converge in {max_iterations} iterations x {int(restarts) + 1} start(s)"
+    in_c = method == "dls" and not floating
+    if in_c:  # each start whole in the compiled core (kernels/core/ik.c)
+        lo, hi, opts = _c_options(lim, clip, task, tol_omega, tol_v, lam2, max_step,
+                                  max_iterations, restarts)  # fmt: skip
+        ok, q, total, err, msg = _c_starts(model, pack, k, T_flat, task.w, lo, hi, opts, q, 0,
+                                           int(restarts), gen, t_end, timeout)  # fmt: skip
+        if ok:
+            return IKResult(q, True, total, err, msg)
+        best = (err, q)
+        why = msg or why
+    for attempt in range(0 if in_c else int(restarts) + 1):
+        if attempt > 0:
+            if t_end is not None and time.perf_counter() > t_end:
+                why = f"timed out after {timeout:g} s and {attempt} start(s)"
+                break
+            q = random_configuration(model, gen)
+        if clip:
+            q = np.clip(q, lim.lo, lim.hi)
+        it = 0
+        history = []  # the error of each iteration of this start (stall detection)
+        while True:
+            q = np.ascontiguousarray(q, dtype=float)
+            r = _core.ik_residual(pack.P, q, T_flat, k, 1)
+            if r.__class__ is not _ND:
+                finish(r, (), ("q", "T_target"), model)
+            e, J, ew, ev = _task_error(task, r, T_flat, nv)
+            err = float(np.hypot(ew, ev))
+            if err < best[0]:
+                best = (err, q.copy())
+            if ew <= tol_omega and ev <= tol_v:
+                msg = f"converged in {it} iterations" + (f" (restart {attempt})" if attempt else "")
+                return IKResult(q, True, total + it, err, msg)
+            if it >= max_iterations:
+                break
+            history.append(err)
+            if restarts and len(history) > 15 and err > 0.5 * history[-16] and err > 1e-5:
+                break  # stalled in a poor basin: a new start is cheaper than more steps
+            if t_end is not None and it % 8 == 7 and time.perf_counter() > t_end:
+                why = f"timed out after {timeout:g} s"
+                break
+            dq = _step(J, e, method, lam2)
+            if clip:
+                # joints on a limit that the step pushes outward are frozen and the step
+                # recomputed with the others (active set), so a redundant arm keeps
+                # converging along its limits instead of stalling against them
+                blocked = _blocked(lim, q, dq)
+                if blocked.size:
+                    J = J.copy()
+                    J[:, blocked] = 0.0
+                    dq = _step(J, e, method, lam2)
+                    dq[blocked] = 0.0
+            big = float(np.abs(dq).max()) if dq.size else 0.0
+            if big > max_step:
+                dq *= max_step / big  # step cap: keeps Newton out of wild jumps
+            q = integrate(model, q, dq) if floating else q + dq
+            if clip:
+                q = np.clip(q, lim.lo, lim.hi)
+            if not np.all(np.isfinite(q)):
+                break
+            it += 1
+        total += it
+        if why.startswith("timed out"):
+            break
+    if restarts and clip and not floating and not why.startswith("timed out"):
+        res, nit, timed_out = _bounded_stage(model, pack, k, T_flat, best[1], lim, task, gen,
+                                             tol_omega, tol_v, t_end)  # fmt: skip
+        total += nit
+        if res[2]:
+            return IKResult(
+                res[0], True, total, res[1], "converged in the bounded least-squares stage"
+            )
+        if res[1] < best[0]:
+            best = (res[1], res[0])
+        if timed_out:
+            why = f"timed out after {timeout:g} s"
+    err, q = best
+    return IKResult(q, False, total, err, f"{why}; best twist error {err:.3g}")
+
+
+def _c_options(lim, clip, task, tol_omega, tol_v, lam2, max_step, max_iterations, restarts):
+    """(lo, hi, opts) of ``_core.ik_dls``."""
+    nv = len(lim.lo)
+    lo, hi = (lim.lo, lim.hi) if clip else (np.full(nv, -np.inf), np.full(nv, np.inf))
+    opts = np.array([tol_omega if task.ang else np.inf, tol_v if task.lin else np.inf, lam2,
+                     max_step, max_iterations, 1.0 if restarts else 0.0,
+                     1.0 if task.position_only else 0.0, 0.0])  # fmt: skip
+    return lo, hi, opts
+
+
+def _c_starts(model, pack, k, T_flat, w, lo, hi, opts, q, attempt, restarts, gen, t_end,
+              timeout, it0=0, hist=None):  # fmt: skip
+    """The starts of :func:`ik` in the compiled core, from start number ``attempt`` (q its
+    start, or with ``it0`` > 0 its iterate after it0 updates, ``hist`` their errors), then
+    fresh draws within the limits until ``restarts``. Returns (converged, q, iterations,
+    error, message: why it converged or timed out, None when it ran out of starts)."""
+    total = 0
+    best = (np.inf, q)
+    while True:
+        q = np.ascontiguousarray(q, dtype=float)
+        if it0:
+            o = opts.copy()
+            o[7] = it0
+            res = _core.ik_dls(pack.P, q, T_flat, k, lo, hi, w, o, np.ascontiguousarray(hist[:it0]))
+            it0 = 0
+        else:
+            res = _core.ik_dls(pack.P, q, T_flat, k, lo, hi, w, opts, None)
+        qe, qb, status, it, err = res
+        if status == 0:
+            msg = f"converged in {it} iterations" + (f" (restart {attempt})" if attempt else "")
+            return True, qe, total + it, err, msg
+        total += it
+        if err < best[0]:
+            best = (err, qb)
+        if attempt >= restarts:
+            return False, best[1], total, best[0], None
+        attempt += 1
+        if t_end is not None and time.perf_counter() > t_end:
+            why = f"timed out after {timeout:g} s and {attempt} start(s)"
+            return False, best[1], total, best[0], why
+        q = _draw(model, gen)
+
+
+def _bounded_stage(model, pack, k, T_flat, q_best, lim, task, gen, tol_omega, tol_v, t_end):
+    """The last resort for solutions pressed against the joint limits: a bounded
+    trust-region least-squares solve (scipy's "trf") from the best iterate and from a few
+    more draws within the limits. Returns ((q, error, converged), evaluations, timed out)."""
+    nv = pack.nv
+    best = (q_best, np.inf, False)
+    total = 0
+    for attempt in range(25):
+        if t_end is not None and time.perf_counter() > t_end:
+            return best, total, True
+        x0 = q_best if attempt == 0 else random_configuration(model, gen)
+        qb, nit = _bounded_solve(pack, k, T_flat, np.clip(x0, lim.lo, lim.hi), lim, nv, task)
+        total += nit
+        r = _core.ik_residual(pack.P, qb, T_flat, k, 1)
+        _, _, ew, ev = _task_error(task, r, T_flat, nv)
+        err = float(np.hypot(ew, ev))
+        if ew <= tol_omega and ev <= tol_v:
+            return (qb, err, True), total, False
+        if err < best[1]:
+            best = (qb, err, False)
+    return best, total, False
+
+
+def _bounded_solve(pack, k, T_flat, q0, lim, nv, task):
+    """scipy's bounded trust-region least squares on the IK error e(q) (the weighted rows
+    of V_b(q), with de/dq ~ -J_b, or the position error); returns (q, evaluations)."""
+    from scipy.optimize import least_squares
+
+    def residual(q):
+        r = _core.ik_residual(pack.P, np.ascontiguousarray(q), T_flat, k, 1)
+        return _task_error(task, r, T_flat, nv)[0]
+
+    def jac(q):
+        r = _core.ik_residual(pack.P, np.ascontiguousarray(q), T_flat, k, 1)
+        return -_task_error(task, r, T_flat, nv)[1]
+
+    lo = np.where(np.isfinite(lim.lo), lim.lo, -np.inf)
+    hi = np.where(np.isfinite(lim.hi), lim.hi, np.inf)
+    x0 = np.clip(q0, lo + 1e-12 * (hi - lo), hi - 1e-12 * (hi - lo))
+    sol = least_squares(residual, x0, jac=jac, bounds=(lo, hi), method="trf", xtol=1e-15,
+                        ftol=1e-15, gtol=1e-15, max_nfev=200)  # fmt: skip
+    return np.ascontiguousarray(sol.x), int(sol.nfev)
+
+
 def _batch_error(task, r, T, nv):
-    """Vectorised :func:`robodyn.kinematics._task_error`: (e (n, m), G (n, m, nv), ew, ev)."""
+    """Vectorised :func:`_task_error`: (e (n, m), G (n, m, nv), ew, ev)."""
     n = r.shape[0]
     J = r[:, 16 : 16 + 6 * nv].reshape(n, 6, nv)
     Vb = r[:, 16 + 6 * nv :]
@@ -130,8 +577,6 @@ def ik_batch(
         ``q`` (..., nq), ``success`` (...) bool, ``iterations`` (...) int, ``error``
         (...), ``message`` (...) object array of str (why each lane stopped).
     """
-    from ..model.configuration import integrate, neutral
-
     pack = _packed(model)
     k = _frame_index(model, pack, frame)
     T = as_array(T_target, "T_target", (4, 4))
@@ -411,8 +856,6 @@ def ik_all(
         redundant 7-DoF arm, whose solutions form a continuum) or the model has a
         floating base.
     """
-    from ..model.configuration import random_configuration
-
     pack = _packed(model)
     k = _frame_index(model, pack, frame)
     m = 3 if position_only else 6
