@@ -108,7 +108,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
 def _scaled_prior(model, spread: float, rng):
     """The model with each body's mass and inertia scaled by its own factor in
     [1 - spread, 1 + spread] (every body stays physical; the CoMs stay)."""
-    from ..ident.parameters import parameters, with_parameters
+    from ..model.parameters import parameters, with_parameters
 
     pi = parameters(model)
     nb = model.nb - 1
@@ -191,7 +191,7 @@ def _simulated_experiment(args, model, out):
     it with noise, written to ``out``; returns (the true parameters, the experiment)."""
     from ..ident.data import save_csv, simulate_experiment
     from ..ident.excitation import excitation_trajectory
-    from ..ident.parameters import parameters, with_parameters
+    from ..model.parameters import parameters, with_parameters
 
     pi = parameters(model)
     lay_v = slice(10 * (model.nb - 1), 10 * (model.nb - 1) + model.nv)
@@ -214,7 +214,7 @@ def _simulated_experiment(args, model, out):
 def _compare(args, model, base, truth, results, test) -> None:
     """Each estimate's base parameters against the truth (or the model's), and its torque
     error on the held-out samples."""
-    from ..ident.parameters import parameters
+    from ..model.parameters import parameters
 
     ref_name = "the truth" if truth is not None else "the model's parameters"
     ref = base(truth) if truth is not None else base(parameters(model, offset=args.offset))

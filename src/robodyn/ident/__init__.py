@@ -5,6 +5,17 @@ joint frame, plus joint friction and armature): :func:`regressor`, :func:`parame
 :func:`with_parameters`; the energy form ``H = e(q, v) pi``: :func:`energy_regressor`.
 """
 
+from ..model.parameters import (
+    BODY_PARAMETER_NAMES,
+    inertia_vector,
+    joint_dofs,
+    layout,
+    parameter_names,
+    parameters,
+    physical_violations,
+    pseudo_inertia,
+    with_parameters,
+)
 from .base import BaseParameters, base_parameters
 from .data import Experiment, filtered, load_csv, save_csv, simulate_experiment
 from .estimate import (
@@ -16,17 +27,6 @@ from .estimate import (
     log_cholesky,
 )
 from .excitation import FourierTrajectory, excitation_trajectory, regressor_condition
-from .parameters import (
-    BODY_PARAMETER_NAMES,
-    inertia_vector,
-    joint_dofs,
-    layout,
-    parameter_names,
-    parameters,
-    physical_violations,
-    pseudo_inertia,
-    with_parameters,
-)
 from .regressor import energy_regressor, regressor, regressor_reference
 
 __all__ = [

@@ -19,7 +19,7 @@ import numpy as np
 import scipy.linalg
 
 from ..model.configuration import random_configuration
-from .parameters import layout, parameter_names
+from ..model.parameters import layout, parameter_names
 from .regressor import regressor
 
 __all__ = ["BaseParameters", "base_parameters"]

@@ -29,8 +29,8 @@ import scipy.linalg
 import scipy.optimize
 
 from ..errors import ModelWarning
+from ..model.parameters import layout, physical_violations, pseudo_inertia
 from .base import BaseParameters, base_parameters
-from .parameters import layout, physical_violations, pseudo_inertia
 from .regressor import regressor
 
 __all__ = [
@@ -465,7 +465,7 @@ def _normal_solve(W, y):
 
 
 def _prior(model, lay) -> np.ndarray:
-    from .parameters import parameters
+    from ..model.parameters import parameters
 
     return parameters(model, friction=lay.friction, offset=lay.offset, armature=lay.armature)
 
@@ -592,7 +592,7 @@ def identify_energy(
     Identification  (method ``"energy"``; ``residual_rms`` is of the torques the
     parameters predict with accelerations differentiated from V)
     """
-    from .parameters import parameters
+    from ..model.parameters import parameters
     from .regressor import energy_regressor
 
     t = np.asarray(t, dtype=float)

@@ -93,7 +93,7 @@ def plot_identification(
 
 
 def _prior(res):
-    from .parameters import parameters
+    from ..model.parameters import parameters
 
     b = res.base
     return parameters(res.prior, friction=b.friction, offset=b.offset, armature=b.armature)

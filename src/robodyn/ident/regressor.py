@@ -32,8 +32,8 @@ from ..kernels._pack import FL_CHECK, packed
 from ..kernels.call import prepare, run
 from ..kernels.call import threads as _threads
 from ..model.model import JOINT_FIXED, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
+from ..model.parameters import layout
 from ..spatial import exp3, quat_to_rotation
-from .parameters import layout
 
 __all__ = ["energy_regressor", "joint_placements", "regressor", "regressor_reference"]
 
@@ -184,7 +184,7 @@ def regressor(
     ``pi = parameters(model, friction=..., offset=..., armature=...)``; the columns are the
     10 standard parameters of each moving body about its joint frame, then the joint
     blocks (viscous ``v``, Coulomb ``sgn(v)``, offset ``1``, armature ``a``; see
-    :mod:`robodyn.ident.parameters`). The body columns come from the compiled core
+    :mod:`robodyn.model.parameters`). The body columns come from the compiled core
     (``kernels/core/regressor.c``: the recursion of this module's docstring, over lanes
     of states, batches split over threads); :func:`regressor_reference` is the same in
     numpy (the parity oracle).

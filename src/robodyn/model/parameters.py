@@ -26,7 +26,7 @@ the identification literature), :func:`inertia_vector` converts.
 The vector is a view of the Model's own numbers, so it lives in the model layer
 (:meth:`Model.with_parameters <robodyn.model.model.Model.with_parameters>` calls
 :func:`with_parameters` without reaching up into identification);
-:mod:`robodyn.ident.parameters` hands the same names on.
+:mod:`robodyn.ident` hands the same names on.
 """
 
 from __future__ import annotations
