@@ -420,6 +420,19 @@ def test_bad_arguments_name_themselves(arm, kwargs, match):
         rd.simulate(arm, np.zeros(2), **kwargs)
 
 
+def test_a_bad_f_ext_with_out_is_refused_before_any_file_is_made(arm, tmp_path):
+    """f_ext's shape is checked with the other settings: a refused run leaves no
+    ``<out>.partial`` behind (it did), so the next run with the same out is not refused."""
+    out = tmp_path / "run.npz"
+    want = rf"f_ext must have shape \(\.\.\., {arm.nb}, 6\) \(one wrench per body\), got \(2, 6\)"
+    with pytest.raises(ValueError, match=want):
+        rd.simulate(arm, np.zeros(2), duration=0.1, dt=1e-3, f_ext=np.zeros((2, 6)), out=out)
+    assert list(tmp_path.iterdir()) == []
+    res = rd.simulate(arm, np.zeros(2), duration=0.1, dt=1e-3, f_ext=np.zeros((arm.nb, 6)),
+                      out=out)  # fmt: skip
+    assert rd.Trajectory.load(out) == res and sorted(tmp_path.iterdir()) == [out]
+
+
 def test_bad_states_name_themselves(arm):
     with pytest.raises(ValueError, match=r"q0 must have shape \(\.\.\., 2\).*got \(3,\)"):
         rd.simulate(arm, np.zeros(3), duration=1.0, dt=1e-3)

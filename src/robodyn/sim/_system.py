@@ -99,6 +99,18 @@ def _states(model, q0, v0):
     return batch, q0, v0
 
 
+def _constant_wrenches(model, f_ext):
+    """f_ext as a float array (..., nb, 6), its shape checked; None when it is None or a
+    callable (whose output the core checks at each step)."""
+    if f_ext is None or callable(f_ext):
+        return None
+    ext = np.asarray(f_ext, dtype=float)
+    if ext.ndim < 2 or ext.shape[-2:] != (model.nb, 6):
+        raise ValueError(f"f_ext must have shape (..., {model.nb}, 6) (one wrench per body), "
+                         f"got {ext.shape}")  # fmt: skip
+    return ext
+
+
 def _name(controller) -> str:
     if controller is None:
         return "none"
@@ -113,10 +125,7 @@ def _accelerations(model, friction: bool, f_ext, threads: int):
     entry = core.forward if pk.has_mimic else core.aba
     flags = FL_GRAVITY | FL_ARMATURE | FL_CHECK | (FL_FRICTION if friction else 0)
     P = pk.P
-    ext = None if f_ext is None or callable(f_ext) else np.asarray(f_ext, dtype=float)
-    if ext is not None and (ext.ndim < 2 or ext.shape[-2:] != (model.nb, 6)):
-        raise ValueError(f"f_ext must have shape (..., {model.nb}, 6) (one wrench per body), "
-                         f"got {ext.shape}")  # fmt: skip
+    ext = _constant_wrenches(model, f_ext)
 
     def fallback(q, v, tau, fe):
         # a bad state or an unusual layout: the public path says which (or computes it)

@@ -20,7 +20,15 @@ from ._compiled import _c_setup, _run_compiled
 from ._failure import _stopped
 from ._loop import _ADAPTIVE, _run_loop
 from ._record import _check_room, _partial_folder, _Record
-from ._system import _as_seconds, _check_controller, _name, _Run, _states, _steps
+from ._system import (
+    _as_seconds,
+    _check_controller,
+    _constant_wrenches,
+    _name,
+    _Run,
+    _states,
+    _steps,
+)
 from .integrators import STEPS
 from .result import Trajectory
 
@@ -61,6 +69,7 @@ def _checked_run(model, controller, *, integrator, on_divergence, duration, dt, 
     duration, dt, K = _steps(duration, dt)
     control_dt, hold = _held_steps(control_dt, dt)
     _check_controller(controller)
+    _constant_wrenches(model, f_ext)  # before <out>.partial is made (the loop checks again)
     from ..kernels.call import threads as _threads
 
     return _Run(
