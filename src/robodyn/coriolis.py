@@ -422,16 +422,8 @@ def mass_matrix_derivative(model: Model, q, *, threads: int | None = None) -> np
     :func:`mass_matrix_derivative_reference` is the closed form of the module docstring in
     numpy (world-frame CRBA), the parity oracle.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., nv, nv, nv)
+    Takes ``q`` of shape (..., nq) and ``threads`` (for a batch; default every core);
+    returns an array of shape (..., nv, nv, nv).
     """
     return _christoffel_core(model, q, threads, dM=True)
 
@@ -441,14 +433,7 @@ def mass_matrix_derivative_reference(model: Model, q) -> np.ndarray:
     """Numpy reference of :func:`mass_matrix_derivative` (the closed form of the module
     docstring; a batch runs a Python loop).
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., nv, nv, nv)
+    Takes ``q`` of shape (..., nq); returns an array of shape (..., nv, nv, nv).
     """
     tree = _tree(model)
     nv = model.nv
@@ -467,16 +452,8 @@ def christoffel(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     then not symmetric in (j, k) within the base's six dofs, only its contraction with
     ``v v`` is. :func:`christoffel_reference` is the numpy closed form.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., nv, nv, nv)
+    Takes ``q`` of shape (..., nq) and ``threads`` (for a batch; default every core);
+    returns an array of shape (..., nv, nv, nv).
     """
     return _christoffel_core(model, q, threads)
 
@@ -486,14 +463,7 @@ def christoffel_reference(model: Model, q) -> np.ndarray:
     """Numpy reference of :func:`christoffel` from the analytic ``dM/dq`` (a batch runs a
     Python loop).
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., nv, nv, nv)
+    Takes ``q`` of shape (..., nq); returns an array of shape (..., nv, nv, nv).
     """
     tree = _tree(model)
     nv = model.nv
@@ -516,20 +486,9 @@ def coriolis_matrix(model: Model, q, v, *, check: bool = True, threads: int | No
     velocity-product forces of RNEA, and ``dM/dt - 2 C`` skew-symmetric. Armature and
     friction are not part of C.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-        Leading dimensions are a batch (they broadcast against each other).
-    check : bool
-        Reject NaN and inf.
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., nv, nv)
+    Takes ``q`` (..., nq) and ``v`` (..., nv), their leading dimensions a batch that
+    broadcasts, and the ``check`` and ``threads`` of :func:`robodyn.inverse_dynamics`;
+    returns an array of shape (..., nv, nv).
     """
     if not isinstance(model, Model):
         raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
@@ -547,16 +506,8 @@ def coriolis_matrix_reference(model: Model, q, v) -> np.ndarray:
     (:func:`christoffel`), ``C v = `` the velocity-product forces of RNEA, and
     ``dM/dt - 2 C`` skew-symmetric. Armature and friction are not part of C.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-        A batch (either argument) runs a Python loop over single states.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., nv, nv)
+    Takes ``q`` (..., nq) and ``v`` (..., nv) (a batch runs a Python loop over single
+    states); returns an array of shape (..., nv, nv).
     """
     tree = _tree(model)
     nv = model.nv
@@ -569,15 +520,7 @@ def mass_matrix_dot(model: Model, q, v) -> np.ndarray:
 
     The identity holds because ``dM/dt - 2C`` is skew-symmetric (course notes 003).
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., nv, nv)
+    Takes ``q`` (..., nq) and ``v`` (..., nv); returns an array of shape (..., nv, nv).
     """
     C = coriolis_matrix(model, q, v)
     return C + np.swapaxes(C, -1, -2)

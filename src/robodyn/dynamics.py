@@ -117,6 +117,18 @@ def _run(entry, model, names, xs, f_ext, f_tip, frame, flags, eps, threads, what
     return run(call, argn, argx, argt, model, tuple(names) + ("f_ext",), what)
 
 
+def _solve(entry, model, names, xs, f_ext, f_tip, frame, flags, eps, th):
+    """Inverse or forward dynamics: the user's arrays straight to the core's ``entry``
+    when there is no ``f_tip`` (the fast path), else, or when the core declines them, the
+    general path :func:`_run`."""
+    if f_tip is None:
+        P = (model._rd_packed or packed(model)).P
+        out = entry(P, *xs, f_ext, flags | (0 if f_ext is None else FL_FEXT), eps, th)
+        if out.__class__ is _ND:
+            return out
+    return _run(entry, model, names, xs, f_ext, f_tip, frame, flags, float(eps), th)
+
+
 # ----------------------------------------------------------------------------- RNEA
 @batched(fast=("rnea", 3, _ID | FL_FRICTION | FL_ARMATURE | FL_CHECK))
 def inverse_dynamics(
@@ -196,15 +208,8 @@ def inverse_dynamics(
         | (FL_ARMATURE if armature else 0)
         | (FL_CHECK if check else 0)
     )
-    if f_tip is None:
-        P = (model._rd_packed or packed(model)).P
-        tau = _RNEA(P, q, v, a, f_ext, flags | (0 if f_ext is None else FL_FEXT), coulomb_eps, th)
-        if tau.__class__ is _ND:
-            return tau
-    return _run(
-        _RNEA, model, ("q", "v", "a"), (q, v, a), f_ext, f_tip, frame, flags,
-        float(coulomb_eps), th,
-    )  # fmt: skip
+    return _solve(_RNEA, model, ("q", "v", "a"), (q, v, a), f_ext, f_tip, frame, flags,
+                  coulomb_eps, th)  # fmt: skip
 
 
 rnea = inverse_dynamics
@@ -222,18 +227,8 @@ def _rnea_terms(model, q, v, flags, threads):
 def gravity_forces(model, q, *, check: bool = True, threads: int | None = None) -> np.ndarray:
     """Generalized gravity g(q) = rnea(q, 0, 0): the forces that hold the robot still.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    check : bool
-        Reject NaN and inf.
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    g : numpy.ndarray, shape (..., nv)
+    Takes ``q`` of shape (..., nq) and the ``check`` and ``threads`` of
+    :func:`inverse_dynamics`; returns ``g`` of shape (..., nv).
     """
     return _rnea_terms(model, q, None, FL_GRAVITY | (FL_CHECK if check else 0), threads)
 
@@ -242,19 +237,8 @@ def gravity_forces(model, q, *, check: bool = True, threads: int | None = None) 
 def velocity_forces(model, q, v, *, check: bool = True, threads: int | None = None) -> np.ndarray:
     """Velocity-product forces C(q, v) v (Coriolis and centripetal), no gravity or friction.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-    check : bool
-        Reject NaN and inf.
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    c : numpy.ndarray, shape (..., nv)
+    Takes ``q`` (..., nq), ``v`` (..., nv) and the ``check`` and ``threads`` of
+    :func:`inverse_dynamics`; returns ``c`` of shape (..., nv).
     """
     return _rnea_terms(model, q, v, FL_VEL | (FL_CHECK if check else 0), threads)
 
@@ -263,19 +247,8 @@ def velocity_forces(model, q, v, *, check: bool = True, threads: int | None = No
 def bias_forces(model, q, v, *, check: bool = True, threads: int | None = None) -> np.ndarray:
     """Bias forces h(q, v) = C(q, v) v + g(q) (Pinocchio's nonLinearEffects), no friction.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-    check : bool
-        Reject NaN and inf.
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    h : numpy.ndarray, shape (..., nv)
+    Takes ``q`` (..., nq), ``v`` (..., nv) and the ``check`` and ``threads`` of
+    :func:`inverse_dynamics`; returns ``h`` of shape (..., nv).
     """
     return _rnea_terms(model, q, v, FL_GRAVITY | FL_VEL | (FL_CHECK if check else 0), threads)
 
@@ -340,25 +313,9 @@ def mass_matrix_inverse(
 ) -> np.ndarray:
     """M(q)^-1 by CRBA and a Cholesky factorisation.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    armature : bool
-        Include the armature in M.
-    check : bool
-        Reject NaN and inf.
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    Minv : numpy.ndarray, shape (..., nv, nv)
-
-    Raises
-    ------
-    ValueError
-        If M is singular (a joint drives a massless subtree).
+    Takes the arguments of :func:`mass_matrix` (``armature``: included in M); returns
+    ``Minv`` of shape (..., nv, nv). Raises ValueError if M is singular (a joint drives a
+    massless subtree).
     """
     flags = (FL_ARMATURE if armature else 0) | (FL_CHECK if check else 0)
     return _of_q(_MINV, model, q, flags, threads)
@@ -425,15 +382,8 @@ def forward_dynamics(
         | (FL_ARMATURE if armature else 0)
         | (FL_CHECK if check else 0)
     )
-    if f_tip is None:
-        qdd = entry(pk.P, q, v, tau, f_ext, flags | (0 if f_ext is None else FL_FEXT),
-                    coulomb_eps, th)  # fmt: skip
-        if qdd.__class__ is _ND:
-            return qdd
-    return _run(
-        entry, model, ("q", "v", "tau"), (q, v, tau), f_ext, f_tip, frame, flags,
-        float(coulomb_eps), th,
-    )  # fmt: skip
+    return _solve(entry, model, ("q", "v", "tau"), (q, v, tau), f_ext, f_tip, frame, flags,
+                  coulomb_eps, th)  # fmt: skip
 
 
 aba = forward_dynamics

@@ -126,14 +126,7 @@ def potential_energy(model: Model, q):
     Zero when every CoM is at the world origin's height; equals Pinocchio's
     ``computePotentialEnergy``; ``dU/dq = g(q)`` (:func:`robodyn.gravity_forces`).
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-
-    Returns
-    -------
-    float or numpy.ndarray of shape (...)
+    Takes ``q`` of shape (..., nq); returns a float, or an array of shape (...) for a batch.
     """
     return _loop_q(model, q, lambda a: _potential_one(model, a), ())
 
@@ -142,17 +135,8 @@ def potential_energy(model: Model, q):
 def mechanical_energy(model: Model, q, v, *, armature: bool = True):
     """``K + U``: conserved by the unforced, frictionless motion.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-    armature : bool
-        As in :func:`kinetic_energy`.
-
-    Returns
-    -------
-    float or numpy.ndarray of shape (...)
+    Takes the arguments of :func:`kinetic_energy`; returns a float, or an array of
+    shape (...) for a batch.
     """
     return kinetic_energy(model, q, v, armature=armature) + potential_energy(model, q)
 
@@ -165,15 +149,7 @@ def momentum(model: Model, q, v) -> np.ndarray:
     both in world axes. For a floating base with no gravity and no external wrench it
     is conserved (joint torques are internal); a fixed base exchanges it with the world.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 6)
+    Takes ``q`` (..., nq) and ``v`` (..., nv); returns an array of shape (..., 6).
     """
     return _loop_qv(model, q, v, lambda a, b: _momentum_one(model, a, b), (6,))
 
@@ -185,15 +161,7 @@ def centroidal_momentum(model: Model, q, v) -> np.ndarray:
     World axes. Pinocchio's ``computeCentroidalMomentum`` is the same vector in its
     ``[linear; angular]`` order.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 6)
+    Takes ``q`` (..., nq) and ``v`` (..., nv); returns an array of shape (..., 6).
     """
     return _loop_qv(model, q, v, lambda a, b: _centroidal_one(model, a, b), (6,))
 
@@ -204,15 +172,7 @@ def com_velocity(model: Model, q, v) -> np.ndarray:
 
     Same as :func:`robodyn.kinematics.com_velocity` (``J_c v``), batched.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 3)
+    Takes ``q`` (..., nq) and ``v`` (..., nv); returns an array of shape (..., 3).
     """
     m = _total_mass(model)
     return momentum(model, q, v)[..., 3:] / m
