@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -40,7 +41,7 @@ from ..kernels.call import threads as _threads
 from ..model.configuration import integrate, neutral, random_configuration
 from ..model.model import JOINT_FREE, JOINT_REVOLUTE, JOINT_SPHERICAL, Model
 from ..spatial import check_transform, inv_transform, log6
-from .forward import _frame_index, _lie, _packed, _sample_ranges, fk
+from .forward import _frame_index, _lie, _Pack, _packed, _sample_ranges, fk
 
 __all__ = ["ik", "ik_batch", "ik_all", "IKResult"]
 
@@ -74,6 +75,7 @@ class IKResult:
     message: str
 
 
+# ------------------------------------------------------------------ what a solve needs
 class _Limits(NamedTuple):
     lo: np.ndarray  # (nq,) lower limits, -inf for the free joint
     hi: np.ndarray  # (nq,) upper limits
@@ -122,25 +124,6 @@ def _draw(model: Model, gen) -> np.ndarray:
     return q
 
 
-def _blocked(lim: _Limits, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-    """v indices of the dofs sitting on a limit that dq would push through."""
-    x, d = q[lim.dof_q], dq[lim.dof_v]
-    out = ((x >= lim.hi[lim.dof_q]) & (d > 0)) | ((x <= lim.lo[lim.dof_q]) & (d < 0))
-    return lim.dof_v[out]
-
-
-def _step(J: np.ndarray, Vb: np.ndarray, method: str, lam2: float) -> np.ndarray:
-    if method == "newton":
-        return np.linalg.pinv(J, rcond=1e-12) @ Vb  # MR eq. 6.7 with J^+
-    # Levenberg-Marquardt with lambda_k = damping^2 + |V_b|^2 (Fan-Yuan): strong damping
-    # far from the target, nearly the Newton step (fast convergence) close to it; within
-    # 1e-4 of it the floor goes, so a target at a singular configuration (a stretched
-    # elbow) is still reached superlinearly
-    e2 = float(Vb @ Vb)
-    lam = (lam2 if e2 > 1e-8 else 0.0) + e2
-    return J.T @ np.linalg.solve(J @ J.T + lam * np.eye(J.shape[0]), Vb)
-
-
 class _Task(NamedTuple):
     """What an IK solve drives to zero: the rows of the body-twist error kept and their
     weights, or the world position error alone."""
@@ -173,21 +156,75 @@ def _task(position_only, weights) -> _Task:
     return _Task(w, rows, False, bool(np.any(rows < 3)), bool(np.any(rows >= 3)))
 
 
-def _task_error(task: _Task, r: np.ndarray, T_flat: np.ndarray, nv: int):
-    """(e, G, |omega error|, |v error|) from an ``ik_residual`` output r: the weighted rows
-    of (V_b, J_b), or for position only ``e = p_sd - p`` with ``G = R J_b,v`` (world)."""
-    J, Vb = r[16 : 16 + 6 * nv].reshape(6, nv), r[16 + 6 * nv :]
-    if task.position_only:
-        T = r[:16].reshape(4, 4)
-        e = T_flat.reshape(4, 4)[:3, 3] - T[:3, 3]
-        return e, T[:3, :3] @ J[3:], 0.0, float(np.linalg.norm(e))
-    ew = float(np.linalg.norm(Vb[:3][task.w[:3] > 0]))
-    ev = float(np.linalg.norm(Vb[3:][task.w[3:] > 0]))
-    if task is _FULL_TASK:
-        return Vb, J, ew, ev
-    return task.w[task.rows] * Vb[task.rows], task.w[task.rows, None] * J[task.rows], ew, ev
+class _Problem(NamedTuple):
+    """One IK problem as the stages of a solve see it: the model (packed), the frame, the
+    task and the checked options (as given, so that the messages quote them)."""
+
+    model: Model
+    pack: _Pack
+    k: int  # the frame's index
+    task: _Task
+    method: str
+    tol_omega: float
+    tol_v: float
+    lam2: float  # damping^2: the floor of the Levenberg-Marquardt damping
+    max_step: float  # inf for None
+    max_iterations: int
+    restarts: int
+    timeout: float | None
+    t_end: float | None  # the time.perf_counter() at which the timeout runs out
+    lim: _Limits
+    clip: bool  # respect_limits, and a joint has limits
 
 
+def _problem(model, pack, k, task, method, tol_omega, tol_v, damping, max_step, max_iterations,
+             restarts, timeout, respect_limits) -> _Problem:  # fmt: skip
+    """The options of :func:`ik` and :func:`ik_batch` checked (a ValueError names the one
+    that is wrong), with the joint limits and the deadline of the timeout."""
+    if method not in ("newton", "dls"):
+        raise ValueError(f"method must be 'newton' or 'dls', got {method!r}")
+    for name, val in (("tol_omega", tol_omega), ("tol_v", tol_v), ("damping", damping)):
+        if not (np.isfinite(val) and val >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {val!r}")
+    if max_step is None:
+        max_step = np.inf
+    elif not max_step > 0:
+        raise ValueError(f"max_step must be > 0 or None, got {max_step!r}")
+    if int(max_iterations) != max_iterations or max_iterations < 0:
+        raise ValueError(f"max_iterations must be an integer >= 0, got {max_iterations!r}")
+    if int(restarts) != restarts or restarts < 0:
+        raise ValueError(f"restarts must be an integer >= 0, got {restarts!r}")
+    if timeout is not None and not (np.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    lim = _limits(model)
+    t_end = None if timeout is None else time.perf_counter() + float(timeout)
+    return _Problem(model, pack, k, task, method, tol_omega, tol_v, float(damping) ** 2,
+                    max_step, max_iterations, restarts, timeout, t_end, lim,
+                    respect_limits and lim.any)  # fmt: skip
+
+
+def _one_target(T_target) -> np.ndarray:
+    """T_target as one pose, a (4, 4) float array (ValueError naming it otherwise)."""
+    T = as_array(T_target, "T_target", (4, 4))
+    if T.ndim != 2:
+        raise ValueError(f"T_target must have shape (4, 4), got {T.shape}")
+    check_transform(T, "T_target")
+    return T
+
+
+def _converged(it, attempt) -> str:
+    return f"converged in {it} iterations" + (f" (restart {attempt})" if attempt else "")
+
+
+def _timed_out(p: _Problem, starts: int = 0) -> str:
+    return f"timed out after {p.timeout:g} s" + (f" and {starts} start(s)" if starts else "")
+
+
+def _not_converged(p: _Problem) -> str:
+    return f"did not converge in {p.max_iterations} iterations x {int(p.restarts) + 1} start(s)"
+
+
+# ---------------------------------------------------------------------------- one pose
 def ik(
     model: Model,
     frame,
@@ -297,133 +334,162 @@ def ik(
                         respect_limits=respect_limits, max_step=max_step, restarts=restarts,
                         timeout=timeout, rng=rng, position_only=position_only,
                         weights=weights, threads=threads)  # fmt: skip
-    T_target = as_array(T_target, "T_target", (4, 4))
-    if T_target.ndim != 2:
-        raise ValueError(f"T_target must have shape (4, 4), got {T_target.shape}")
-    check_transform(T_target, "T_target")
-    T_flat = np.ascontiguousarray(T_target, dtype=float).reshape(16)
+    T_flat = np.ascontiguousarray(_one_target(T_target), dtype=float).reshape(16)
     task = _task(position_only, weights)
     q = neutral(model) if q0 is None else as_vector(q0, "q0", pack.nq).copy()
-    if method not in ("newton", "dls"):
-        raise ValueError(f"method must be 'newton' or 'dls', got {method!r}")
-    for name, val in (("tol_omega", tol_omega), ("tol_v", tol_v), ("damping", damping)):
-        if not (np.isfinite(val) and val >= 0):
-            raise ValueError(f"{name} must be a finite number >= 0, got {val!r}")
-    if max_step is None:
-        max_step = np.inf
-    elif not max_step > 0:
-        raise ValueError(f"max_step must be > 0 or None, got {max_step!r}")
-    if int(max_iterations) != max_iterations or max_iterations < 0:
-        raise ValueError(f"max_iterations must be an integer >= 0, got {max_iterations!r}")
-    if int(restarts) != restarts or restarts < 0:
-        raise ValueError(f"restarts must be an integer >= 0, got {restarts!r}")
-    lim = _limits(model)
-    clip = respect_limits and lim.any
-    floating = lim.floating
-    if timeout is not None and not (np.isfinite(timeout) and timeout > 0):
-        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
+    p = _problem(model, pack, k, task, method, tol_omega, tol_v, damping, max_step,
+                 max_iterations, restarts, timeout, respect_limits)  # fmt: skip
     gen = np.random.default_rng(0 if rng is None else rng)
-    lam2 = float(damping) ** 2
+    if method == "dls" and not p.lim.floating:  # each start whole in the compiled core
+        ok, q, total, err, why = _c_starts(p, T_flat, _c_options(p), q, 0, gen)
+        if ok:
+            return IKResult(q, True, total, err, why)
+        best = (err, q)
+    else:  # Newton, or a floating base (q moves on its group): the starts in Python
+        done, total, best, why = _python_starts(p, T_flat, q, gen)
+        if done is not None:
+            return done
+    q, ok, nit, err, why = _last_stage(p, T_flat, best, why or _not_converged(p), lambda: gen)
+    return IKResult(q, ok, total + nit, err, why)
+
+
+def _python_starts(p: _Problem, T_flat, q, gen):
+    """The starts of :func:`ik` in Python: the first from q, then draws of
+    :func:`robodyn.random_configuration` until one converges, the restarts are spent or
+    the time is up. Returns (the result of the start that converged, else None; the
+    updates of the failed starts; the best (error, q); why they stopped)."""
     total = 0
     best = (np.inf, q)
-    nv = pack.nv
-    t_end = None if timeout is None else time.perf_counter() + float(timeout)
-    why = f"did not converge in {max_iterations} iterations x {int(restarts) + 1} start(s)"
-    in_c = method == "dls" and not floating
-    if in_c:  # each start whole in the compiled core (kernels/core/ik.c)
-        lo, hi, opts = _c_options(lim, clip, task, tol_omega, tol_v, lam2, max_step,
-                                  max_iterations, restarts)  # fmt: skip
-        ok, q, total, err, msg = _c_starts(model, pack, k, T_flat, task.w, lo, hi, opts, q, 0,
-                                           int(restarts), gen, t_end, timeout)  # fmt: skip
-        if ok:
-            return IKResult(q, True, total, err, msg)
-        best = (err, q)
-        why = msg or why
-    for attempt in range(0 if in_c else int(restarts) + 1):
+    why = _not_converged(p)
+    for attempt in range(int(p.restarts) + 1):
         if attempt > 0:
-            if t_end is not None and time.perf_counter() > t_end:
-                why = f"timed out after {timeout:g} s and {attempt} start(s)"
+            if p.t_end is not None and time.perf_counter() > p.t_end:
+                why = _timed_out(p, attempt)
                 break
-            q = random_configuration(model, gen)
-        if clip:
-            q = np.clip(q, lim.lo, lim.hi)
-        it = 0
-        history = []  # the error of each iteration of this start (stall detection)
-        while True:
-            q = np.ascontiguousarray(q, dtype=float)
-            r = _core.ik_residual(pack.P, q, T_flat, k, 1)
-            if r.__class__ is not _ND:
-                finish(r, (), ("q", "T_target"), model)
-            e, J, ew, ev = _task_error(task, r, T_flat, nv)
-            err = float(np.hypot(ew, ev))
-            if err < best[0]:
-                best = (err, q.copy())
-            if ew <= tol_omega and ev <= tol_v:
-                msg = f"converged in {it} iterations" + (f" (restart {attempt})" if attempt else "")
-                return IKResult(q, True, total + it, err, msg)
-            if it >= max_iterations:
-                break
-            history.append(err)
-            if restarts and len(history) > 15 and err > 0.5 * history[-16] and err > 1e-5:
-                break  # stalled in a poor basin: a new start is cheaper than more steps
-            if t_end is not None and it % 8 == 7 and time.perf_counter() > t_end:
-                why = f"timed out after {timeout:g} s"
-                break
-            dq = _step(J, e, method, lam2)
-            if clip:
-                # joints on a limit that the step pushes outward are frozen and the step
-                # recomputed with the others (active set), so a redundant arm keeps
-                # converging along its limits instead of stalling against them
-                blocked = _blocked(lim, q, dq)
-                if blocked.size:
-                    J = J.copy()
-                    J[:, blocked] = 0.0
-                    dq = _step(J, e, method, lam2)
-                    dq[blocked] = 0.0
-            big = float(np.abs(dq).max()) if dq.size else 0.0
-            if big > max_step:
-                dq *= max_step / big  # step cap: keeps Newton out of wild jumps
-            q = integrate(model, q, dq) if floating else q + dq
-            if clip:
-                q = np.clip(q, lim.lo, lim.hi)
-            if not np.all(np.isfinite(q)):
-                break
-            it += 1
+            q = random_configuration(p.model, gen)
+        if p.clip:
+            q = np.clip(q, p.lim.lo, p.lim.hi)
+        done, it, best, why = _python_start(p, T_flat, q, attempt, total, best, why)
+        if done is not None:
+            return done, total, best, why
         total += it
         if why.startswith("timed out"):
             break
-    if restarts and clip and not floating and not why.startswith("timed out"):
-        res, nit, timed_out = _bounded_stage(model, pack, k, T_flat, best[1], lim, task, gen,
-                                             tol_omega, tol_v, t_end)  # fmt: skip
-        total += nit
-        if res[2]:
-            return IKResult(
-                res[0], True, total, res[1], "converged in the bounded least-squares stage"
-            )
-        if res[1] < best[0]:
-            best = (res[1], res[0])
-        if timed_out:
-            why = f"timed out after {timeout:g} s"
-    err, q = best
-    return IKResult(q, False, total, err, f"{why}; best twist error {err:.3g}")
+    return None, total, best, why
 
 
-def _c_options(lim, clip, task, tol_omega, tol_v, lam2, max_step, max_iterations, restarts):
+def _python_start(p: _Problem, T_flat, q, attempt, total, best, why):
+    """One start of :func:`ik` in Python, from q: it ends converged, at the iteration cap,
+    stalled (its error not halved in 15 iterations, when restarts are allowed), out of
+    time or off the finite numbers. Returns (the result if it converged, else None; its
+    updates; the best (error, q) so far; why it stopped)."""
+    it = 0
+    history = []  # the error of each iteration of this start (stall detection)
+    while True:
+        q = np.ascontiguousarray(q, dtype=float)
+        r = _core.ik_residual(p.pack.P, q, T_flat, p.k, 1)
+        if r.__class__ is not _ND:
+            finish(r, (), ("q", "T_target"), p.model)
+        e, J, ew, ev = _task_error(p.task, r, T_flat, p.pack.nv)
+        err = float(np.hypot(ew, ev))
+        if err < best[0]:
+            best = (err, q.copy())
+        if ew <= p.tol_omega and ev <= p.tol_v:
+            return IKResult(q, True, total + it, err, _converged(it, attempt)), it, best, why
+        if it >= p.max_iterations:
+            break
+        history.append(err)
+        if p.restarts and len(history) > 15 and err > 0.5 * history[-16] and err > 1e-5:
+            break  # stalled in a poor basin: a new start is cheaper than more steps
+        if p.t_end is not None and it % 8 == 7 and time.perf_counter() > p.t_end:
+            why = _timed_out(p)
+            break
+        q = _python_update(p, q, J, e)
+        if not np.all(np.isfinite(q)):
+            break
+        it += 1
+    return None, it, best, why
+
+
+def _python_update(p: _Problem, q, J, e):
+    """q after one update of :func:`ik`: the step, capped at max_step, on the group of a
+    floating base, clipped into the limits."""
+    dq = _step(J, e, p.method, p.lam2)
+    if p.clip:
+        # joints on a limit that the step pushes outward are frozen and the step
+        # recomputed with the others (active set), so a redundant arm keeps
+        # converging along its limits instead of stalling against them
+        blocked = _blocked(p.lim, q, dq)
+        if blocked.size:
+            J = J.copy()
+            J[:, blocked] = 0.0
+            dq = _step(J, e, p.method, p.lam2)
+            dq[blocked] = 0.0
+    big = float(np.abs(dq).max()) if dq.size else 0.0
+    if big > p.max_step:
+        dq *= p.max_step / big  # step cap: keeps Newton out of wild jumps
+    q = integrate(p.model, q, dq) if p.lim.floating else q + dq
+    if p.clip:
+        q = np.clip(q, p.lim.lo, p.lim.hi)
+    return q
+
+
+def _pushed_out(lim: _Limits, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+    """Which limited dofs (of one q or, batched, of each row) sit on a limit that dq would
+    push through."""
+    x, d = q[..., lim.dof_q], dq[..., lim.dof_v]
+    return ((x >= lim.hi[lim.dof_q]) & (d > 0)) | ((x <= lim.lo[lim.dof_q]) & (d < 0))
+
+
+def _blocked(lim: _Limits, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+    """v indices of the dofs sitting on a limit that dq would push through."""
+    return lim.dof_v[_pushed_out(lim, q, dq)]
+
+
+def _step(J: np.ndarray, Vb: np.ndarray, method: str, lam2: float) -> np.ndarray:
+    if method == "newton":
+        return np.linalg.pinv(J, rcond=1e-12) @ Vb  # MR eq. 6.7 with J^+
+    # Levenberg-Marquardt with lambda_k = damping^2 + |V_b|^2 (Fan-Yuan): strong damping
+    # far from the target, nearly the Newton step (fast convergence) close to it; within
+    # 1e-4 of it the floor goes, so a target at a singular configuration (a stretched
+    # elbow) is still reached superlinearly
+    e2 = float(Vb @ Vb)
+    lam = (lam2 if e2 > 1e-8 else 0.0) + e2
+    return J.T @ np.linalg.solve(J @ J.T + lam * np.eye(J.shape[0]), Vb)
+
+
+def _task_error(task: _Task, r: np.ndarray, T_flat: np.ndarray, nv: int):
+    """(e, G, |omega error|, |v error|) from an ``ik_residual`` output r: the weighted rows
+    of (V_b, J_b), or for position only ``e = p_sd - p`` with ``G = R J_b,v`` (world)."""
+    J, Vb = r[16 : 16 + 6 * nv].reshape(6, nv), r[16 + 6 * nv :]
+    if task.position_only:
+        T = r[:16].reshape(4, 4)
+        e = T_flat.reshape(4, 4)[:3, 3] - T[:3, 3]
+        return e, T[:3, :3] @ J[3:], 0.0, float(np.linalg.norm(e))
+    ew = float(np.linalg.norm(Vb[:3][task.w[:3] > 0]))
+    ev = float(np.linalg.norm(Vb[3:][task.w[3:] > 0]))
+    if task is _FULL_TASK:
+        return Vb, J, ew, ev
+    return task.w[task.rows] * Vb[task.rows], task.w[task.rows, None] * J[task.rows], ew, ev
+
+
+def _c_options(p: _Problem):
     """(lo, hi, opts) of ``_core.ik_dls``."""
+    lim, task = p.lim, p.task
     nv = len(lim.lo)
-    lo, hi = (lim.lo, lim.hi) if clip else (np.full(nv, -np.inf), np.full(nv, np.inf))
-    opts = np.array([tol_omega if task.ang else np.inf, tol_v if task.lin else np.inf, lam2,
-                     max_step, max_iterations, 1.0 if restarts else 0.0,
+    lo, hi = (lim.lo, lim.hi) if p.clip else (np.full(nv, -np.inf), np.full(nv, np.inf))
+    opts = np.array([p.tol_omega if task.ang else np.inf, p.tol_v if task.lin else np.inf,
+                     p.lam2, p.max_step, p.max_iterations, 1.0 if p.restarts else 0.0,
                      1.0 if task.position_only else 0.0, 0.0])  # fmt: skip
     return lo, hi, opts
 
 
-def _c_starts(model, pack, k, T_flat, w, lo, hi, opts, q, attempt, restarts, gen, t_end,
-              timeout, it0=0, hist=None):  # fmt: skip
+def _c_starts(p: _Problem, T_flat, c_options, q, attempt, gen, it0=0, hist=None):
     """The starts of :func:`ik` in the compiled core, from start number ``attempt`` (q its
     start, or with ``it0`` > 0 its iterate after it0 updates, ``hist`` their errors), then
     fresh draws within the limits until ``restarts``. Returns (converged, q, iterations,
     error, message: why it converged or timed out, None when it ran out of starts)."""
+    lo, hi, opts = c_options
     total = 0
     best = (np.inf, q)
     while True:
@@ -431,53 +497,72 @@ def _c_starts(model, pack, k, T_flat, w, lo, hi, opts, q, attempt, restarts, gen
         if it0:
             o = opts.copy()
             o[7] = it0
-            res = _core.ik_dls(pack.P, q, T_flat, k, lo, hi, w, o, np.ascontiguousarray(hist[:it0]))
+            res = _core.ik_dls(p.pack.P, q, T_flat, p.k, lo, hi, p.task.w, o,
+                               np.ascontiguousarray(hist[:it0]))  # fmt: skip
             it0 = 0
         else:
-            res = _core.ik_dls(pack.P, q, T_flat, k, lo, hi, w, opts, None)
+            res = _core.ik_dls(p.pack.P, q, T_flat, p.k, lo, hi, p.task.w, opts, None)
         qe, qb, status, it, err = res
         if status == 0:
-            msg = f"converged in {it} iterations" + (f" (restart {attempt})" if attempt else "")
-            return True, qe, total + it, err, msg
+            return True, qe, total + it, err, _converged(it, attempt)
         total += it
         if err < best[0]:
             best = (err, qb)
-        if attempt >= restarts:
+        if attempt >= int(p.restarts):
             return False, best[1], total, best[0], None
         attempt += 1
-        if t_end is not None and time.perf_counter() > t_end:
-            why = f"timed out after {timeout:g} s and {attempt} start(s)"
-            return False, best[1], total, best[0], why
-        q = _draw(model, gen)
+        if p.t_end is not None and time.perf_counter() > p.t_end:
+            return False, best[1], total, best[0], _timed_out(p, attempt)
+        q = _draw(p.model, gen)
 
 
-def _bounded_stage(model, pack, k, T_flat, q_best, lim, task, gen, tol_omega, tol_v, t_end):
+def _last_stage(p: _Problem, T_flat, best, why: str, gen):
+    """After the starts failed: the bounded least-squares stage when the limits are in
+    play, restarts allowed and time left, else the best (error, q) of the starts.
+    ``gen()`` gives the random source of the stage's draws (called only when it runs).
+    Returns (q, success, evaluations, error, message)."""
+    nit = 0
+    if p.restarts and p.clip and not p.lim.floating and not why.startswith("timed out"):
+        res, nit, timed_out = _bounded_stage(p, T_flat, best[1], gen())
+        if res[2]:
+            return res[0], True, nit, res[1], "converged in the bounded least-squares stage"
+        if res[1] < best[0]:
+            best = (res[1], res[0])
+        if timed_out:
+            why = _timed_out(p)
+    err, q = best
+    return q, False, nit, err, f"{why}; best twist error {err:.3g}"
+
+
+def _bounded_stage(p: _Problem, T_flat, q_best, gen):
     """The last resort for solutions pressed against the joint limits: a bounded
     trust-region least-squares solve (scipy's "trf") from the best iterate and from a few
     more draws within the limits. Returns ((q, error, converged), evaluations, timed out)."""
-    nv = pack.nv
+    nv = p.pack.nv
     best = (q_best, np.inf, False)
     total = 0
     for attempt in range(25):
-        if t_end is not None and time.perf_counter() > t_end:
+        if p.t_end is not None and time.perf_counter() > p.t_end:
             return best, total, True
-        x0 = q_best if attempt == 0 else random_configuration(model, gen)
-        qb, nit = _bounded_solve(pack, k, T_flat, np.clip(x0, lim.lo, lim.hi), lim, nv, task)
+        x0 = q_best if attempt == 0 else random_configuration(p.model, gen)
+        qb, nit = _bounded_solve(p, T_flat, np.clip(x0, p.lim.lo, p.lim.hi))
         total += nit
-        r = _core.ik_residual(pack.P, qb, T_flat, k, 1)
-        _, _, ew, ev = _task_error(task, r, T_flat, nv)
+        r = _core.ik_residual(p.pack.P, qb, T_flat, p.k, 1)
+        _, _, ew, ev = _task_error(p.task, r, T_flat, nv)
         err = float(np.hypot(ew, ev))
-        if ew <= tol_omega and ev <= tol_v:
+        if ew <= p.tol_omega and ev <= p.tol_v:
             return (qb, err, True), total, False
         if err < best[1]:
             best = (qb, err, False)
     return best, total, False
 
 
-def _bounded_solve(pack, k, T_flat, q0, lim, nv, task):
+def _bounded_solve(p: _Problem, T_flat, q0):
     """scipy's bounded trust-region least squares on the IK error e(q) (the weighted rows
     of V_b(q), with de/dq ~ -J_b, or the position error); returns (q, evaluations)."""
     from scipy.optimize import least_squares
+
+    pack, k, task, lim, nv = p.pack, p.k, p.task, p.lim, p.pack.nv
 
     def residual(q):
         r = _core.ik_residual(pack.P, np.ascontiguousarray(q), T_flat, k, 1)
@@ -495,36 +580,7 @@ def _bounded_solve(pack, k, T_flat, q0, lim, nv, task):
     return np.ascontiguousarray(sol.x), int(sol.nfev)
 
 
-def _batch_error(task, r, T, nv):
-    """Vectorised :func:`_task_error`: (e (n, m), G (n, m, nv), ew, ev)."""
-    n = r.shape[0]
-    J = r[:, 16 : 16 + 6 * nv].reshape(n, 6, nv)
-    Vb = r[:, 16 + 6 * nv :]
-    if task.position_only:
-        Tq = r[:, :16].reshape(n, 4, 4)
-        e = T[:, :3, 3] - Tq[:, :3, 3]
-        return e, Tq[:, :3, :3] @ J[:, 3:], np.zeros(n), np.linalg.norm(e, axis=1)
-    ew = np.linalg.norm(Vb[:, :3] * (task.w[:3] > 0), axis=1)
-    ev = np.linalg.norm(Vb[:, 3:] * (task.w[3:] > 0), axis=1)
-    w = task.w[task.rows]
-    return Vb[:, task.rows] * w, J[:, task.rows] * w[:, None], ew, ev
-
-
-def _batch_step(G, e, method, lam2):
-    """dq for every lane: ``pinv(G) e`` (Newton) or ``G^T (G G^T + lambda I)^-1 e``."""
-    if method == "newton":
-        return np.einsum("nij,nj->ni", np.linalg.pinv(G, rcond=1e-12), e)
-    e2 = np.einsum("ni,ni->n", e, e)
-    lam = np.where(e2 > 1e-8, lam2, 0.0) + e2  # Levenberg-Marquardt, as robodyn.ik
-    A = G @ np.swapaxes(G, 1, 2)
-    A[:, np.arange(A.shape[1]), np.arange(A.shape[1])] += lam[:, None]
-    try:
-        y = np.linalg.solve(A, e[..., None])[..., 0]
-    except np.linalg.LinAlgError:  # an exactly singular lane with no damping left
-        y = np.einsum("nij,nj->ni", np.linalg.pinv(A, rcond=1e-14), e)
-    return np.einsum("nij,ni->nj", G, y)
-
-
+# ------------------------------------------------------------------------- many poses
 def ik_batch(
     model: Model,
     frame,
@@ -579,11 +635,38 @@ def ik_batch(
     """
     pack = _packed(model)
     k = _frame_index(model, pack, frame)
+    lead, T, Q = _batch_targets(model, pack, T_target, q0)
+    task = _task(position_only, weights)
+    p = _problem(model, pack, k, task, method, tol_omega, tol_v, damping, max_step,
+                 max_iterations, restarts, timeout, respect_limits)  # fmt: skip
+    th = 1 if threads is None else _threads(threads)
+    lanes = _Lanes(p, T, Q, _lane_generators(rng))
+    handed = _iterate_lanes(p, lanes, th)
+    if handed:  # lanes whose first start failed: their restarts run in the core
+        handed = np.concatenate(handed)
+        if p.t_end is not None and time.perf_counter() > p.t_end:
+            lanes.cut[handed] = True  # out of time before their next start
+        else:
+            _in_core(p, lanes, handed)
+    # lanes left: the bounded least-squares stage one by one, as robodyn.ik does
+    for i in np.flatnonzero(~lanes.success):
+        why = _timed_out(p) if lanes.cut[i] else _not_converged(p)
+        best = (lanes.best_err[i], lanes.best_q[i])
+        q, ok, nit, err, msg = _last_stage(p, lanes.Tf[i], best, why, partial(lanes.gen, i))
+        lanes.total[i] += nit
+        lanes.Q[i], lanes.err_out[i], lanes.success[i], lanes.message[i] = q, err, ok, msg
+    return lanes.result(lead)
+
+
+def _batch_targets(model: Model, pack: _Pack, T_target, q0):
+    """The batch of :func:`ik_batch`: T_target's and q0's leading dimensions broadcast
+    together (ValueError naming the argument that does not fit). Returns (the leading
+    dimensions, the targets (N, 4, 4), the starts (N, nq))."""
     T = as_array(T_target, "T_target", (4, 4))
     if T.ndim < 2 or T.shape[-2:] != (4, 4):
         raise ValueError(f"T_target must have shape (..., 4, 4), got {T.shape}")
     check_transform(T, "T_target")
-    nq, nv = pack.nq, pack.nv
+    nq = pack.nq
     lead = T.shape[:-2]
     if q0 is not None:
         q0 = np.asarray(q0, dtype=float)
@@ -599,126 +682,91 @@ def ik_batch(
             raise ValueError("q0 contains NaN or inf")
     N = math.prod(lead)
     T = np.ascontiguousarray(np.broadcast_to(T, (*lead, 4, 4)), dtype=float).reshape(N, 4, 4)
-    Tf = T.reshape(N, 16)
     if q0 is None:
         Q = np.tile(neutral(model), (N, 1))
     else:
         Q = np.broadcast_to(q0, (*lead, nq)).reshape(N, nq).copy()
-    task = _task(position_only, weights)
-    if method not in ("newton", "dls"):
-        raise ValueError(f"method must be 'newton' or 'dls', got {method!r}")
-    for name, val in (("tol_omega", tol_omega), ("tol_v", tol_v), ("damping", damping)):
-        if not (np.isfinite(val) and val >= 0):
-            raise ValueError(f"{name} must be a finite number >= 0, got {val!r}")
-    max_step = np.inf if max_step is None else max_step
-    if not max_step > 0:
-        raise ValueError(f"max_step must be > 0 or None, got {max_step!r}")
-    if int(max_iterations) != max_iterations or max_iterations < 0:
-        raise ValueError(f"max_iterations must be an integer >= 0, got {max_iterations!r}")
-    if int(restarts) != restarts or restarts < 0:
-        raise ValueError(f"restarts must be an integer >= 0, got {restarts!r}")
-    if timeout is not None and not (np.isfinite(timeout) and timeout > 0):
-        raise ValueError(f"timeout must be a positive number of seconds or None, got {timeout!r}")
-    th = 1 if threads is None else _threads(threads)
-    lim = _limits(model)
-    clip = respect_limits and lim.any
-    # each lane's own random source: with rng None or a seed, the generator a single
-    # rd.ik(..., rng=rng) would use, so a lane's restarts are that solve's restarts
+    return lead, T, Q
+
+
+def _lane_generators(rng):
+    """``gen(i)``: lane i's own random source, made on first use. With rng None or a seed
+    it is the generator a single ``rd.ik(..., rng=rng)`` would use, so a lane's restarts
+    are that solve's restarts; a generator as rng seeds one per lane from it instead."""
     seeded = rng is None or isinstance(rng, (int, np.integer))
     parent = None if seeded else np.random.default_rng(rng)
     gens: dict = {}
 
-    def lane_gen(i):
+    def gen(i):
         if i not in gens:
             gens[i] = np.random.default_rng(
                 (0 if rng is None else int(rng)) if seeded else parent.integers(2**63)
             )
         return gens[i]
 
-    lam2 = float(damping) ** 2
-    tol_w = tol_omega if task.ang else np.inf
-    tol_l = tol_v if task.lin else np.inf
-    t_end = None if timeout is None else time.perf_counter() + float(timeout)
+    return gen
 
-    if clip:
-        Q = np.clip(Q, lim.lo, lim.hi)
-    success = np.zeros(N, bool)
-    total = np.zeros(N, np.int64)  # updates over all starts
-    it = np.zeros(N, np.int64)  # updates of the current start
-    attempt = np.zeros(N, np.int64)
-    best_err = np.full(N, np.inf)
-    best_q = Q.copy()
-    hist = np.zeros((N, int(max_iterations) + 1))  # errors of the current start
-    err_out = np.full(N, np.inf)
-    message = np.empty(N, dtype=object)
-    running = np.arange(N)
-    cut = np.zeros(N, bool)  # lanes stopped by the time budget
-    tail = method == "dls" and not lim.floating
-    if tail:
-        lo_c, hi_c, opts = _c_options(lim, clip, task, tol_omega, tol_v, lam2, max_step,
-                                      max_iterations, restarts)  # fmt: skip
 
-    def in_core(lanes):
-        for i in lanes:
-            ok, q_i, n_i, e_i, msg = _c_starts(
-                model, pack, k, Tf[i], task.w, lo_c, hi_c, opts, Q[i], int(attempt[i]),
-                int(restarts), lane_gen(i), t_end, timeout, int(it[i]), hist[i],
-            )  # fmt: skip
-            total[i] += n_i
-            if ok:
-                Q[i], err_out[i], success[i], message[i] = q_i, e_i, True, msg
-                continue
-            if e_i < best_err[i]:
-                best_err[i], best_q[i] = e_i, q_i
-            if msg is not None:  # timed out
-                cut[i] = True
+class _Lanes:
+    """The lanes of :func:`ik_batch`, one per target: its iterate and counters, the best
+    iterate so far and the outcome."""
 
-    handed = []  # lanes whose first start failed: their restarts run in the core
+    def __init__(self, p: _Problem, T: np.ndarray, Q: np.ndarray, gen):
+        N = len(Q)
+        self.T, self.Tf = T, T.reshape(N, 16)
+        self.Q = np.clip(Q, p.lim.lo, p.lim.hi) if p.clip else Q
+        self.gen = gen  # gen(i): lane i's random source
+        self.success = np.zeros(N, bool)
+        self.total = np.zeros(N, np.int64)  # updates over all starts
+        self.it = np.zeros(N, np.int64)  # updates of the current start
+        self.attempt = np.zeros(N, np.int64)
+        self.best_err = np.full(N, np.inf)
+        self.best_q = self.Q.copy()
+        self.hist = np.zeros((N, int(p.max_iterations) + 1))  # errors of the current start
+        self.err_out = np.full(N, np.inf)
+        self.message = np.empty(N, dtype=object)
+        self.cut = np.zeros(N, bool)  # lanes stopped by the time budget
+
+    def result(self, lead) -> IKResult:
+        return IKResult(
+            self.Q.reshape(*lead, self.Q.shape[1]),
+            self.success.reshape(lead),
+            self.total.reshape(lead),
+            self.err_out.reshape(lead),
+            self.message.reshape(lead),
+        )
+
+
+def _iterate_lanes(p: _Problem, L: _Lanes, th: int) -> list:
+    """The vectorised iteration of the running lanes (one call of the batched residual a
+    step) until each converges or fails, or the last few go on in the compiled core.
+    Returns the lanes whose first start failed, when their restarts go to the core."""
+    tail = p.method == "dls" and not p.lim.floating
+    running = np.arange(len(L.Q))
+    handed = []
     while running.size:
-        if t_end is not None and time.perf_counter() > t_end:
-            cut[running] = True
-            total[running] += it[running]
+        if p.t_end is not None and time.perf_counter() > p.t_end:
+            L.cut[running] = True
+            L.total[running] += L.it[running]
             break
         if tail and running.size <= _TAIL:
             # the last few lanes: a vectorised iteration would cost its Python overhead
             # for a handful of lanes, so each goes on in the compiled core from where it
             # is (same iterate, iteration count and error history: the same arithmetic)
-            in_core(running)
+            _in_core(p, L, running)
             break
-        q = np.ascontiguousarray(Q[running])
+        q = np.ascontiguousarray(L.Q[running])
         # threads only pay off on a wide batch (each call starts its own)
-        r = _core.ik_residual(pack.P, q, np.ascontiguousarray(Tf[running]), k,
+        r = _core.ik_residual(p.pack.P, q, np.ascontiguousarray(L.Tf[running]), p.k,
                               th if running.size >= 512 else 1)  # fmt: skip
         if r.__class__ is not np.ndarray:
             raise ValueError(f"IK residual failed ({r}); q or T_target not finite")
-        e, G, ew, ev = _batch_error(task, r, T[running], nv)
-        err = np.hypot(ew, ev)
-        better = err < best_err[running]
-        best_err[running[better]] = err[better]
-        best_q[running[better]] = q[better]
-        conv = (ew <= tol_w) & (ev <= tol_l)
-        for i in running[conv]:
-            message[i] = f"converged in {it[i]} iterations" + (
-                f" (restart {attempt[i]})" if attempt[i] else ""
-            )
-        success[running[conv]] = True
-        err_out[running[conv]] = err[conv]
-        total[running[conv]] += it[running[conv]]
-        # a start ends at the iteration cap, when stalled (error not halved in 15
-        # iterations) or off the finite numbers
-        itr = it[running]
-        hist[running, np.minimum(itr, max_iterations)] = err
-        back = hist[running, np.maximum(itr - 15, 0)]
-        stall = (itr >= 15) & (err > 0.5 * back) & (err > 1e-5) if restarts else False
-        ended = ~conv & ((itr >= max_iterations) | stall | ~np.isfinite(err))
-        total[running[ended]] += itr[ended]
-        again = ended & (attempt[running] < restarts)
+        e, G, ew, ev = _batch_error(p.task, r, L.T[running], p.pack.nv)
+        conv, ended = _converged_or_ended(p, L, running, q, ew, ev)
+        again = ended & (L.attempt[running] < p.restarts)
         lanes = running[again]
         if lanes.size:  # a new start within the limits for each failed lane
-            attempt[lanes] += 1
-            it[lanes] = 0
-            new = np.array([_draw(model, lane_gen(i)) for i in lanes])
-            Q[lanes] = np.clip(new, lim.lo, lim.hi) if clip else new
+            _new_starts(p, L, lanes)
         step = ~conv & ~ended
         if tail and lanes.size:
             handed.append(lanes)
@@ -726,66 +774,128 @@ def ik_batch(
         running_next = running[~conv & (~ended | again)]
         idx = running[step]
         if idx.size:
-            e, G, qs = e[step], G[step], q[step]
-            dq = _batch_step(G, e, method, lam2)
-            if clip:
-                # the active set of robodyn.ik: joints on a limit pushed outward frozen
-                x, d = qs[:, lim.dof_q], dq[:, lim.dof_v]
-                out = ((x >= lim.hi[lim.dof_q]) & (d > 0)) | ((x <= lim.lo[lim.dof_q]) & (d < 0))
-                rows = np.flatnonzero(out.any(axis=1))
-                if rows.size:
-                    frozen = np.zeros((rows.size, nv), bool)
-                    frozen[:, lim.dof_v] = out[rows]
-                    Gf = np.where(frozen[:, None, :], 0.0, G[rows])
-                    dq[rows] = np.where(frozen, 0.0, _batch_step(Gf, e[rows], method, lam2))
-            big = np.abs(dq).max(axis=1) if nv else np.zeros(idx.size)
-            scale = np.where(big > max_step, max_step / np.where(big > 0, big, 1.0), 1.0)
-            dq *= scale[:, None]
-            qn = integrate(model, qs, dq) if lim.floating else qs + dq
-            qn = np.clip(qn, lim.lo, lim.hi) if clip else qn
-            bad = ~np.all(np.isfinite(qn), axis=1)
-            if bad.any():  # off the finite numbers: end that start at its best iterate
-                qn[bad] = best_q[idx[bad]]
-                it[idx[bad]] = max_iterations - 1
-            Q[idx] = qn
-            it[idx] += 1
+            _batch_update(p, L, idx, e[step], G[step], q[step])
         running = running_next
-    if handed:
-        handed = np.concatenate(handed)
-        if t_end is not None and time.perf_counter() > t_end:
-            cut[handed] = True  # out of time before their next start
-        else:
-            in_core(handed)
-    # lanes left: the bounded least-squares stage one by one, as robodyn.ik does
-    failed = np.flatnonzero(~success)
-    for i in failed:
-        why = f"did not converge in {max_iterations} iterations x {int(restarts) + 1} start(s)"
-        if cut[i]:
-            why = f"timed out after {timeout:g} s"
-        elif restarts and clip and not lim.floating:
-            g = lane_gen(i)
-            res, nit, late = _bounded_stage(model, pack, k, Tf[i], best_q[i], lim, task, g,
-                                            tol_omega, tol_v, t_end)  # fmt: skip
-            total[i] += nit
-            if res[2]:
-                Q[i], err_out[i], success[i] = res[0], res[1], True
-                message[i] = "converged in the bounded least-squares stage"
-                continue
-            if res[1] < best_err[i]:
-                best_err[i], best_q[i] = res[1], res[0]
-            if late:
-                why = f"timed out after {timeout:g} s"
-        Q[i], err_out[i] = best_q[i], best_err[i]
-        message[i] = f"{why}; best twist error {best_err[i]:.3g}"
-    return IKResult(
-        Q.reshape(*lead, nq),
-        success.reshape(lead),
-        total.reshape(lead),
-        err_out.reshape(lead),
-        message.reshape(lead),
-    )
+    return handed
 
 
+def _converged_or_ended(p: _Problem, L: _Lanes, running, q, ew, ev):
+    """The errors of the running lanes at iterate q: their best iterates kept, the
+    converged ones finished. Returns (converged, start ended: at the iteration cap,
+    stalled, or off the finite numbers), boolean over the running lanes."""
+    err = np.hypot(ew, ev)
+    better = err < L.best_err[running]
+    L.best_err[running[better]] = err[better]
+    L.best_q[running[better]] = q[better]
+    tol_w = p.tol_omega if p.task.ang else np.inf
+    tol_l = p.tol_v if p.task.lin else np.inf
+    conv = (ew <= tol_w) & (ev <= tol_l)
+    for i in running[conv]:
+        L.message[i] = _converged(L.it[i], L.attempt[i])
+    L.success[running[conv]] = True
+    L.err_out[running[conv]] = err[conv]
+    L.total[running[conv]] += L.it[running[conv]]
+    # a start ends at the iteration cap, when stalled (error not halved in 15
+    # iterations) or off the finite numbers
+    itr = L.it[running]
+    L.hist[running, np.minimum(itr, p.max_iterations)] = err
+    back = L.hist[running, np.maximum(itr - 15, 0)]
+    stall = (itr >= 15) & (err > 0.5 * back) & (err > 1e-5) if p.restarts else False
+    ended = ~conv & ((itr >= p.max_iterations) | stall | ~np.isfinite(err))
+    L.total[running[ended]] += itr[ended]
+    return conv, ended
+
+
+def _new_starts(p: _Problem, L: _Lanes, lanes) -> None:
+    """A new start within the limits for each lane given (its own generator's draw)."""
+    L.attempt[lanes] += 1
+    L.it[lanes] = 0
+    new = np.array([_draw(p.model, L.gen(i)) for i in lanes])
+    L.Q[lanes] = np.clip(new, p.lim.lo, p.lim.hi) if p.clip else new
+
+
+def _batch_update(p: _Problem, L: _Lanes, idx, e, G, qs) -> None:
+    """One update of the lanes idx (iterates qs, errors e, Jacobians G): the step of
+    :func:`ik` for each, with its active set, step cap, group update and clipping; a lane
+    off the finite numbers ends that start at its best iterate."""
+    dq = _batch_step(G, e, p.method, p.lam2)
+    if p.clip:
+        _freeze_pushed_out(p, qs, dq, G, e)
+    nv = p.pack.nv
+    big = np.abs(dq).max(axis=1) if nv else np.zeros(idx.size)
+    scale = np.where(big > p.max_step, p.max_step / np.where(big > 0, big, 1.0), 1.0)
+    dq *= scale[:, None]
+    qn = integrate(p.model, qs, dq) if p.lim.floating else qs + dq
+    qn = np.clip(qn, p.lim.lo, p.lim.hi) if p.clip else qn
+    bad = ~np.all(np.isfinite(qn), axis=1)
+    if bad.any():  # off the finite numbers: end that start at its best iterate
+        qn[bad] = L.best_q[idx[bad]]
+        L.it[idx[bad]] = p.max_iterations - 1
+    L.Q[idx] = qn
+    L.it[idx] += 1
+
+
+def _freeze_pushed_out(p: _Problem, qs, dq, G, e) -> None:
+    """The active set of :func:`ik`, batched: in the rows of dq where a joint on a limit is
+    pushed outward, that joint is frozen and the step recomputed with the others."""
+    lim = p.lim
+    out = _pushed_out(lim, qs, dq)
+    rows = np.flatnonzero(out.any(axis=1))
+    if rows.size:
+        frozen = np.zeros((rows.size, p.pack.nv), bool)
+        frozen[:, lim.dof_v] = out[rows]
+        Gf = np.where(frozen[:, None, :], 0.0, G[rows])
+        dq[rows] = np.where(frozen, 0.0, _batch_step(Gf, e[rows], p.method, p.lam2))
+
+
+def _in_core(p: _Problem, L: _Lanes, lanes) -> None:
+    """The lanes given go on one by one in the compiled core's start, each from where it
+    is (iterate, start number, iteration count, error history), through its restarts."""
+    c_options = _c_options(p)
+    for i in lanes:
+        ok, q_i, n_i, e_i, msg = _c_starts(p, L.Tf[i], c_options, L.Q[i], int(L.attempt[i]),
+                                           L.gen(i), int(L.it[i]), L.hist[i])  # fmt: skip
+        L.total[i] += n_i
+        if ok:
+            L.Q[i], L.err_out[i], L.success[i], L.message[i] = q_i, e_i, True, msg
+            continue
+        if e_i < L.best_err[i]:
+            L.best_err[i], L.best_q[i] = e_i, q_i
+        if msg is not None:  # timed out
+            L.cut[i] = True
+
+
+def _batch_error(task, r, T, nv):
+    """Vectorised :func:`_task_error`: (e (n, m), G (n, m, nv), ew, ev)."""
+    n = r.shape[0]
+    J = r[:, 16 : 16 + 6 * nv].reshape(n, 6, nv)
+    Vb = r[:, 16 + 6 * nv :]
+    if task.position_only:
+        Tq = r[:, :16].reshape(n, 4, 4)
+        e = T[:, :3, 3] - Tq[:, :3, 3]
+        return e, Tq[:, :3, :3] @ J[:, 3:], np.zeros(n), np.linalg.norm(e, axis=1)
+    ew = np.linalg.norm(Vb[:, :3] * (task.w[:3] > 0), axis=1)
+    ev = np.linalg.norm(Vb[:, 3:] * (task.w[3:] > 0), axis=1)
+    w = task.w[task.rows]
+    return Vb[:, task.rows] * w, J[:, task.rows] * w[:, None], ew, ev
+
+
+def _batch_step(G, e, method, lam2):
+    """dq for every lane: ``pinv(G) e`` (Newton) or ``G^T (G G^T + lambda I)^-1 e``."""
+    if method == "newton":
+        return np.einsum("nij,nj->ni", np.linalg.pinv(G, rcond=1e-12), e)
+    e2 = np.einsum("ni,ni->n", e, e)
+    lam = np.where(e2 > 1e-8, lam2, 0.0) + e2  # Levenberg-Marquardt, as robodyn.ik
+    A = G @ np.swapaxes(G, 1, 2)
+    A[:, np.arange(A.shape[1]), np.arange(A.shape[1])] += lam[:, None]
+    try:
+        y = np.linalg.solve(A, e[..., None])[..., 0]
+    except np.linalg.LinAlgError:  # an exactly singular lane with no damping left
+        y = np.einsum("nij,nj->ni", np.linalg.pinv(A, rcond=1e-14), e)
+    return np.einsum("nij,ni->nj", G, y)
+
+
+# ---------------------------------------------------------------------- every solution
 def _posture_key(model: Model, q: np.ndarray, lim) -> np.ndarray:
     """q with every revolute angle that has room for a full turn wrapped into
     (-pi, pi] (when that value is within its limits): one representative per posture."""
@@ -866,10 +976,7 @@ def ik_all(
             f"{'position' if position_only else 'pose'}, got nv = {model.nv}"
             + (" with a floating base" if lim.floating else "")
         )
-    T = as_array(T_target, "T_target", (4, 4))
-    if T.shape != (4, 4):
-        raise ValueError(f"T_target must have shape (4, 4), got {T.shape}")
-    check_transform(T, "T_target")
+    T = _one_target(T_target)
     if int(starts) != starts or starts < 1:
         raise ValueError(f"starts must be an integer >= 1, got {starts!r}")
     gen = np.random.default_rng(0 if rng is None else rng)
@@ -882,25 +989,9 @@ def ik_all(
         new = 0
         for q in res.q[res.success]:
             key, rev = _posture_key(model, q, lim)
-            # verify by forward kinematics, independently of the solver's error
-            Tq = fk(model, key, k)
-            if position_only:
-                if np.linalg.norm(Tq[:3, 3] - T[:3, 3]) > 10 * tol:
-                    continue
-            else:
-                V = log6(inv_transform(Tq) @ T)
-                if np.linalg.norm(V[:3]) > 10 * tol or np.linalg.norm(V[3:]) > 10 * tol:
-                    continue
-            if respect_limits and (np.any(key < model.q_lower) or np.any(key > model.q_upper)):
-                continue
-            dup = False
-            for s in found:
-                d = key - s
-                d = np.where(rev, np.angle(np.exp(1j * d)), d)
-                if np.all(np.abs(d) < distinct):
-                    dup = True
-                    break
-            if not dup:
+            if _is_solution(model, k, T, key, tol, position_only, respect_limits) and not any(
+                _same_posture(key, s, rev, distinct) for s in found
+            ):
                 found.append(key)
                 new += 1
         if new == 0 and found:
@@ -909,3 +1000,25 @@ def ik_all(
         return np.zeros((0, model.nq))
     out = np.array(found)
     return out[np.lexsort(out.T[::-1])]
+
+
+def _is_solution(model, k, T, key, tol, position_only, respect_limits) -> bool:
+    """key reaches T (verified by forward kinematics, independently of the solver's error)
+    within 10 tol, and is within the limits when they are respected."""
+    Tq = fk(model, key, k)
+    if position_only:
+        if np.linalg.norm(Tq[:3, 3] - T[:3, 3]) > 10 * tol:
+            return False
+    else:
+        V = log6(inv_transform(Tq) @ T)
+        if np.linalg.norm(V[:3]) > 10 * tol or np.linalg.norm(V[3:]) > 10 * tol:
+            return False
+    return not (respect_limits and (np.any(key < model.q_lower) or np.any(key > model.q_upper)))
+
+
+def _same_posture(key, s, rev, distinct) -> bool:
+    """Two solutions closer than ``distinct`` in every coordinate (modulo 2 pi for the
+    wrapped revolute joints) are one."""
+    d = key - s
+    d = np.where(rev, np.angle(np.exp(1j * d)), d)
+    return bool(np.all(np.abs(d) < distinct))
