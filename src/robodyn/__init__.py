@@ -11,15 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from . import errors as _errors
 from . import inertia, spatial
-from .errors import (
-    ModelError,
-    ModelWarning,
-    SimulationError,
-    SimulationInterrupted,
-    SimulationWarning,
-    TrajectoryFileError,
-)
 from .inertia import RigidInertia
 from .spatial import ad, adjoint, exp3, exp6, inv_transform, log3, log6, skew, transform, unskew
 
@@ -27,6 +20,8 @@ __version__ = "0.1.0"
 
 # name -> module that defines it; loaded on first access (PEP 562).
 _LAZY: dict[str, str] = {
+    # errors and warnings (robodyn.errors, every one a subclass of a builtin)
+    **{name: "robodyn.errors" for name in _errors.__all__},
     # modules
     "rigidbody": "robodyn.rigidbody",
     "models": "robodyn.models",
@@ -161,12 +156,6 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "ModelError",
-    "ModelWarning",
-    "SimulationError",
-    "SimulationInterrupted",
-    "SimulationWarning",
-    "TrajectoryFileError",
     "RigidInertia",
     "__version__",
     "ad",
