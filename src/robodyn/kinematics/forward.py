@@ -3,7 +3,8 @@
 Forward kinematics, Jacobians and their time derivative, frame velocities and
 accelerations, centre of mass, manipulability and the velocity/force ellipsoids; the
 packed model and the frame lookup every kinematics function (inverse kinematics, the
-workspace maps) starts from. Conventions: see :mod:`robodyn.kinematics`.
+workspace maps) starts from. Conventions: see :mod:`robodyn.kinematics`, which hands the
+public names of this module on (its ``__all__`` lists them).
 
 The work is done by robodyn's compiled core (``kernels/core/kinematics.c``) on the model
 packed once; the functions here take one state or any number of leading batch dimensions
@@ -25,24 +26,6 @@ from ..kernels.call import batched, nonfinite, run
 from ..kernels.call import threads as _threads
 from ..model.configuration import _joint_slices
 from ..model.model import Model
-
-__all__ = [
-    "fk",
-    "forward_kinematics",
-    "body_poses",
-    "jacobian",
-    "jacobian_dot",
-    "frame_velocity",
-    "frame_acceleration",
-    "com",
-    "com_jacobian",
-    "com_velocity",
-    "manipulability",
-    "velocity_ellipsoid",
-    "force_ellipsoid",
-    "Ellipsoid",
-    "JACOBIAN_KINDS",
-]
 
 #: Accepted ``kind`` names and their aliases (Pinocchio's reference-frame names).
 JACOBIAN_KINDS: dict[str, int] = {
@@ -120,6 +103,14 @@ def _frame_index(model: Model, pack: _Pack, frame) -> int:
             )
         return k
     raise ValueError(f"frame must be a frame name (str) or index (int), got {frame!r}")
+
+
+def _frame_call(model: Model, frame, kind, threads) -> tuple[_Pack, int, int, int]:
+    """(pack, frame index, kind code, threads) of a call on one frame (the errors name the
+    argument)."""
+    pack = _packed(model)
+    k, kd = _frame_index(model, pack, frame), _kind(kind)
+    return pack, k, kd, 0 if threads is None else _threads(threads)
 
 
 def _kind(kind) -> int:
@@ -257,10 +248,7 @@ def jacobian(
      [0.  0. ]]
     """
     # the common call (a frame by name on the cached pack) was answered by the entry
-    pack = _packed(model)
-    k = _frame_index(model, pack, frame)
-    kd = _kind(kind)
-    th = 0 if threads is None else _threads(threads)
+    pack, k, kd, th = _frame_call(model, frame, kind, threads)
     J = _JACOBIAN(pack.P, q, k, kd, th)
     if J.__class__ is _ND:
         return J
@@ -271,10 +259,7 @@ def _jdot(model, q, v, frame, kind, threads, part):
     """dJ/dt (``part="dJ"``) or the twist V (``"V"``) of a frame, with the leading
     dimensions of (q, v): a part of the core's (J, dJ/dt, V) of each state, so a large
     batch goes in pieces (the rest of the core's result is made for a piece at a time)."""
-    pack = _packed(model)
-    k = _frame_index(model, pack, frame)
-    kd = _kind(kind)
-    th = 0 if threads is None else _threads(threads)
+    pack, k, kd, th = _frame_call(model, frame, kind, threads)
     nv = pack.nv
     lo, hi, tail = (6 * nv, 12 * nv, (6, nv)) if part == "dJ" else (12 * nv, 12 * nv + 6, (6,))
 
@@ -368,10 +353,7 @@ def frame_acceleration(
     -------
     numpy.ndarray, shape (..., 6)
     """
-    pack = _packed(model)
-    k = _frame_index(model, pack, frame)
-    kd = _kind(kind)
-    th = 0 if threads is None else _threads(threads)
+    pack, k, kd, th = _frame_call(model, frame, kind, threads)
     nv = pack.nv
 
     def call(arrs):  # the whole batch, or a piece of it (a is checked here, q, v by the core)
@@ -391,9 +373,12 @@ def frame_acceleration(
 
 
 # --------------------------------------------------------------- centre of mass
-def _mass_check(model: Model, pack: _Pack) -> None:
+def _mass_call(model: Model, threads) -> tuple[_Pack, int]:
+    """(pack, threads) of a centre-of-mass call; ModelError for a model without mass."""
+    pack = _packed(model)
     if not pack.has_mass:
         raise ModelError(f"model {model.name!r} has no mass: the centre of mass is undefined")
+    return pack, 0 if threads is None else _threads(threads)
 
 
 @batched
@@ -411,16 +396,12 @@ def com(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     -------
     numpy.ndarray, shape (..., 3)
     """
-    pack = _packed(model)
-    _mass_check(model, pack)
-    th = 0 if threads is None else _threads(threads)
+    pack, th = _mass_call(model, threads)
     return _call(model, _core.com, ("q",), (q,), ((pack.nq,),), th)
 
 
 def _com_jacobian(model, q, threads):
-    pack = _packed(model)
-    _mass_check(model, pack)
-    th = 0 if threads is None else _threads(threads)
+    pack, th = _mass_call(model, threads)
     out = _call(model, _COM_JACOBIAN, ("q",), (q,), ((pack.nq,),), th)
     return out[..., :3], out[..., 3:].reshape((*out.shape[:-1], 3, pack.nv))
 
@@ -463,9 +444,7 @@ def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarra
     -------
     numpy.ndarray, shape (..., 3)
     """
-    pack = _packed(model)
-    _mass_check(model, pack)
-    th = 0 if threads is None else _threads(threads)
+    pack, th = _mass_call(model, threads)
     nv = pack.nv
 
     def call(arrs):  # the whole batch, or a piece of it (v is checked here, q by the core)
