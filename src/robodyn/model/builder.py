@@ -35,18 +35,8 @@ import numpy as np
 
 from ..errors import ModelError
 from ..inertia import compound
-from .model import (
-    JOINT_CYLINDRICAL,
-    JOINT_FIXED,
-    JOINT_FREE,
-    JOINT_HELICAL,
-    JOINT_PLANAR,
-    JOINT_PRISMATIC,
-    JOINT_REVOLUTE,
-    JOINT_SPHERICAL,
-    JOINT_UNIVERSAL,
-    Model,
-)
+from . import joints
+from .model import Model
 
 __all__ = ["ModelBuilder", "JOINT_TYPES", "MAX_LENGTH", "MAX_MASS", "MAX_INERTIA"]
 
@@ -62,25 +52,27 @@ MAX_INERTIA = 1e90
 
 #: Joint type names accepted by :meth:`ModelBuilder.add_body`, with their codes in the Model.
 JOINT_TYPES: dict[str, int] = {
-    "revolute": JOINT_REVOLUTE,
-    "continuous": JOINT_REVOLUTE,
-    "prismatic": JOINT_PRISMATIC,
-    "fixed": JOINT_FIXED,
-    "free": JOINT_FREE,
-    "floating": JOINT_FREE,
-    "spherical": JOINT_SPHERICAL,
-    "planar": JOINT_PLANAR,
-    "helical": JOINT_HELICAL,
-    "cylindrical": JOINT_CYLINDRICAL,
-    "universal": JOINT_UNIVERSAL,
+    "revolute": joints.JOINT_REVOLUTE,
+    "continuous": joints.JOINT_REVOLUTE,
+    "prismatic": joints.JOINT_PRISMATIC,
+    "fixed": joints.JOINT_FIXED,
+    "free": joints.JOINT_FREE,
+    "floating": joints.JOINT_FREE,
+    "spherical": joints.JOINT_SPHERICAL,
+    "planar": joints.JOINT_PLANAR,
+    "helical": joints.JOINT_HELICAL,
+    "cylindrical": joints.JOINT_CYLINDRICAL,
+    "universal": joints.JOINT_UNIVERSAL,
 }
 
-_NQ = {JOINT_FIXED: 0, JOINT_REVOLUTE: 1, JOINT_PRISMATIC: 1, JOINT_FREE: 7, JOINT_SPHERICAL: 4,
-       JOINT_PLANAR: 3, JOINT_HELICAL: 1, JOINT_CYLINDRICAL: 2, JOINT_UNIVERSAL: 2}  # fmt: skip
-_NV = {JOINT_FIXED: 0, JOINT_REVOLUTE: 1, JOINT_PRISMATIC: 1, JOINT_FREE: 6, JOINT_SPHERICAL: 3,
-       JOINT_PLANAR: 3, JOINT_HELICAL: 1, JOINT_CYLINDRICAL: 2, JOINT_UNIVERSAL: 2}  # fmt: skip
-_AXIAL = (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_PLANAR, JOINT_HELICAL, JOINT_CYLINDRICAL,
-          JOINT_UNIVERSAL)  # fmt: skip
+_NQ = {joints.JOINT_FIXED: 0, joints.JOINT_REVOLUTE: 1, joints.JOINT_PRISMATIC: 1,
+       joints.JOINT_FREE: 7, joints.JOINT_SPHERICAL: 4, joints.JOINT_PLANAR: 3,
+       joints.JOINT_HELICAL: 1, joints.JOINT_CYLINDRICAL: 2, joints.JOINT_UNIVERSAL: 2}  # fmt: skip
+_NV = {joints.JOINT_FIXED: 0, joints.JOINT_REVOLUTE: 1, joints.JOINT_PRISMATIC: 1,
+       joints.JOINT_FREE: 6, joints.JOINT_SPHERICAL: 3, joints.JOINT_PLANAR: 3,
+       joints.JOINT_HELICAL: 1, joints.JOINT_CYLINDRICAL: 2, joints.JOINT_UNIVERSAL: 2}  # fmt: skip
+_AXIAL = (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_PLANAR,
+          joints.JOINT_HELICAL, joints.JOINT_CYLINDRICAL, joints.JOINT_UNIVERSAL)  # fmt: skip
 _ROT_TOL = 1e-6  # tolerance on R^T R = I and det R = 1 for placements
 
 
@@ -497,12 +489,15 @@ def _check_joint(s: _BodySpec, j: str) -> tuple:
     else:
         axis = np.zeros(3)
     T = _rigid_transform(s.T, f"{j} origin T")
-    if jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_FIXED) and s.mimic is not None:
+    if (
+        jtype not in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_FIXED)
+        and s.mimic is not None
+    ):
         raise ModelError(f"{j}: a {kind} joint cannot be a mimic joint")
     pitch = _scalar(s.pitch, f"{j} pitch")
     _bounded(pitch, MAX_LENGTH, "m/rad", f"{j} pitch")
     axis2 = None
-    if jtype == JOINT_UNIVERSAL:
+    if jtype == joints.JOINT_UNIVERSAL:
         axis2 = _finite_vector(s.axis2, 3, f"{j} axis2")
         unit2, n2 = _unit(axis2)
         if n2 < 1e-12:
@@ -510,7 +505,7 @@ def _check_joint(s: _BodySpec, j: str) -> tuple:
         axis2 = unit2
         if np.linalg.norm(np.cross(axis, axis2)) < 1e-6:
             raise ModelError(f"{j}: axis2 {axis2.tolist()} is parallel to axis")
-    return jtype, axis, T, pitch if jtype == JOINT_HELICAL else 0.0, axis2
+    return jtype, axis, T, pitch if jtype == joints.JOINT_HELICAL else 0.0, axis2
 
 
 def _check_limits(s: _BodySpec, j: str, jtype: int) -> tuple[float, float, dict]:
@@ -521,7 +516,7 @@ def _check_limits(s: _BodySpec, j: str, jtype: int) -> tuple[float, float, dict]
     upper = _scalar(s.upper, f"{j} upper limit", allow_inf=True)
     if lower > upper:
         raise ModelError(f"{j}: lower limit {lower} > upper limit {upper}")
-    limited = jtype in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_HELICAL)
+    limited = jtype in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_HELICAL)
     if not limited or s.joint_type == "continuous":
         lower, upper = -math.inf, math.inf
     vals = {}
@@ -593,7 +588,7 @@ def _check_mimics(bodies: list[_Checked]) -> None:
         if b.mimic is None:
             continue
         j = f"mimic joint {b.joint_name!r}"
-        if b.jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC):
+        if b.jtype not in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC):
             raise ModelError(f"{j}: a {b.kind} joint cannot mimic another joint")
         lead = by_joint.get(b.mimic)
         if lead is None:
@@ -604,7 +599,7 @@ def _check_mimics(bodies: list[_Checked]) -> None:
             raise ModelError(
                 f"{j}: leader joint {b.mimic!r} is itself a mimic joint (of {lead.mimic!r})"
             )
-        if lead.jtype not in (JOINT_REVOLUTE, JOINT_PRISMATIC):
+        if lead.jtype not in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC):
             raise ModelError(f"{j}: leader joint {b.mimic!r} is a {lead.kind} joint")
 
 
@@ -616,7 +611,7 @@ def _dfs_order(bodies: list[_Checked], root: str) -> list[_Checked]:
         children.setdefault(b.name, [])
     for b in bodies:
         children[b.parent].append(b)
-    children[root].sort(key=lambda b: 0 if b.jtype == JOINT_FREE else 1)
+    children[root].sort(key=lambda b: 0 if b.jtype == joints.JOINT_FREE else 1)
     order: list[_Checked] = []
     stack = list(reversed(children[root]))
     while stack:
@@ -663,8 +658,8 @@ def _merged_bodies(root, order, frames, merge_fixed: bool) -> tuple[list, list, 
     # host[name] = (new body index, T_host_body): the body a link ends up in after merging.
     host: dict[str, tuple[int, np.ndarray]] = {root: (0, np.eye(4))}
     new: list[dict] = [
-        dict(name=root, joint="", parent=-1, jtype=JOINT_FIXED, axis=np.zeros(3), T=np.eye(4),
-             inertia=(0.0, np.zeros(3), np.zeros((3, 3))), spec=None)
+        dict(name=root, joint="", parent=-1, jtype=joints.JOINT_FIXED, axis=np.zeros(3),
+             T=np.eye(4), inertia=(0.0, np.zeros(3), np.zeros((3, 3))), spec=None)
     ]  # fmt: skip
     notes: list[str] = []
     frame_list: list[tuple[str, int, np.ndarray]] = []
@@ -681,7 +676,7 @@ def _merged_bodies(root, order, frames, merge_fixed: bool) -> tuple[list, list, 
     for b in order:
         ph, T_hp = host[b.parent]
         T_hb = T_hp @ b.T  # placement of b's joint frame in the host of its parent
-        if b.jtype == JOINT_FIXED and merge_fixed:
+        if b.jtype == joints.JOINT_FIXED and merge_fixed:
             host[b.name] = (ph, T_hb)
             notes.append(_merge_fixed_child(new[ph], ph == 0, b, T_hb))
             add_frames(b.name, ph, T_hb)
@@ -819,13 +814,18 @@ def _dof_limits(new: list[dict], c: _Coordinates) -> _Limits:
         if c.nq_j[i] == 0:
             continue
         qa, va, nvj = c.qadr[i], c.vadr[i], c.nv_j[i]
-        if s.jtype in (JOINT_FREE, JOINT_SPHERICAL):
-            e = qa + (3 if s.jtype == JOINT_FREE else 0)  # the quaternion's entries
+        if s.jtype in (joints.JOINT_FREE, joints.JOINT_SPHERICAL):
+            e = qa + (3 if s.jtype == joints.JOINT_FREE else 0)  # the quaternion's entries
             q_lower[e : e + 4] = -1.0
             q_upper[e : e + 4] = 1.0
-        if s.jtype in (JOINT_SPHERICAL, JOINT_PLANAR, JOINT_CYLINDRICAL, JOINT_UNIVERSAL):
+        if s.jtype in (
+            joints.JOINT_SPHERICAL,
+            joints.JOINT_PLANAR,
+            joints.JOINT_CYLINDRICAL,
+            joints.JOINT_UNIVERSAL,
+        ):
             v_limit[va : va + nvj], effort[va : va + nvj] = s.velocity, s.effort
-        elif s.jtype != JOINT_FREE:
+        elif s.jtype != joints.JOINT_FREE:
             q_lower[qa], q_upper[qa] = s.lower, s.upper
             v_limit[va], effort[va] = s.velocity, s.effort
         sl = slice(va, va + nvj)

@@ -36,9 +36,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ModelError
+from . import joints as _joints
 from .joints import (
     JOINT_CYLINDRICAL,
-    JOINT_FIXED,
+    JOINT_FIXED,  # noqa: F401 (re-exported, as all of _joints.__all__)
     JOINT_FREE,
     JOINT_HELICAL,
     JOINT_PLANAR,
@@ -52,16 +53,7 @@ from .parameters import with_parameters as _with_parameters
 from .poe_export import to_mr as _to_mr
 
 __all__ = [
-    "JOINT_FIXED",
-    "JOINT_REVOLUTE",
-    "JOINT_PRISMATIC",
-    "JOINT_FREE",
-    "JOINT_SPHERICAL",
-    "JOINT_PLANAR",
-    "JOINT_HELICAL",
-    "JOINT_CYLINDRICAL",
-    "JOINT_UNIVERSAL",
-    "JOINT_TYPE_NAMES",
+    *_joints.__all__,  # the joint type codes and their names, re-exported
     "planar_basis",
     "CSpace",
     "Model",
