@@ -79,6 +79,48 @@ def test_sigint_during_a_streamed_run_saves_what_it_finished(tmp_path):
     assert not (tmp_path / "run.npz.partial").exists()  # the streaming folder is cleaned up
 
 
+_CONSTRAINED = """
+import json, os, signal, threading
+import numpy as np
+import robodyn as rd
+from robodyn import mobile
+
+model, con = mobile.knife_edge_model(2.5, 0.4)
+q0, v0 = np.array([0.2, -0.1, 0.4]), np.array([1.2, 0.5, 0.7])
+
+def push(t, q, v):
+    return np.array([np.sin(3 * t), np.cos(2 * t), 0.3 * np.sin(t)])
+
+kw = dict(controller=push, dt=1e-2, constraints=con)
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+try:
+    rd.simulate(model, q0, v0, duration=2000.0, **kw)
+    print(json.dumps({"finished": True}))
+except rd.SimulationInterrupted as stop:
+    p = stop.partial
+    again = rd.simulate(model, q0, v0, duration=(len(p) - 1) * 1e-2, **kw)
+    names = ("t", "q", "v", "a", "tau", "constraint_violation", "constraint_force")
+    print(json.dumps({
+        "n": len(p), "keyboard": isinstance(stop, KeyboardInterrupt), "message": str(stop),
+        "same": all(np.array_equal(getattr(p, x), getattr(again, x)[: len(p)]) for x in names),
+        "complete": p.meta["complete"],
+    }))
+except rd.SimulationError as err:
+    print(json.dumps({"error": type(err).__name__, "message": str(err)}))
+"""
+
+
+def test_sigint_stops_a_constrained_run_as_simulation_interrupted(tmp_path):
+    """The constrained road (a Python loop over the KKT solve) stops on Ctrl-C as the
+    others do: rd.SimulationInterrupted (the command line's exit 130 relies on it; it
+    raised SimulationError), carrying a prefix of the run, bit for bit."""
+    r = _child(_CONSTRAINED, tmp_path)
+    assert "finished" not in r, "the run ignored Ctrl-C"
+    assert "error" not in r, r["message"]
+    assert r["keyboard"] and r["same"] and r["complete"] is False
+    assert 1 < r["n"] < 200_001 and "interrupted (Ctrl-C)" in r["message"]
+
+
 def test_sigint_stops_a_long_batch_call(tmp_path):
     """A batch of inverse dynamics split over threads: SIGINT at a tenth of its time stops
     it as a KeyboardInterrupt well before it would have finished (it polls every 4096

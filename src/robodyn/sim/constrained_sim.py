@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..constrained import HolonomicConstraint, constrained_forward_dynamics, constraint_projections
-from ..errors import SimulationError
+from ..errors import SimulationError, SimulationInterrupted
 from ._failure import _StepError
 from ._system import _check_controller, _name, _states, _steps, _torques
 from .integrators import STEPS, Chart
@@ -134,8 +134,8 @@ def _constrained_rate(model, con, torque, friction: bool, first: list):
 
 def _integrate(model, con, rate, first, q, v, K: int, dt: float, step, meta) -> Trajectory:
     """Samples 0 .. K (each with its violation ``max |A v|`` and multipliers), one step of
-    ``step`` between two; a failed step or Ctrl-C raises SimulationError with the samples
-    before it."""
+    ``step`` between two; a failed step or Ctrl-C raises with the samples before it
+    (:func:`_stopped`)."""
     chart = Chart(model)
     k_rows = meta["constraints"]
     T = dt * np.arange(K + 1)
@@ -158,13 +158,20 @@ def _integrate(model, con, rate, first, q, v, K: int, dt: float, step, meta) -> 
         meta["complete"] = False
         part = Trajectory(T[:k], Q[:k], V[:k], Acc[:k], TAU[:k], meta=meta, model=model,
                           constraint_violation=ERR[:k], constraint_force=LAM[:k])  # fmt: skip
-        why = "interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt) else str(exc)
-        raise SimulationError(
-            f"simulate({model.name!r}, constraints=...) stopped at step {k} (t = {k * dt:g} s) "
-            f"of {K}: {why}. err.partial holds the {k} samples before it",
-            partial=part,
-        ) from exc
+        _stopped(model, part, k, K, dt, exc)
     meta["complete"] = True
     meta["max_constraint_violation"] = float(ERR.max())
     return Trajectory(T, Q, V, Acc, TAU, meta=meta, model=model,
                       constraint_violation=ERR, constraint_force=LAM)  # fmt: skip
+
+
+def _stopped(model, part, k: int, K: int, dt: float, exc):
+    """Raise for a run stopped at step k, carrying its k samples ``part``: Ctrl-C is
+    SimulationInterrupted (a KeyboardInterrupt, as on the other roads), a failed step
+    SimulationError."""
+    head = f"simulate({model.name!r}, constraints=...) stopped at step {k} (t = {k * dt:g} s) "
+    head += f"of {K}"
+    where = f"err.partial holds the {k} samples before it"
+    if isinstance(exc, KeyboardInterrupt):
+        raise SimulationInterrupted(f"{head}: interrupted (Ctrl-C). {where}", partial=part) from exc
+    raise SimulationError(f"{head}: {exc}. {where}", partial=part) from exc
