@@ -29,7 +29,7 @@ import scipy.linalg
 import scipy.optimize
 
 from ..errors import ModelWarning
-from ..model.parameters import layout, physical_violations, pseudo_inertia
+from ..model.parameters import _TRIU, layout, physical_violations, pseudo_inertia
 from .base import BaseParameters, base_parameters
 from .regressor import regressor
 
@@ -108,21 +108,8 @@ def from_log_cholesky(theta) -> np.ndarray:
     S = J[..., :3, :3]
     tr = S[..., 0, 0] + S[..., 1, 1] + S[..., 2, 2]
     I_o = tr[..., None, None] * np.eye(3) - S
-    return np.stack(
-        [
-            J[..., 3, 3],
-            J[..., 0, 3],
-            J[..., 1, 3],
-            J[..., 2, 3],
-            I_o[..., 0, 0],
-            I_o[..., 0, 1],
-            I_o[..., 0, 2],
-            I_o[..., 1, 1],
-            I_o[..., 1, 2],
-            I_o[..., 2, 2],
-        ],
-        -1,
-    )
+    # [m, h, Ixx, Ixy, Ixz, Iyy, Iyz, Izz] from J = [[Sigma, h], [h^T, m]] and I_o
+    return np.concatenate([J[..., 3, 3:], J[..., :3, 3], I_o[..., _TRIU[0], _TRIU[1]]], -1)
 
 
 def log_cholesky(pi10) -> np.ndarray:
@@ -137,21 +124,10 @@ def log_cholesky(pi10) -> np.ndarray:
     U = F @ L @ F  # upper triangular, U U^T = F L L^T F = J
     a = np.log(U[..., 3, 3])
     Un = U / U[..., 3, 3][..., None, None]
-    return np.stack(
-        [
-            a,
-            np.log(Un[..., 0, 0]),
-            np.log(Un[..., 1, 1]),
-            np.log(Un[..., 2, 2]),
-            Un[..., 0, 1],
-            Un[..., 1, 2],
-            Un[..., 0, 2],
-            Un[..., 0, 3],
-            Un[..., 1, 3],
-            Un[..., 2, 3],
-        ],
-        -1,
-    )
+    # [alpha, d1, d2, d3, s12, s23, s13, t1, t2, t3], the entries of from_log_cholesky's U
+    d = np.log(np.diagonal(Un[..., :3, :3], axis1=-2, axis2=-1))
+    s = Un[..., [0, 1, 0], [1, 2, 2]]
+    return np.concatenate([a[..., None], d, s, Un[..., :3, 3]], -1)
 
 
 def _physical_start(pi10: np.ndarray, scale_len: float, rel: float = 1e-2) -> np.ndarray:

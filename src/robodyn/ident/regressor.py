@@ -77,15 +77,20 @@ def joint_placements(model, q: np.ndarray):
     return R, p
 
 
+def _joint_dof(model, i: int) -> tuple[int, float, int]:
+    """Joint i's velocity address, multiplier and type: a mimic joint moves with its
+    leader's dof, ``mult`` times as fast."""
+    lead = int(model.jnt_mimic[i])
+    src = lead if lead >= 0 else i
+    mult = model.jnt_mimic_mult[i] if lead >= 0 else 1.0
+    return int(model.jnt_vadr[src]), mult, int(model.jnt_type[i])
+
+
 def _joint_twist(model, i: int, x: np.ndarray) -> np.ndarray:
     """``S_i x`` (N, 6) for a velocity-like x (N, nv), in body-i coordinates."""
     N = x.shape[0]
     out = np.zeros((N, 6))
-    lead = int(model.jnt_mimic[i])
-    src = lead if lead >= 0 else i
-    va = int(model.jnt_vadr[src])
-    mult = model.jnt_mimic_mult[i] if lead >= 0 else 1.0
-    kind = int(model.jnt_type[i])
+    va, mult, kind = _joint_dof(model, i)
     if kind == JOINT_REVOLUTE:
         out[:, :3] = np.outer(mult * x[:, va], model.jnt_axis[i])
     elif kind == JOINT_PRISMATIC:
@@ -97,11 +102,7 @@ def _joint_twist(model, i: int, x: np.ndarray) -> np.ndarray:
 
 def _add_joint_rows(model, i: int, Y: np.ndarray, W: np.ndarray, cols: slice) -> None:
     """``Y[:, dofs of joint i, cols] += S_i^T W`` (MR eq. 8.54) for W (N, 6, k)."""
-    lead = int(model.jnt_mimic[i])
-    src = lead if lead >= 0 else i
-    va = int(model.jnt_vadr[src])
-    mult = model.jnt_mimic_mult[i] if lead >= 0 else 1.0
-    kind = int(model.jnt_type[i])
+    va, mult, kind = _joint_dof(model, i)
     if kind == JOINT_REVOLUTE:
         Y[:, va, cols] += mult * np.einsum("k,nkc->nc", model.jnt_axis[i], W[:, :3])
     elif kind == JOINT_PRISMATIC:
@@ -239,10 +240,8 @@ def regressor_reference(
 
     Parameters
     ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v, a : array_like, shape (..., nv)
-        Leading dimensions broadcast.
+    model, q, v, a, friction, offset, armature
+        As for :func:`regressor`.
 
     Returns
     -------

@@ -24,58 +24,11 @@ Kinematic models with chassis configuration ``q = (phi, x, y)`` and planar body 
 
 from __future__ import annotations
 
-from .control import (
-    DubinsPath,
-    MobileRun,
-    PurePursuit,
-    TrackingController,
-    car_path,
-    circle,
-    drive,
-    dubins,
-    line,
-    reeds_shepp,
-    wrap_angle,
-)
-from .dynamics import Pfaffian, diff_drive_model, knife_edge_model, rolling_constraints
-from .manipulator import (
-    ManipulationRun,
-    MobileManipulator,
-    TaskSpacePI,
-    track,
-    youbot,
-    youbot_arm,
-)
-from .wheeled import Car, DiffDrive, Mecanum, Omni, Unicycle, odometry, planar_exp, twist_to_qdot
+from . import control, dynamics, manipulator, wheeled
+from .control import *  # noqa: F403 (each module's public names, as its __all__ lists them)
+from .dynamics import *  # noqa: F403
+from .manipulator import *  # noqa: F403
+from .wheeled import *  # noqa: F403
 
-__all__ = [
-    "Unicycle",
-    "DiffDrive",
-    "Car",
-    "Omni",
-    "Mecanum",
-    "odometry",
-    "planar_exp",
-    "twist_to_qdot",
-    "drive",
-    "MobileRun",
-    "TrackingController",
-    "PurePursuit",
-    "circle",
-    "line",
-    "car_path",
-    "dubins",
-    "reeds_shepp",
-    "DubinsPath",
-    "wrap_angle",
-    "MobileManipulator",
-    "youbot",
-    "youbot_arm",
-    "TaskSpacePI",
-    "track",
-    "ManipulationRun",
-    "Pfaffian",
-    "rolling_constraints",
-    "knife_edge_model",
-    "diff_drive_model",
-]
+# the robots, control, mobile manipulation, dynamics: every name handed on
+__all__ = [*wheeled.__all__, *control.__all__, *manipulator.__all__, *dynamics.__all__]

@@ -381,6 +381,13 @@ def _dubins_words(a: float, b: float, d: float) -> dict[str, tuple[float, float,
     return out
 
 
+def _path_ends(q0, q1, radius: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """The start, goal and turning radius of a shortest car path, checked."""
+    q0 = as_array(q0, "q0", (3,))
+    q1 = as_array(q1, "q1", (3,))
+    return q0, q1, as_positive(radius, "radius", " of metres")
+
+
 def dubins(q0, q1, radius: float) -> DubinsPath:
     """The shortest forward-only path of a car with minimum turning radius ``radius``
     from q0 to q1 (Dubins 1957): the best of the words LSL, RSR, LSR, RSL, RLR, LRL.
@@ -396,9 +403,7 @@ def dubins(q0, q1, radius: float) -> DubinsPath:
     -------
     DubinsPath
     """
-    q0 = as_array(q0, "q0", (3,))
-    q1 = as_array(q1, "q1", (3,))
-    R = as_positive(radius, "radius", " of metres")
+    q0, q1, R = _path_ends(q0, q1, radius)
     dx, dy = q1[1] - q0[1], q1[2] - q0[2]
     th = np.arctan2(dy, dx)
     d = np.hypot(dx, dy) / R
@@ -579,10 +584,8 @@ def reeds_shepp(q0, q1, radius: float) -> DubinsPath:
 
     Parameters
     ----------
-    q0, q1 : array_like, shape (3,)
-        (phi, x, y) start and goal.
-    radius : float
-        m.
+    q0, q1, radius
+        As for :func:`dubins`: start and goal (phi, x, y), turning radius (m).
 
     Returns
     -------
@@ -590,9 +593,7 @@ def reeds_shepp(q0, q1, radius: float) -> DubinsPath:
         ``word`` (e.g. "LSR", "LRLR"), signed segment ``lengths`` (m, negative: reverse),
         ``length`` the total distance driven; ``sample(q0)`` gives the path.
     """
-    q0 = as_array(q0, "q0", (3,))
-    q1 = as_array(q1, "q1", (3,))
-    R = as_positive(radius, "radius", " of metres")
+    q0, q1, R = _path_ends(q0, q1, radius)
     dx, dy = (q1[1] - q0[1]) / R, (q1[2] - q0[2]) / R
     c, s = np.cos(q0[0]), np.sin(q0[0])
     x, y = c * dx + s * dy, -s * dx + c * dy

@@ -326,6 +326,12 @@ def _pose(X, name: str) -> np.ndarray:
     return X
 
 
+def _pose_trajectory(kind: str, X_start, X_end, duration, time_scaling) -> PoseTrajectory:
+    """The ``kind`` ("screw" or "cartesian") path between two checked poses, timed."""
+    a, b = _pose(X_start, "X_start"), _pose(X_end, "X_end")
+    return PoseTrajectory(kind, a, b, _make_scaling(time_scaling, duration))
+
+
 def screw_trajectory(X_start, X_end, duration, time_scaling="quintic") -> PoseTrajectory:
     """Constant-screw motion from X_start to X_end (MR eq. 9.7): ``X(t) = X_start
     exp([S] s(t))`` with ``S = log(X_start^-1 X_end)``; the origin follows a helix.
@@ -335,8 +341,7 @@ def screw_trajectory(X_start, X_end, duration, time_scaling="quintic") -> PoseTr
     PoseTrajectory
         ``traj(t) -> (X, V_b, dV_b)``; ``.duration``; ``.sample(dt)``.
     """
-    a, b = _pose(X_start, "X_start"), _pose(X_end, "X_end")
-    return PoseTrajectory("screw", a, b, _make_scaling(time_scaling, duration))
+    return _pose_trajectory("screw", X_start, X_end, duration, time_scaling)
 
 
 def cartesian_trajectory(X_start, X_end, duration, time_scaling="quintic") -> PoseTrajectory:
@@ -347,7 +352,6 @@ def cartesian_trajectory(X_start, X_end, duration, time_scaling="quintic") -> Po
     Returns
     -------
     PoseTrajectory
-        ``traj(t) -> (X, V_b, dV_b)``; ``.duration``; ``.sample(dt)``.
+        As :func:`screw_trajectory`'s, along this path.
     """
-    a, b = _pose(X_start, "X_start"), _pose(X_end, "X_end")
-    return PoseTrajectory("cartesian", a, b, _make_scaling(time_scaling, duration))
+    return _pose_trajectory("cartesian", X_start, X_end, duration, time_scaling)
