@@ -304,13 +304,37 @@ class ModelBuilder:
 
 
 # ============================================================================= checks
-def _finite_vector(x, n: int, what: str) -> np.ndarray:
+def _float_array(
+    x,
+    what: str,
+    kind: str,
+    shape: tuple,
+    *,
+    show: bool = False,
+    wrong_shape: str = "",
+    finite: bool = True,
+) -> np.ndarray:
+    """``x`` as a float array of ``shape`` (None: any length there), or the ModelError the
+    loaders raise for bad numbers, naming ``what``: "<what> must be <kind>" (", got <x!r>"
+    added when ``show``) for what is not numeric, "<what> <wrong_shape> <its shape>" for a
+    wrong shape (``wrong_shape`` defaults to "must be <kind>, got shape") and "<what> has a
+    non-finite number" for NaN or inf (unless ``finite`` is False)."""
     try:
         a = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise ModelError(f"{what} must be {n} numbers, got {x!r}") from None
-    if a.shape != (n,):
-        raise ModelError(f"{what} must have shape ({n},), got {a.shape}")
+        raise ModelError(f"{what} must be {kind}" + (f", got {x!r}" if show else "")) from None
+    if len(a.shape) != len(shape) or any(k not in (None, m) for k, m in zip(shape, a.shape)):
+        raise ModelError(f"{what} {wrong_shape or f'must be {kind}, got shape'} {a.shape}")
+    if finite and not np.all(np.isfinite(a)):
+        raise ModelError(f"{what} has a non-finite number")
+    return a
+
+
+def _finite_vector(x, n: int, what: str) -> np.ndarray:
+    shape_error = f"must have shape ({n},), got"
+    a = _float_array(
+        x, what, f"{n} numbers", (n,), show=True, wrong_shape=shape_error, finite=False
+    )
     if not np.all(np.isfinite(a)):
         raise ModelError(f"{what} has a non-finite number: {a.tolist()}")
     return a
@@ -350,14 +374,7 @@ def _rigid_transform(T, what: str) -> np.ndarray:
     """A 4x4 rigid transform (rotation block re-orthonormalised), or ModelError."""
     if T is None:
         return np.eye(4)
-    try:
-        a = np.asarray(T, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what} must be a 4x4 transform, got {T!r}") from None
-    if a.shape != (4, 4):
-        raise ModelError(f"{what} must be a 4x4 transform, got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ModelError(f"{what} has a non-finite number")
+    a = _float_array(T, what, "a 4x4 transform", (4, 4), show=True)
     _bounded(a[:3, 3], MAX_LENGTH, "m", f"{what} translation")
     if np.abs(a[3] - np.array([0.0, 0.0, 0.0, 1.0])).max() > _ROT_TOL:
         raise ModelError(f"{what} is not a rigid transform: bottom row {a[3].tolist()}")

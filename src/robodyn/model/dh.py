@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import ModelError
 from ..spatial import rot_x, rot_z
-from .builder import ModelBuilder
+from .builder import ModelBuilder, _float_array
 from .model import Model
 
 __all__ = ["from_dh", "dh_transform"]
@@ -82,13 +82,8 @@ def dh_transform(a: float, alpha: float, d: float, theta: float, convention: str
 def _per_joint(x, n: int, what: str, default: float) -> np.ndarray:
     if x is None:
         return np.full(n, default)
-    try:
-        a = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what} must be {n} numbers") from None
-    if a.shape != (n,):
-        raise ModelError(f"{what} must have one entry per table row ({n}), got shape {a.shape}")
-    return a
+    shape_error = f"must have one entry per table row ({n}), got shape"
+    return _float_array(x, what, f"{n} numbers", (n,), wrong_shape=shape_error, finite=False)
 
 
 def from_dh(
@@ -182,15 +177,9 @@ def _dh_table(table, convention: str) -> np.ndarray:
     """The table as a finite (n, 4) float array (and the convention known), or ModelError."""
     if convention not in ("standard", "modified"):
         raise ModelError(f"convention must be 'standard' or 'modified', got {convention!r}")
-    try:
-        tab = np.asarray(table, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError("table must be an (n, 4) array of (a, alpha, d, theta_offset)") from None
-    if tab.ndim != 2 or tab.shape[1] != 4:
-        raise ModelError(f"table must have shape (n, 4) rows (a, alpha, d, theta), got {tab.shape}")
-    if not np.all(np.isfinite(tab)):
-        raise ModelError("table has a non-finite number")
-    return tab
+    kind = "an (n, 4) array of (a, alpha, d, theta_offset)"
+    shape_error = "must have shape (n, 4) rows (a, alpha, d, theta), got"
+    return _float_array(table, "table", kind, (None, 4), wrong_shape=shape_error)
 
 
 def _dh_placement(row, kind: str, i: int, convention: str, E_prev: np.ndarray) -> tuple:

@@ -33,7 +33,7 @@ from .._checks import as_array
 from ..errors import ModelError
 from ..inertia import RigidInertia
 from ..spatial import adjoint, exp6, inv_transform
-from .builder import ModelBuilder
+from .builder import ModelBuilder, _float_array
 from .model import Model
 from .poe_export import to_mr
 
@@ -161,14 +161,7 @@ def jacobian_body(Blist, thetalist) -> np.ndarray:
 
 # ------------------------------------------------------------------------ from_mr
 def _mr_transform(T, what: str) -> np.ndarray:
-    try:
-        a = np.asarray(T, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what} must be a 4x4 transform") from None
-    if a.shape != (4, 4):
-        raise ModelError(f"{what} must be a 4x4 transform, got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ModelError(f"{what} has a non-finite number")
+    a = _float_array(T, what, "a 4x4 transform", (4, 4))
     R = a[:3, :3]
     if (
         np.abs(a[3] - [0, 0, 0, 1]).max() > _TOL
@@ -181,14 +174,7 @@ def _mr_transform(T, what: str) -> np.ndarray:
 
 def _spatial_inertia_parts(G, what: str) -> tuple[float, np.ndarray]:
     """(m, I) of a spatial inertia at the CoM, G = [[I, 0], [0, m 1]] (MR eq. 8.32)."""
-    try:
-        G = np.asarray(G, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError(f"{what} must be a 6x6 spatial inertia") from None
-    if G.shape != (6, 6):
-        raise ModelError(f"{what} must be a 6x6 spatial inertia, got shape {G.shape}")
-    if not np.all(np.isfinite(G)):
-        raise ModelError(f"{what} has a non-finite number")
+    G = _float_array(G, what, "a 6x6 spatial inertia", (6, 6))
     scale = max(np.abs(G).max(), 1e-300)
     m = G[3, 3]
     off = max(np.abs(G[:3, 3:]).max(), np.abs(G[3:, :3]).max())
@@ -282,15 +268,8 @@ def from_mr(
 
 def _mr_screws(Slist) -> np.ndarray:
     """Slist as a finite (6, n) float array, or ModelError."""
-    try:
-        S = np.asarray(Slist, dtype=float)
-    except (TypeError, ValueError):
-        raise ModelError("Slist must be a 6 x n array") from None
-    if S.ndim != 2 or S.shape[0] != 6:
-        raise ModelError(f"Slist must have shape (6, n) (one screw axis per column), got {S.shape}")
-    if not np.all(np.isfinite(S)):
-        raise ModelError("Slist has a non-finite number")
-    return S
+    shape_error = "must have shape (6, n) (one screw axis per column), got"
+    return _float_array(Slist, "Slist", "a 6 x n array", (6, None), wrong_shape=shape_error)
 
 
 def _check_mr_counts(n: int, Mlist: list, Glist: list, joint_types) -> None:
