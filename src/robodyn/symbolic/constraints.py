@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 import sympy as sp
 
-from .lagrange import EquationsOfMotion, _column, fast_simplify
+from .lagrange import EquationsOfMotion, _column, _in_user_symbols, fast_simplify
 
 __all__ = [
     "ConstrainedEquations",
@@ -100,13 +100,8 @@ class ConstrainedEquations:
     def _user(self, x):
         return self.eom._user(x)
 
-    @property
-    def A(self) -> sp.ImmutableMatrix:
-        return self._user(self._A)
-
-    @property
-    def A_dot(self) -> sp.ImmutableMatrix:
-        return self._user(self._Adot)
+    A = _in_user_symbols("_A")
+    A_dot = _in_user_symbols("_Adot")
 
     @property
     def lam(self) -> sp.ImmutableMatrix:

@@ -86,6 +86,20 @@ def trig_reduce(expr) -> sp.Expr:
     return _trig_reduce_poly(e)
 
 
+def _trig_generators(atoms) -> tuple[list, list, list, dict, dict]:
+    """For the sines and cosines ``atoms`` of single angles: the angles (in sympy's
+    canonical order), a dummy ``s_i`` and ``c_i`` for the sine and cosine of each angle,
+    and the replacements ``{sin(x_i): s_i, cos(x_i): c_i}`` and back."""
+    args = sorted({a.args[0] for a in atoms}, key=sp.default_sort_key)
+    S = [sp.Dummy(f"s{i}") for i in range(len(args))]
+    C = [sp.Dummy(f"c{i}") for i in range(len(args))]
+    to_poly, back = {}, {}
+    for x, s, c in zip(args, S, C):
+        to_poly[sp.sin(x)], to_poly[sp.cos(x)] = s, c
+        back[s], back[c] = sp.sin(x), sp.cos(x)
+    return args, S, C, to_poly, back
+
+
 def _trig_reduce_poly(e: sp.Expr) -> sp.Expr:
     atoms = e.atoms(sp.sin, sp.cos)
     compound = {a: sp.expand_trig(a) for a in atoms if not a.args[0].is_Symbol}
@@ -94,13 +108,7 @@ def _trig_reduce_poly(e: sp.Expr) -> sp.Expr:
         atoms = e.atoms(sp.sin, sp.cos)
     if not atoms:
         return sp.expand(e)
-    args = sorted({a.args[0] for a in atoms}, key=sp.default_sort_key)
-    S = [sp.Dummy(f"s{i}") for i in range(len(args))]
-    C = [sp.Dummy(f"c{i}") for i in range(len(args))]
-    to_poly = {}
-    for x, s, c in zip(args, S, C):
-        to_poly[sp.sin(x)] = s
-        to_poly[sp.cos(x)] = c
+    _, S, C, to_poly, back = _trig_generators(atoms)
     p_expr = e.xreplace(to_poly)
     gens = [g for pair in zip(S, C) for g in pair]
     if p_expr.has(*atoms):  # trig atoms left inside other functions
@@ -117,10 +125,6 @@ def _trig_reduce_poly(e: sp.Expr) -> sp.Expr:
     if not out:
         return sp.S.Zero
     reduced = sp.Poly.from_dict(out, *poly.gens, domain=poly.domain).as_expr()
-    back = {}
-    for x, s, c in zip(args, S, C):
-        back[s] = sp.sin(x)
-        back[c] = sp.cos(x)
     return reduced.xreplace(back)
 
 
@@ -281,13 +285,7 @@ def _christoffel_poly(M: sp.Matrix, q: list) -> list | None:
     atoms = set().union(*(e.atoms(sp.sin, sp.cos) for e in entries))
     if any(not a.args[0].is_Symbol for a in atoms):
         return None
-    args = sorted({a.args[0] for a in atoms}, key=sp.default_sort_key)
-    S = [sp.Dummy(f"s{i}") for i in range(len(args))]
-    C = [sp.Dummy(f"c{i}") for i in range(len(args))]
-    to_poly = {}
-    for x, s_, c_ in zip(args, S, C):
-        to_poly[sp.sin(x)] = s_
-        to_poly[sp.cos(x)] = c_
+    args, S, C, to_poly, back = _trig_generators(atoms)
     pe = [e.xreplace(to_poly) for e in entries]
     trig = [g for pair in zip(S, C) for g in pair]
     others = set().union(*(e.free_symbols for e in pe)) - set(trig)
@@ -319,10 +317,6 @@ def _christoffel_poly(M: sp.Matrix, q: list) -> list | None:
         for j in range(i, n):
             for k in range(n):
                 dM[i][j][k] = dM[j][i][k] = d(P[i][j], q[k])
-    back = {}
-    for x, s_, c_ in zip(args, S, C):
-        back[s_] = sp.sin(x)
-        back[c_] = sp.cos(x)
     half = dom.convert(sp.Rational(1, 2)) if dom.is_Field else None
     G = [[[sp.S.Zero] * n for _ in range(n)] for _ in range(n)]
     for i in range(n):
@@ -409,6 +403,17 @@ def generalized_forces(J, f, q: Sequence | None = None) -> sp.Matrix:
 
 
 # =============================================================================== result
+def _in_user_symbols(stored: str, doc: str | None = None) -> property:
+    """A read-only property: the part stored (or cached) as attribute ``stored``, which is
+    in plain symbols, given in the symbols the user gave (``self._user``)."""
+    return property(lambda self: self._user(getattr(self, stored)), doc=doc)
+
+
+def _alias(name: str) -> property:
+    """A read-only property that is another name of the attribute ``name``."""
+    return property(lambda self: getattr(self, name), doc=f"Alias of :attr:`{name}`.")
+
+
 class EquationsOfMotion:
     """Equations of motion ``M qdd + C qd + g + b = u`` and their parts (course notes 001).
 
@@ -463,8 +468,8 @@ class EquationsOfMotion:
         self._M = sp.ImmutableMatrix(M)
         self._g = sp.ImmutableMatrix(g)
         self._b = sp.ImmutableMatrix(b) if b is not None else sp.ImmutableMatrix.zeros(n, 1)
-        self._K = K if K is not None else (self._qd.T * self._M * self._qd)[0, 0] / 2
-        self._V = V if V is not None else sp.S.Zero
+        self._K = sp.sympify(K) if K is not None else (self._qd.T * self._M * self._qd)[0, 0] / 2
+        self._V = sp.sympify(V) if V is not None else sp.S.Zero
         self._to_user = dict(to_user or {})
         self._simplify = simplify
         self.parameters = dict(parameters or {})
@@ -493,41 +498,15 @@ class EquationsOfMotion:
         return x.xreplace(self._from_user)
 
     # ----------------------------------------------------------------- stored parts
-    @property
-    def q(self) -> sp.ImmutableMatrix:
-        return self._user(self._q)
-
-    @property
-    def qd(self) -> sp.ImmutableMatrix:
-        return self._user(self._qd)
-
-    @property
-    def qdd(self) -> sp.ImmutableMatrix:
-        return self._user(self._qdd)
-
-    @property
-    def u(self) -> sp.ImmutableMatrix:
-        return self._user(self._u)
-
-    @property
-    def M(self) -> sp.ImmutableMatrix:
-        return self._user(self._M)
-
-    @property
-    def g(self) -> sp.ImmutableMatrix:
-        return self._user(self._g)
-
-    @property
-    def b(self) -> sp.ImmutableMatrix:
-        return self._user(self._b)
-
-    @property
-    def K(self) -> sp.Expr:
-        return self._user(sp.sympify(self._K))
-
-    @property
-    def V(self) -> sp.Expr:
-        return self._user(sp.sympify(self._V))
+    q = _in_user_symbols("_q")
+    qd = _in_user_symbols("_qd")
+    qdd = _in_user_symbols("_qdd")
+    u = _in_user_symbols("_u")
+    M = _in_user_symbols("_M")
+    g = _in_user_symbols("_g")
+    b = _in_user_symbols("_b")
+    K = _in_user_symbols("_K")
+    V = _in_user_symbols("_V")
 
     @property
     def L(self) -> sp.Expr:
@@ -539,17 +518,13 @@ class EquationsOfMotion:
     def _christoffel(self) -> sp.ImmutableDenseNDimArray:
         return christoffel_symbols(self._M, list(self._q), simplify=self._simplify)
 
-    @property
-    def christoffel(self) -> sp.ImmutableDenseNDimArray:
-        return self._user(self._christoffel)
+    christoffel = _in_user_symbols("_christoffel")
 
     @cached_property
     def _C(self) -> sp.ImmutableMatrix:
         return _simplify_matrix(coriolis_matrix(self._christoffel, list(self._qd)), False)
 
-    @property
-    def C(self) -> sp.ImmutableMatrix:
-        return self._user(self._C)
+    C = _in_user_symbols("_C")
 
     def _products(self, which: str) -> sp.ImmutableMatrix:
         n, G, qd = self.n, self._christoffel, list(self._qd)
@@ -571,39 +546,34 @@ class EquationsOfMotion:
     def _coriolis(self) -> sp.ImmutableMatrix:
         return self._products("coriolis")
 
-    @property
-    def centrifugal(self) -> sp.ImmutableMatrix:
-        """Squared-velocity terms ``sum_j Gamma^i_jj qd_j^2`` (shape (n, 1))."""
-        return self._user(self._centrifugal)
-
-    @property
-    def coriolis(self) -> sp.ImmutableMatrix:
-        """Velocity-product terms ``sum_{j != k} Gamma^i_jk qd_j qd_k`` (shape (n, 1))."""
-        return self._user(self._coriolis)
+    centrifugal = _in_user_symbols(
+        "_centrifugal", "Squared-velocity terms ``sum_j Gamma^i_jj qd_j^2`` (shape (n, 1))."
+    )
+    coriolis = _in_user_symbols(
+        "_coriolis", "Velocity-product terms ``sum_{j != k} Gamma^i_jk qd_j qd_k`` (shape (n, 1))."
+    )
 
     @cached_property
     def _velocity_products(self) -> sp.ImmutableMatrix:
         c = self._C * self._qd
         return _reduce_matrix(c, self._simplify)
 
-    @property
-    def velocity_products(self) -> sp.ImmutableMatrix:
-        """``C qd = qd^T Gamma qd`` (10.8, 10.10), shape (n, 1)."""
-        return self._user(self._velocity_products)
+    velocity_products = _in_user_symbols(
+        "_velocity_products", "``C qd = qd^T Gamma qd`` (10.8, 10.10), shape (n, 1)."
+    )
 
     @property
     def h(self) -> sp.ImmutableMatrix:
         """``h = C qd + g`` (shape (n, 1))."""
         return self._user(sp.ImmutableMatrix(self._velocity_products + self._g))
 
-    @cached_property
+    @property
     def _lhs(self) -> sp.ImmutableMatrix:
         return sp.ImmutableMatrix(self._M * self._qdd + self._velocity_products + self._g + self._b)
 
-    @property
-    def lhs(self) -> sp.ImmutableMatrix:
-        """``M qdd + C qd + g + b``: generalised forces as expressions of q, qd, qdd."""
-        return self._user(self._lhs)
+    lhs = _in_user_symbols(
+        "_lhs", "``M qdd + C qd + g + b``: generalised forces as expressions of q, qd, qdd."
+    )
 
     @property
     def equations(self) -> list[sp.Eq]:
@@ -611,20 +581,9 @@ class EquationsOfMotion:
         lhs, u = self.lhs, self.u
         return [sp.Eq(lhs[i], u[i]) for i in range(self.n)]
 
-    @property
-    def mass_matrix(self) -> sp.ImmutableMatrix:
-        """Alias of :attr:`M`."""
-        return self.M
-
-    @property
-    def gravity(self) -> sp.ImmutableMatrix:
-        """Alias of :attr:`g`."""
-        return self.g
-
-    @property
-    def coriolis_matrix(self) -> sp.ImmutableMatrix:
-        """Alias of :attr:`C`."""
-        return self.C
+    mass_matrix = _alias("M")
+    gravity = _alias("g")
+    coriolis_matrix = _alias("C")
 
     def forward_dynamics(self) -> sp.Matrix:
         """``qdd = M^-1 (u - C qd - g - b)`` as sympy expressions (small systems only)."""
