@@ -82,6 +82,7 @@ def load(name_or_path: str | os.PathLike) -> Model:
     Returns
     -------
     Model
+        A bundled robot is built once and then shared between calls (a Model is frozen).
 
     Raises
     ------

@@ -285,6 +285,7 @@ class ModelBuilder:
         Returns
         -------
         Model
+            Frozen, its bodies numbered depth first (every subtree a contiguous range).
 
         Raises
         ------

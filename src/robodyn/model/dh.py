@@ -124,6 +124,9 @@ def from_dh(
     Returns
     -------
     Model
+        Bodies ``body1 .. bodyn`` on joints ``joint1 .. jointn`` (a fixed row's body merged
+        into its parent, its name kept as a frame); frames ``link0 .. linkn`` (the DH frames)
+        and ``ee``.
 
     Raises
     ------
