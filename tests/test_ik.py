@@ -383,7 +383,7 @@ def test_restart_draws_are_random_configuration_draws():
     """The restarts (and the workspace grid) use random_configuration's ranges, cached:
     the same numbers from the same generator, one-sided and unlimited joints included."""
     from helpers import point_mass_2r
-    from robodyn.kinematics.ik import _draw
+    from robodyn.kinematics.inverse import _draw
 
     one_sided = ModelBuilder("one_sided")
     one_sided.add_body("a", "world", axis=(0, 0, 1), lower=-0.5)

@@ -218,7 +218,7 @@ def _grid_states(model, joints, axes, start, stop):
 
 def _workspace_block(model, settings, start, stop):
     """Grid points start..stop-1: frame position and manipulability (one chunk)."""
-    from ..kinematics import _rows, fk, jacobian
+    from ..kinematics.forward import _rows, fk, jacobian
 
     joints, axes, frame, kind, part = settings
     Q = _grid_states(model, joints, axes, start, stop)

@@ -33,7 +33,6 @@ packed once; the functions here take one state or any number of leading batch di
 from .forward import (
     JACOBIAN_KINDS,
     Ellipsoid,
-    _rows,  # noqa: F401 (for distributed/sweep.py, until it imports it from .forward)
     body_poses,
     com,
     com_jacobian,
@@ -50,9 +49,7 @@ from .forward import (
 )
 
 # ik_batch and ik_all are handed on too (robodyn.ik_batch loads from here), not in __all__.
-# Loading the submodule .ik binds the package's name ik to it; the import of the function
-# ik from it replaces that, so robodyn.kinematics.ik is the function.
-from .ik import IKResult, ik, ik_all, ik_batch  # noqa: F401
+from .inverse import IKResult, ik, ik_all, ik_batch  # noqa: F401
 
 __all__ = [
     "fk",
