@@ -72,11 +72,11 @@ def fk_space(M, Slist, thetalist) -> np.ndarray:
     Parameters
     ----------
     M : array_like, shape (4, 4)
-        Home pose of the end-effector.
+        Home pose of the end-effector (all joints at zero) in the space frame.
     Slist : array_like, shape (6, n)
         Space screw axes as columns.
     thetalist : array_like, shape (n,) or (N, n)
-        Joint values.
+        Joint values (N rows: N configurations at once).
 
     Returns
     -------
@@ -84,10 +84,7 @@ def fk_space(M, Slist, thetalist) -> np.ndarray:
     """
     M = as_array(M, "M", (4, 4))
     S, theta = _screws_and_angles(Slist, thetalist, "Slist")
-    T = np.broadcast_to(np.eye(4), (*theta.shape[:-1], 4, 4))
-    for i in range(S.shape[1]):
-        T = T @ exp6(S[:, i] * theta[..., i, None])
-    return T @ M
+    return _exponentials(np.eye(4), S, theta) @ M
 
 
 def fk_body(M, Blist, thetalist) -> np.ndarray:
@@ -95,11 +92,10 @@ def fk_body(M, Blist, thetalist) -> np.ndarray:
 
     Parameters
     ----------
-    M : array_like, shape (4, 4)
-        Home pose of the end-effector.
+    M, thetalist : array_like
+        As in :func:`fk_space`.
     Blist : array_like, shape (6, n)
-        Body screw axes (in the end-effector frame) as columns.
-    thetalist : array_like, shape (n,) or (N, n)
+        Body screw axes (in the end-effector frame at home) as columns.
 
     Returns
     -------
@@ -107,9 +103,15 @@ def fk_body(M, Blist, thetalist) -> np.ndarray:
     """
     M = as_array(M, "M", (4, 4))
     B, theta = _screws_and_angles(Blist, thetalist, "Blist")
-    T = np.broadcast_to(M, (*theta.shape[:-1], 4, 4))
-    for i in range(B.shape[1]):
-        T = T @ exp6(B[:, i] * theta[..., i, None])
+    return _exponentials(M, B, theta)
+
+
+def _exponentials(T0: np.ndarray, A: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """``T0 e^[A_1 th_1] (...) e^[A_n th_n]`` for the screw axes ``A`` (6, n) and each row of
+    ``theta`` (..., n): shape (..., 4, 4)."""
+    T = np.broadcast_to(T0, (*theta.shape[:-1], 4, 4))
+    for i in range(A.shape[1]):
+        T = T @ exp6(A[:, i] * theta[..., i, None])
     return T
 
 
@@ -118,22 +120,16 @@ def jacobian_space(Slist, thetalist) -> np.ndarray:
 
     Parameters
     ----------
-    Slist : array_like, shape (6, n)
-    thetalist : array_like, shape (n,) or (N, n)
+    Slist, thetalist : array_like
+        As in :func:`fk_space`.
 
     Returns
     -------
     numpy.ndarray, shape (6, n) or (N, 6, n)
-        Rows ``[omega; v]``.
+        Rows ``[omega; v]``; column i is joint i's screw axis at ``theta``, in the space frame.
     """
     S, theta = _screws_and_angles(Slist, thetalist, "Slist")
-    n = S.shape[1]
-    J = np.zeros((*theta.shape[:-1], 6, n))
-    T = np.broadcast_to(np.eye(4), (*theta.shape[:-1], 4, 4))
-    for i in range(n):
-        J[..., :, i] = np.einsum("...ij,j->...i", adjoint(T), S[:, i])
-        T = T @ exp6(S[:, i] * theta[..., i, None])
-    return J
+    return _jacobian(S, theta, 1)
 
 
 def jacobian_body(Blist, thetalist) -> np.ndarray:
@@ -142,20 +138,28 @@ def jacobian_body(Blist, thetalist) -> np.ndarray:
     Parameters
     ----------
     Blist : array_like, shape (6, n)
+        Body screw axes (in the end-effector frame at home) as columns.
     thetalist : array_like, shape (n,) or (N, n)
 
     Returns
     -------
     numpy.ndarray, shape (6, n) or (N, 6, n)
-        Rows ``[omega; v]``.
+        Rows ``[omega; v]``, in the end-effector frame.
     """
     B, theta = _screws_and_angles(Blist, thetalist, "Blist")
-    n = B.shape[1]
+    return _jacobian(B, theta, -1)
+
+
+def _jacobian(A: np.ndarray, theta: np.ndarray, sign: int) -> np.ndarray:
+    """Column i = ``[Ad_T] A_i``, T the product of the exponentials of the joints before i:
+    the space Jacobian (``sign`` 1: joints 1 .. i-1, ``e^[A th]``) or the body Jacobian
+    (``sign`` -1: joints n .. i+1, ``e^-[A th]``)."""
+    n = A.shape[1]
     J = np.zeros((*theta.shape[:-1], 6, n))
     T = np.broadcast_to(np.eye(4), (*theta.shape[:-1], 4, 4))
-    for i in range(n - 1, -1, -1):
-        J[..., :, i] = np.einsum("...ij,j->...i", adjoint(T), B[:, i])
-        T = T @ exp6(-B[:, i] * theta[..., i, None])
+    for i in range(n) if sign > 0 else range(n - 1, -1, -1):
+        J[..., :, i] = np.einsum("...ij,j->...i", adjoint(T), A[:, i])
+        T = T @ exp6(sign * A[:, i] * theta[..., i, None])
     return J
 
 
