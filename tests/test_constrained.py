@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import robodyn as rd
 from robodyn.constrained import (
     HolonomicConstraint,
     baumgarte_bias,
@@ -168,3 +169,60 @@ def test_model_batch_equals_single():
         d1, l1 = constrained_forward_dynamics(model, Q[k], V[k], T[k], A[k], dA[k])
         np.testing.assert_array_equal(ddq[k], d1)
         np.testing.assert_array_equal(lam[k], l1)
+
+
+# ------------------------------------------------------------ rd.simulate(constraints=...)
+# The spherical pendulum above, through rd.simulate: q0 on the sphere, v0 tangent to it.
+PENDULUM = dict(q0=[0.6, 0.0, -0.8], v0=[0.0, 2.0, 0.0], dt=2.5e-3, constraints=SPHERE)
+
+
+def test_simulate_with_constraints_writes_out_as_a_run_without_them(tmp_path):
+    """out= gets the finished trajectory (it wrote nothing), under the same overwrite
+    policy, and a run stopped by Ctrl-C (here from the controller, during step 20) writes
+    the samples it finished there."""
+    model = point_in_space(g=(0.0, 0.0, -9.81))
+    out = tmp_path / "run.npz"
+    res = rd.simulate(model, **PENDULUM, duration=0.25, out=out)
+    back = rd.Trajectory.load(out)
+    assert back == res and back.constraint_force.shape == (101, 1)
+    assert np.abs(np.linalg.norm(back.q, axis=1) - 1.0).max() < 1e-6  # on the sphere
+    with pytest.raises(FileExistsError, match=r"out .*run\.npz.*the file exists"):
+        rd.simulate(model, **PENDULUM, duration=0.1, out=out)
+    assert rd.Trajectory.load(out) == res  # refused before anything was written
+    short = rd.simulate(model, **PENDULUM, duration=0.1, out=out, overwrite=True)
+    assert rd.Trajectory.load(out) == short and len(short) == 41
+
+    def stop(t, q, v):  # step k's stages are at k dt, + dt / 2, + dt
+        if t >= 0.051:
+            raise KeyboardInterrupt
+        return np.zeros(3)
+
+    stopped = tmp_path / "stopped.npz"
+    with pytest.raises(rd.SimulationInterrupted, match=f"also saved to {stopped}") as err:
+        rd.simulate(model, **PENDULUM, controller=stop, duration=0.25, out=stopped)
+    part = err.value.partial
+    assert len(part) == 20 and np.array_equal(part.q, res.q[:20])
+    assert rd.Trajectory.load(stopped) == part and part.meta["complete"] is False
+
+
+def test_simulate_with_constraints_takes_or_refuses_each_setting(capsys):
+    """max_memory, progress and threads act as without constraints (max_memory was
+    ignored); on_divergence="mark" is refused, never silently dropped."""
+    model = point_in_space(g=(0.0, 0.0, -9.81))
+    # 101 samples of t, q (3), v, a, tau (3 each), lambda (1), |A v| (1): 8 * 101 * 15 bytes
+    tight = r"101 samples of 14 numbers: the result would take 12\.1 kB of memory, over the limit"
+    with pytest.raises(ValueError, match=tight):
+        rd.simulate(model, **PENDULUM, duration=0.25, max_memory=10)
+    with pytest.raises(ValueError, match="max_memory must be a positive, finite number of bytes"):
+        rd.simulate(model, **PENDULUM, duration=0.25, max_memory=-1.0)
+    with pytest.raises(ValueError, match="on_divergence='mark' is not supported with it"):
+        rd.simulate(model, **PENDULUM, duration=0.25, on_divergence="mark")
+    with pytest.raises(ValueError, match="on_divergence must be 'raise' or 'mark'"):
+        rd.simulate(model, **PENDULUM, duration=0.25, on_divergence="ignore")
+    with pytest.raises(ValueError, match="threads must be a positive int"):
+        rd.simulate(model, **PENDULUM, duration=0.25, threads=0)
+    capsys.readouterr()
+    ref = rd.simulate(model, **PENDULUM, duration=0.25)
+    assert "simulate point3" not in capsys.readouterr().err
+    res = rd.simulate(model, **PENDULUM, duration=0.25, progress=True, threads=2)
+    assert res == ref and "simulate point3" in capsys.readouterr().err

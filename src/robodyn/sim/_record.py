@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .._checks import check_room
+from .._files import output_path
 from .result import Trajectory
 
 _MARK = ".robodyn-partial"  # in a <out>.partial folder robodyn made (and may delete)
@@ -36,11 +37,23 @@ def _partial_folder(out: Path, overwrite: bool) -> Path:
     return folder
 
 
-def _check_room(model, N: int, K: int, nz: int, duration, dt, out, max_memory=None) -> None:
+def _npz_out(out, overwrite: bool) -> Path | None:
+    """``out`` as a ``.npz`` path (the suffix added, as Trajectory.save does), checked free
+    or ``overwrite`` before any work (:func:`robodyn._files.output_path`); None without it."""
+    if out is None:
+        return None
+    out = Path(out)
+    if out.suffix != ".npz":
+        out = out.with_name(out.name + ".npz")
+    return output_path(out, overwrite=overwrite, name="out")
+
+
+def _check_room(model, N: int, K: int, extra: int, duration, dt, out, max_memory=None) -> None:
     """Refuse, before allocating, a run whose samples do not fit in memory (the memory
-    available, or ``max_memory`` bytes) or on disk (streamed to ``out``), saying how much it
-    would need."""
-    width = model.nq + 3 * model.nv + nz  # q, v, a, tau (and z) per sample and rollout
+    available, or ``max_memory`` bytes) or on disk (written to ``out``), saying how much it
+    would need. ``extra``: numbers a sample holds per rollout besides q, v, a and tau (the
+    controller's state z; a constrained run's multipliers and violation)."""
+    width = model.nq + 3 * model.nv + extra  # per sample and rollout
     need = 8 * (K + 1) * (1 + N * width)
     what = (
         f"simulate: duration {duration:g} s at dt {dt:g} s is {K + 1:.4g} samples of "

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._checks import as_positive
 from ..constrained import HolonomicConstraint, constrained_forward_dynamics, constraint_projections
 from ..errors import SimulationError, SimulationInterrupted
 from ._failure import _StepError
+from ._record import _check_room, _npz_out
 from ._system import _check_controller, _name, _states, _steps, _torques
 from .integrators import STEPS, Chart
 from .result import Trajectory
@@ -67,19 +69,17 @@ def as_constraints(constraints):
     return _adapt(constraints)
 
 
-def simulate_constrained(model, q0, v0, controller, *, duration, dt, integrator, control_dt,
-                         f_ext, friction, clip_torque, constraints) -> Trajectory:  # fmt: skip
-    """The constrained branch of :func:`robodyn.simulate` (one rollout, fixed step)."""
-    if integrator not in STEPS:
-        raise ValueError(f"with constraints, integrator must be one of {tuple(STEPS)} "
-                         f"(fixed step), got {integrator!r}")  # fmt: skip
-    if f_ext is not None or control_dt is not None:
-        raise ValueError("with constraints, f_ext and control_dt are not supported")
-    duration, dt, K = _steps(duration, dt)
-    _check_controller(controller)
-    if int(getattr(controller, "state_size", 0) or 0):
-        raise ValueError("with constraints, controllers with their own state are not supported")
+def simulate_constrained(
+    model, q0, v0, controller, *, duration, dt, integrator, control_dt, f_ext, friction,
+    clip_torque, constraints, out=None, overwrite: bool = False, max_memory=None,
+    progress: bool = False, threads=None, on_divergence: str = "raise",
+) -> Trajectory:  # fmt: skip
+    """The constrained branch of :func:`robodyn.simulate`: one rollout in Python, fixed
+    step; ``out`` is written when the run ends (or stops), not streamed."""
+    duration, dt, K = _checked_settings(controller, integrator, control_dt, f_ext, duration,
+                                        dt, threads, on_divergence)  # fmt: skip
     con, q, v, k_rows = _consistent_start(model, q0, v0, constraints)
+    out = _planned_output(model, K, k_rows, duration, dt, out, overwrite, max_memory)
     torque = _torques(model, controller, (model.nv,), clip_torque)
     meta = {
         "model": model.name, "integrator": integrator, "dt": dt, "duration": duration,
@@ -90,7 +90,56 @@ def simulate_constrained(model, q0, v0, controller, *, duration, dt, integrator,
     }  # fmt: skip
     first: list = []  # the first stage's (tau, lambda) of a step: the sample's
     rate = _constrained_rate(model, con, torque, friction, first)
-    return _integrate(model, con, rate, first, q, v, K, dt, STEPS[integrator], meta)
+    bar = _progress_bar(model, K) if progress else None
+    try:
+        res = _integrate(model, con, rate, first, q, v, K, dt, STEPS[integrator], meta, bar, out)
+    finally:
+        if bar is not None:
+            bar.close()
+    if out is not None:
+        res.save(out, overwrite=True)  # out was checked before the run
+    return res
+
+
+def _checked_settings(controller, integrator, control_dt, f_ext, duration, dt, threads,
+                      on_divergence) -> tuple[float, float, int]:  # fmt: skip
+    """duration, dt and the K steps, after the settings a constrained run takes are checked
+    and those it cannot honour refused, each named."""
+    if integrator not in STEPS:
+        raise ValueError(f"with constraints, integrator must be one of {tuple(STEPS)} "
+                         f"(fixed step), got {integrator!r}")  # fmt: skip
+    if f_ext is not None or control_dt is not None:
+        raise ValueError("with constraints, f_ext and control_dt are not supported")
+    if on_divergence not in ("raise", "mark"):
+        raise ValueError(f"on_divergence must be 'raise' or 'mark', got {on_divergence!r}")
+    if on_divergence == "mark":
+        raise ValueError("constraints= runs one rollout in Python; on_divergence='mark' is not "
+                         "supported with it (a failed run raises SimulationError carrying "
+                         "err.partial)")  # fmt: skip
+    duration, dt, K = _steps(duration, dt)
+    _check_controller(controller)
+    if int(getattr(controller, "state_size", 0) or 0):
+        raise ValueError("with constraints, controllers with their own state are not supported")
+    from ..kernels.call import threads as _threads
+
+    _threads(threads)  # checked as everywhere (one rollout has no batch to share out)
+    return duration, dt, K
+
+
+def _planned_output(model, K: int, k_rows: int, duration, dt, out, overwrite, max_memory):
+    """Refuse a run whose samples (with the k multipliers and the violation) do not fit in
+    memory, or on disk with ``out``; then ``out`` as a ``.npz`` path checked free (or
+    ``overwrite``), None without it."""
+    if max_memory is not None:
+        max_memory = as_positive(max_memory, "max_memory", " of bytes")
+    _check_room(model, 1, K, k_rows + 1, duration, dt, out, max_memory)
+    return _npz_out(out, overwrite)
+
+
+def _progress_bar(model, K: int):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=K, unit="step", desc=f"simulate {model.name}", leave=False)
 
 
 def _consistent_start(model, q0, v0, constraints):
@@ -132,10 +181,11 @@ def _constrained_rate(model, con, torque, friction: bool, first: list):
     return rate
 
 
-def _integrate(model, con, rate, first, q, v, K: int, dt: float, step, meta) -> Trajectory:
+def _integrate(model, con, rate, first, q, v, K: int, dt: float, step, meta, bar,
+               out) -> Trajectory:  # fmt: skip
     """Samples 0 .. K (each with its violation ``max |A v|`` and multipliers), one step of
-    ``step`` between two; a failed step or Ctrl-C raises with the samples before it
-    (:func:`_stopped`)."""
+    ``step`` between two, counted on ``bar``; a failed step or Ctrl-C raises with the
+    samples before it, also saved to ``out`` (:func:`_stopped`)."""
     chart = Chart(model)
     k_rows = meta["constraints"]
     T = dt * np.arange(K + 1)
@@ -154,24 +204,31 @@ def _integrate(model, con, rate, first, q, v, K: int, dt: float, step, meta) -> 
             ERR[k] = con.violation(q, v)
             if k < K:
                 q, v = q1, v1
+                if bar is not None:
+                    bar.update(1)
     except (_StepError, KeyboardInterrupt) as exc:
         meta["complete"] = False
         part = Trajectory(T[:k], Q[:k], V[:k], Acc[:k], TAU[:k], meta=meta, model=model,
                           constraint_violation=ERR[:k], constraint_force=LAM[:k])  # fmt: skip
-        _stopped(model, part, k, K, dt, exc)
+        _stopped(model, part, k, K, dt, exc, out)
     meta["complete"] = True
     meta["max_constraint_violation"] = float(ERR.max())
     return Trajectory(T, Q, V, Acc, TAU, meta=meta, model=model,
                       constraint_violation=ERR, constraint_force=LAM)  # fmt: skip
 
 
-def _stopped(model, part, k: int, K: int, dt: float, exc):
-    """Raise for a run stopped at step k, carrying its k samples ``part``: Ctrl-C is
-    SimulationInterrupted (a KeyboardInterrupt, as on the other roads), a failed step
-    SimulationError."""
+def _stopped(model, part, k: int, K: int, dt: float, exc, out):
+    """Raise for a run stopped at step k, carrying its k samples ``part`` (also saved to
+    ``out``, when there are any): Ctrl-C is SimulationInterrupted (a KeyboardInterrupt, as
+    on the other roads), a failed step SimulationError."""
+    saved = out is not None and k > 0
+    if saved:
+        part.save(out, overwrite=True)  # out was checked before the run
     head = f"simulate({model.name!r}, constraints=...) stopped at step {k} (t = {k * dt:g} s) "
     head += f"of {K}"
-    where = f"err.partial holds the {k} samples before it"
+    where = f"err.partial holds the {k} samples before it" + (
+        f" (also saved to {out})" if saved else ""
+    )
     if isinstance(exc, KeyboardInterrupt):
         raise SimulationInterrupted(f"{head}: interrupted (Ctrl-C). {where}", partial=part) from exc
     raise SimulationError(f"{head}: {exc}. {where}", partial=part) from exc

@@ -19,7 +19,7 @@ from ..errors import SimulationInterrupted, SimulationWarning
 from ._compiled import _c_setup, _run_compiled
 from ._failure import _stopped
 from ._loop import _ADAPTIVE, _run_loop
-from ._record import _check_room, _partial_folder, _Record
+from ._record import _check_room, _npz_out, _partial_folder, _Record
 from ._system import (
     _as_seconds,
     _check_controller,
@@ -134,14 +134,9 @@ def _meta(run: _Run) -> dict:
 def _output(out, overwrite: bool) -> tuple[Path | None, Path | None]:
     """``out`` as a ``.npz`` path checked free (or ``overwrite``), and the ``<out>.partial``
     folder the samples stream to; (None, None) without ``out``."""
+    out = _npz_out(out, overwrite)
     if out is None:
         return None, None
-    out = Path(out)
-    if out.suffix != ".npz":
-        out = out.with_name(out.name + ".npz")
-    from .._files import output_path
-
-    output_path(out, overwrite=overwrite, name="out")
     return out, _partial_folder(out, overwrite)
 
 

@@ -115,8 +115,15 @@ def simulate(
     constraints : robodyn.mobile.Pfaffian, HolonomicConstraint or list, optional
         Constraints ``A(q) v = 0`` (rolling without slipping): the accelerations come from
         :func:`robodyn.constrained_forward_dynamics` with Baumgarte stabilisation, one
-        rollout, fixed-step integrators; the result has ``constraint_violation`` (K + 1,)
-        and ``constraint_force`` (K + 1, k). See :mod:`robodyn.sim.constrained_sim`.
+        rollout in Python, fixed-step integrators; the result has ``constraint_violation``
+        (K + 1,) and ``constraint_force`` (K + 1, k). ``out`` and ``overwrite`` work as
+        without constraints, except that the file is written when the run ends (or fails,
+        or is interrupted: what it finished), not streamed, so a killed process leaves
+        nothing; ``max_memory`` and ``progress`` work as without constraints; ``threads``
+        is checked but has no effect (one rollout). Refused with a ValueError naming the
+        argument: ``f_ext``, ``control_dt``, a controller with its own state,
+        ``on_divergence="mark"`` (a failed run raises), a batch of initial states,
+        ``client``, ``resume`` and dask arrays. See :mod:`robodyn.sim.constrained_sim`.
     client : dask.distributed.Client, optional
         Run a batch of rollouts (q0 of shape (N, nq)) in chunks on this Dask cluster; q0
         (or v0) given as a dask array does the same on Dask's active scheduler, one chunk
@@ -173,7 +180,9 @@ def simulate(
         return _run_constrained(model, q0, v0, controller, client=client, resume=resume,
                                 duration=duration, dt=dt, integrator=integrator,
                                 control_dt=control_dt, f_ext=f_ext, friction=friction,
-                                clip_torque=clip_torque, constraints=constraints)  # fmt: skip
+                                clip_torque=clip_torque, constraints=constraints, out=out,
+                                overwrite=overwrite, max_memory=max_memory, progress=progress,
+                                threads=threads, on_divergence=on_divergence)  # fmt: skip
     if client is not None or resume or is_dask(q0) or is_dask(v0):  # rollouts on Dask
         from ..distributed import simulate_chunks
 
