@@ -267,6 +267,7 @@ def tensor_to_cad(inertia) -> dict[str, float]:
     Parameters
     ----------
     inertia : array_like, shape (3, 3)
+        Inertia tensor (robodyn's convention).
 
     Returns
     -------
@@ -615,6 +616,7 @@ class RigidInertia:
         Parameters
         ----------
         T_ba : array_like, shape (4, 4)
+            Pose of {a} in the body frame {b}.
 
         Returns
         -------

@@ -103,6 +103,7 @@ def balanced_inertia(I: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     I : array_like, shape (3, 3)
+        Inertia tensor about the CoM, possibly not physical; only its symmetric part is read.
 
     Returns
     -------
