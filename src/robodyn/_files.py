@@ -23,7 +23,10 @@ import secrets
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-__all__ = ["output_path", "atomic_write", "distinct_outputs", "save_figure"]
+__all__ = [
+    "output_path", "output_option", "figure_path", "atomic_write", "distinct_outputs",
+    "save_figure",
+]  # fmt: skip
 
 
 def output_path(
@@ -78,6 +81,23 @@ def output_path(
             link = " (a symbolic link)" if p.is_symlink() else ""
             raise FileExistsError(f"{where}: the file exists{link}; {how}")
     return p
+
+
+def output_option(option: str, path, *, force: bool = False, inputs: Iterable = ()) -> Path:
+    """:func:`output_path` in a command line's words: ``option`` names the path, ``--force``
+    overwrites, and an existing file is a ValueError (exit status 2) saying to pass it."""
+    try:
+        return output_path(path, overwrite=force, name=option, inputs=inputs,
+                           how="pass --force to overwrite it")  # fmt: skip
+    except FileExistsError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def figure_path(path, overwrite: bool = False) -> None:
+    """Before a figure is drawn: :func:`output_path` of the ``path`` it is to be written to,
+    when there is one (None: the figure is only returned)."""
+    if path is not None:
+        output_path(path, overwrite=overwrite, name="path")
 
 
 def distinct_outputs(paths: dict) -> None:

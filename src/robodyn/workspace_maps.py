@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._files import output_path, save_figure
+from ._files import figure_path, save_figure
 from .kinematics import fk, jacobian
 from .kinematics.forward import _frame_index, _packed, _rows, _sample_ranges
 from .model.model import Model
@@ -224,11 +224,11 @@ class Workspace:
         Returns
         -------
         matplotlib.figure.Figure
+            One 3-D axes (x, y, z in m) and the measure's colour bar.
         """
         from matplotlib.figure import Figure
 
-        if path is not None:
-            output_path(path, overwrite=overwrite, name="path")
+        figure_path(path, overwrite)
         values = self.measure(measure)
         step = max(1, len(values) // max_points)
         fig = Figure(figsize=(7.5, 6.0), layout="constrained")
@@ -280,8 +280,7 @@ class Workspace:
 
         if axis not in ("x", "y", "z"):
             raise ValueError(f"axis must be 'x', 'y' or 'z', got {axis!r}")
-        if path is not None:
-            output_path(path, overwrite=overwrite, name="path")
+        figure_path(path, overwrite)
         a = "xyz".index(axis)
         u, w = [i for i in range(3) if i != a]
         values = self.measure(measure)

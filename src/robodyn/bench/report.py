@@ -57,28 +57,31 @@ def _head_lines(result: dict) -> list[str]:
     return out
 
 
-def _latency_lines(rows: list[dict]) -> list[str]:
-    out = [f"{'model':<7} {'function':<9} {'library':<16} {'median':>10} {'ratio':>7}  "
-           f"{'check':<20} call"]  # fmt: skip
+def _timing_lines(rows: list[dict], time_head: str, batch: bool) -> list[str]:
+    """A table of timed calls: model, function, library, (for a batch: threads and N), the
+    time, the ratio to Pinocchio, the check and the call."""
+
+    def batch_cells(threads, n) -> str:
+        return f"{threads:>3} {n:>7} " if batch else ""
+
+    out = [f"{'model':<7} {'function':<9} {'library':<16} {batch_cells('thr', 'N')}"
+           f"{time_head:>10} {'ratio':>7}  {'check':<20} call"]  # fmt: skip
     for r in rows:
+        cells = batch_cells(r["threads"] or "-", r["n_states"]) if batch else ""
         out.append(
-            f"{r['model']:<7} {r['function']:<9} {r['library']:<16} "
+            f"{r['model']:<7} {r['function']:<9} {r['library']:<16} {cells}"
             f"{_fmt_time(r['median_s']):>10} {_fmt_ratio(r['ratio_to_pinocchio']):>7}  "
             f"{_status_text(r):<20} {r['call']}"
         )
     return out
 
 
+def _latency_lines(rows: list[dict]) -> list[str]:
+    return _timing_lines(rows, "median", batch=False)
+
+
 def _batch_lines(rows: list[dict]) -> list[str]:
-    out = [f"{'model':<7} {'function':<9} {'library':<16} {'thr':>3} {'N':>7} "
-           f"{'per state':>10} {'ratio':>7}  {'check':<20} call"]  # fmt: skip
-    for r in rows:
-        out.append(
-            f"{r['model']:<7} {r['function']:<9} {r['library']:<16} {r['threads'] or '-':>3} "
-            f"{r['n_states']:>7} {_fmt_time(r['median_s']):>10} "
-            f"{_fmt_ratio(r['ratio_to_pinocchio']):>7}  {_status_text(r):<20} {r['call']}"
-        )
-    return out
+    return _timing_lines(rows, "per state", batch=True)
 
 
 def _cold_lines(rows: list[dict]) -> list[str]:
@@ -205,26 +208,28 @@ def _cell(rows: list[dict]) -> str:
     return f"{_fmt_time(rows[0]['median_s'])} ({_fmt_ratio(rows[0]['ratio_to_pinocchio'])})"
 
 
+def _markdown_table(title: str, head: list[str], cells: dict[str, list[str]]) -> list[str]:
+    """A Markdown table under ``title``: a model column, then ``head``; a row per model."""
+    lines = [title, "", "| model | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
+    lines += [f"| {mod} | " + " | ".join(row) + " |" for mod, row in cells.items()]
+    lines.append("")
+    return lines
+
+
 def _latency_markdown(lat: list[dict], models: list[str]) -> list[str]:
     """One state, called from Python: robodyn's time (ratio) per model and function."""
     if not lat:
         return []
     fns = list(dict.fromkeys(r["function"] for r in lat))
-    lines = [
-        "One state, called from Python: robodyn's median time (ratio to Pinocchio)",
-        "",
-        "| model | " + " | ".join(fns) + " |",
-        "|---" * (len(fns) + 1) + "|",
-    ]
+    cells = {}
     for mod in models:
-        cells = []
+        cells[mod] = []
         for fn in fns:
             key = (mod, fn, "robodyn")
             r = [x for x in lat if (x["model"], x["function"], x["library"]) == key]
-            cells.append(_cell(r))
-        lines.append(f"| {mod} | " + " | ".join(cells) + " |")
-    lines.append("")
-    return lines
+            cells[mod].append(_cell(r))
+    title = "One state, called from Python: robodyn's median time (ratio to Pinocchio)"
+    return _markdown_table(title, fns, cells)
 
 
 def _batch_markdown(result: dict, models: list[str]) -> list[str]:
@@ -234,23 +239,18 @@ def _batch_markdown(result: dict, models: list[str]) -> list[str]:
         return []
     threads = sorted({r["threads"] for r in bat})
     fns = [f for f in ("rnea", "aba", "crba") if any(r["function"] == f for r in bat)]
-    head = [f"{f}, {t} thr." for f in fns for t in threads]
-    lines = [
-        "Batch of states, time per state (ratio to Pinocchio's rneaInParallel / "
-        "abaInParallel, or to a Python loop over crba, at the same thread count)",
-        "",
-        "| model | " + " | ".join(head) + " |",
-        "|---" * (len(head) + 1) + "|",
-    ]
+    cells = {}
     for mod in models:
-        cells = []
+        cells[mod] = []
         for f in fns:
             for t in threads:
                 r = [x for x in bat if (x["model"], x["function"], x["threads"]) == (mod, f, t)]
-                cells.append(_cell(r))
-        lines.append(f"| {mod} | " + " | ".join(cells) + " |")
-    lines.append("")
-    return lines
+                cells[mod].append(_cell(r))
+    title = (
+        "Batch of states, time per state (ratio to Pinocchio's rneaInParallel / "
+        "abaInParallel, or to a Python loop over crba, at the same thread count)"
+    )
+    return _markdown_table(title, [f"{f}, {t} thr." for f in fns for t in threads], cells)
 
 
 def _simulate_markdown(result: dict) -> list[str]:

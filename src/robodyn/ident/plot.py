@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._files import output_path, save_figure
+from .._files import figure_path, save_figure
 
 __all__ = ["plot_identification"]
 
@@ -34,11 +34,11 @@ def plot_identification(
     Returns
     -------
     matplotlib.figure.Figure
+        One panel of torques per joint (one time axis), and the base parameters' panel.
     """
     from matplotlib.figure import Figure
 
-    if path is not None:
-        output_path(path, overwrite=overwrite, name="path")
+    figure_path(path, overwrite)
     if not isinstance(results, dict):
         results = {results.method: results}
     first = next(iter(results.values()))

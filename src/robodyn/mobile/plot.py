@@ -20,10 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .._files import output_path
+from .._files import figure_path, output_path
 from ..sim.plot import (
     _animation_figure,
-    _check,
     _figure,
     _frame_samples,
     _legend,
@@ -89,7 +88,7 @@ def plot_path(
     """
     if not isinstance(runs, dict):
         runs = {"robot": runs}
-    _check(path, overwrite)
+    figure_path(path, overwrite)
     fig, axes = _figure(1, height=5.6, width=9.0)
     ax = axes[0, 0]
     pts = []
@@ -126,7 +125,7 @@ def plot_wheel_speeds(run, path=None, *, title=None, overwrite: bool = False):
     A car's steering angle (rad) gets its own panel. An existing ``path`` is refused
     unless ``overwrite=True``.
     """
-    _check(path, overwrite)
+    figure_path(path, overwrite)
     robot = run.robot
     names = list(robot.inputs)
     car = isinstance(robot, Car)
@@ -161,7 +160,7 @@ def plot_wheel_speeds(run, path=None, *, title=None, overwrite: bool = False):
 def plot_tracking(runs: dict, path=None, *, title="tracking error", overwrite: bool = False):
     """Position error ``|p - p_d|`` (m) of runs with a reference, on a log scale (an
     existing ``path`` is refused unless ``overwrite=True``)."""
-    _check(path, overwrite)
+    figure_path(path, overwrite)
     fig, axes = _figure(1, height=3.0)
     ax = axes[0, 0]
     for name, run in runs.items():
@@ -178,7 +177,7 @@ def plot_manipulation(
     """A :class:`ManipulationRun`: end-effector error ``X_err`` (rad, m), position error
     (mm) and the wheel and joint speeds (rad/s) against time (an existing ``path`` is
     refused unless ``overwrite=True``)."""
-    _check(path, overwrite)
+    figure_path(path, overwrite)
     fig, axes = _figure(3, height=2.3)
     ax = axes[0, 0]
     for j, lab in enumerate(("omega_x", "omega_y", "omega_z", "v_x", "v_y", "v_z")):
@@ -210,7 +209,7 @@ def plot_constraint_violation(traj, path=None, *, title=None, overwrite: bool = 
     err = getattr(traj, "constraint_violation", None)
     if err is None:
         raise ValueError("the trajectory has no constraint_violation (simulate with constraints=)")
-    _check(path, overwrite)
+    figure_path(path, overwrite)
     fig, axes = _figure(1, height=3.0)
     ax = axes[0, 0]
     ax.semilogy(traj.t, np.maximum(err, 1e-18), label="max |A(q) v|")

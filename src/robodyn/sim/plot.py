@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._files import atomic_write, output_path, save_figure
+from .._files import atomic_write, figure_path, output_path, save_figure
 
 __all__ = ["plot_trajectory", "plot_energy", "plot_comparison", "plot_ellipses", "animate"]
 
@@ -44,12 +44,6 @@ def _figure(rows: int, cols: int = 1, height: float = 2.3, width: float = 8.0):
 def _legend(ax, **kw) -> None:
     """A legend outside the axes, on the right: it never covers the data."""
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", **kw)
-
-
-def _check(path, overwrite: bool) -> None:
-    """Before any drawing: ``path`` may be written (robodyn._files.output_path)."""
-    if path is not None:
-        output_path(path, overwrite=overwrite, name="path")
 
 
 def _save(fig, path, overwrite: bool):
@@ -118,7 +112,7 @@ def plot_trajectory(
         what.append("error")
     if "error" in what and reference is None:
         raise ValueError("what: 'error' needs a reference")
-    _check(path, overwrite)
+    figure_path(path, overwrite)
     tr, note = _one(traj, rollout)
     t = tr.t
     nq = tr.q.shape[-1]
@@ -158,8 +152,9 @@ def plot_energy(traj, path=None, *, rollout=None, overwrite: bool = False):
     Returns
     -------
     matplotlib.figure.Figure
+        Two panels: the energies, and the drift of the total from its first value.
     """
-    _check(path, overwrite)
+    figure_path(path, overwrite)
     tr, note = _one(traj, rollout)
     K, U = tr.kinetic_energy(), tr.potential_energy()
     E = K + U
@@ -208,7 +203,7 @@ def plot_comparison(
     """
     if not trajs:
         raise ValueError("trajs: give at least one trajectory")
-    _check(path, overwrite)
+    figure_path(path, overwrite)
     first = next(iter(trajs.values()))
     nv = first.v.shape[-1]
     names = _joint_names(first, nv)
@@ -292,7 +287,7 @@ def plot_ellipses(
         raise ValueError(f"kind must be 'torque' or 'force', got {kind!r}")
     if kind == "torque" and model.nv != 2:
         raise ValueError(f"kind='torque' draws 2-dof models; {model.name!r} has nv = {model.nv}")
-    _check(path, overwrite)
+    figure_path(path, overwrite)
     fig = Figure(figsize=(8.5, 5.5), layout="constrained")
     ax = fig.add_subplot()
     ax.set_aspect("equal")
