@@ -124,6 +124,16 @@ class ModelArrays(NamedTuple):
     frame_p: np.ndarray  # (nf, 3) frame origin in its body
 
 
+def _index(names: tuple, name, kind: str, kinds: str, listed: tuple | None = None) -> int:
+    """Position of ``name`` in ``names``, or a ModelError "no <kind> named <name>; <kinds>:"
+    followed by ``listed`` (by default ``names``)."""
+    try:
+        return names.index(name)
+    except ValueError:
+        shown = ", ".join(names if listed is None else listed)
+        raise ModelError(f"no {kind} named {name!r}; {kinds}: {shown}") from None
+
+
 def _readonly(a: np.ndarray, dtype) -> np.ndarray:
     a = np.ascontiguousarray(a, dtype=dtype).copy()
     a.flags.writeable = False
@@ -215,26 +225,13 @@ class Model:
         if np.any(self.body_parent[1:] >= np.arange(1, nb)) or np.any(self.body_parent[1:] < 0):
             raise ModelError("bodies must be in topological order (body_parent[i] < i)")
 
-    # ------------------------------------------------------------------ sizes
-    @property
-    def nb(self) -> int:
-        """Number of bodies, the world included."""
-        return len(self.body_names)
-
-    @property
-    def nq(self) -> int:
-        """Number of configuration coordinates."""
-        return len(self.q_lower)
-
-    @property
-    def nv(self) -> int:
-        """Number of velocity coordinates (degrees of freedom)."""
-        return len(self.dof_body)
-
-    @property
-    def nf(self) -> int:
-        """Number of operational frames."""
-        return len(self.frame_names)
+    # ------------------------------------------------------------------ sizes (int)
+    nb = property(lambda self: len(self.body_names), doc="Number of bodies, the world included.")
+    nq = property(lambda self: len(self.q_lower), doc="Number of configuration coordinates.")
+    nv = property(
+        lambda self: len(self.dof_body), doc="Number of velocity coordinates (degrees of freedom)."
+    )
+    nf = property(lambda self: len(self.frame_names), doc="Number of operational frames.")
 
     @property
     def floating_base(self) -> bool:
@@ -327,12 +324,7 @@ class Model:
     # ------------------------------------------------------------------ lookup
     def body_id(self, name: str) -> int:
         """Index of the body called ``name`` (ModelError listing the names if absent)."""
-        try:
-            return self.body_names.index(name)
-        except ValueError:
-            raise ModelError(
-                f"no body named {name!r}; bodies: {', '.join(self.body_names)}"
-            ) from None
+        return _index(self.body_names, name, "body", "bodies")
 
     def frame_id(self, frame: str | int) -> int:
         """Index of an operational frame given by name or index."""
@@ -340,21 +332,11 @@ class Model:
             if not 0 <= int(frame) < self.nf:
                 raise ModelError(f"frame index {frame} out of range 0..{self.nf - 1}")
             return int(frame)
-        try:
-            return self.frame_names.index(frame)
-        except ValueError:
-            raise ModelError(
-                f"no frame named {frame!r}; frames: {', '.join(self.frame_names)}"
-            ) from None
+        return _index(self.frame_names, frame, "frame", "frames")
 
     def joint_id(self, name: str) -> int:
         """Body index of the joint called ``name``."""
-        try:
-            return self.joint_names_all.index(name)
-        except ValueError:
-            raise ModelError(
-                f"no joint named {name!r}; joints: {', '.join(self.joint_names)}"
-            ) from None
+        return _index(self.joint_names_all, name, "joint", "joints", self.joint_names)
 
     def arrays(self) -> ModelArrays:
         """The flat arrays the compiled kernels take (cached; the Model is immutable)."""
