@@ -5,7 +5,8 @@ joint frame, plus joint friction and armature): :func:`regressor`, :func:`parame
 :func:`with_parameters`; the energy form ``H = e(q, v) pi``: :func:`energy_regressor`.
 """
 
-from ..model.parameters import (
+from ..model import parameters as _parameters
+from ..model.parameters import (  # noqa: F401 (handed on, see __all__)
     BODY_PARAMETER_NAMES,
     inertia_vector,
     joint_dofs,
@@ -46,16 +47,9 @@ __all__ = [
     "save_csv",
     "simulate_experiment",
     "log_cholesky",
-    "BODY_PARAMETER_NAMES",
     "energy_regressor",
-    "inertia_vector",
-    "joint_dofs",
-    "layout",
-    "parameter_names",
-    "parameters",
-    "physical_violations",
-    "pseudo_inertia",
     "regressor",
     "regressor_reference",
-    "with_parameters",
+    # the standard parameter vector (robodyn.model.parameters), all but its layout class
+    *(name for name in _parameters.__all__ if name != "ParameterLayout"),
 ]

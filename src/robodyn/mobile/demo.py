@@ -188,7 +188,7 @@ def run_mobile_demo(kind: str, out, *, animate: bool = True, overwrite: bool = F
     Returns
     -------
     int
-        0.
+        0, the exit status of ``robodyn mobile`` (a failure raises).
     """
     from . import DiffDrive, Mecanum, Omni, Unicycle
 

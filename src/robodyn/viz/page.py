@@ -76,10 +76,12 @@ def page_html(scene: Scene) -> str:
     Parameters
     ----------
     scene : Scene
+        What to show (:func:`robodyn.viz.scene.build_scene`).
 
     Returns
     -------
     str
+        The HTML text: one file that needs no network (the scripts and the scene inline).
     """
     title = html.escape(f"{scene.model_name} - robodyn viewer")
     return (
