@@ -64,6 +64,7 @@ def skew(omega) -> np.ndarray:
     Parameters
     ----------
     omega : array_like, shape (..., 3)
+        Any 3-vector (an angular velocity, an axis, a position), or a stack of them.
 
     Returns
     -------
@@ -87,6 +88,7 @@ def unskew(W) -> np.ndarray:
     Parameters
     ----------
     W : array_like, shape (..., 3, 3)
+        A skew-symmetric matrix, or a stack of them.
 
     Returns
     -------
@@ -254,6 +256,7 @@ def inv_transform(T) -> np.ndarray:
     Parameters
     ----------
     T : array_like, shape (..., 4, 4)
+        Homogeneous transform; the rotation block is taken to be a rotation (not checked).
 
     Returns
     -------
@@ -372,6 +375,7 @@ def adjoint(T) -> np.ndarray:
     Parameters
     ----------
     T : array_like, shape (..., 4, 4)
+        The pose ``T_ab`` of {b} in {a} (not checked to be rigid).
 
     Returns
     -------
@@ -401,6 +405,7 @@ def ad(V) -> np.ndarray:
     Parameters
     ----------
     V : array_like, shape (..., 6)
+        Twist ``[omega, v]``.
 
     Returns
     -------
@@ -457,18 +462,26 @@ def axis_angle_to_rotation(axis, angle) -> np.ndarray:
     Parameters
     ----------
     axis : array_like, shape (..., 3)
+        Rotation axis, of any non-zero length.
     angle : array_like, shape (...)
+        Angle in radians, right-handed about ``axis``.
 
     Returns
     -------
     numpy.ndarray, shape (..., 3, 3)
     """
-    axis = as_array(axis, "axis", (3,))
-    n = np.linalg.norm(axis, axis=-1)
-    if np.any(n < 1e-12):
-        raise ValueError("axis must be non-zero")
+    unit = _normalized(axis, "axis", 3)
     angle = np.asarray(angle, dtype=float)
-    return exp3(axis / n[..., None] * angle[..., None])
+    return exp3(unit * angle[..., None])
+
+
+def _normalized(x, name: str, k: int) -> np.ndarray:
+    """``x`` (..., k) divided by its norm, or ValueError "<name> must be non-zero"."""
+    a = as_array(x, name, (k,))
+    n = np.linalg.norm(a, axis=-1)
+    if np.any(n < 1e-12):
+        raise ValueError(f"{name} must be non-zero")
+    return a / n[..., None]
 
 
 def rotation_to_axis_angle(R) -> tuple[np.ndarray, np.ndarray]:
@@ -514,6 +527,7 @@ def rotation_to_rpy(R) -> np.ndarray:
     Parameters
     ----------
     R : array_like, shape (..., 3, 3)
+        Rotation matrix, checked to 1e-6 (ValueError otherwise).
 
     Returns
     -------
@@ -538,16 +552,13 @@ def quat_to_rotation(quat) -> np.ndarray:
     Parameters
     ----------
     quat : array_like, shape (..., 4)
+        Scalar first, ``(w, x, y, z)`` (Pinocchio stores ``(x, y, z, w)``).
 
     Returns
     -------
     numpy.ndarray, shape (..., 3, 3)
     """
-    q = as_array(quat, "quat", (4,))
-    n = np.linalg.norm(q, axis=-1)
-    if np.any(n < 1e-12):
-        raise ValueError("quat must be non-zero")
-    q = q / n[..., None]
+    q = _normalized(quat, "quat", 4)
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     return np.stack(
         [
@@ -565,6 +576,7 @@ def rotation_to_quat(R) -> np.ndarray:
     Parameters
     ----------
     R : array_like, shape (..., 3, 3)
+        A rotation: :func:`check_rotation` must accept it.
 
     Returns
     -------
@@ -672,6 +684,7 @@ def project_to_so3(M) -> np.ndarray:
     Parameters
     ----------
     M : array_like, shape (..., 3, 3)
+        Any real matrix, e.g. a rotation that drifted by rounding.
 
     Returns
     -------
@@ -692,6 +705,7 @@ def project_to_se3(T) -> np.ndarray:
     Parameters
     ----------
     T : array_like, shape (..., 4, 4)
+        Near-rigid transform; its translation column is kept as it is.
 
     Returns
     -------
