@@ -20,7 +20,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "robodyn"
 # The layers, lowest first: each module belongs to the first prefix that matches its dotted
 # name (after "robodyn."). The README's design section shows the same table.
 LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
-    (0, "base", ("errors", "_files", "_checks")),
+    (0, "base", ("errors", "_files", "_checks", "_command")),
     (1, "math", ("spatial", "inertia", "cspace")),
     (2, "model", ("model", "models")),
     (3, "core", ("kernels",)),

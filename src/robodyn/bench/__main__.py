@@ -2,7 +2,8 @@
 
 import sys
 
-from ..cli.main import main as cli_main
+from .._command import run_command
+from .main import main
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(cli_main(["bench", *sys.argv[1:]]))
+    sys.exit(run_command(main, sys.argv[1:]))

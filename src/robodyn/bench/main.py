@@ -261,15 +261,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 when every equality check passed, 1 when one failed (FAIL rows), 2 on bad
         options or an output file that cannot be written (checked before any timing).
     """
-    from ..cli.common import atomic_output, check_output_path, distinct_outputs
+    from .._files import atomic_write, distinct_outputs, output_option
 
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
         cfg = _config(args)
         for option in ("json", "plot", "markdown"):  # before minutes of timing, not after
             if getattr(args, option):
-                check_output_path(f"--{option}", getattr(args, option), force=args.force)
-        distinct_outputs({f"--{o}": getattr(args, o) for o in ("json", "plot", "markdown")})
+                output_option(f"--{option}", getattr(args, option), force=args.force)
+        named = {f"--{o}": getattr(args, o) for o in ("json", "plot", "markdown")}
+        distinct_outputs({o: p for o, p in named.items() if p is not None})
     except ValueError as exc:
         print(f"robodyn bench: error: {exc}", file=sys.stderr)
         return 2
@@ -279,14 +280,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = run(cfg)
     print(format_table(result))
     if args.markdown:
-        with atomic_output(args.markdown) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        with atomic_write(args.markdown) as tmp, open(tmp, "w", encoding="utf-8") as fh:
             fh.write(format_markdown(result))
     if args.json:
-        with atomic_output(args.json) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        with atomic_write(args.json) as tmp, open(tmp, "w", encoding="utf-8") as fh:
             json.dump(result, fh, indent=1, default=str)
     if args.plot:
-        with atomic_output(args.plot) as tmp:
-            write_plot(result, tmp, overwrite=True)  # tmp exists: atomic_output made it
+        with atomic_write(args.plot) as tmp:
+            write_plot(result, tmp, overwrite=True)  # tmp exists: atomic_write made it
     failed = any(
         str(r.get("status", "")).startswith("FAIL")
         for sec in ("latency", "batch")

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._files import output_option as check_output_path
+
 __all__ = [
     "resolve_robot",
     "load_robot",
@@ -182,41 +184,6 @@ def load_robot(text: str, floating_base: bool = False):
 
 
 FORCE_HELP = "overwrite existing output files (default: refuse them, exit status 2)"
-
-
-def check_output_path(
-    option: str, path: str | os.PathLike, *, force: bool = False, inputs=()
-) -> Path:
-    """Check, before any work, that ``path`` can be written (its folder exists, is writable,
-    ``path`` is not itself a folder nor one of ``inputs``, and it does not exist unless
-    ``force``): :func:`robodyn._files.output_path` with the command line's words.
-
-    Parameters
-    ----------
-    option : str
-        The option that named the path (``"--latex"``), for the message.
-    path : str or os.PathLike
-    force : bool
-        Allow overwriting an existing file (the command's ``--force``).
-    inputs : iterable of paths
-        Files the command reads (``check --fix`` may not write onto its URDF).
-
-    Returns
-    -------
-    pathlib.Path
-
-    Raises
-    ------
-    ValueError
-        Naming the option, the path and what is wrong.
-    """
-    from .._files import output_path
-
-    try:
-        return output_path(path, overwrite=force, name=option, inputs=inputs,
-                           how="pass --force to overwrite it")  # fmt: skip
-    except FileExistsError as exc:
-        raise ValueError(str(exc)) from None
 
 
 def distinct_outputs(paths: dict) -> None:

@@ -10,19 +10,16 @@ with status 141, the status of a process ended by SIGPIPE, as ``yes | head`` end
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
-import warnings
 from collections.abc import Sequence
 
+from .._command import EXIT_BROKEN_PIPE, run_command
 from . import bench, check, demo, derive, fk, identify, info, mobile, simulate, sweep, view
 from .common import DOCS_HELP, DOCS_SITE, FORCE_HELP
 
 __all__ = ["main", "build_parser", "EXIT_BROKEN_PIPE"]
 
-# Exit status after the reader of stdout went away: 128 + SIGPIPE, as a killed process.
-EXIT_BROKEN_PIPE = 141
 
 #: the subcommands, in the order ``robodyn --help`` lists them
 SUBCOMMANDS = (demo, info, fk, check, bench, simulate, derive, mobile, sweep, view, identify)
@@ -81,28 +78,12 @@ def _run(argv: list[str]) -> int:
         print(f"robodyn {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:  # SimulationError: what was simulated is in --out
-        from .errors import SimulationError
+        from ..errors import SimulationError
 
         if not isinstance(exc, SimulationError):
             raise
         print(f"robodyn {args.command}: error: {exc}", file=sys.stderr)
         return 1
-
-
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """A warning as one line on stderr: ``robodyn: SimulationWarning: ...``."""
-    print(f"robodyn: {category.__name__}: {message}", file=sys.stderr if file is None else file)
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):  # not a real file (a test's capture)
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, fd)
-    os.close(devnull)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,20 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         equality check, 2 on bad input (one line on stderr), 130 on Ctrl-C and 141 when
         the reader of stdout closed it early (``robodyn fk panda | head -2``), silently.
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        try:
-            with warnings.catch_warnings():  # one line per warning, as errors are
-                warnings.showwarning = _show_warning
-                code = _run(argv)
-        finally:  # also after --help (SystemExit): a closed pipe shows here, not at exit
-            sys.stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
-        return EXIT_BROKEN_PIPE
-    except KeyboardInterrupt:
-        return 130
-    return code
+    return run_command(_run, list(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":  # pragma: no cover
