@@ -877,3 +877,18 @@ def test_max_memory_bounds_a_run_before_it_starts(capsys, tmp_path):
     assert main(["simulate", "panda", "--duration", "1", "--max-memory", "1Gi"]) == 0
     assert _exit_code(["simulate", "panda", "--max-memory", "lots"]) == 2
     assert "argument --max-memory: not a number" in capsys.readouterr().err
+
+
+def test_a_simulation_error_reaching_main_is_one_line_and_status_1(monkeypatch, capsys):
+    """A SimulationError a command does not handle itself ends the command line with one
+    line on stderr and status 1 (the layered move had left main importing it from a module
+    that does not exist, which turned it into an ImportError)."""
+    import robodyn.cli.info as info_command
+    from robodyn import SimulationError
+
+    def diverges(args):
+        raise SimulationError("the run diverged at t = 0.25 s")
+
+    monkeypatch.setattr(info_command, "command", diverges)
+    assert main(["info", "planar_2r"]) == 1
+    assert capsys.readouterr().err == "robodyn info: error: the run diverged at t = 0.25 s\n"
