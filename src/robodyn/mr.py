@@ -155,20 +155,24 @@ def Normalize(V: ArrayLike) -> np.ndarray:
 
 
 # ====================================================== chapter 3: rigid-body motions
+def _matrix(x: ArrayLike, name: str, k: int) -> np.ndarray:
+    """A single k x k matrix as a float array (MR's functions take one, never a stack)."""
+    a = as_array(x, name, (k, k))
+    if a.ndim != 2:
+        raise ValueError(f"{name} must have shape ({k}, {k}), got {a.shape}")
+    return a
+
+
 def _rotation(R: ArrayLike, name: str) -> np.ndarray:
     """A single 3x3 rotation (checked to MR's TestIfSO3 tolerance) as a float array."""
-    R = as_array(R, name, (3, 3))
-    if R.ndim != 2:
-        raise ValueError(f"{name} must have shape (3, 3), got {R.shape}")
+    R = _matrix(R, name, 3)
     _sp.check_rotation(R, name, _SO3_TOL)
     return R
 
 
 def _transform_arg(T: ArrayLike, name: str) -> np.ndarray:
     """A single 4x4 rigid transform (checked to MR's TestIfSE3 tolerance)."""
-    T = as_array(T, name, (4, 4))
-    if T.ndim != 2:
-        raise ValueError(f"{name} must have shape (4, 4), got {T.shape}")
+    T = _matrix(T, name, 4)
     _sp.check_transform(T, name, _SO3_TOL)
     return T
 
@@ -179,6 +183,7 @@ def RotInv(R: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     R : array_like, shape (3, 3)
+        A rotation matrix; not checked, its transpose is returned.
 
     Returns
     -------
@@ -193,6 +198,7 @@ def VecToso3(omg: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     omg : array_like, shape (3,)
+        An angular velocity, or any 3-vector.
 
     Returns
     -------
@@ -209,6 +215,7 @@ def so3ToVec(so3mat: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     so3mat : array_like, shape (3, 3)
+        A skew-symmetric matrix (the other entries are not read).
 
     Returns
     -------
@@ -224,6 +231,7 @@ def AxisAng3(expc3: ArrayLike) -> tuple[np.ndarray, float]:
     Parameters
     ----------
     expc3 : array_like, shape (3,)
+        Exponential coordinates of a rotation, not zero.
 
     Returns
     -------
@@ -259,6 +267,7 @@ def MatrixLog3(R: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     R : array_like, shape (3, 3)
+        Rotation matrix, checked to MR's 1e-3 (as :func:`TestIfSO3`).
 
     Returns
     -------
@@ -294,10 +303,7 @@ def RpToTrans(R: ArrayLike, p: ArrayLike) -> np.ndarray:
     -------
     numpy.ndarray, shape (4, 4)
     """
-    R = as_array(R, "R", (3, 3))
-    if R.ndim != 2:
-        raise ValueError(f"R must have shape (3, 3), got {R.shape}")
-    return _sp.transform(R, as_vector(p, "p", 3))
+    return _sp.transform(_matrix(R, "R", 3), as_vector(p, "p", 3))
 
 
 def TransToRp(T: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -306,6 +312,7 @@ def TransToRp(T: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     T : array_like, shape (4, 4)
+        A homogeneous transform (not checked).
 
     Returns
     -------
@@ -322,15 +329,13 @@ def TransInv(T: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     T : array_like, shape (4, 4)
+        A rigid transform; its rotation block is taken as a rotation, unchecked.
 
     Returns
     -------
     numpy.ndarray, shape (4, 4)
     """
-    T = as_array(T, "T", (4, 4))
-    if T.ndim != 2:
-        raise ValueError(f"T must have shape (4, 4), got {T.shape}")
-    return _sp.inv_transform(T)
+    return _sp.inv_transform(_matrix(T, "T", 4))
 
 
 def VecTose3(V: ArrayLike) -> np.ndarray:
@@ -339,6 +344,7 @@ def VecTose3(V: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     V : array_like, shape (6,)
+        The twist.
 
     Returns
     -------
@@ -357,6 +363,7 @@ def se3ToVec(se3mat: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     se3mat : array_like, shape (4, 4)
+        An se(3) matrix; only the entries of ``[omega]`` and v are read.
 
     Returns
     -------
@@ -372,15 +379,13 @@ def Adjoint(T: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     T : array_like, shape (4, 4)
+        Pose ``T_ab`` of {b} in {a}.
 
     Returns
     -------
     numpy.ndarray, shape (6, 6)
     """
-    T = as_array(T, "T", (4, 4))
-    if T.ndim != 2:
-        raise ValueError(f"T must have shape (4, 4), got {T.shape}")
-    return _sp.adjoint(T)
+    return _sp.adjoint(_matrix(T, "T", 4))
 
 
 def ScrewToAxis(q: ArrayLike, s: ArrayLike, h: float) -> np.ndarray:
@@ -415,6 +420,7 @@ def AxisAng6(expc6: ArrayLike) -> tuple[np.ndarray, float]:
     Parameters
     ----------
     expc6 : array_like, shape (6,)
+        Exponential coordinates ``S theta`` of a rigid motion, not zero.
 
     Returns
     -------
@@ -436,7 +442,7 @@ def MatrixExp6(se3mat: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     se3mat : array_like, shape (4, 4)
-        ``[S] theta``.
+        ``[S] theta``, an se(3) matrix: only the entries of ``[omega]`` and v are read.
 
     Returns
     -------
@@ -451,6 +457,7 @@ def MatrixLog6(T: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     T : array_like, shape (4, 4)
+        A rigid transform (checked as by :func:`TestIfSE3`).
 
     Returns
     -------
@@ -473,6 +480,7 @@ def ProjectToSO3(mat: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     mat : array_like, shape (3, 3)
+        Any real matrix, typically a rotation that drifted.
 
     Returns
     -------
@@ -487,6 +495,7 @@ def ProjectToSE3(mat: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     mat : array_like, shape (4, 4)
+        A 4x4 matrix; its translation column is kept as it is.
 
     Returns
     -------
@@ -501,6 +510,7 @@ def DistanceToSO3(mat: ArrayLike) -> float:
     Parameters
     ----------
     mat : array_like, shape (3, 3)
+        Any real matrix.
 
     Returns
     -------
@@ -521,6 +531,7 @@ def DistanceToSE3(mat: ArrayLike) -> float:
     Parameters
     ----------
     mat : array_like, shape (4, 4)
+        Any real 4x4 matrix; only its bottom row and rotation block count.
 
     Returns
     -------
@@ -542,6 +553,7 @@ def TestIfSO3(mat: ArrayLike) -> bool:
     Parameters
     ----------
     mat : array_like, shape (3, 3)
+        Any real matrix, as in :func:`DistanceToSO3`.
 
     Returns
     -------
@@ -556,6 +568,7 @@ def TestIfSE3(mat: ArrayLike) -> bool:
     Parameters
     ----------
     mat : array_like, shape (4, 4)
+        A 4x4 matrix.
 
     Returns
     -------
@@ -630,13 +643,6 @@ def _kin_chain(M: np.ndarray, S: np.ndarray, body: bool) -> _KinChain:
     return c
 
 
-def _home(M: ArrayLike) -> np.ndarray:
-    M = as_array(M, "M", (4, 4))
-    if M.ndim != 2:
-        raise ValueError(f"M must have shape (4, 4), got {M.shape}")
-    return M
-
-
 _EYE4 = np.eye(4)
 
 
@@ -654,6 +660,19 @@ def _jac(c: _KinChain, theta: np.ndarray, kind: str) -> np.ndarray:
     return jacobian(c.model, c.k * theta, "ee", kind=kind) * c.k  # J = J_hat K
 
 
+def _kinematics(M: np.ndarray, A: np.ndarray, body: bool):
+    """The functions ``theta -> T`` and ``theta -> J`` of the chain ``(M, A)`` with body
+    (``body``) or space screw axes A: the compiled fk and Jacobian where the chain is a
+    robodyn Model, the numpy products of exponentials of :mod:`robodyn.model.poe` if not."""
+    c = _kin_chain(M, A, body)
+    if c.model is not None:
+        kind = "body" if body else "space"
+        return (lambda th: _fk(c, th)), (lambda th: _jac(c, th, kind))
+    if body:
+        return (lambda th: _poe.fk_body(M, A, th)), (lambda th: _poe.jacobian_body(A, th))
+    return (lambda th: _poe.fk_space(M, A, th)), (lambda th: _poe.jacobian_space(A, th))
+
+
 def FKinBody(M: ArrayLike, Blist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
     """Forward kinematics with body screw axes, ``T = M e^[B1 th1] (...) e^[Bn thn]`` (MR 4.16).
 
@@ -669,12 +688,7 @@ def FKinBody(M: ArrayLike, Blist: ArrayLike, thetalist: ArrayLike) -> np.ndarray
     -------
     numpy.ndarray, shape (4, 4)
     """
-    M = _home(M)
-    B, theta = _screw_list(Blist, thetalist, "Blist")
-    c = _kin_chain(M, B, True)
-    if c.model is None:
-        return _poe.fk_body(M, B, theta)
-    return _fk(c, theta)
+    return _fkin(M, Blist, thetalist, body=True)
 
 
 def FKinSpace(M: ArrayLike, Slist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
@@ -682,22 +696,24 @@ def FKinSpace(M: ArrayLike, Slist: ArrayLike, thetalist: ArrayLike) -> np.ndarra
 
     Parameters
     ----------
-    M : array_like, shape (4, 4)
-        Home pose of the end-effector.
     Slist : array_like, shape (6, n)
         Space screw axes as columns.
-    thetalist : array_like, shape (n,)
+    M, thetalist
+        As in :func:`FKinBody`.
 
     Returns
     -------
     numpy.ndarray, shape (4, 4)
     """
-    M = _home(M)
-    S, theta = _screw_list(Slist, thetalist, "Slist")
-    c = _kin_chain(M, S, False)
-    if c.model is None:
-        return _poe.fk_space(M, S, theta)
-    return _fk(c, theta)
+    return _fkin(M, Slist, thetalist, body=False)
+
+
+def _fkin(M: ArrayLike, A: ArrayLike, thetalist: ArrayLike, body: bool) -> np.ndarray:
+    """FKinBody (``body``: A = Blist) or FKinSpace (A = Slist)."""
+    M = _matrix(M, "M", 4)
+    A, theta = _screw_list(A, thetalist, "Blist" if body else "Slist")
+    fk, _ = _kinematics(M, A, body)
+    return fk(theta)
 
 
 def JacobianBody(Blist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
@@ -705,18 +721,17 @@ def JacobianBody(Blist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
 
     Parameters
     ----------
-    Blist : array_like, shape (6, n)
-    thetalist : array_like, shape (n,)
+    Blist, thetalist
+        As in :func:`FKinBody`.
 
     Returns
     -------
     numpy.ndarray, shape (6, n)
+        Column i: the screw axis of joint i at ``theta``, in the end-effector frame.
     """
     B, theta = _screw_list(Blist, thetalist, "Blist")
-    c = _kin_chain(_EYE4, B, True)  # J_b depends on Blist only: take M = I
-    if c.model is None:
-        return _poe.jacobian_body(B, theta)
-    return _jac(c, theta, "body")
+    _, jac = _kinematics(_EYE4, B, True)  # J_b depends on Blist only: take M = I
+    return jac(theta)
 
 
 def JacobianSpace(Slist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
@@ -725,17 +740,17 @@ def JacobianSpace(Slist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     Slist : array_like, shape (6, n)
+        As in :func:`FKinSpace`.
     thetalist : array_like, shape (n,)
 
     Returns
     -------
     numpy.ndarray, shape (6, n)
+        Column i: the screw axis of joint i at ``theta``, in the space frame.
     """
     S, theta = _screw_list(Slist, thetalist, "Slist")
-    c = _kin_chain(_EYE4, S, False)  # J_s depends on Slist only: take M = I
-    if c.model is None:
-        return _poe.jacobian_space(S, theta)
-    return _jac(c, theta, "space")
+    _, jac = _kinematics(_EYE4, S, False)  # J_s depends on Slist only: take M = I
+    return jac(theta)
 
 
 #: MR's iteration cap of the Newton-Raphson inverse kinematics.
@@ -771,34 +786,7 @@ def IKinBody(
     thetalist : numpy.ndarray, shape (n,)
     success : bool
     """
-    B, theta = _screw_list(Blist, thetalist0, "Blist")
-    M = _transform_arg(M, "M")
-    T = _transform_arg(T, "T")
-    c = _kin_chain(M, B, True)
-    if c.model is None:
-
-        def fk(th):
-            return _poe.fk_body(M, B, th)
-
-        def jac(th):
-            return _poe.jacobian_body(B, th)
-
-    else:
-
-        def fk(th):
-            return _fk(c, th)
-
-        def jac(th):
-            return _jac(c, th, "body")
-
-    theta = theta.copy()
-    Vb = _sp.log6(_sp.inv_transform(fk(theta)) @ T, check=False)  # [V_b] = log(T_bs T_sd)
-    i = 0
-    while not _ik_converged(Vb, eomg, ev) and i < _IK_MAX_ITERATIONS:
-        theta = theta + np.linalg.pinv(jac(theta)) @ Vb  # Newton-Raphson step (MR 6.7)
-        i += 1
-        Vb = _sp.log6(_sp.inv_transform(fk(theta)) @ T, check=False)
-    return theta, _ik_converged(Vb, eomg, ev)
+    return _ikin(Blist, M, T, thetalist0, eomg, ev, body=True)
 
 
 def IKinSpace(
@@ -812,50 +800,37 @@ def IKinSpace(
     Parameters
     ----------
     Slist : array_like, shape (6, n)
-    M : array_like, shape (4, 4)
-    T : array_like, shape (4, 4)
-        Desired end-effector pose T_sd.
-    thetalist0 : array_like, shape (n,)
-    eomg, ev : float
+    M, T, thetalist0, eomg, ev
+        As in :func:`IKinBody`.
 
     Returns
     -------
     thetalist : numpy.ndarray, shape (n,)
     success : bool
     """
-    S, theta = _screw_list(Slist, thetalist0, "Slist")
+    return _ikin(Slist, M, T, thetalist0, eomg, ev, body=False)
+
+
+def _ikin(A, M, T, thetalist0, eomg: float, ev: float, body: bool) -> tuple[np.ndarray, bool]:
+    """IKinBody (``body``: A = Blist, the error is V_b) or IKinSpace (A = Slist, V_s)."""
+    A, theta = _screw_list(A, thetalist0, "Blist" if body else "Slist")
     M = _transform_arg(M, "M")
     T = _transform_arg(T, "T")
-    c = _kin_chain(M, S, False)
-    if c.model is None:
-
-        def fk(th):
-            return _poe.fk_space(M, S, th)
-
-        def jac(th):
-            return _poe.jacobian_space(S, th)
-
-    else:
-
-        def fk(th):
-            return _fk(c, th)
-
-        def jac(th):
-            return _jac(c, th, "space")
+    fk, jac = _kinematics(M, A, body)
 
     def error(th: np.ndarray) -> np.ndarray:
         T_sb = fk(th)
-        Vb = _sp.log6(_sp.inv_transform(T_sb) @ T, check=False)
-        return _sp.adjoint(T_sb) @ Vb  # V_s = [Ad_{T_sb}] V_b
+        Vb = _sp.log6(_sp.inv_transform(T_sb) @ T, check=False)  # [V_b] = log(T_bs T_sd)
+        return Vb if body else _sp.adjoint(T_sb) @ Vb  # V_s = [Ad_{T_sb}] V_b
 
     theta = theta.copy()
-    Vs = error(theta)
+    V = error(theta)
     i = 0
-    while not _ik_converged(Vs, eomg, ev) and i < _IK_MAX_ITERATIONS:
-        theta = theta + np.linalg.pinv(jac(theta)) @ Vs  # Newton-Raphson step (MR 6.7)
+    while not _ik_converged(V, eomg, ev) and i < _IK_MAX_ITERATIONS:
+        theta = theta + np.linalg.pinv(jac(theta)) @ V  # Newton-Raphson step (MR 6.7)
         i += 1
-        Vs = error(theta)
-    return theta, _ik_converged(Vs, eomg, ev)
+        V = error(theta)
+    return theta, _ik_converged(V, eomg, ev)
 
 
 # ============================================== chapter 8: dynamics of open chains
@@ -865,6 +840,7 @@ def ad(V: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     V : array_like, shape (6,)
+        Twist ``[omega, v]``; ``ad(V1) @ V2`` is the Lie bracket of V1 and V2.
 
     Returns
     -------
