@@ -48,6 +48,76 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class Pfaffian:
+    """Pfaffian constraints ``A(q) v = 0`` for ``rd.simulate(..., constraints=)``.
+
+    The simulation enforces ``A vdot + dA/dt v + 2 alpha A v (+ beta^2 c(q)) = 0``: the
+    differentiated constraint (eq. 10.17) plus Baumgarte terms that make a violation
+    ``A v`` decay at the rate alpha instead of drifting.
+
+    Attributes
+    ----------
+    A : callable
+        ``A(q) -> (k, nv)``.
+    dA_v : callable, optional
+        ``dA_v(q, v) -> (k,)``, ``dA/dt v``. Default: central difference of A along
+        ``qdot = v`` (1-dof joints; step ``1e-6 / |v|``).
+    alpha : float
+        Baumgarte damping rate, 1/s (0: no stabilisation). Keep ``alpha * dt`` below about
+        0.1: a stiffer rate raises the integrator's own error (knife-edge, RK4, dt = 20 ms:
+        max violation 6e-7 at alpha = 0, 8e-8 at 2, 9e-6 at 20, 1e-4 at 50 over 30 s).
+    c : callable, optional
+        ``c(q) -> (k,)`` for holonomic constraints (``A = dc/dq``).
+    beta : float
+        Baumgarte stiffness rate for c, 1/s.
+    """
+
+    A: Callable[[np.ndarray], np.ndarray]
+    dA_v: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    alpha: float = 2.0
+    c: Callable[[np.ndarray], np.ndarray] | None = None
+    beta: float = 0.0
+
+    def __post_init__(self):
+        if not callable(self.A):
+            raise ValueError(f"A must be callable as A(q) -> (k, nv), got {self.A!r}")
+        for name in ("alpha", "beta"):
+            x = getattr(self, name)
+            if not (np.isfinite(x) and x >= 0):
+                raise ValueError(f"{name} must be finite and >= 0, got {x!r}")
+
+    def matrix(self, q) -> np.ndarray:
+        """``A(q)`` (k, nv)."""
+        return np.atleast_2d(np.asarray(self.A(q), dtype=float))
+
+    def velocity_term(self, q, v) -> np.ndarray:
+        """``dA/dt v`` (k,)."""
+        if self.dA_v is not None:
+            return np.atleast_1d(np.asarray(self.dA_v(q, v), dtype=float))
+        nv = float(np.linalg.norm(v))
+        if nv == 0.0:
+            return np.zeros(self.matrix(q).shape[0])
+        h = 1e-6 / nv
+        return (self.matrix(q + h * v) - self.matrix(q - h * v)) @ v / (2 * h)
+
+    def bias(self, q, v, A=None) -> np.ndarray:
+        """``dA/dt v + 2 alpha A v + beta^2 c(q)``: the ``dA_dq_v`` argument of
+        :func:`robodyn.constrained_forward_dynamics` (``A``: ``A(q)`` if already known)."""
+        A = self.matrix(q) if A is None else A
+        out = self.velocity_term(q, v) + 2.0 * self.alpha * (A @ v)
+        if self.c is not None and self.beta:
+            out = out + self.beta**2 * np.atleast_1d(np.asarray(self.c(q), dtype=float))
+        return out
+
+    def violation(self, q, v) -> float:
+        """``max |A(q) v|`` (and ``|c(q)|`` for holonomic constraints)."""
+        e = float(np.max(np.abs(self.matrix(q) @ v), initial=0.0))
+        if self.c is not None:
+            e = max(e, float(np.max(np.abs(self.c(q)), initial=0.0)))
+        return e
+
+
 def _spd_factor(M: np.ndarray, what: str) -> np.ndarray:
     scale = float(np.max(np.abs(np.diag(M)))) if M.size else 0.0
     try:

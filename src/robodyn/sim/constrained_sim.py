@@ -18,7 +18,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import as_positive
-from ..constrained import HolonomicConstraint, constrained_forward_dynamics, constraint_projections
+from ..constrained import (
+    HolonomicConstraint,
+    Pfaffian,
+    constrained_forward_dynamics,
+    constraint_projections,
+)
 from ..errors import SimulationError, SimulationInterrupted
 from ._failure import _StepError
 from ._record import _check_room, _npz_out
@@ -46,8 +51,6 @@ class _Stack:
 
 
 def _adapt(c):
-    from ..mobile.dynamics import Pfaffian
-
     if isinstance(c, Pfaffian):
         return c
     if isinstance(c, HolonomicConstraint):
