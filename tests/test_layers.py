@@ -79,12 +79,20 @@ def layer_of(name: str) -> int:
 
 
 def is_face(path: Path, tree: ast.Module) -> bool:
-    """A package __init__ that only hands names on: no function or class of its own."""
-    if path.name != "__init__.py":
-        return False
-    return not any(
-        isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for n in tree.body
-    )
+    """A module that only hands names on (a package's __init__, or ``robodyn/sweep.py``
+    keeping a public path): imports, ``__all__`` and a docstring, nothing of its own."""
+
+    def hands_on(node) -> bool:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            return True
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            return True  # the docstring
+        if isinstance(node, ast.If):  # if __name__ == "__main__": ...
+            return ast.unparse(node.test) in ("__name__ == '__main__'", '__name__ == "__main__"')
+        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+        return all(isinstance(t, ast.Name) and t.id == "__all__" for t in targets)
+
+    return all(hands_on(node) for node in tree.body)
 
 
 def parse_package():

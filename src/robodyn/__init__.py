@@ -121,7 +121,7 @@ _LAZY: dict[str, str] = {
     "mobile": "robodyn.mobile",
     # scale-out with Dask (issue 16): dask is imported only when a dask array arrives
     "distributed": "robodyn.distributed",
-    "sweep": "robodyn.distributed.sweep",
+    "sweep": "robodyn.sweep",
     # 3-D viewer: one self-contained HTML page (three.js inside)
     "viz": "robodyn.viz",
     # dynamic parameter identification (issue 14)

@@ -6,7 +6,7 @@ robodyn's batch functions take `Dask <https://www.dask.org>`_ arrays chunked alo
 batch axes and return lazy Dask arrays: one task per chunk, run by whatever scheduler is
 active (threads by default, a ``dask.distributed.Client`` when there is one, local or a
 cluster). Rollouts and sweeps stream their results to a Zarr store chunk by chunk and
-resume where they stopped (``rd.simulate(..., client=, out=)``, :mod:`robodyn.distributed.sweep`,
+resume where they stopped (``rd.simulate(..., client=, out=)``, :mod:`robodyn.sweep`,
 ``robodyn sweep``). Install with ``pip install "robodyn[dask]"``.
 """
 
@@ -42,7 +42,7 @@ print("largest |g_i(q)| (N m):", abs(tau).max(axis=0).compute())
 # %%
 # A workspace map
 # ---------------
-# :func:`robodyn.distributed.sweep.workspace_map` sweeps a grid of joint values in chunks (on the
+# :func:`robodyn.sweep.workspace_map` sweeps a grid of joint values in chunks (on the
 # local threads here; ``client=`` sends the chunks to a cluster, ``out=`` streams them to
 # Zarr) and returns the frame's position and its manipulability. The planar 2R arm over
 # a 60 x 60 grid of its two joints:
