@@ -660,17 +660,19 @@ def _jac(c: _KinChain, theta: np.ndarray, kind: str) -> np.ndarray:
     return jacobian(c.model, c.k * theta, "ee", kind=kind) * c.k  # J = J_hat K
 
 
-def _kinematics(M: np.ndarray, A: np.ndarray, body: bool):
-    """The functions ``theta -> T`` and ``theta -> J`` of the chain ``(M, A)`` with body
-    (``body``) or space screw axes A: the compiled fk and Jacobian where the chain is a
-    robodyn Model, the numpy products of exponentials of :mod:`robodyn.model.poe` if not."""
-    c = _kin_chain(M, A, body)
-    if c.model is not None:
-        kind = "body" if body else "space"
-        return (lambda th: _fk(c, th)), (lambda th: _jac(c, th, kind))
-    if body:
-        return (lambda th: _poe.fk_body(M, A, th)), (lambda th: _poe.jacobian_body(A, th))
-    return (lambda th: _poe.fk_space(M, A, th)), (lambda th: _poe.jacobian_space(A, th))
+def _chain_fk(c: _KinChain, M: np.ndarray, A: np.ndarray, theta, body: bool) -> np.ndarray:
+    """End-effector pose of the chain ``(M, A)`` (body or space screw axes A, its cached
+    ``c``): the compiled fk where it is a robodyn Model, else :mod:`robodyn.model.poe`'s."""
+    if c.model is None:
+        return (_poe.fk_body if body else _poe.fk_space)(M, A, theta)
+    return _fk(c, theta)
+
+
+def _chain_jacobian(c: _KinChain, A: np.ndarray, theta, body: bool) -> np.ndarray:
+    """Body (``body``) or space Jacobian of the chain, as :func:`_chain_fk`."""
+    if c.model is None:
+        return (_poe.jacobian_body if body else _poe.jacobian_space)(A, theta)
+    return _jac(c, theta, "body" if body else "space")
 
 
 def FKinBody(M: ArrayLike, Blist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
@@ -712,8 +714,7 @@ def _fkin(M: ArrayLike, A: ArrayLike, thetalist: ArrayLike, body: bool) -> np.nd
     """FKinBody (``body``: A = Blist) or FKinSpace (A = Slist)."""
     M = _matrix(M, "M", 4)
     A, theta = _screw_list(A, thetalist, "Blist" if body else "Slist")
-    fk, _ = _kinematics(M, A, body)
-    return fk(theta)
+    return _chain_fk(_kin_chain(M, A, body), M, A, theta, body)
 
 
 def JacobianBody(Blist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
@@ -730,8 +731,8 @@ def JacobianBody(Blist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
         Column i: the screw axis of joint i at ``theta``, in the end-effector frame.
     """
     B, theta = _screw_list(Blist, thetalist, "Blist")
-    _, jac = _kinematics(_EYE4, B, True)  # J_b depends on Blist only: take M = I
-    return jac(theta)
+    c = _kin_chain(_EYE4, B, True)  # J_b depends on Blist only: take M = I
+    return _chain_jacobian(c, B, theta, True)
 
 
 def JacobianSpace(Slist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
@@ -749,8 +750,8 @@ def JacobianSpace(Slist: ArrayLike, thetalist: ArrayLike) -> np.ndarray:
         Column i: the screw axis of joint i at ``theta``, in the space frame.
     """
     S, theta = _screw_list(Slist, thetalist, "Slist")
-    _, jac = _kinematics(_EYE4, S, False)  # J_s depends on Slist only: take M = I
-    return jac(theta)
+    c = _kin_chain(_EYE4, S, False)  # J_s depends on Slist only: take M = I
+    return _chain_jacobian(c, S, theta, False)
 
 
 #: MR's iteration cap of the Newton-Raphson inverse kinematics.
@@ -816,10 +817,10 @@ def _ikin(A, M, T, thetalist0, eomg: float, ev: float, body: bool) -> tuple[np.n
     A, theta = _screw_list(A, thetalist0, "Blist" if body else "Slist")
     M = _transform_arg(M, "M")
     T = _transform_arg(T, "T")
-    fk, jac = _kinematics(M, A, body)
+    c = _kin_chain(M, A, body)
 
     def error(th: np.ndarray) -> np.ndarray:
-        T_sb = fk(th)
+        T_sb = _chain_fk(c, M, A, th, body)
         Vb = _sp.log6(_sp.inv_transform(T_sb) @ T, check=False)  # [V_b] = log(T_bs T_sd)
         return Vb if body else _sp.adjoint(T_sb) @ Vb  # V_s = [Ad_{T_sb}] V_b
 
@@ -827,7 +828,8 @@ def _ikin(A, M, T, thetalist0, eomg: float, ev: float, body: bool) -> tuple[np.n
     V = error(theta)
     i = 0
     while not _ik_converged(V, eomg, ev) and i < _IK_MAX_ITERATIONS:
-        theta = theta + np.linalg.pinv(jac(theta)) @ V  # Newton-Raphson step (MR 6.7)
+        J = _chain_jacobian(c, A, theta, body)
+        theta = theta + np.linalg.pinv(J) @ V  # Newton-Raphson step (MR 6.7)
         i += 1
         V = error(theta)
     return theta, _ik_converged(V, eomg, ev)
@@ -1036,6 +1038,15 @@ def _id(c: _Chain, theta, dtheta, ddtheta, g, Ftip) -> np.ndarray:
     return k * _dynamics().inverse_dynamics(model, k * theta, k * dtheta, k * ddtheta, fe)
 
 
+def _scaled(c: _Chain, f, model, *state: np.ndarray) -> np.ndarray:
+    """Joint forces ``f(model, *state)`` in MR's coordinates: for non-unit screw axes
+    (ratios k, see :class:`_Chain`) ``k * f(model, k * x, ...)`` (``tau = K tau_hat``)."""
+    k = c.k
+    if k is None:
+        return f(model, *state)
+    return k * f(model, *(k * x for x in state))
+
+
 def _mass(c: _Chain, theta) -> np.ndarray:
     model = c.model(None)
     if model is None:
@@ -1084,23 +1095,21 @@ def InverseDynamics(
     Ftip : array_like, shape (6,)
         Wrench applied by the end-effector, in frame {n+1}.
     Mlist : array_like, shape (n + 1, 4, 4)
+        ``M_{i-1,i}``: the home pose of link frame {i} (at link i's centre of mass) in
+        {i-1}; the last one is the end-effector frame {n+1} in {n}.
     Glist : array_like, shape (n, 6, 6)
+        Spatial inertia ``[[I_i, 0], [0, m_i 1]]`` of link i in its frame {i}.
     Slist : array_like, shape (6, n)
+        Screw axes of the joints at home in the space frame, as columns.
 
     Returns
     -------
     numpy.ndarray, shape (n,)
     """
     c = _chain(Mlist, Glist, Slist)
-    n = c.n
-    return _id(
-        c,
-        _vec(thetalist, "thetalist", n),
-        _vec(dthetalist, "dthetalist", n),
-        _vec(ddthetalist, "ddthetalist", n),
-        _gravity(g),
-        _wrench(Ftip),
-    )
+    theta, dtheta = _vec(thetalist, "thetalist", c.n), _vec(dthetalist, "dthetalist", c.n)
+    ddtheta = _vec(ddthetalist, "ddthetalist", c.n)
+    return _id(c, theta, dtheta, ddtheta, _gravity(g), _wrench(Ftip))
 
 
 def MassMatrix(thetalist: ArrayLike, Mlist: ArrayLike, Glist: ArrayLike, Slist: ArrayLike):
@@ -1109,13 +1118,13 @@ def MassMatrix(thetalist: ArrayLike, Mlist: ArrayLike, Glist: ArrayLike, Slist: 
     Parameters
     ----------
     thetalist : array_like, shape (n,)
-    Mlist : array_like, shape (n + 1, 4, 4)
-    Glist : array_like, shape (n, 6, 6)
-    Slist : array_like, shape (6, n)
+    Mlist, Glist, Slist
+        The chain, as in :func:`InverseDynamics`.
 
     Returns
     -------
     numpy.ndarray, shape (n, n)
+        Symmetric; positive definite unless a joint moves no inertia.
     """
     c = _chain(Mlist, Glist, Slist)
     return _mass(c, _vec(thetalist, "thetalist", c.n))
@@ -1133,25 +1142,20 @@ def VelQuadraticForces(
     Parameters
     ----------
     thetalist, dthetalist : array_like, shape (n,)
-    Mlist : array_like, shape (n + 1, 4, 4)
-    Glist : array_like, shape (n, 6, 6)
-    Slist : array_like, shape (6, n)
+    Mlist, Glist, Slist
+        The chain, as in :func:`InverseDynamics`.
 
     Returns
     -------
     numpy.ndarray, shape (n,)
+        Quadratic in dtheta: ``c(theta, s dtheta) = s^2 c(theta, dtheta)``.
     """
     c = _chain(Mlist, Glist, Slist)
-    n = c.n
-    theta = _vec(thetalist, "thetalist", n)
-    dtheta = _vec(dthetalist, "dthetalist", n)
+    theta, dtheta = _vec(thetalist, "thetalist", c.n), _vec(dthetalist, "dthetalist", c.n)
     model = c.model(None)
     if model is None:
-        return _rnea_numpy(c, theta, dtheta, np.zeros(n), np.zeros(3), None)
-    k = c.k
-    if k is None:
-        return _dynamics().velocity_forces(model, theta, dtheta)
-    return k * _dynamics().velocity_forces(model, k * theta, k * dtheta)
+        return _rnea_numpy(c, theta, dtheta, np.zeros(c.n), np.zeros(3), None)
+    return _scaled(c, _dynamics().velocity_forces, model, theta, dtheta)
 
 
 def GravityForces(
@@ -1159,29 +1163,26 @@ def GravityForces(
 ) -> np.ndarray:
     """Gravity forces ``g(theta)`` (MR eq. 8.1).
 
+    The joint forces that hold the chain at rest against the gravity ``g``.
+
     Parameters
     ----------
     thetalist : array_like, shape (n,)
     g : array_like, shape (3,)
-    Mlist : array_like, shape (n + 1, 4, 4)
-    Glist : array_like, shape (n, 6, 6)
-    Slist : array_like, shape (6, n)
+        Gravity in the space frame.
+    Mlist, Glist, Slist
+        The chain, as in :func:`InverseDynamics`.
 
     Returns
     -------
     numpy.ndarray, shape (n,)
     """
     c = _chain(Mlist, Glist, Slist)
-    n = c.n
-    theta = _vec(thetalist, "thetalist", n)
-    g = _gravity(g)
+    theta, g = _vec(thetalist, "thetalist", c.n), _gravity(g)
     model = c.model(g)
     if model is None:
-        return _rnea_numpy(c, theta, np.zeros(n), np.zeros(n), g, None)
-    k = c.k
-    if k is None:
-        return _dynamics().gravity_forces(model, theta)
-    return k * _dynamics().gravity_forces(model, k * theta)
+        return _rnea_numpy(c, theta, np.zeros(c.n), np.zeros(c.n), g, None)
+    return _scaled(c, _dynamics().gravity_forces, model, theta)
 
 
 def EndEffectorForces(
@@ -1193,28 +1194,25 @@ def EndEffectorForces(
     ----------
     thetalist : array_like, shape (n,)
     Ftip : array_like, shape (6,)
-        Wrench applied by the end-effector, in frame {n+1}.
-    Mlist : array_like, shape (n + 1, 4, 4)
-    Glist : array_like, shape (n, 6, 6)
-    Slist : array_like, shape (6, n)
+        As in :func:`InverseDynamics`.
+    Mlist, Glist, Slist
+        The chain, as in :func:`InverseDynamics`.
 
     Returns
     -------
     numpy.ndarray, shape (n,)
     """
     c = _chain(Mlist, Glist, Slist)
-    n = c.n
-    theta = _vec(thetalist, "thetalist", n)
-    F = as_vector(Ftip, "Ftip", 6)
+    theta, F = _vec(thetalist, "thetalist", c.n), as_vector(Ftip, "Ftip", 6)
     model = c.model(None)
     if model is None:
-        return _rnea_numpy(c, theta, np.zeros(n), np.zeros(n), np.zeros(3), F)
+        return _rnea_numpy(c, theta, np.zeros(c.n), np.zeros(c.n), np.zeros(3), F)
     from .kinematics import jacobian
 
-    k = c.k
-    if k is None:
-        return jacobian(model, theta, "ee", kind="body").T @ F  # tau = J_b^T F_tip (MR 5.26)
-    return k * (jacobian(model, k * theta, "ee", kind="body").T @ F)
+    def tip_forces(m, th: np.ndarray) -> np.ndarray:
+        return jacobian(m, th, "ee", kind="body").T @ F  # tau = J_b^T F_tip (MR 5.26)
+
+    return _scaled(c, tip_forces, model, theta)
 
 
 def ForwardDynamics(
@@ -1234,26 +1232,18 @@ def ForwardDynamics(
     Parameters
     ----------
     thetalist, dthetalist, taulist : array_like, shape (n,)
-    g : array_like, shape (3,)
-    Ftip : array_like, shape (6,)
-    Mlist : array_like, shape (n + 1, 4, 4)
-    Glist : array_like, shape (n, 6, 6)
-    Slist : array_like, shape (6, n)
+    g, Ftip, Mlist, Glist, Slist
+        As in :func:`InverseDynamics`.
 
     Returns
     -------
     numpy.ndarray, shape (n,)
+        The joint accelerations ``ddtheta``.
     """
     c = _chain(Mlist, Glist, Slist)
-    n = c.n
-    return _fd(
-        c,
-        _vec(thetalist, "thetalist", n),
-        _vec(dthetalist, "dthetalist", n),
-        _vec(taulist, "taulist", n),
-        _gravity(g),
-        _wrench(Ftip),
-    )
+    theta, dtheta = _vec(thetalist, "thetalist", c.n), _vec(dthetalist, "dthetalist", c.n)
+    tau = _vec(taulist, "taulist", c.n)
+    return _fd(c, theta, dtheta, tau, _gravity(g), _wrench(Ftip))
 
 
 def EulerStep(
@@ -1311,14 +1301,15 @@ def InverseDynamicsTrajectory(
 ) -> np.ndarray:
     """Joint forces along a trajectory: :func:`InverseDynamics` for every row, as a batch.
 
+    One call of the compiled recursive Newton-Euler algorithm takes all N rows.
+
     Parameters
     ----------
     thetamat, dthetamat, ddthetamat : array_like, shape (N, n)
     g : array_like, shape (3,)
     Ftipmat : array_like, shape (N, 6), or 0 / None for no tip forces
-    Mlist : array_like, shape (n + 1, 4, 4)
-    Glist : array_like, shape (n, 6, 6)
-    Slist : array_like, shape (6, n)
+    Mlist, Glist, Slist
+        The chain, as in :func:`InverseDynamics`.
 
     Returns
     -------
@@ -1358,11 +1349,9 @@ def ForwardDynamicsTrajectory(
     thetalist, dthetalist : array_like, shape (n,)
         Initial state.
     taumat : array_like, shape (N, n)
-    g : array_like, shape (3,)
-    Ftipmat : array_like, shape (N, 6), or 0 / None for no tip forces
-    Mlist : array_like, shape (n + 1, 4, 4)
-    Glist : array_like, shape (n, 6, 6)
-    Slist : array_like, shape (6, n)
+        Joint forces; row k acts from row k to row k + 1.
+    g, Ftipmat, Mlist, Glist, Slist
+        As in :func:`InverseDynamicsTrajectory`.
     dt : float
         Time between torque rows.
     intRes : int
@@ -1386,14 +1375,8 @@ def ForwardDynamicsTrajectory(
     thetamat = np.empty((N, n))
     dthetamat = np.empty((N, n))
     thetamat[0], dthetamat[0] = theta, dtheta
-    step, flat = _euler()
     for k in range(N - 1):
-
-        def rate(t, th, dth, z, k=k):
-            return _fd(c, th, dth, tau[k], g, Fk[k]), None
-
-        for _ in range(intRes):  # MR's EulerStep, robodyn.sim's explicit Euler
-            theta, dtheta, _, _ = step(flat, rate, 0.0, theta, dtheta, None, h)
+        theta, dtheta = _euler_row(c, theta, dtheta, tau[k], g, Fk[k], h, intRes)
         thetamat[k + 1], dthetamat[k + 1] = theta, dtheta
     return thetamat, dthetamat
 
@@ -1408,11 +1391,17 @@ class _FlatChart:
         return q + d
 
 
-def _euler():
-    """robodyn.sim's explicit Euler step (MR's EulerStep) and a chart of 1-dof joints."""
+def _euler_row(c: _Chain, theta, dtheta, tau, g, Ftip, h: float, steps: int) -> tuple:
+    """The state after ``steps`` explicit Euler steps of length h under the joint forces tau
+    and the tip wrench Ftip (MR's EulerStep repeated; robodyn.sim's explicit Euler)."""
     from .sim.integrators import euler_step
 
-    return euler_step, _FlatChart
+    def rate(t, th, dth, z):
+        return _fd(c, th, dth, tau, g, Ftip), None
+
+    for _ in range(steps):
+        theta, dtheta, _, _ = euler_step(_FlatChart, rate, 0.0, theta, dtheta, None, h)
+    return theta, dtheta
 
 
 def _int_res(intRes: int) -> int:
@@ -1525,10 +1514,7 @@ def ScrewTrajectory(
     """
     from .trajectory import screw_trajectory
 
-    X0 = _transform_arg(Xstart, "Xstart")
-    X1 = _transform_arg(Xend, "Xend")
-    t, scaling = _scaling(Tf, N, method)
-    return list(screw_trajectory(X0, X1, Tf, time_scaling=scaling)(t)[0])
+    return _sampled_poses(screw_trajectory, Xstart, Xend, Tf, N, method)
 
 
 def CartesianTrajectory(
@@ -1537,24 +1523,20 @@ def CartesianTrajectory(
     """Straight line of the origin with a decoupled rotation (MR eqs. 9.8-9.9):
     :func:`robodyn.trajectory.cartesian_trajectory` sampled at MR's N times.
 
-    Parameters
-    ----------
-    Xstart, Xend : array_like, shape (4, 4)
-    Tf : float
-    N : int
-    method : int
-        3: cubic, 5: quintic.
-
-    Returns
-    -------
-    list of N numpy.ndarray, shape (4, 4)
+    Parameters and result as in :func:`ScrewTrajectory`.
     """
     from .trajectory import cartesian_trajectory
 
+    return _sampled_poses(cartesian_trajectory, Xstart, Xend, Tf, N, method)
+
+
+def _sampled_poses(trajectory, Xstart, Xend, Tf: float, N: int, method: int) -> list:
+    """The N poses of ``trajectory(Xstart, Xend, Tf)`` (a robodyn.trajectory pose path) at
+    MR's times, with its time scaling."""
     X0 = _transform_arg(Xstart, "Xstart")
     X1 = _transform_arg(Xend, "Xend")
     t, scaling = _scaling(Tf, N, method)
-    return list(cartesian_trajectory(X0, X1, Tf, time_scaling=scaling)(t)[0])
+    return list(trajectory(X0, X1, Tf, time_scaling=scaling)(t)[0])
 
 
 # ========================================================= chapter 11: robot control
@@ -1709,15 +1691,9 @@ def SimulateControl(
     eint = np.zeros(n)
     taumat = np.empty((N, n))
     thetamat = np.empty((N, n))
-    step, flat = _euler()
     for k in range(N):
         tau = _computed_torque(ctrl, theta, dtheta, eint, gt, Qd[k], Vd[k], Ad[k], Kp, Ki, Kd)
-
-        def rate(t, th, dth, z, tau=tau, k=k):
-            return _fd(actual, th, dth, tau, g, Fk[k]), None
-
-        for _ in range(intRes):  # MR's EulerStep, robodyn.sim's explicit Euler
-            theta, dtheta, _, _ = step(flat, rate, 0.0, theta, dtheta, None, h)
+        theta, dtheta = _euler_row(actual, theta, dtheta, tau, g, Fk[k], h, intRes)
         taumat[k] = tau
         thetamat[k] = theta
         eint = eint + dt * (Qd[k] - theta)
