@@ -528,3 +528,21 @@ def test_the_compiled_rollout_hands_back_what_it_finished(arm):
     a, b = fast.value.partial, slow.value.partial
     assert len(a) == len(b) > 1 and np.array_equal(a.q, b.q) and np.all(np.isfinite(a.q))
     assert np.all(np.isfinite(a.a)) and np.array_equal(a.a, b.a)
+
+
+def test_an_f_ext_that_raises_stops_the_run_with_what_was_simulated(arm, tmp_path):
+    """A callable f_ext is the user's code, as a controller is: its error at t = 0.05 s
+    ends the run as a SimulationError naming it, carrying the samples before it, which
+    are in out (no <out>.partial folder left behind)."""
+
+    def wind(t, q, v):
+        if t >= 0.05:
+            raise ZeroDivisionError("gust model: division by zero")
+        return np.zeros((arm.nb, 6))
+
+    out = tmp_path / "run.npz"
+    with pytest.raises(rd.SimulationError, match="f_ext raised ZeroDivisionError: gust") as err:
+        rd.simulate(arm, np.zeros(2), duration=0.2, dt=1e-3, f_ext=wind, out=out)
+    part = err.value.partial
+    assert 45 <= len(part) <= 51 and part.meta["complete"] is False
+    assert sorted(tmp_path.iterdir()) == [out] and rd.Trajectory.load(out) == part

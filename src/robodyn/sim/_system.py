@@ -111,6 +111,15 @@ def _constant_wrenches(model, f_ext):
     return ext
 
 
+def _wrenches_at(f_ext, t, q, v):
+    """A callable ``f_ext(t, q, v)``: the user's code, so its error stops the run with what
+    was simulated (as a controller's does), naming it."""
+    try:
+        return f_ext(t, q, v)
+    except Exception as exc:
+        raise _StepError(f"f_ext raised {type(exc).__name__}: {exc}", 2) from exc
+
+
 def _name(controller) -> str:
     if controller is None:
         return "none"
@@ -160,7 +169,7 @@ def _accelerations(model, friction: bool, f_ext, threads: int):
     else:
 
         def accel(t, q, v, tau):
-            fe = f_ext(t, q, v) if callable(f_ext) else ext
+            fe = _wrenches_at(f_ext, t, q, v) if callable(f_ext) else ext
             a = entry(P, q, v, tau, fe, flags | FL_FEXT, 0.0, threads)
             return a if a.__class__ is np.ndarray else failed(q, v, tau, fe, a)
 
