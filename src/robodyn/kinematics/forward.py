@@ -190,16 +190,8 @@ forward_kinematics = fk
 def body_poses(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Poses ``T_s,i`` of every body (the world, body 0, is the identity).
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., nb, 4, 4)
+    Takes ``q`` of shape (..., nq) and ``threads`` (for a batch; default every core);
+    returns an array of shape (..., nb, 4, 4).
     """
     th = 0 if threads is None else _threads(threads)
     return _call(model, _core.body_poses, ("q",), (q,), ((model.nq,),), th)
@@ -285,19 +277,8 @@ def jacobian_dot(
     [Ad_{T_sf^-1}] dJ_s/dt``. World aligned: the linear rows are the derivative of
     ``v + omega x p``.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-    frame : str or int
-    kind : {"space", "body", "world_aligned"}
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 6, nv)
+    Takes ``q`` (..., nq), ``v`` (..., nv) and the ``frame``, ``kind`` and ``threads`` of
+    :func:`jacobian`; returns an array of shape (..., 6, nv).
     """
     return _jdot(model, q, v, frame, kind, threads, "dJ")
 
@@ -308,21 +289,10 @@ def frame_velocity(
 ) -> np.ndarray:
     """Twist ``J v`` of a frame, ``[omega; v]`` in the coordinates of ``kind``.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-    frame : str or int
-    kind : {"space", "body", "world_aligned"}
-        ``"space"``: ``V_s``; ``"body"``: ``V_b``; ``"world_aligned"``: angular velocity
-        and velocity of the frame origin, world axes.
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 6)
+    Takes ``q`` (..., nq), ``v`` (..., nv) and the ``frame``, ``kind`` (``"space"``:
+    ``V_s``; ``"body"``: ``V_b``; ``"world_aligned"``: angular velocity and velocity of the
+    frame origin, world axes) and ``threads`` of :func:`jacobian`; returns an array of shape
+    (..., 6).
     """
     return _jdot(model, q, v, frame, kind, threads, "V")
 
@@ -339,19 +309,8 @@ def frame_acceleration(
     acceleration of the frame origin. (The classical acceleration is not the linear part
     of ``dV_s/dt`` or ``dV_b/dt``: those miss the ``omega x v`` term.)
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v, a : array_like, shape (..., nv)
-    frame : str or int
-    kind : {"space", "body", "world_aligned"}
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 6)
+    Takes ``q`` (..., nq), ``v`` and ``a`` (..., nv) and the ``frame``, ``kind`` and
+    ``threads`` of :func:`jacobian`; returns an array of shape (..., 6).
     """
     pack, k, kd, th = _frame_call(model, frame, kind, threads)
     nv = pack.nv
@@ -385,16 +344,8 @@ def _mass_call(model: Model, threads) -> tuple[_Pack, int]:
 def com(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Centre of mass of the whole model in the world, ``sum_i m_i c_i / sum_i m_i``.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 3)
+    Takes ``q`` of shape (..., nq) and ``threads`` (for a batch; default every core);
+    returns an array of shape (..., 3).
     """
     pack, th = _mass_call(model, threads)
     return _call(model, _core.com, ("q",), (q,), ((pack.nq,),), th)
@@ -414,16 +365,8 @@ def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     ``(M_i u + w x h_i) / M``, with ``M_i`` the subtree's mass and ``h_i`` the sum of
     ``m_j c_j`` over it.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 3, nv)
+    Takes ``q`` of shape (..., nq) and ``threads`` (for a batch); returns an array of
+    shape (..., 3, nv).
     """
     return _com_jacobian(model, q, threads)[1]
 
@@ -432,17 +375,8 @@ def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
 def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
     """Velocity of the centre of mass in the world, ``J_c v``.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    v : array_like, shape (..., nv)
-    threads : int, optional
-        Threads for a batch.
-
-    Returns
-    -------
-    numpy.ndarray, shape (..., 3)
+    Takes ``q`` (..., nq), ``v`` (..., nv) and ``threads`` (for a batch); returns an
+    array of shape (..., 3).
     """
     pack, th = _mass_call(model, threads)
     nv = pack.nv
