@@ -216,8 +216,9 @@ def test_without_optional_packages_one_line_per_section(tmp_path):
     def count(text):
         return sum(text in line for line in lines)
 
-    # Pinocchio in latency, batch, cold, memory and simulate; MuJoCo in latency and simulate
-    assert count("pinocchio: skipped: install Pinocchio (pip install pin)") == 5
+    # Pinocchio in latency, batch, functions, cold, memory and simulate; MuJoCo in latency
+    # and simulate
+    assert count("pinocchio: skipped: install Pinocchio (pip install pin)") == 6
     assert count("mujoco: skipped: install MuJoCo (pip install mujoco)") == 2
     # modern_robotics in latency and ik
     assert count("skipped: install modern_robotics (pip install modern-robotics)") == 2
@@ -275,3 +276,75 @@ def test_viz_rows(quick_run):
     for r in rows.values():
         assert r["status"] == "ok" and r["size_mb"] > 0.5 and r["median_s"] > 0, r
     assert rows["panda 1k"]["fps"] > 0 and rows["panda 1k"]["frames_advanced"] > 0
+
+
+# ------------------------------------------------------------------ the functions section
+# the public functions of a state that the functions section leaves to others: the latency
+# and batch sections' seven (and their aliases), the ident section's regressors, and the
+# configuration helpers that are not dynamics
+_NOT_IN_FUNCTIONS = {
+    "fk", "forward_kinematics", "jacobian", "body_poses", "rnea", "inverse_dynamics",
+    "crba", "mass_matrix", "aba", "forward_dynamics", "gravity_forces", "regressor",
+    "energy_regressor", "difference", "normalize", "christoffel_reference",
+    "coriolis_matrix_reference", "mass_matrix_derivative_reference", "singularities",
+    "workspace", "ik", "ik_batch", "ik_all", "constrained_forward_dynamics",
+    "holonomic_forward_dynamics", "simulate", "forward_dynamics_trajectory",
+    "inverse_dynamics_trajectory",
+}  # fmt: skip
+
+
+def test_functions_rows_checked_with_ratios(quick_run):
+    # one row per public numeric function of a state, each checked against its Pinocchio
+    # peer (or finite differences of Pinocchio's M and J) before it is timed; every row of
+    # the quick run passes and has both ratios (their values are not asserted)
+    import inspect
+
+    import robodyn
+    from robodyn.bench.functions import function_specs
+
+    _, result, _ = quick_run
+    specs = function_specs()
+    rows = {r["function"]: r for r in result["functions"]}
+    assert set(rows) == {s.name for s in specs} and len(rows) == len(result["functions"])
+    for spec in specs:
+        r = rows[spec.name]
+        assert r["model"] == "ur5" and r["status"] == "ok", r
+        assert r["check_err"] is not None and r["check_err"] <= spec.rtol, r
+        assert r["ratio_to_pinocchio"] > 0 and r["batch_ratio"] > 0, r
+        assert r["median_s"] > 0 and r["peer_s"] > 0 and r["n_states"] >= 1
+    # the list follows the public API: every function taking (model, q, ...) is a row
+    # here or is named above
+    covered = {s.call.split("(")[0] for s in specs}
+    for name in dir(robodyn):
+        f = getattr(robodyn, name)
+        if name.startswith("_") or not inspect.isfunction(f):
+            continue
+        params = list(inspect.signature(f).parameters)
+        if params[:2] == ["model", "q"]:
+            assert name in covered | _NOT_IN_FUNCTIONS, name
+    assert "FAIL" not in str([r["status"] for r in result["functions"]])
+    assert "Other numeric functions" in result["_markdown"]
+    assert "| `kinetic_energy` |" in result["_markdown"]
+
+
+def test_functions_row_fails_on_a_wrong_result():
+    # a result off by 1e-6 relative is a FAIL row, and its times are not shown
+    import dataclasses
+
+    pin = pytest.importorskip("pinocchio")
+    from robodyn.bench.common import Config
+    from robodyn.bench.functions import _function_row, _Pin, function_specs
+    from robodyn.bench.peers import _pin_frame_id
+    from robodyn.bench.robots import _build_case, _random_states
+
+    cfg = Config(models=("ur5",), n_check=2, repeat=1, target=1e-4, n_batch=4, n_loop=2)
+    case = _build_case("ur5", cfg, pin)
+    P = _Pin(pin, case.pin_model, case.pin_model.createData(),
+             _pin_frame_id(case.pin_model, pin, case.frame), case.pmap, case.model.nv)  # fmt: skip
+    spec = next(s for s in function_specs() if s.name == "kinetic_energy")
+    bad = dataclasses.replace(spec, rd=lambda *args: spec.rd(*args) * (1 + 1e-6))
+    big = _random_states(case.model, 4, 1)
+    row = _function_row(case, P, bad, big, cfg)
+    assert row["status"].startswith("FAIL") and row["median_s"] is None, row
+    assert 0.5e-6 < row["check_err"] < 2e-6
+    assert _function_row(case, P, spec, big, cfg)["status"] == "ok"

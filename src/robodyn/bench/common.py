@@ -27,7 +27,18 @@ FUNCTIONS = ("fk", "jacobian", "rnea", "crba", "aba", "coriolis", "gravity")
 LIBRARIES = ("robodyn", "pinocchio", "mujoco", "modern_robotics")
 
 
-SECTIONS = ("latency", "batch", "cold", "memory", "simulate", "ik", "dask", "viz", "ident")
+SECTIONS = (
+    "latency",
+    "batch",
+    "functions",
+    "cold",
+    "memory",
+    "simulate",
+    "ik",
+    "dask",
+    "viz",
+    "ident",
+)
 
 
 RTOL = 1e-8  # equality to Pinocchio before timing (relative, infinity norm)
@@ -57,6 +68,7 @@ _PACKAGES = {
 _SECTION_PEERS = {
     "latency": ("pinocchio", "mujoco", "modern_robotics"),
     "batch": ("pinocchio",),
+    "functions": ("pinocchio",),
     "cold": ("pinocchio",),
     "memory": ("pinocchio",),
     "simulate": ("pinocchio", "mujoco"),

@@ -26,6 +26,7 @@ from .common import (
     skipped_line,
 )
 from .dask import run_dask
+from .functions import function_specs, run_functions
 from .ident import run_ident
 from .ik import run_ik
 from .latency import run_latency
@@ -130,6 +131,7 @@ def _empty_result(cfg: Config, mach: dict, mods: dict) -> dict[str, Any]:
         "checks_rtol": RTOL,
         "latency": [],
         "batch": [],
+        "functions": [],
         "cold": [],
         "memory": [],
         "simulate": [],
@@ -166,12 +168,14 @@ def _steps(cfg: Config) -> int:
         total += len(cfg.models) * nf * nlib
     if "batch" in cfg.sections:
         total += len(cfg.models) * nf * 2 * len(cfg.threads)
+    if "functions" in cfg.sections:
+        total += len(cfg.models) * len(function_specs())
     return total + sum(n for sec, n in _SECTION_STEPS.items() if sec in cfg.sections)
 
 
 def _run_model(name: str, cfg: Config, mods: dict, result: dict, prog: Progress) -> Case | None:
-    """Load one robot in every library and run its latency and batch sections; None (and
-    one line) when the robot needs example-robot-data, which is not installed."""
+    """Load one robot in every library and run its latency, batch and functions sections;
+    None (and one line) when the robot needs example-robot-data, which is not installed."""
     pin = mods["pinocchio"][0]
     prog.show(f"loading {name}")
     try:
@@ -192,6 +196,8 @@ def _run_model(name: str, cfg: Config, mods: dict, result: dict, prog: Progress)
         result["latency"] += run_latency(case, libs, cfg, prog)
     if "batch" in cfg.sections:
         result["batch"] += run_batch(case, libs, cfg, prog)
+    if "functions" in cfg.sections:
+        result["functions"] += run_functions(case, libs, cfg, prog)
     return case
 
 
@@ -290,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_plot(result, tmp, overwrite=True)  # tmp exists: atomic_write made it
     failed = any(
         str(r.get("status", "")).startswith("FAIL")
-        for sec in ("latency", "batch")
+        for sec in ("latency", "batch", "functions")
         for r in result[sec]
     )
     return 1 if failed else 0

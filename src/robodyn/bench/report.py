@@ -84,6 +84,22 @@ def _batch_lines(rows: list[dict]) -> list[str]:
     return _timing_lines(rows, "per state", batch=True)
 
 
+def _functions_lines(rows: list[dict]) -> list[str]:
+    """One line per function: robodyn on one state and per state of a batch, each with its
+    ratio to the peer (Pinocchio's call; a Python loop over it for the batch), the check."""
+    out = [f"{'model':<7} {'function':<34} {'one state':>10} {'ratio':>7} {'batch/st':>10} "
+           f"{'ratio':>7} {'N':>5}  {'check':<20} peer (checked against)"]  # fmt: skip
+    for r in rows:
+        note = f"; {r['note']}" if r.get("note") else ""
+        out.append(
+            f"{r['model']:<7} {r['function']:<34} {_fmt_time(r['median_s']):>10} "
+            f"{_fmt_ratio(r['ratio_to_pinocchio']):>7} {_fmt_time(r.get('batch_s')):>10} "
+            f"{_fmt_ratio(r.get('batch_ratio')):>7} {r['n_states']:>5}  "
+            f"{_status_text(r):<20} {r.get('peer', '')} ({r.get('checked_against', '')}){note}"
+        )
+    return out
+
+
 def _cold_lines(rows: list[dict]) -> list[str]:
     return [
         f"{r['model']:<5} {r['function']:<30} {r['library']:<10} "
@@ -134,6 +150,9 @@ def _ik_lines(rows: list[dict]) -> list[str]:
 _TEXT_SECTIONS = (
     ("latency", "LATENCY: one state, called from Python (time per call)", _latency_lines, True),
     ("batch", "BATCH: time per state over N states", _batch_lines, True),
+    ("functions", "FUNCTIONS: every other public numeric function, one state and per state of "
+     "a batch (ratio to its Pinocchio peer; batch: to a Python loop over it)",
+     _functions_lines, True),
     ("cold", "COLD START (fresh processes)", _cold_lines, True),
     ("memory", "MEMORY: peak RSS of an inverse-dynamics batch (fresh process)", _memory_lines,
      True),
@@ -180,6 +199,7 @@ def format_markdown(result: dict) -> str:
     models = list(dict.fromkeys(r["model"] for r in lat))  # the rows of both tables
     lines += _latency_markdown(lat, models)
     lines += _batch_markdown(result, models)
+    lines += _functions_markdown(result)
     cold = [r for r in result["cold"] if r.get("median_s") and r["library"] == "robodyn"]
     if cold:
         lines.append(
@@ -251,6 +271,37 @@ def _batch_markdown(result: dict, models: list[str]) -> list[str]:
         "abaInParallel, or to a Python loop over crba, at the same thread count)"
     )
     return _markdown_table(title, [f"{f}, {t} thr." for f in fns for t in threads], cells)
+
+
+def _functions_markdown(result: dict) -> list[str]:
+    """The other numeric functions: a row per function, a column pair per model (one
+    state; batch per state), each with its ratio to the Pinocchio peer."""
+    rows = result.get("functions", [])
+    if not rows:
+        return []
+    models = list(dict.fromkeys(r["model"] for r in rows))
+    fns = list(dict.fromkeys(r["function"] for r in rows))
+    by = {(r["model"], r["function"]): r for r in rows}
+    head = [h for m in models for h in (f"{m}, one state", f"{m}, batch per state")]
+    lines = [
+        "Other numeric functions: robodyn's time (ratio to its Pinocchio peer; batch: to a "
+        "Python loop over it)",
+        "",
+        "| function | " + " | ".join(head) + " |",
+        "|---" * (len(head) + 1) + "|",
+    ]
+    for fn in fns:
+        cells = []
+        for m in models:
+            r = by.get((m, fn))
+            if r is None or r.get("median_s") is None:
+                cells += [r["status"] if r else "-", "-"]
+                continue
+            cells.append(f"{_fmt_time(r['median_s'])} ({_fmt_ratio(r['ratio_to_pinocchio'])})")
+            cells.append(f"{_fmt_time(r['batch_s'])} ({_fmt_ratio(r['batch_ratio'])})")
+        lines.append(f"| `{fn}` | " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
 
 
 def _simulate_markdown(result: dict) -> list[str]:
