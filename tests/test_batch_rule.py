@@ -92,12 +92,7 @@ KNOWN_BROKEN: dict[str, str] = {}
 
 #: functions that refuse a batch (issue 29's work): each case fails with the refusal, a
 #: ValueError, until the function takes a batch, when strict=True fails it to drop the entry
-ONE_STATE_ONLY = {
-    "robodyn.manipulability": "q of shape (nq,)",
-    "robodyn.velocity_ellipsoid": "q of shape (nq,)",
-    "robodyn.force_ellipsoid": "q of shape (nq,)",
-    "robodyn.task_space_ellipsoid": "q of shape (nq,)",
-}
+ONE_STATE_ONLY: dict[str, str] = {}
 
 
 #: functions that take only some joint types (a ModelError for the others, on the tree and

@@ -24,7 +24,6 @@ from typing import NamedTuple
 import numpy as np
 
 from . import dynamics as _dyn
-from ._checks import as_array
 from .coriolis import _each
 from .kernels.call import batched
 from .kinematics import jacobian
@@ -152,10 +151,10 @@ class InertiaEllipsoid(NamedTuple):
 
     Attributes
     ----------
-    masses : numpy.ndarray, shape (k,)
+    masses : numpy.ndarray, shape (..., k)
         Eigenvalues of Lambda (apparent masses, or inertias for angular rows), largest
-        first: a unit acceleration along ``axes[:, i]`` needs a force ``masses[i]``.
-    axes : numpy.ndarray, shape (k, k)
+        first: a unit acceleration along ``axes[..., :, i]`` needs a force ``masses[..., i]``.
+    axes : numpy.ndarray, shape (..., k, k)
         Unit principal directions as columns, in the Jacobian kind's coordinates.
     """
 
@@ -171,7 +170,7 @@ def task_space_ellipsoid(
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,)
+    q : array_like, shape (..., nq)
     frame : str or int
     kind : {"body", "space", "world_aligned"}
     part : {"full", "linear", "angular"} or sequence of int
@@ -179,15 +178,11 @@ def task_space_ellipsoid(
     Returns
     -------
     InertiaEllipsoid
-        ``masses`` (k,), largest first, and ``axes`` (k, k) (columns).
+        ``masses`` (..., k), largest first, and ``axes`` (..., k, k) (columns).
     """
-    q = as_array(q, "q", (model.nq,))
-    if q.ndim != 1:
-        raise ValueError(f"q must have shape ({model.nq},), got {q.shape}")
-    Lam = task_space_inertia(model, q, frame, kind, part)
-    w, U = np.linalg.eigh(Lam)
-    order = np.argsort(w)[::-1]
-    return InertiaEllipsoid(w[order], U[:, order])
+    Lam = task_space_inertia(model, q, frame, kind, part)  # q checked there
+    w, U = np.linalg.eigh(Lam)  # ascending: reversed, largest first
+    return InertiaEllipsoid(w[..., ::-1].copy(), U[..., :, ::-1].copy())
 
 
 @batched

@@ -29,7 +29,7 @@ import numpy as np
 
 from ._files import figure_path, save_figure
 from .kinematics import fk, jacobian
-from .kinematics.forward import _frame_index, _packed, _rows, _sample_ranges
+from .kinematics.forward import _frame_index, _kept_rows, _packed, _rows, _sample_ranges
 from .model.model import Model
 
 __all__ = ["workspace", "Workspace", "singularities", "Singularity", "MEASURES"]
@@ -55,7 +55,7 @@ def _unit(measure: str, part, k: int) -> str:
 
 def _measures(J: np.ndarray, part) -> dict:
     """The measures of MR sec. 5.4 of a batch of Jacobians (n, 6, nv), rows ``part``."""
-    Jp = np.moveaxis(_rows(np.moveaxis(J, -2, 0), part), 0, -2)
+    Jp = _kept_rows(J, part)
     n_rows, nv = Jp.shape[-2:]
     s = np.linalg.svd(Jp, compute_uv=False)  # (n, min(k, nv)), largest first
     if n_rows > nv:  # more rows than joints: rank <= nv < k, the missing sigmas are 0

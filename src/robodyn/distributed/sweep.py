@@ -218,13 +218,13 @@ def _grid_states(model, joints, axes, start, stop):
 
 def _workspace_block(model, settings, start, stop):
     """Grid points start..stop-1: frame position and manipulability (one chunk)."""
-    from ..kinematics.forward import _rows, fk, jacobian
+    from ..kinematics.forward import _kept_rows, fk, jacobian
 
     joints, axes, frame, kind, part = settings
     Q = _grid_states(model, joints, axes, start, stop)
     T = fk(model, Q, frame, threads=1)
     J = jacobian(model, Q, frame, kind, threads=1)
-    Jp = np.moveaxis(_rows(np.moveaxis(J, -2, 0), part), 0, -2)  # the kept rows, batched
+    Jp = _kept_rows(J, part)  # the kept rows, batched
     if Jp.shape[-2] > Jp.shape[-1]:
         w = np.zeros(len(Q))
     else:  # sqrt(det(J J^T)) = product of the singular values (as rd.manipulability)

@@ -17,7 +17,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import as_vector
 from ..errors import ModelError
 from ..kernels import call as _pieces
 from ..kernels import core as _core
@@ -78,10 +77,6 @@ def _call(model, entry, names, xs, tails, *rest):
     if out.__class__ is _ND:
         return out
     return run(lambda arrs: entry(P, *arrs, *rest), names, xs, tails, model)
-
-
-def _vector(x, name: str, n: int) -> np.ndarray:
-    return as_vector(x, name, n)
 
 
 def _frame_index(model: Model, pack: _Pack, frame) -> int:
@@ -420,6 +415,17 @@ def _rows(J: np.ndarray, part) -> np.ndarray:
     return J[idx]
 
 
+def _kept_rows(J: np.ndarray, part) -> np.ndarray:
+    """The rows ``part`` of one Jacobian (6, nv) or of a batch (..., 6, nv)."""
+    return np.moveaxis(_rows(np.moveaxis(J, -2, 0), part), 0, -2)
+
+
+def _kept(model: Model, q, frame, kind, part) -> np.ndarray:
+    """The rows ``part`` of the frame's Jacobian at one state or a batch (q checked by
+    :func:`jacobian`)."""
+    return _kept_rows(jacobian(model, q, frame, kind), part)
+
+
 def manipulability(model: Model, q, frame, kind: str = "body", part="full") -> float:
     """Yoshikawa's manipulability ``w = sqrt(det(J J^T))`` (MR sec. 5.4).
 
@@ -430,7 +436,8 @@ def manipulability(model: Model, q, frame, kind: str = "body", part="full") -> f
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,)
+    q : array_like, shape (..., nq)
+        One configuration, or a batch (one SVD call over it).
     frame : str or int
     kind : {"body", "space", "world_aligned"}
     part : {"full", "linear", "angular"} or sequence of int
@@ -440,13 +447,14 @@ def manipulability(model: Model, q, frame, kind: str = "body", part="full") -> f
 
     Returns
     -------
-    float
+    float, or numpy.ndarray of shape (...) for a batch
     """
-    Jp = _rows(jacobian(model, _vector(q, "q", model.nq), frame, kind), part)
-    if Jp.shape[0] > Jp.shape[1]:
-        return 0.0  # J J^T (m x m) has rank <= n < m
-    # sqrt(det(J J^T)) = product of the singular values, computed without squaring J
-    return float(np.prod(np.linalg.svd(Jp, compute_uv=False)))
+    Jp = _kept(model, q, frame, kind, part)
+    if Jp.shape[-2] > Jp.shape[-1]:
+        w = np.zeros(Jp.shape[:-2])  # J J^T (m x m) has rank <= n < m
+    else:  # sqrt(det(J J^T)) = product of the singular values, computed without squaring J
+        w = np.prod(np.linalg.svd(Jp, compute_uv=False), axis=-1)
+    return float(w) if w.ndim == 0 else w
 
 
 class Ellipsoid(NamedTuple):
@@ -454,36 +462,41 @@ class Ellipsoid(NamedTuple):
 
     Attributes
     ----------
-    lengths : numpy.ndarray, shape (k,)
+    lengths : numpy.ndarray, shape (..., k)
         Semi-axis lengths, largest first.
-    axes : numpy.ndarray, shape (k, k)
-        Unit directions of the semi-axes, as columns (``axes[:, i]`` goes with
-        ``lengths[i]``), in the coordinates of the Jacobian kind.
+    axes : numpy.ndarray, shape (..., k, k)
+        Unit directions of the semi-axes, as columns (``axes[..., :, i]`` goes with
+        ``lengths[..., i]``), in the coordinates of the Jacobian kind.
     """
 
     lengths: np.ndarray
     axes: np.ndarray
 
     @property
-    def isotropy(self) -> float:
+    def isotropy(self):
         """``mu_1 = longest / shortest`` semi-axis (MR eq. 5.34 with sqrt(lambda)); inf when
-        singular."""
-        return float(self.lengths[0] / self.lengths[-1]) if self.lengths[-1] > 0 else np.inf
+        singular (a float, or an array over a batch)."""
+        longest, shortest = self.lengths[..., 0], self.lengths[..., -1]
+        mu = np.full(np.shape(longest), np.inf)
+        np.divide(longest, shortest, out=mu, where=shortest > 0)
+        return float(mu) if mu.ndim == 0 else mu
 
     @property
-    def volume(self) -> float:
-        """``mu_3``: the product of the semi-axis lengths (proportional to the volume)."""
-        return float(np.prod(self.lengths))
+    def volume(self):
+        """``mu_3``: the product of the semi-axis lengths (proportional to the volume; a
+        float, or an array over a batch)."""
+        v = np.prod(self.lengths, axis=-1)
+        return float(v) if v.ndim == 0 else v
 
 
 def _ellipsoid_svd(model, q, frame, kind, part) -> tuple[np.ndarray, np.ndarray]:
     """Square roots of the eigenvalues of ``A = J J^T`` (MR eq. 5.30), largest first, and
     the eigenvectors as columns, from the SVD ``J = U S V^T`` (accurate near
     singularities: ``A = U S^2 U^T``)."""
-    Jp = _rows(jacobian(model, _vector(q, "q", model.nq), frame, kind), part)
+    Jp = _kept(model, q, frame, kind, part)
     U, S, _ = np.linalg.svd(Jp)
-    sigma = np.zeros(Jp.shape[0])
-    sigma[: S.size] = S
+    sigma = np.zeros(Jp.shape[:-1])
+    sigma[..., : S.shape[-1]] = S
     return sigma, U
 
 
@@ -496,7 +509,7 @@ def velocity_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear"
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,)
+    q : array_like, shape (..., nq)
     frame : str or int
     kind : {"body", "space", "world_aligned"}
     part : {"linear", "angular", "full"} or sequence of int
@@ -506,7 +519,7 @@ def velocity_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear"
     Returns
     -------
     Ellipsoid
-        ``lengths`` (k,) largest first and ``axes`` (k, k) as columns.
+        ``lengths`` (..., k) largest first and ``axes`` (..., k, k) as columns.
     """
     sigma, U = _ellipsoid_svd(model, q, frame, kind, part)
     return Ellipsoid(sigma, U)
@@ -519,7 +532,7 @@ def force_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear") -
     Parameters
     ----------
     model : Model
-    q : array_like, shape (nq,)
+    q : array_like, shape (..., nq)
     frame : str or int
     kind : {"body", "space", "world_aligned"}
     part : {"linear", "angular", "full"} or sequence of int
@@ -527,12 +540,12 @@ def force_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear") -
     Returns
     -------
     Ellipsoid
-        ``lengths`` (k,) largest first (``inf`` along a singular direction) and ``axes``.
+        ``lengths`` (..., k) largest first (``inf`` along a singular direction) and ``axes``.
     """
     sigma, U = _ellipsoid_svd(model, q, frame, kind, part)
     lengths = np.full(sigma.shape, np.inf)
     np.divide(1.0, sigma, out=lengths, where=sigma > 0)
-    return Ellipsoid(lengths[::-1].copy(), U[:, ::-1].copy())
+    return Ellipsoid(lengths[..., ::-1].copy(), U[..., :, ::-1].copy())
 
 
 # ---------------------------------------- configuration ranges (IK and workspace maps)
