@@ -9,6 +9,11 @@ process and one run it measures, on the same models and the same random states:
   threads (robodyn's batch calls with ``threads=``; Pinocchio's
   ``rneaInParallel`` / ``abaInParallel`` with a ``ModelPool`` where they exist, else a
   Python loop over Pinocchio's single-state call, said so in the table);
+* **functions**: every other public numeric function of a state (energies, momenta, CoM,
+  task-space inertia, ellipsoids, frame velocity and acceleration, dJ/dt, dM/dt,
+  Christoffel symbols, ...), one row each, checked against its Pinocchio peer (or finite
+  differences of Pinocchio's M), timed on one state and per state of a batch, as ratios
+  to the peer and to a Python loop over it (:mod:`robodyn.bench.functions`);
 * **cold**: ``import robodyn`` in a fresh process, the first call in a fresh process, and a
   typical script in a fresh process, import included (fk, jacobian, rnea, crba, aba,
   gravity and coriolis, each on one state and on a 10,000-state batch);
