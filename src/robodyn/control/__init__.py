@@ -582,12 +582,18 @@ class TaskSpaceComputedTorque(Controller):
     ``dW = [Ad_E] dV_d + [ad_W] V`` (V = J_b v the frame's body twist)::
 
         dV_cmd = dW + K_p X_e + K_d (W - V)
-        qdd    = J_b^+ (dV_cmd - dJ_b v) - (1 - J_b^+ J_b) k_null v
+        qdd    = J_b^# (dV_cmd - dJ_b v) - (1 - J_b^# J_b) k_null v
         tau    = rnea(q, v, qdd)
 
     so with the true model and a square, non-singular J_b the error obeys
     ``d/dt V_e + K_d V_e + K_p X_e = 0`` (MR eq. 11.46); redundant joints are damped in the
-    null space of J_b.
+    null space of J_b. ``J_b^#`` is the damped least-squares inverse
+    ``V diag(s_i / (s_i^2 + lambda^2)) U^T`` of ``J_b = U diag(s_i) V^T`` with a damping
+    that grows as the smallest singular value falls below ``singular_threshold``:
+    ``lambda^2 = damping^2 (1 - (s_min / singular_threshold)^2)``, zero above it (so away
+    from singularities it is the pseudo-inverse and the error dynamics above hold). Near
+    a singularity the torque stays finite and the tracking error grows along the lost
+    directions instead of the joint rates blowing up.
 
     Parameters
     ----------
@@ -605,12 +611,19 @@ class TaskSpaceComputedTorque(Controller):
     friction : bool
         Compensate the model's joint friction.
     tau_max : float or array_like (nv,), optional
+    damping : float
+        The largest damping ``lambda`` of the inverse (units of J's singular values: 1/s
+        per rad/s for angular rows, m/rad for linear ones), reached at a singularity.
+    singular_threshold : float
+        The smallest singular value below which the inverse is damped (0: the plain
+        pseudo-inverse, which diverges at a singularity).
     """
 
     name = "task_space_computed_torque"
 
     def __init__(self, model, frame, ref, kp, kd, *, k_null: float = 1.0,
-                 friction: bool = True, tau_max=None):  # fmt: skip
+                 friction: bool = True, tau_max=None, damping: float = 0.05,
+                 singular_threshold: float = 0.05):  # fmt: skip
         self.model = model
         self.frame = model.frame_id(frame)
         if callable(ref):
@@ -627,10 +640,15 @@ class TaskSpaceComputedTorque(Controller):
         self.k_null = float(k_null)
         self.friction = friction
         self.tau_max = None if tau_max is None else _gain(tau_max, "tau_max", model.nv)
+        for name, x in (("damping", damping), ("singular_threshold", singular_threshold)):
+            if not (np.isfinite(x) and x >= 0):
+                raise ValueError(f"{name} must be finite and >= 0, got {x!r}")
+        self.damping, self.singular_threshold = float(damping), float(singular_threshold)
 
     def describe(self) -> dict:
         """Class, model (by fingerprint), frame, reference, gains, k_null, friction
-        compensation and tau_max, as JSON (see :meth:`Controller.describe`)."""
+        compensation, tau_max and the inverse's damping, as JSON (see
+        :meth:`Controller.describe`)."""
         ref = self.ref
         if getattr(ref, "__qualname__", "") == "TaskSpaceComputedTorque.__init__.<locals>.<lambda>":
             ref = {"kind": "constant", "X": _numbers(ref(0.0)[0])}  # a pose given as ref
@@ -640,7 +658,8 @@ class TaskSpaceComputedTorque(Controller):
             "class": "TaskSpaceComputedTorque", "model": _fingerprint(self.model),
             "frame": self.model.frame_names[self.frame], "ref": ref, "kp": _numbers(self.kp),
             "kd": _numbers(self.kd), "k_null": self.k_null, "friction": bool(self.friction),
-            "tau_max": _numbers(self.tau_max),
+            "tau_max": _numbers(self.tau_max), "damping": self.damping,
+            "singular_threshold": self.singular_threshold,
         }  # fmt: skip
 
     def __call__(self, t, q, v):
@@ -662,12 +681,26 @@ class TaskSpaceComputedTorque(Controller):
         V = np.einsum("...ij,...j->...i", J, v)
         dW = np.einsum("...ij,...j->...i", AdE, dV_d) + np.einsum("...ij,...j->...i", ad(W), V)
         dV_cmd = dW + _times(self.kp, X_e) + _times(self.kd, W - V)
-        Jp = np.linalg.pinv(J)
+        Jp = _damped_inverse(J, self.damping, self.singular_threshold)
         qdd = np.einsum("...ij,...j->...i", Jp, dV_cmd - np.einsum("...ij,...j->...i", dJ, v))
         N = np.eye(m.nv) - Jp @ J
         qdd = qdd - self.k_null * np.einsum("...ij,...j->...i", N, v)
         tau = inverse_dynamics(m, q, v, qdd, friction=self.friction)
         return _saturate(tau, self.tau_max)
+
+
+def _damped_inverse(J, damping: float, threshold: float) -> np.ndarray:
+    """Damped least-squares inverse ``V diag(s / (s^2 + lambda^2)) U^T`` of ``J = U diag(s)
+    V^T`` (one matrix (m, n) or a batch (..., m, n)), with ``lambda^2 = damping^2 (1 -
+    (s_min / threshold)^2)`` when the smallest singular value ``s_min`` is below
+    ``threshold`` and 0 above it: the pseudo-inverse away from singularities, bounded by
+    ``1 / (2 damping)`` at them (Nakamura and Hanafusa's damping, Maciejewski's schedule)."""
+    U, s, Vt = np.linalg.svd(J, full_matrices=False)
+    s_min = s[..., -1:]
+    near = np.clip(1.0 - (s_min / threshold) ** 2, 0.0, 1.0) if threshold > 0 else 0.0 * s_min
+    den = s**2 + damping**2 * near  # s_i^2 + lambda^2
+    gain = np.divide(s, den, out=np.zeros_like(s), where=den > 0)  # s_i = 0 -> 0
+    return np.swapaxes(Vt, -1, -2) @ (gain[..., :, None] * np.swapaxes(U, -1, -2))
 
 
 def perturbed(model, mass_scale=1.0, *, rng=None, spread: float = 0.0):
