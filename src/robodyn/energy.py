@@ -12,7 +12,9 @@ coordinates (``V_i^T G_i V_i`` is frame invariant, so this equals the body-frame
 ``K = 1/2 v^T M v`` is a real check of the mass matrix. Momentum is a wrench-like
 6-vector ``[angular; linear]`` (robodyn's [m, f] order).
 
-Batches (any leading dimensions) run a Python loop over the single-state numpy path.
+The potential energy runs in the compiled core (from the centre of mass); the other
+quantities' batches (any leading dimensions) run a Python loop over the single-state numpy
+path (issue 29 moves them into the core).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from .coriolis import _each, _tree, _twists, _world
 from .errors import ModelError
 from .kernels.call import batched
+from .kinematics.forward import com
 from .model.model import Model
 
 __all__ = [
@@ -58,12 +61,6 @@ def _world_coms(model: Model, q: np.ndarray) -> np.ndarray:
     w = _world(model, _tree(model), q)
     # c_i^s = R_i c_i + p_i
     return np.einsum("bij,bj->bi", w.R, model.body_com) + w.p
-
-
-def _potential_one(model: Model, q: np.ndarray) -> float:
-    c = _world_coms(model, q)
-    # U = -sum_i m_i g . c_i
-    return -float(np.dot(model.body_mass, c @ model.gravity))
 
 
 def _momentum_one(model: Model, q, v) -> np.ndarray:
@@ -125,10 +122,19 @@ def potential_energy(model: Model, q):
 
     Zero when every CoM is at the world origin's height; equals Pinocchio's
     ``computePotentialEnergy``; ``dU/dq = g(q)`` (:func:`robodyn.gravity_forces`).
+    Computed in the compiled core as ``U = -m g^T c`` with ``m`` the total mass and ``c``
+    the centre of mass (:func:`robodyn.com`, whose sum ``m c = sum_i m_i c_i`` is the
+    body sum above): one state or a batch in one call, every joint type.
 
     Takes ``q`` of shape (..., nq); returns a float, or an array of shape (...) for a batch.
     """
-    return _loop_q(model, q, lambda a: _potential_one(model, a), ())
+    m = model.total_mass
+    if not m > 0:  # no mass, no potential energy (the CoM is undefined)
+        return _loop_q(model, q, lambda a: 0.0, ())
+    c, g = com(model, q), model.gravity
+    # U = -m g^T c = -sum_i m_i g^T c_i (term by term: a batch rounds as one state does)
+    U = -m * (c[..., 0] * g[0] + c[..., 1] * g[1] + c[..., 2] * g[2])
+    return float(U) if U.ndim == 0 else U
 
 
 @batched
