@@ -25,6 +25,7 @@ from .coriolis import _each, _tree, _twists, _world
 from .errors import ModelError
 from .kernels.call import batched
 from .kinematics.forward import com
+from .kinematics.forward import com_velocity as _compiled_com_velocity
 from .model.model import Model
 
 __all__ = [
@@ -176,12 +177,12 @@ def centroidal_momentum(model: Model, q, v) -> np.ndarray:
 def com_velocity(model: Model, q, v) -> np.ndarray:
     """Velocity of the centre of mass, ``p / m`` (linear momentum over total mass).
 
-    Same as :func:`robodyn.kinematics.com_velocity` (``J_c v``), batched.
+    Equal to ``J_c v``: computed so, in the compiled core, by
+    :func:`robodyn.kinematics.com_velocity` (one state or a batch in one call).
 
     Takes ``q`` (..., nq) and ``v`` (..., nv); returns an array of shape (..., 3).
     """
-    m = _total_mass(model)
-    return momentum(model, q, v)[..., 3:] / m
+    return _compiled_com_velocity(model, q, v)
 
 
 def _momentum_matrix_one(model: Model, q: np.ndarray, about: str) -> np.ndarray:
