@@ -54,7 +54,6 @@ class Spec:
     peer: str
     pin: Callable  # (P, qp, vp, ap) -> Pinocchio's raw result (timed)
     post: Callable  # (P, raw, q, v, a) -> the reference in robodyn's conventions
-    batch: bool = True  # robodyn's call takes a batch of states
     value: Callable = np.asarray  # robodyn's result -> the array checked
     check: str = "Pinocchio"
     rtol: float = RTOL
@@ -227,23 +226,23 @@ def _task_space_specs(rd) -> list[Spec]:
              lambda m, f, q, v, a: rd.task_space_ellipsoid(m, q, f), peer + ", eigvalsh",
              lambda P, qp, vp, ap: _minv_and_jacobian(P, qp),
              lambda P, raw, q, v, a: np.linalg.eigvalsh(_lambda_ref(P, raw, _LIN))[::-1],
-             batch=False, value=lambda r: np.asarray(r.masses)),
+             value=lambda r: np.asarray(r.masses)),
         Spec("manipulability", "manipulability(model, q, frame)",
              lambda m, f, q, v, a: rd.manipulability(m, q, f),
              "computeFrameJacobian (LOCAL), numpy SVD",
              lambda P, qp, vp, ap: P.pin.computeFrameJacobian(P.pm, P.pd, qp, P.fid),
-             lambda P, raw, q, v, a: np.prod(_svals(P, raw)), batch=False),
+             lambda P, raw, q, v, a: np.prod(_svals(P, raw))),
         Spec("velocity_ellipsoid", "velocity_ellipsoid(model, q, frame).lengths",
              lambda m, f, q, v, a: rd.velocity_ellipsoid(m, q, f),
              "computeFrameJacobian (LOCAL), numpy SVD",
              lambda P, qp, vp, ap: P.pin.computeFrameJacobian(P.pm, P.pd, qp, P.fid),
-             lambda P, raw, q, v, a: _svals(P, raw, _LIN), batch=False,
+             lambda P, raw, q, v, a: _svals(P, raw, _LIN),
              value=lambda r: np.asarray(r.lengths)),
         Spec("force_ellipsoid", "force_ellipsoid(model, q, frame).lengths",
              lambda m, f, q, v, a: rd.force_ellipsoid(m, q, f),
              "computeFrameJacobian (LOCAL), numpy SVD",
              lambda P, qp, vp, ap: P.pin.computeFrameJacobian(P.pm, P.pd, qp, P.fid),
-             lambda P, raw, q, v, a: 1.0 / _svals(P, raw, _LIN)[::-1], batch=False,
+             lambda P, raw, q, v, a: 1.0 / _svals(P, raw, _LIN)[::-1],
              value=lambda r: np.asarray(r.lengths)),
     ]  # fmt: skip
 
@@ -378,7 +377,7 @@ def _check(case: Case, P: _Pin, spec: Spec) -> float:
         raw = spec.pin(P, P.mp.q_to_pin(q), P.mp.v_to_pin(v), P.mp.v_to_pin(a))
         ref = np.asarray(spec.post(P, raw, q, v, a), dtype=float)
         worst = max(worst, _rel_err(spec.value(spec.rd(m, fr, q, v, a)), ref))
-    if spec.batch:  # the batch equals the single-state calls
+    if _takes_batch(case, spec):  # the batch equals the single-state calls
         Q, V, A = st["q"], st["v"], st["a"]
         out = np.asarray(spec.value(spec.rd(m, fr, Q, V, A)))
         for k in range(Q.shape[0]):
@@ -397,7 +396,8 @@ def _timings(case: Case, P: _Pin, spec: Spec, big: dict, cfg: Config) -> dict:
     peer = _time(lambda: spec.pin(P, qp, vp, ap), cfg)
     N = _capped(spec, case, big, cfg)
     Q, V, A = big["q"][:N], big["v"][:N], big["a"][:N]
-    if spec.batch:
+    takes_batch = _takes_batch(case, spec)
+    if takes_batch:
         batch = _time(lambda: spec.rd(m, fr, Q, V, A), cfg) / N
     else:  # no batch: a Python loop over robodyn's single-state call
         batch = _time(lambda: [spec.rd(m, fr, Q[s], V[s], A[s]) for s in range(N)], cfg) / N
@@ -409,8 +409,20 @@ def _timings(case: Case, P: _Pin, spec: Spec, big: dict, cfg: Config) -> dict:
         "median_s": one, "peer_s": peer, "ratio_to_pinocchio": one / peer,
         "n_states": N, "batch_s": batch, "peer_loop_states": n, "peer_batch_s": peer_batch,
         "batch_ratio": batch / peer_batch,
-        "note": "" if spec.batch else "no batch: a Python loop over robodyn's call",
+        "note": "" if takes_batch else "no batch: a Python loop over robodyn's call",
     }  # fmt: skip
+
+
+def _takes_batch(case: Case, spec: Spec) -> bool:
+    """Whether robodyn's call takes a batch of states (else the batch row times a Python
+    loop over its single-state call and says so)."""
+    st = case.states
+    Q, V, A = st["q"][:2], st["v"][:2], st["a"][:2]
+    try:
+        out = np.asarray(spec.value(spec.rd(case.model, case.frame, Q, V, A)))
+    except (ValueError, TypeError):
+        return False
+    return out.ndim >= 1 and out.shape[0] == Q.shape[0]
 
 
 def _time(call: Callable[[], Any], cfg: Config) -> float:
