@@ -320,10 +320,29 @@ def frame_acceleration(
             return bad
         J = r[..., : 6 * nv].reshape((*r.shape[:-1], 6, nv))
         dJ = r[..., 6 * nv : 12 * nv].reshape((*r.shape[:-1], 6, nv))
-        return np.einsum("...ij,...j->...i", J, A) + np.einsum("...ij,...j->...i", dJ, V)
+        # J a + (dJ/dt) v, one matrix-vector product per state
+        return (np.matmul(J, A[..., None]) + np.matmul(dJ, V[..., None]))[..., 0]
 
+    if _fast_states(q, a, nv):  # the user's arrays straight to the core (q, v checked there)
+        r = call((q, v, a))
+        if r.__class__ is _ND:
+            return r
     tails = ((pack.nq,), (nv,), (nv,))
     return run(call, ("q", "v", "a"), (q, v, a), tails, model, scratch=8 * (12 * nv + 18))
+
+
+def _fast_states(q, x, n: int) -> bool:
+    """True when ``q`` is one state or one batch dimension of a numpy array (not a batch
+    the general path cuts into pieces) and ``x`` a float64 array of the same states of
+    ``n`` numbers: the core's fast path can take them as they are."""
+    return (
+        q.__class__ is _ND
+        and 1 <= q.ndim <= 2
+        and (q.ndim == 1 or q.shape[0] <= _pieces.PIECE_STATES)
+        and x.__class__ is _ND
+        and x.dtype == np.float64
+        and x.shape == (*q.shape[:-1], n)
+    )
 
 
 # --------------------------------------------------------------- centre of mass
