@@ -250,10 +250,12 @@ def integrate(model: Model, q, v, dt=1.0) -> np.ndarray:
     dt = np.asarray(dt, dtype=float)
     if not np.all(np.isfinite(dt)):
         raise ValueError("dt must be finite")
+    sl = _joint_slices(model)
+    if len(sl.q1) == model.nq == model.nv:  # only one-coordinate joints: q + v dt
+        return q + v * dt[..., None]
     batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], dt.shape)
     q = np.broadcast_to(q, (*batch, model.nq))
     vdt = np.broadcast_to(v, (*batch, model.nv)) * dt[..., None]
-    sl = _joint_slices(model)
     out = np.array(q, dtype=float, copy=True)
     out[..., sl.q1] = q[..., sl.q1] + vdt[..., sl.v1]
     for qa, va in sl.spherical:
