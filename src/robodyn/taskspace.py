@@ -24,8 +24,8 @@ from typing import NamedTuple
 import numpy as np
 
 from . import dynamics as _dyn
-from .coriolis import _each
-from .kernels.call import batched
+from .kernels.call import LazyInput, batched
+from .kernels.lazy import is_dask
 from .kinematics import jacobian
 from .model.model import Model
 
@@ -61,51 +61,65 @@ def _rows(part):
 
 
 def _cholesky(A: np.ndarray, what: str) -> np.ndarray:
-    """Cholesky factor of a symmetric matrix, or a ValueError naming ``what``."""
-    scale = float(np.max(np.abs(np.diag(A)))) if A.size else 0.0
+    """Cholesky factors of one symmetric matrix or a batch (..., n, n), or a ValueError
+    naming ``what`` (and, in a batch, the first state that is singular)."""
+    scale = np.max(np.abs(np.diagonal(A, axis1=-2, axis2=-1)), axis=-1, initial=0.0)
     try:
         L = np.linalg.cholesky(A)
     except np.linalg.LinAlgError:
         L = None
-    if L is None or not scale > 0 or np.min(np.diag(L)) ** 2 <= 1e-12 * scale:
-        raise ValueError(f"{what} is singular or not positive definite")
+    bad = ~(scale > 0)
+    if L is not None:
+        d = np.diagonal(L, axis1=-2, axis2=-1)
+        bad = bad | (np.min(d, axis=-1, initial=np.inf) ** 2 <= 1e-12 * scale)
+    if L is None or np.any(bad):
+        where = ""
+        if A.ndim > 2:  # name the first singular state of the batch
+            first = next(i for i in np.ndindex(A.shape[:-2]) if _singular(A[i]))
+            where = f" at state {list(first)}"
+        raise ValueError(f"{what} is singular or not positive definite{where}")
     return L
 
 
+def _singular(A: np.ndarray) -> bool:
+    """One matrix of a batch whose factor failed: is this the one?"""
+    try:
+        _cholesky(A, "")
+    except ValueError:
+        return True
+    return False
+
+
 def _chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
-    # (L L^T)^-1 B; numpy's LU solve on the small triangular factors is cheaper than
-    # scipy's checked triangular solve at these sizes
-    return np.linalg.solve(L.T, np.linalg.solve(L, B))
+    # (L L^T)^-1 B for one factor or a batch; numpy's LU solve on the small triangular
+    # factors is cheaper than scipy's checked triangular solve at these sizes
+    return np.linalg.solve(np.swapaxes(L, -1, -2), np.linalg.solve(L, B))
 
 
 class _Parts(NamedTuple):
-    J: np.ndarray  # (k, nv)
-    MinvJt: np.ndarray  # (nv, k)
-    Lam: np.ndarray  # (k, k)
+    J: np.ndarray  # (..., k, nv)
+    MinvJt: np.ndarray  # (..., nv, k)
+    Lam: np.ndarray  # (..., k, k)
 
 
-def _parts_one(model: Model, q: np.ndarray, frame, kind: str, rows) -> _Parts:
-    J = jacobian(model, q, frame, kind)[rows]
+def _parts(model: Model, q, frame, kind: str, rows) -> _Parts:
+    """J, M^-1 J^T and Lambda at one state or a batch: J and M from the compiled core (q
+    checked there), then the Cholesky factors and solves over the whole batch at once."""
+    if is_dask(q):  # the public function is mapped over the chunks (robodyn.kernels.lazy)
+        raise LazyInput("q")
+    J = jacobian(model, q, frame, kind)[..., rows, :]
     M = _dyn.mass_matrix(model, q)
     L = _cholesky(M, "the mass matrix M(q) (a joint drives a massless subtree?)")
-    X = _chol_solve(L, J.T)  # M^-1 J^T
+    X = _chol_solve(L, np.swapaxes(J, -1, -2))  # M^-1 J^T
     Phi = J @ X  # J M^-1 J^T: inverse task-space inertia (MR eq. 8.88)
-    Phi = 0.5 * (Phi + Phi.T)
+    Phi = 0.5 * (Phi + np.swapaxes(Phi, -1, -2))
     Lp = _cholesky(
         Phi,
         "J M^-1 J^T (the frame is at a kinematic singularity or the chosen rows of J are "
         "not independent)",
     )
-    Lam = _chol_solve(Lp, np.eye(Phi.shape[0]))  # Lambda = (J M^-1 J^T)^-1
-    return _Parts(J, X, 0.5 * (Lam + Lam.T))
-
-
-def _loop(model, q, fn, shape):
-    return _each(model, ("q",), (q,), fn, shape)
-
-
-def _nrows(rows) -> int:
-    return 6 if rows is _PARTS["full"] else (3 if isinstance(rows, slice) else len(rows))
+    Lam = _chol_solve(Lp, np.broadcast_to(np.eye(Phi.shape[-1]), Phi.shape))  # (J M^-1 J^T)^-1
+    return _Parts(J, X, 0.5 * (Lam + np.swapaxes(Lam, -1, -2)))
 
 
 # ============================================================================ public API
@@ -120,7 +134,8 @@ def task_space_inertia(model: Model, q, frame, kind: str = "body", part="full") 
     ----------
     model : Model
     q : array_like, shape (..., nq)
-        A batch runs a Python loop.
+        One state or a batch (J and M from the compiled core, the factorisations over the
+        whole batch at once).
     frame : str or int
         Operational frame.
     kind : {"body", "space", "world_aligned"}
@@ -141,9 +156,7 @@ def task_space_inertia(model: Model, q, frame, kind: str = "body", part="full") 
         Bad shapes, M singular, or ``J M^-1 J^T`` singular (kinematic singularity, or
         more rows than the robot has dofs).
     """
-    rows = _rows(part)
-    k = _nrows(rows)
-    return _loop(model, q, lambda x: _parts_one(model, x, frame, kind, rows).Lam, (k, k))
+    return _parts(model, q, frame, kind, _rows(part)).Lam
 
 
 class InertiaEllipsoid(NamedTuple):
@@ -207,11 +220,5 @@ def dynamically_consistent_pinv(
     -------
     numpy.ndarray, shape (..., nv, k)
     """
-    rows = _rows(part)
-    k = _nrows(rows)
-
-    def one(x):
-        p = _parts_one(model, x, frame, kind, rows)
-        return p.MinvJt @ p.Lam
-
-    return _loop(model, q, one, (model.nv, k))
+    p = _parts(model, q, frame, kind, _rows(part))
+    return p.MinvJt @ p.Lam  # Jbar = M^-1 J^T Lambda
