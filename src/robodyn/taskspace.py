@@ -180,18 +180,9 @@ def task_space_ellipsoid(
 ) -> InertiaEllipsoid:
     """Principal apparent masses and directions of :func:`task_space_inertia`.
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    frame : str or int
-    kind : {"body", "space", "world_aligned"}
-    part : {"full", "linear", "angular"} or sequence of int
-
-    Returns
-    -------
-    InertiaEllipsoid
-        ``masses`` (..., k), largest first, and ``axes`` (..., k, k) (columns).
+    Takes the arguments of :func:`task_space_inertia` (``part`` defaults to the linear
+    rows here); returns an :class:`InertiaEllipsoid`: ``masses`` (..., k), largest first,
+    and ``axes`` (..., k, k) (columns).
     """
     Lam = task_space_inertia(model, q, frame, kind, part)  # q checked there
     w, U = np.linalg.eigh(Lam)  # ascending: reversed, largest first

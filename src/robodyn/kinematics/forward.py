@@ -548,18 +548,8 @@ def force_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear") -
     """Force ellipsoid ``{F : |J^T F| = 1}``: semi-axes ``v_i / sqrt(lambda_i)`` with
     ``(lambda_i, v_i)`` the eigenpairs of ``A = J J^T`` (MR sec. 5.4, ``B = A^-1``).
 
-    Parameters
-    ----------
-    model : Model
-    q : array_like, shape (..., nq)
-    frame : str or int
-    kind : {"body", "space", "world_aligned"}
-    part : {"linear", "angular", "full"} or sequence of int
-
-    Returns
-    -------
-    Ellipsoid
-        ``lengths`` (..., k) largest first (``inf`` along a singular direction) and ``axes``.
+    Takes the arguments of :func:`velocity_ellipsoid`; returns an :class:`Ellipsoid` with
+    ``lengths`` (..., k) largest first (``inf`` along a singular direction) and ``axes``.
     """
     sigma, U = _ellipsoid_svd(model, q, frame, kind, part)
     lengths = np.full(sigma.shape, np.inf)
