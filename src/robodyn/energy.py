@@ -1,31 +1,32 @@
-"""Energy and momentum of a model: kinetic and potential energy, spatial momentum, CoM velocity.
+"""Energy and momentum of a model: kinetic and potential energy, spatial and centroidal
+momentum, its rate and the momentum matrix.
 
 All quantities are sums over the bodies (MR sec. 8.2 and 8.5; course notes 004)::
 
-    K = 1/2 sum_i V_i^T G_i V_i              (+ 1/2 sum_k armature_k v_k^2)
-    U = -sum_i m_i g . c_i
-    h_o = sum_i G_i V_i = [L_o; p]           (about the world origin, world axes)
+    K   = 1/2 sum_i V_i^T G_i V_i                (+ 1/2 sum_k armature_k v_k^2)
+    U   = -sum_i m_i g . c_i
+    h_o = sum_i Ad_{T_s,i}^-T G_i V_i = [L_o; p]  (about the world origin, world axes)
+    h_G = [L_o - c x p; p] = A_G(q) v             (about the centre of mass c)
 
-with ``V_i`` the twist of body i and ``G_i`` its spatial inertia, both in world
-coordinates (``V_i^T G_i V_i`` is frame invariant, so this equals the body-frame sum
-``V_b^T G_b V_b``). ``K`` is computed from the body twists, not from M, so
-``K = 1/2 v^T M v`` is a real check of the mass matrix. Momentum is a wrench-like
-6-vector ``[angular; linear]`` (robodyn's [m, f] order).
+with ``V_i`` the body twist of body i and ``G_i`` its spatial inertia. ``K`` is computed
+from the body twists, not from M, so ``K = 1/2 v^T M v`` is a real check of the mass
+matrix. Momentum is a wrench-like 6-vector ``[angular; linear]`` (robodyn's [m, f] order).
 
-The potential energy runs in the compiled core (from the centre of mass); the other
-quantities' batches (any leading dimensions) run a Python loop over the single-state numpy
-path (issue 29 moves them into the core).
+Every function runs in the compiled core (``kernels/core/momentum.c``: one forward pass over
+the bodies; the momentum matrix by the composite-rigid-body recursion of Orin, Briggs and
+Goswami), for one state or a batch with any leading dimensions, without a Python loop.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .coriolis import _each, _tree, _twists, _world
 from .errors import ModelError
-from .kernels.call import batched
-from .kinematics.forward import com
-from .kinematics.forward import com_velocity as _compiled_com_velocity
+from .kernels import core as _core
+from .kernels._pack import FL_ACC, FL_ARMATURE, FL_CHECK
+from .kernels.call import batched, compute, prepare
+from .kernels.call import threads as _threads
+from .kinematics.forward import com, com_velocity
 from .model.model import Model
 
 __all__ = [
@@ -34,72 +35,41 @@ __all__ = [
     "mechanical_energy",
     "momentum",
     "centroidal_momentum",
+    "centroidal_momentum_rate",
     "com_velocity",
     "momentum_matrix",
 ]
 
 
-def _skew(w: np.ndarray) -> np.ndarray:
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+def _model(model) -> Model:
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
+    return model
 
 
-def _body_twists(model: Model, q: np.ndarray, v: np.ndarray):
-    tree = _tree(model)
-    w = _world(model, tree, q)
-    return w, _twists(model, tree, w, tree.E @ v)
-
-
-def _kinetic_one(model: Model, q, v, armature: bool) -> float:
-    w, V = _body_twists(model, q, v)
-    # K = 1/2 sum_i V_i^T G_i V_i   (MR eq. 8.41's kinetic energy of body i)
-    K = 0.5 * float(np.einsum("bi,bij,bj->", V, w.Gs, V))
-    if armature:
-        K += 0.5 * float(np.dot(model.dof_armature * v, v))
-    return K
-
-
-def _world_coms(model: Model, q: np.ndarray) -> np.ndarray:
-    w = _world(model, _tree(model), q)
-    # c_i^s = R_i c_i + p_i
-    return np.einsum("bij,bj->bi", w.R, model.body_com) + w.p
-
-
-def _momentum_one(model: Model, q, v) -> np.ndarray:
-    w, V = _body_twists(model, q, v)
-    return np.einsum("bij,bj->i", w.Gs, V)  # h_o = sum_i G_i V_i
-
-
-def _total_mass(model: Model) -> float:
-    m = model.total_mass
-    if not m > 0:
+def _massive(model) -> Model:
+    """The model, or a ModelError when it has no mass (no centre of mass)."""
+    if not _model(model).total_mass > 0:
         raise ModelError(f"model {model.name!r} has no mass: the centre of mass is undefined")
-    return m
+    return model
 
 
-def _centroidal_one(model: Model, q, v) -> np.ndarray:
-    h = _momentum_one(model, q, v)
-    c = np.dot(model.body_mass, _world_coms(model, q)) / _total_mass(model)
-    # k_G = L_o - c x p  (moment of the momentum moved from the origin to the CoM)
-    return np.concatenate([h[:3] - np.cross(c, h[3:]), h[3:]])
+def _th(threads) -> int:
+    return 0 if threads is None else _threads(threads)
 
 
-def _loop_qv(model, q, v, fn, shape):
-    out = _each(model, ("q", "v"), (q, v), fn, shape)
-    return float(out) if np.ndim(out) == 0 else out
-
-
-def _loop_q(model, q, fn, shape):
-    out = _each(model, ("q",), (q,), fn, shape)
-    return float(out) if np.ndim(out) == 0 else out
+def _scalar(x: np.ndarray):
+    return float(x) if x.ndim == 0 else x
 
 
 # ============================================================================ public API
 @batched
-def kinetic_energy(model: Model, q, v, *, armature: bool = True):
+def kinetic_energy(model: Model, q, v, *, armature: bool = True, threads: int | None = None):
     """Kinetic energy ``K = 1/2 sum_i V_i^T G_i V_i`` from the body twists (MR sec. 8.2).
 
     Equals ``1/2 v^T M v`` (course notes 001 eq. 10.13) and Pinocchio's
-    ``computeKineticEnergy`` (which has no armature).
+    ``computeKineticEnergy`` (which has no armature). One forward pass of the compiled core
+    (``V_i = Ad V_lambda + S_i v_i``, MR eq. 8.50).
 
     Parameters
     ----------
@@ -109,12 +79,16 @@ def kinetic_energy(model: Model, q, v, *, armature: bool = True):
     armature : bool
         Add the rotor energy ``1/2 sum_k armature_k v_k^2`` (consistent with
         ``mass_matrix(armature=True)``).
+    threads : int, optional
+        For a batch (default every core).
 
     Returns
     -------
     float or numpy.ndarray of shape (...)
     """
-    return _loop_qv(model, q, v, lambda a, b: _kinetic_one(model, a, b, armature), ())
+    flags = FL_CHECK | (FL_ARMATURE if armature else 0)
+    K = compute(_core.kinetic, _model(model), ("q", "v"), (q, v), flags, _th(threads))
+    return _scalar(K)
 
 
 @batched
@@ -129,13 +103,14 @@ def potential_energy(model: Model, q):
 
     Takes ``q`` of shape (..., nq); returns a float, or an array of shape (...) for a batch.
     """
-    m = model.total_mass
+    m = _model(model).total_mass
     if not m > 0:  # no mass, no potential energy (the CoM is undefined)
-        return _loop_q(model, q, lambda a: 0.0, ())
+        lead, _ = prepare(("q",), (q,), ((model.nq,),))
+        return _scalar(np.zeros(lead))
     c, g = com(model, q), model.gravity
     # U = -m g^T c = -sum_i m_i g^T c_i (term by term: a batch rounds as one state does)
     U = -m * (c[..., 0] * g[0] + c[..., 1] * g[1] + c[..., 2] * g[2])
-    return float(U) if U.ndim == 0 else U
+    return _scalar(U)
 
 
 @batched
@@ -149,66 +124,75 @@ def mechanical_energy(model: Model, q, v, *, armature: bool = True):
 
 
 @batched
-def momentum(model: Model, q, v) -> np.ndarray:
+def momentum(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
     """Total spatial momentum ``h_o = sum_i G_i V_i = [L_o; p]`` about the world origin.
 
     ``L_o`` is the angular momentum about the world origin and ``p`` the linear momentum,
     both in world axes. For a floating base with no gravity and no external wrench it
     is conserved (joint torques are internal); a fixed base exchanges it with the world.
+    ``h_o = A_o(q) v`` (:func:`momentum_matrix`).
 
-    Takes ``q`` (..., nq) and ``v`` (..., nv); returns an array of shape (..., 6).
+    Takes ``q`` (..., nq), ``v`` (..., nv) and ``threads`` (for a batch); returns an
+    array of shape (..., 6).
     """
-    return _loop_qv(model, q, v, lambda a, b: _momentum_one(model, a, b), (6,))
+    return compute(_core.momentum, _model(model), ("q", "v"), (q, v), FL_CHECK, 0, _th(threads))
 
 
 @batched
-def centroidal_momentum(model: Model, q, v) -> np.ndarray:
-    """Centroidal momentum ``h_G = [k_G; p]``: angular momentum about the centre of mass.
+def centroidal_momentum(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
+    """Centroidal momentum ``h_G = [k_G; p] = A_G(q) v``: angular momentum about the centre
+    of mass ``c``, ``k_G = L_o - c x p``, world axes.
 
-    World axes. Pinocchio's ``computeCentroidalMomentum`` is the same vector in its
-    ``[linear; angular]`` order.
+    Pinocchio's ``computeCentroidalMomentum`` is the same vector in its ``[linear;
+    angular]`` order.
 
-    Takes ``q`` (..., nq) and ``v`` (..., nv); returns an array of shape (..., 6).
+    Takes ``q`` (..., nq), ``v`` (..., nv) and ``threads`` (for a batch); returns an
+    array of shape (..., 6).
     """
-    return _loop_qv(model, q, v, lambda a, b: _centroidal_one(model, a, b), (6,))
+    m = _massive(model)
+    return compute(_core.momentum, m, ("q", "v"), (q, v), FL_CHECK, 1, _th(threads))
 
 
 @batched
-def com_velocity(model: Model, q, v) -> np.ndarray:
-    """Velocity of the centre of mass, ``p / m`` (linear momentum over total mass).
+def centroidal_momentum_rate(model: Model, q, v, a=None, *, threads: int | None = None):
+    """Rate of the centroidal momentum ``dh_G/dt = A_G(q) a + dA_G/dt(q, v) v``.
 
-    Equal to ``J_c v``: computed so, in the compiled core, by
-    :func:`robodyn.kinematics.com_velocity` (one state or a batch in one call).
+    With ``a=None`` it is the bias term ``dA_G/dt v`` of the centroidal dynamics
+    ``A_G a + dA_G/dt v = sum of the external wrenches about the CoM`` (Orin, Briggs and
+    Goswami 2013). Computed from the net body wrenches ``G_i dV_i - ad_{V_i}^T G_i V_i``
+    of one forward pass (gravity left out), moved to the world and then to the CoM:
+    ``dk_G/dt = dL_o/dt - c x dp/dt`` (``dc/dt x p = 0``). Pinocchio's
+    ``computeCentroidalMomentumTimeVariation`` is the same vector, rows swapped.
 
-    Takes ``q`` (..., nq) and ``v`` (..., nv); returns an array of shape (..., 3).
+    Takes ``q`` (..., nq), ``v`` (..., nv), ``a`` (..., nv) or None, and ``threads``;
+    returns an array of shape (..., 6).
     """
-    return _compiled_com_velocity(model, q, v)
-
-
-def _momentum_matrix_one(model: Model, q: np.ndarray, about: str) -> np.ndarray:
-    tree = _tree(model)
-    w = _world(model, tree, q)
-    # column of dof a: Ic_b(a) S_a (the subtree of b(a) moves with twist S_a per unit v_a)
-    A = np.einsum("aij,aj->ia", w.Ic[tree.dof_body], w.S) @ tree.E
-    if about == "com":
-        c = np.dot(model.body_mass, np.einsum("bij,bj->bi", w.R, model.body_com) + w.p)
-        c = c / _total_mass(model)
-        A[:3] -= _skew(c) @ A[3:]  # k_G = L_o - c x p
-    return A
+    m = _massive(model)
+    if a is None:
+        rest = (None, FL_CHECK, 1, _th(threads))  # the core does not read a without FL_ACC
+        return compute(_core.momentum_rate, m, ("q", "v"), (q, v), *rest)
+    flags = FL_CHECK | FL_ACC
+    return compute(_core.momentum_rate, m, ("q", "v", "a"), (q, v, a), flags, 1, _th(threads))
 
 
 @batched
-def momentum_matrix(model: Model, q, about: str = "origin") -> np.ndarray:
+def momentum_matrix(
+    model: Model, q, about: str = "origin", *, threads: int | None = None
+) -> np.ndarray:
     """Momentum matrix ``A(q)`` with ``h = A v``; ``about="com"`` is the centroidal matrix.
 
-    Rows ``[angular; linear]``, world axes. ``about="com"`` gives Orin and Goswami's
-    centroidal momentum matrix A_G (Pinocchio's ``computeCentroidalMap``, rows swapped).
+    Rows ``[angular; linear]``, world axes. Column k is the composite spatial inertia of
+    the subtree joint k moves times the joint's space screw axis (the composite-rigid-body
+    recursion, CCRBA); ``about="com"`` gives Orin and Goswami's centroidal momentum matrix
+    ``A_G = [1, -[c]; 0, 1] A_o`` (Pinocchio's ``computeCentroidalMap``, rows swapped).
 
     Parameters
     ----------
     model : Model
     q : array_like, shape (..., nq)
     about : {"origin", "com"}
+    threads : int, optional
+        For a batch (default every core).
 
     Returns
     -------
@@ -216,4 +200,6 @@ def momentum_matrix(model: Model, q, about: str = "origin") -> np.ndarray:
     """
     if about not in ("origin", "com"):
         raise ValueError(f"about must be 'origin' or 'com', got {about!r}")
-    return _loop_q(model, q, lambda a: _momentum_matrix_one(model, a, about), (6, model.nv))
+    m = _massive(model) if about == "com" else _model(model)
+    kind = 1 if about == "com" else 0
+    return compute(_core.ccrba, m, ("q",), (q,), FL_CHECK, kind, _th(threads))

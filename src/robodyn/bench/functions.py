@@ -207,6 +207,23 @@ def _momentum_specs(rd) -> list[Spec]:
              lambda m, f, q, v, a: rd.com_velocity(m, q, v), "centerOfMass(q, v): vcom",
              lambda P, qp, vp, ap: P.pin.centerOfMass(P.pm, P.pd, qp, vp),
              lambda P, raw, q, v, a: np.array(P.pd.vcom[0])),
+        Spec("com_acceleration", "com_acceleration(model, q, v, a)",
+             lambda m, f, q, v, a: rd.com_acceleration(m, q, v, a),
+             "centerOfMass(q, v, a): acom",
+             lambda P, qp, vp, ap: P.pin.centerOfMass(P.pm, P.pd, qp, vp, ap),
+             lambda P, raw, q, v, a: np.array(P.pd.acom[0])),
+        Spec("centroidal_momentum_rate", "centroidal_momentum_rate(model, q, v, a)",
+             lambda m, f, q, v, a: rd.centroidal_momentum_rate(m, q, v, a),
+             "computeCentroidalMomentumTimeVariation",
+             lambda P, qp, vp, ap: P.pin.computeCentroidalMomentumTimeVariation(
+                 P.pm, P.pd, qp, vp, ap),
+             lambda P, raw, q, v, a: _ang_lin(raw)),
+        Spec("centroidal_momentum_rate (dA_G v)", "centroidal_momentum_rate(model, q, v)",
+             lambda m, f, q, v, a: rd.centroidal_momentum_rate(m, q, v),
+             "computeCentroidalMomentumTimeVariation(q, v, 0)",
+             lambda P, qp, vp, ap: P.pin.computeCentroidalMomentumTimeVariation(
+                 P.pm, P.pd, qp, vp, 0 * ap),
+             lambda P, raw, q, v, a: _ang_lin(raw)),
     ]  # fmt: skip
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import ModelError
 from ..kernels import call as _pieces
 from ..kernels import core as _core
-from ..kernels._pack import FL_CHECK, KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
+from ..kernels._pack import FL_ACC, FL_CHECK, KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
 from ..kernels.call import batched, nonfinite, run
 from ..kernels.call import threads as _threads
 from ..model.configuration import _joint_slices
@@ -387,27 +387,31 @@ def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
 
 @batched
 def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
-    """Velocity of the centre of mass in the world, ``J_c v``.
+    """Velocity of the centre of mass in the world, ``dc/dt = J_c v = p / m`` (the linear
+    momentum over the total mass, one forward pass of the compiled core).
 
     Takes ``q`` (..., nq), ``v`` (..., nv) and ``threads`` (for a batch); returns an
     array of shape (..., 3).
     """
     pack, th = _mass_call(model, threads)
-    nv = pack.nv
+    tails = ((pack.nq,), (pack.nv,))
+    return _call(model, _core.com_velocity, ("q", "v"), (q, v), tails, FL_CHECK, 2, th)
 
-    def call(arrs):  # the whole batch, or a piece of it (v is checked here, q by the core)
-        Q, V = arrs
-        r = _COM_JACOBIAN(pack.P, Q, th)
-        if r.__class__ is not _ND:
-            return r
-        bad = nonfinite("v", V, 1)
-        if bad is not None:
-            return bad
-        Jc = r[..., 3:].reshape((*r.shape[:-1], 3, nv))
-        return np.einsum("...ij,...j->...i", Jc, V)
 
-    tails = ((pack.nq,), (nv,))
-    return run(call, ("q", "v"), (q, v), tails, model, scratch=8 * (3 + 3 * nv + 3))
+@batched
+def com_acceleration(model: Model, q, v, a, *, threads: int | None = None) -> np.ndarray:
+    """Acceleration of the centre of mass in the world, ``d2c/dt2 = J_c a + dJ_c/dt v``.
+
+    Computed as ``(dp/dt) / m``, the rate of the linear momentum (the sum of the net body
+    forces of one forward pass, gravity left out) over the total mass.
+
+    Takes ``q`` (..., nq), ``v`` (..., nv), ``a`` (..., nv) and ``threads`` (for a batch);
+    returns an array of shape (..., 3).
+    """
+    pack, th = _mass_call(model, threads)
+    tails = ((pack.nq,), (pack.nv,), (pack.nv,))
+    flags = FL_CHECK | FL_ACC
+    return _call(model, _core.com_acceleration, ("q", "v", "a"), (q, v, a), tails, flags, 2, th)
 
 
 # ------------------------------------------------------------------ manipulability

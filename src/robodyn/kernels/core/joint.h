@@ -252,6 +252,39 @@ RD_INLINE int joint_bias(int L, const int64_t *Ii, const double *Fi, const doubl
     return 1;
 }
 
+RD_INLINE void body_motion(int L, const int64_t *Ii, const double *Fi, const double *q,
+                            const double *v, const double *qdd, const double *R, const double *p,
+                            const double *ml, double *mi, int acc)
+{
+    /* the twist V_i = [w; v] of body i and, with acc, its acceleration dV_i = [dw; dv]
+     * (body coordinates), at mi (w, v, dw, dv: 3 laned components each), from its
+     * parent's at ml and T_{lambda,i} = (R, p); qdd = NULL is zero:
+     *   V_i  = Ad_{T_{i,lambda}} V_lambda + S_i qd_i                                (MR 8.50)
+     *   dV_i = Ad_{T_{i,lambda}} dV_lambda + ad_{V_i} (S_i qd_i) + S_i qdd_i + dS_i qd_i (8.51)
+     * with ad_V [w_J; v_J] = [w x w_J; w x v_J + v x w_J] */
+    double jw[3 * LANES], jv[3 * LANES];
+    double *w = mi, *vb = mi + 3 * L, *dw = mi + 6 * L, *dv = mi + 9 * L;
+    joint_rate(L, Ii, Fi, q, v, jw, jv); /* S_i qd_i */
+    motion_from_parent(L, R, p, ml, ml + 3 * L, w, vb);
+    for (int k = 0; k < 3 * L; k++)
+        w[k] += jw[k], vb[k] += jv[k];
+    if (!acc)
+        return;
+    double aw[3 * LANES], av[3 * LANES], e[3 * LANES];
+    joint_rate(L, Ii, Fi, q, qdd, aw, av); /* S_i qdd_i */
+    if (joint_bias(L, Ii, Fi, q, v, e))    /* + dS_i/dt qd_i (a universal joint) */
+        for (int k = 0; k < 3 * L; k++)
+            aw[k] += e[k];
+    motion_from_parent(L, R, p, ml + 6 * L, ml + 9 * L, dw, dv);
+    for (int k = 0; k < 3 * L; k++)
+        dw[k] += aw[k], dv[k] += av[k];
+    cross_add_l(L, w, jw, dw);
+    cross_l(L, w, jv, e);
+    cross_add_l(L, vb, jw, e);
+    for (int k = 0; k < 3 * L; k++)
+        dv[k] += e[k];
+}
+
 RD_INLINE void joint_column(int64_t jt, const double *Fi, int k, double *s)
 {
     /* column k of S_i (6): revolute [axis; 0], prismatic [0; axis], free e_k, the others

@@ -18,6 +18,12 @@
  *   jacobian_dot(P, q, v, frame, kind, threads)        -> [J (6 nv), dJ (6 nv), V (6)]
  *   com(P, q, threads)                                 -> c (3)
  *   com_jacobian(P, q, threads)                        -> [c (3), J_c (3 nv)]
+ *   kinetic(P, q, v, flags, threads)                   -> K ()
+ *   momentum(P, q, v, flags, kind, threads)            -> h (6), kind 0 origin, 1 CoM
+ *   momentum_rate(P, q, v, a, flags, kind, threads)    -> dh/dt (6); a read when FL_ACC
+ *   com_velocity(P, q, v, flags, 2, threads)           -> dc/dt (3)
+ *   com_acceleration(P, q, v, a, flags, 2, threads)    -> d2c/dt2 (3)
+ *   ccrba(P, q, flags, kind, threads)                  -> A (6, nv), kind 0 A_o, 1 A_G
  *   ik_residual(P, q, T_sd, frame, threads)            -> [T (16), J_b (6 nv), V_b (6)]
  *   ik_dls(P, q0, T_sd, frame, lo, hi, w, opts, hist) -> (q, q_best, status, iterations, err)
  *   simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU)
@@ -58,9 +64,12 @@ static int64_t sz_3(const model_t *md) { (void)md; return 3; }
 static int64_t sz_comj(const model_t *md) { return 3 + 3 * md->nv; }
 static int64_t sz_ik(const model_t *md) { return 16 + 6 * md->nv + 6; }
 static int64_t sz_regressor(const model_t *md) { return md->nv * 10 * (md->nb - 1); }
+static int64_t sz_1(const model_t *md) { (void)md; return 1; }
+static int64_t sz_6(const model_t *md) { (void)md; return 6; }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
-       A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR };
+       A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_MOMENTUM,
+       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -82,6 +91,14 @@ static const algo_t ALGOS[] = {
                        {0, 0}},
     [A_REGRESSOR] = {"regressor", rd_regressor, rd_regressor_work, sz_regressor, 3,
                      {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
+    [A_KINETIC] = {"kinetic", rd_kinetic, rd_momentum_work, sz_1, 2, {SZ_NQ, SZ_NV}, {0, 0}},
+    [A_MOMENTUM] = {"momentum", rd_momentum, rd_momentum_work, sz_6, 2, {SZ_NQ, SZ_NV}, {0, 0}},
+    [A_MOMENTUM_RATE] = {"momentum_rate", rd_momentum_rate, rd_momentum_work, sz_6, 3,
+                         {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, FL_ACC}},
+    [A_COM_VEL] = {"com_velocity", rd_momentum, rd_momentum_work, sz_3, 2, {SZ_NQ, SZ_NV}, {0, 0}},
+    [A_COM_ACC] = {"com_acceleration", rd_momentum_rate, rd_momentum_work, sz_3, 3,
+                   {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, FL_ACC}},
+    [A_CCRBA] = {"ccrba", rd_ccrba, rd_momentum_work, sz_6nv, 1, {SZ_NQ}, {0}},
 };
 
 static int out_dims(const model_t *md, int algo, npy_intp *d)
@@ -95,6 +112,8 @@ static int out_dims(const model_t *md, int algo, npy_intp *d)
     case A_FRAME_POSE: d[0] = d[1] = 4; return 2;
     case A_JACOBIAN: d[0] = 6, d[1] = md->nv; return 2;
     case A_REGRESSOR: d[0] = md->nv, d[1] = 10 * (md->nb - 1); return 2;
+    case A_KINETIC: return 0;
+    case A_CCRBA: d[0] = 6, d[1] = md->nv; return 2;
     default: d[0] = ALGOS[algo].out_size(md); return 1;
     }
 }
@@ -316,6 +335,36 @@ DYN(crba, A_CRBA, 1)
 DYN(minv, A_MINV, 1)
 DYN(coriolis, A_CORIOLIS, 2)
 DYN(regressor, A_REGRESSOR, 3)
+DYN(kinetic, A_KINETIC, 2)
+
+static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
+                          int nx)
+{
+    /* (P, x_0 .. x_{nx-1}, flags, kind, threads): momentum.c's algorithms, kind 0 about the
+     * world origin, 1 about the centre of mass (2: the CoM acceleration) */
+    if (!nargs_ok(name, nargs, 4 + nx))
+        return NULL;
+    const long flags = PyLong_AsLong(args[1 + nx]), kind = PyLong_AsLong(args[2 + nx]);
+    const long threads = PyLong_AsLong(args[3 + nx]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (kind < 0 || kind > (algo == A_COM_ACC || algo == A_COM_VEL ? 2 : 1)) {
+        PyErr_Format(PyExc_ValueError, "%s: kind %ld out of range", name, kind);
+        return NULL;
+    }
+    return call(algo, args[0], args + 1, Py_None, flags, 0.0, 0, (int)kind, threads);
+}
+
+#define MOM(fname, algo, nx)                                                                   \
+    static PyObject *py_##fname(PyObject *self, PyObject *const *args, Py_ssize_t nargs)      \
+    {                                                                                          \
+        return mom_call(algo, #fname, args, nargs, nx);                                        \
+    }
+MOM(momentum, A_MOMENTUM, 2)
+MOM(momentum_rate, A_MOMENTUM_RATE, 3)
+MOM(com_velocity, A_COM_VEL, 2)
+MOM(com_acceleration, A_COM_ACC, 3)
+MOM(ccrba, A_CCRBA, 1)
 
 static PyObject *kin_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
                           int nx, int has_frame, int has_kind)
@@ -860,6 +909,12 @@ static PyMethodDef methods[] = {
     METHOD(minv, "minv(P, q, flags, threads) -> M^-1"),
     METHOD(forward, "forward(P, q, v, tau, fext, flags, eps, threads) -> qdd (via M)"),
     METHOD(regressor, "regressor(P, q, v, a, fext, flags, eps, threads) -> Y (nv, 10 (nb - 1))"),
+    METHOD(kinetic, "kinetic(P, q, v, flags, threads) -> K"),
+    METHOD(momentum, "momentum(P, q, v, flags, kind, threads) -> h (6): kind 0 origin, 1 CoM"),
+    METHOD(momentum_rate, "momentum_rate(P, q, v, a, flags, kind, threads) -> dh/dt (6)"),
+    METHOD(com_velocity, "com_velocity(P, q, v, flags, 2, threads) -> dc/dt (3)"),
+    METHOD(com_acceleration, "com_acceleration(P, q, v, a, flags, 2, threads) -> d2c/dt2 (3)"),
+    METHOD(ccrba, "ccrba(P, q, flags, kind, threads) -> A (6, nv): kind 0 origin, 1 A_G"),
     METHOD(body_poses, "body_poses(P, q, threads) -> T (nb, 4, 4)"),
     METHOD(frame_poses, "frame_poses(P, q, threads) -> T (nf, 4, 4)"),
     METHOD(frame_pose, "frame_pose(P, q, frame, threads) -> T (4, 4)"),

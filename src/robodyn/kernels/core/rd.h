@@ -348,6 +348,25 @@ RD_INLINE void inertia_times_c(int L, double m, const double *h, const double *I
         }
 }
 
+RD_INLINE void body_wrench(int L, const double *Fi, const double *w, const double *v,
+                           const double *dw, const double *dv, double *fm, double *ff)
+{
+    /* F_i = G_i dV_i - ad_{V_i}^T (G_i V_i), G = [[I_o, [h]], [[h]^T, m 1]], h = m c:
+     * G V = [I_o w + h x v; m v - h x w] =: [k; l], -ad_V^T [k; l] = [w x k + v x l; w x l]
+     * (MR eq. 8.53, own part); dw, dv = NULL: dV = 0 */
+    const double m = Fi[BF_MASS], *h = Fi + BF_H, *Io = Fi + BF_IO;
+    double k[3 * LANES], lf[3 * LANES];
+    inertia_times_c(L, m, h, Io, w, v, k, lf); /* [k; l] = G V */
+    if (dw)
+        inertia_times_c(L, m, h, Io, dw, dv, fm, ff); /* G dV */
+    else
+        for (int r = 0; r < 3 * L; r++)
+            fm[r] = ff[r] = 0.0;
+    cross_add_l(L, w, k, fm);
+    cross_add_l(L, v, lf, fm);
+    cross_add_l(L, w, lf, ff);
+}
+
 RD_INLINE void joint_friction(int L, const double *d0, int64_t nv, int64_t k, const double *v,
                               double eps, double *f)
 {
@@ -420,6 +439,16 @@ int rd_minv(const model_t *md, int L, const args_t *a, double *RESTRICT out,
 int rd_forward(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                double *RESTRICT W, int *lane);
 int64_t rd_minv_work(const model_t *md);
+/* momentum.c: kinetic energy, momentum and its rate, the momentum matrix (CCRBA) */
+int64_t rd_momentum_work(const model_t *md);
+int rd_kinetic(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+               double *RESTRICT W, int *lane);
+int rd_momentum(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                double *RESTRICT W, int *lane);
+int rd_momentum_rate(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                     double *RESTRICT W, int *lane);
+int rd_ccrba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+             double *RESTRICT W, int *lane);
 /* cond(M(q)) estimated from below (power and inverse iteration on M); inf when M is not
  * positive definite to working precision; NaN when nv > 2000 or memory is short */
 double rd_mass_cond(const model_t *md, const double *q, long flags);

@@ -97,25 +97,8 @@ RD_INLINE int regressor_lanes(const model_t *md, const int L, const args_t *a,
         double *Wi = W + XW * i * L;
         const double *Wl = W + XW * Ii[BI_PARENT] * L;
         double *R = Wi + X_R * L, *p = Wi + X_P * L;
-        double *w = Wi + X_W * L, *vb = Wi + X_V * L, *dw = Wi + X_DW * L, *dv = Wi + X_DV * L;
-        double jw[3 * LANES], jv[3 * LANES], aw[3 * LANES], av[3 * LANES], e[3 * LANES];
         joint_pose(L, Ii, Fi, q, R, p);
-        joint_rate(L, Ii, Fi, q, v, jw, jv);   /* S_i qd_i */
-        joint_rate(L, Ii, Fi, q, qdd, aw, av); /* S_i qdd_i */
-        if (joint_bias(L, Ii, Fi, q, v, e))    /* + dS_i/dt qd_i (a universal joint) */
-            for (int k = 0; k < 3 * L; k++)
-                aw[k] += e[k];
-        motion_from_parent(L, R, p, Wl + X_W * L, Wl + X_V * L, w, vb); /* 8.50 */
-        for (int k = 0; k < 3 * L; k++)
-            w[k] += jw[k], vb[k] += jv[k];
-        motion_from_parent(L, R, p, Wl + X_DW * L, Wl + X_DV * L, dw, dv); /* 8.51 */
-        for (int k = 0; k < 3 * L; k++)
-            dw[k] += aw[k], dv[k] += av[k];
-        cross_add_l(L, w, jw, dw);
-        cross_l(L, w, jv, e);
-        cross_add_l(L, vb, jw, e);
-        for (int k = 0; k < 3 * L; k++)
-            dv[k] += e[k];
+        body_motion(L, Ii, Fi, q, v, qdd, R, p, Wl + X_W * L, Wi + X_W * L, 1); /* 8.50-8.51 */
     }
     /* ---- per body: A_i, carried to the joints of its supporting chain (8.53-8.54) */
     double A[60 * LANES], gm[3 * LANES], gf[3 * LANES];

@@ -16,25 +16,6 @@ enum { WW = 30, W_R = 0, W_P = 9, W_W = 12, W_V = 15, W_DW = 18, W_DV = 21, W_FM
 
 int64_t rd_rnea_work(const model_t *md) { return WW * md->nb; }
 
-RD_INLINE void body_wrench(int L, const double *Fi, const double *w, const double *v,
-                           const double *dw, const double *dv, double *fm, double *ff)
-{
-    /* F_i = G_i dV_i - ad_{V_i}^T (G_i V_i), G = [[I_o, [h]], [[h]^T, m 1]], h = m c:
-     * G V = [I_o w + h x v; m v - h x w] =: [k; l], -ad_V^T [k; l] = [w x k + v x l; w x l]
-     * (MR eq. 8.53, own part); dw, dv = NULL: dV = 0 */
-    const double m = Fi[BF_MASS], *h = Fi + BF_H, *Io = Fi + BF_IO;
-    double k[3 * LANES], lf[3 * LANES];
-    inertia_times_c(L, m, h, Io, w, v, k, lf); /* [k; l] = G V */
-    if (dw)
-        inertia_times_c(L, m, h, Io, dw, dv, fm, ff); /* G dV */
-    else
-        for (int r = 0; r < 3 * L; r++)
-            fm[r] = ff[r] = 0.0;
-    cross_add_l(L, w, k, fm);
-    cross_add_l(L, v, lf, fm);
-    cross_add_l(L, w, lf, ff);
-}
-
 RD_INLINE int rnea_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT tau,
                          double *RESTRICT W)
 {
@@ -60,27 +41,8 @@ RD_INLINE int rnea_lanes(const model_t *md, const int L, const args_t *a, double
         const double *Wl = W + WW * Ii[BI_PARENT] * L;
         double *R = Wi + W_R * L, *p = Wi + W_P * L;
         double *w = Wi + W_W * L, *vb = Wi + W_V * L, *dw = Wi + W_DW * L, *dv = Wi + W_DV * L;
-        double jw[3 * LANES], jv[3 * LANES], aw[3 * LANES], av[3 * LANES], e[3 * LANES];
         joint_pose(L, Ii, Fi, q, R, p);
-        joint_rate(L, Ii, Fi, q, v, jw, jv);   /* S_i qd_i */
-        joint_rate(L, Ii, Fi, q, qdd, aw, av); /* S_i qdd_i */
-        if (joint_bias(L, Ii, Fi, q, v, e)) /* + dS_i/dt qd_i (a universal joint) */
-            for (int k = 0; k < 3 * L; k++)
-                aw[k] += e[k];
-        /* 8.50: V_i = Ad_{T_{i,lambda}} V_lambda + S_i qd_i */
-        motion_from_parent(L, R, p, Wl + W_W * L, Wl + W_V * L, w, vb);
-        for (int k = 0; k < 3 * L; k++)
-            w[k] += jw[k], vb[k] += jv[k];
-        /* 8.51: dV_i = Ad_{T_{i,lambda}} dV_lambda + ad_{V_i} (S_i qd_i) + S_i qdd_i,
-         *       ad_V [w_J; v_J] = [w x w_J; w x v_J + v x w_J] */
-        motion_from_parent(L, R, p, Wl + W_DW * L, Wl + W_DV * L, dw, dv);
-        for (int k = 0; k < 3 * L; k++)
-            dw[k] += aw[k], dv[k] += av[k];
-        cross_add_l(L, w, jw, dw);
-        cross_l(L, w, jv, e);
-        cross_add_l(L, vb, jw, e);
-        for (int k = 0; k < 3 * L; k++)
-            dv[k] += e[k];
+        body_motion(L, Ii, Fi, q, v, qdd, R, p, Wl + W_W * L, w, 1); /* 8.50-8.51 */
         /* 8.53 (own part): F_i = G_i dV_i - ad_{V_i}^T (G_i V_i) - F_ext,i */
         double *fm = Wi + W_FM * L, *ff = Wi + W_FF * L;
         body_wrench(L, Fi, w, vb, dw, dv, fm, ff);
