@@ -595,6 +595,16 @@ class TaskSpaceComputedTorque(Controller):
     a singularity the torque stays finite and the tracking error grows along the lost
     directions instead of the joint rates blowing up.
 
+    :func:`robodyn.simulate` runs this law in its compiled rollout, with no Python call per
+    step, when the reference is a constant pose or a
+    :func:`robodyn.trajectory.screw_trajectory` or
+    :func:`robodyn.trajectory.cartesian_trajectory` with a cubic or quintic time scaling
+    (and the run is one rollout of a model of 1-dof joints with a fixed-step integrator);
+    with any other callable reference the Python loop calls this law (the two agree to
+    round-off).
+    There the inverse is a Householder QR of J_b and a triangular solve while ``s_min >=
+    singular_threshold``, and a one-sided Jacobi SVD of the triangular factor below it.
+
     Parameters
     ----------
     model : Model
