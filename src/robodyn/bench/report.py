@@ -314,7 +314,9 @@ def _simulate_markdown(result: dict) -> list[str]:
             vs.append(f"{_fmt_ratio(r['ratio_to_pinocchio'])} of the same loop over Pinocchio")
         if r.get("ratio_to_mujoco") is not None:
             vs.append(f"{_fmt_ratio(r['ratio_to_mujoco'])} of mujoco.rollout")
-        per = "per rollout-step" if r["model"] == "ur5" else "in all"
+        if r.get("ratio_to_joint_space") is not None:
+            vs.append(f"{_fmt_ratio(r['ratio_to_joint_space'])} of joint-space computed torque")
+        per = "per rollout-step" if "rollouts" in r["function"] else "in all"
         lines.append(
             f"Simulation ({r['model']}, {r['function']}): {r['call']}: "
             f"{_fmt_time(r['median_s'])} {per}" + (f" ({'; '.join(vs)})" if vs else "") + "."

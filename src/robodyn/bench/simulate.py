@@ -10,8 +10,14 @@
   :func:`robodyn.simulate`, beside ``mujoco.rollout`` on the model written by robodyn's
   MJCF converter (contacts off, RK4, the same step) and the loop over Pinocchio (a few
   rollouts; the time is per rollout-step).
+* ``ur5``, task-space computed torque for 2 s at 1 kHz with RK4 (8,000 evaluations):
+  :class:`robodyn.control.TaskSpaceComputedTorque` along a
+  :func:`robodyn.trajectory.screw_trajectory` (it runs whole in the compiled core, with
+  its damped least-squares inverse), beside the same run under the joint-space
+  :class:`robodyn.control.ComputedTorque` along a quintic (issue 29: within 3x its time).
 
-Each run is checked before it is timed: the final states agree with the peer's.
+Each run is checked before it is timed: the final states agree with the peer's (the
+task-space run: with the same law called from the Python loop).
 """
 
 from __future__ import annotations
@@ -87,6 +93,8 @@ def run_simulate(cfg, libs: dict, prog, cases: dict) -> list[dict]:
     prog.show("simulate: ur5 open-loop rollouts")
     case = cases.get("ur5") or _build_case("ur5", cfg, pin)
     rows += _rollout_rows(cfg, pin, mujoco, case, repeat)
+    prog.show("simulate: ur5 task-space computed torque")
+    rows.append(_task_space_row(cfg, case, repeat))
     prog.step()
     return rows
 
@@ -146,6 +154,46 @@ def _pin_computed_torque(pin, case, ref, q_a, K, res, best, repeat, rd_row) -> d
     return _row("simulate", "panda", "computed torque, RK4", "pinocchio",
                 call="the same RK4 loop in Python over pin.rnea and pin.aba",
                 median_s=best_p, runs_s=runs_p, n_states=K, status="reference")  # fmt: skip
+
+
+def _task_space_row(cfg, case, repeat: int) -> dict:
+    """The UR5's tool following a screw path by task-space computed torque, 2 s at 1 kHz
+    with RK4, beside the same run under joint-space computed torque (the ratio in the row,
+    issue 29: at most 3x); checked first against the same law called from the Python loop
+    over the first 0.1 s (the samples q, v, a, tau)."""
+    from .. import control
+    from ..kinematics import fk
+    from ..sim import simulate
+    from ..spatial import exp6
+    from ..trajectory import joint_trajectory, screw_trajectory
+
+    m, frame = case.model, case.frame
+    dur = 0.5 if cfg.quick else 2.0
+    q_a = np.array([0.3, -1.0, 1.2, -0.5, 1.1, 0.2])
+    X_a = fk(m, q_a, frame)
+    X_b = X_a @ exp6([0.2, -0.3, 0.4, 0.05, -0.08, 0.1])
+    ts = control.TaskSpaceComputedTorque(m, frame, screw_trajectory(X_a, X_b, 0.75 * dur),
+                                         100.0, 20.0, friction=False)  # fmt: skip
+    ct = control.ComputedTorque(m, joint_trajectory(q_a, q_a + 0.5, 0.75 * dur), kp=100.0,
+                                kd=20.0, friction=False)  # fmt: skip
+    K = round(dur / 1e-3)
+
+    def run(ctrl, duration=dur):
+        return simulate(m, q_a, controller=ctrl, duration=duration, dt=1e-3, friction=False)
+
+    fast, slow = run(ts, 0.1), run(lambda t, q, v: ts(t, q, v), 0.1)
+    err = max(float(np.max(np.abs(getattr(fast, x) - getattr(slow, x))))
+              for x in ("q", "v", "a", "tau"))  # fmt: skip
+    best, runs = _best(lambda: run(ts), repeat)
+    best_j, _ = _best(lambda: run(ct), repeat)
+    ratio = best / best_j
+    return _row("simulate", "ur5", "task-space CT, RK4", "robodyn",
+                call=f"simulate {dur:g} s at 1 kHz, TaskSpaceComputedTorque along a screw path "
+                     f"({4 * K} evaluations): {ratio:.2f}x the joint-space ComputedTorque's "
+                     f"{best_j * 1e3:.1f} ms (issue 29: at most 3x)",
+                median_s=best, runs_s=runs, n_states=K, joint_space_s=best_j,
+                ratio_to_joint_space=ratio, status="ok" if err < 1e-10 else "FAIL",
+                check_err=err)  # fmt: skip
 
 
 def _rollout_rows(cfg, pin, mujoco, case, repeat: int) -> list[dict]:

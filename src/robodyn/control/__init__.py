@@ -595,6 +595,16 @@ class TaskSpaceComputedTorque(Controller):
     a singularity the torque stays finite and the tracking error grows along the lost
     directions instead of the joint rates blowing up.
 
+    :func:`robodyn.simulate` runs this law in its compiled rollout, with no Python call per
+    step, when the reference is a constant pose or a
+    :func:`robodyn.trajectory.screw_trajectory` or
+    :func:`robodyn.trajectory.cartesian_trajectory` with a cubic or quintic time scaling
+    (and the run is one rollout of a model of 1-dof joints with a fixed-step integrator);
+    with any other callable reference the Python loop calls this law (the two agree to
+    round-off).
+    There the inverse is a Householder QR of J_b and a triangular solve while ``s_min >=
+    singular_threshold``, and a one-sided Jacobi SVD of the triangular factor below it.
+
     Parameters
     ----------
     model : Model
@@ -626,6 +636,7 @@ class TaskSpaceComputedTorque(Controller):
                  singular_threshold: float = 0.05):  # fmt: skip
         self.model = model
         self.frame = model.frame_id(frame)
+        self._pose = None  # a constant pose given as ref
         if callable(ref):
             self.ref = ref
         else:
@@ -635,8 +646,9 @@ class TaskSpaceComputedTorque(Controller):
                     f"ref must be ref(t) -> (X, V, dV) or a pose (4, 4), got {X.shape}"
                 )
             z = np.zeros(6)
-            self.ref = lambda t: (X, z, z)
-        self.kp, self.kd = _gain(kp, "kp", 6 if np.ndim(kp) else None), _gain(kd, "kd")
+            self.ref, self._pose = (lambda t: (X, z, z)), X
+        self.kp = _gain(kp, "kp", 6 if np.ndim(kp) else None)
+        self.kd = _gain(kd, "kd", 6 if np.ndim(kd) else None)
         self.k_null = float(k_null)
         self.friction = friction
         self.tau_max = None if tau_max is None else _gain(tau_max, "tau_max", model.nv)
@@ -660,6 +672,34 @@ class TaskSpaceComputedTorque(Controller):
             "kd": _numbers(self.kd), "k_null": self.k_null, "friction": bool(self.friction),
             "tau_max": _numbers(self.tau_max), "damping": self.damping,
             "singular_threshold": self.singular_threshold,
+        }  # fmt: skip
+
+    def _c_law(self, model):
+        """This law for the compiled rollout of robodyn.simulate (kernels/core/sim.c's
+        LAW_TASK_CT): a constant pose, or a screw or Cartesian PoseTrajectory under a
+        polynomial time scaling; None for any other reference (the Python loop)."""
+        if self._pose is not None:
+            kind, X_a, S, T, c = "pose", self._pose, np.zeros(6), 1.0, np.zeros(6)
+        else:
+            spec = getattr(self.ref, "_c_pose_reference", None)
+            spec = spec() if spec is not None else None
+            if spec is None:
+                return None
+            kind, X_a, S, T, c = spec
+        from ..kernels._pack import FL_ARMATURE, FL_FRICTION
+
+        # the parameter block of kernels/core/sim.h (TP_FRAME .. TP_S)
+        task = np.concatenate([
+            [self.frame], _matrix(self.kp, 6).ravel(), _matrix(self.kd, 6).ravel(),
+            [self.k_null, self.damping, self.singular_threshold, _REF_KINDS[kind]],
+            np.asarray(X_a, dtype=float).ravel(), S,
+        ])  # fmt: skip
+        z = np.zeros(model.nv)
+        return {
+            "law": "task_space_computed_torque", "kp": 0.0, "kd": 0.0, "model": self.model,
+            "cflags": FL_ARMATURE | (FL_FRICTION if self.friction else 0), "q_a": z,
+            "q_b": z, "T": T, "c": c, "task": task,
+            "tau_max": np.inf if self.tau_max is None else self.tau_max,
         }  # fmt: skip
 
     def __call__(self, t, q, v):
@@ -687,6 +727,9 @@ class TaskSpaceComputedTorque(Controller):
         qdd = qdd - self.k_null * np.einsum("...ij,...j->...i", N, v)
         tau = inverse_dynamics(m, q, v, qdd, friction=self.friction)
         return _saturate(tau, self.tau_max)
+
+
+_REF_KINDS = {"pose": 0, "screw": 1, "cartesian": 2}  # sim.h's REF_*
 
 
 def _damped_inverse(J, damping: float, threshold: float) -> np.ndarray:

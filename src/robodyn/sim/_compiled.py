@@ -13,14 +13,16 @@ from ._failure import _runaway, _status_of, _stopped
 from ._record import _Record
 from .result import Trajectory
 
-_LAWS = {"none": 0, "pd": 1, "pd+gravity": 2, "computed_torque": 3}
+_LAWS = {"none": 0, "pd": 1, "pd+gravity": 2, "computed_torque": 3,
+         "task_space_computed_torque": 4}  # fmt: skip
 _C_INTEGRATORS = {"euler": 0, "semi_implicit_euler": 1, "rk4": 2}
 
 
 def _c_setup(model, controller, integrator, friction, clip_torque):
     """The arguments of the compiled rollout (kernels/core/sim.c) when the run can go there:
     1-dof joints, a fixed-step integrator, and no controller or one of robodyn.control's
-    laws that describes itself (``_c_law``); else None."""
+    laws that describes itself (``_c_law``: a dict of the law's name, gains, model, joint
+    reference and, for the task-space law, its parameter block ``task``); else None."""
     pk = model._rd_packed or packed(model)
     if integrator not in _C_INTEGRATORS or model.nq != model.nv or pk.has_mimic or pk.I[5]:
         return None
@@ -45,6 +47,7 @@ def _c_setup(model, controller, integrator, friction, clip_torque):
         np.broadcast_to(np.asarray(law["kp"], dtype=float), (nv,)),
         np.broadcast_to(np.asarray(law["kd"], dtype=float), (nv,)),
         law["q_a"], law["q_b"], tau_max, [float(law["T"])], law["c"],
+        law.get("task", ()),  # the task-space law's parameters (kernels/core/sim.h: TP_*)
     ])  # fmt: skip
     flags = FL_GRAVITY | FL_ARMATURE | (FL_FRICTION if friction else 0)
     return (pk.P, pc.P, _C_INTEGRATORS[integrator], _LAWS[law["law"]], flags, law["cflags"],

@@ -303,6 +303,16 @@ class PoseTrajectory:
         t = _grid(self.duration, dt)
         return PoseSample(t, *self(t))
 
+    def _c_pose_reference(self):
+        """``(kind, X_start, S, T, c)`` for robodyn's compiled rollout when s is a
+        polynomial ``sum_k c_k (t / T)^k`` (else None): kind "screw" with S the screw
+        ``log(X_start^-1 X_end)``, or "cartesian" with S = [w, p_end - p_start]; the core
+        evaluates X, V_b and dV_b as ``__call__`` does."""
+        if not isinstance(self.scaling, (CubicScaling, QuinticScaling)):
+            return None
+        S = self._S if self.kind == "screw" else np.concatenate([self._w, self._dp])
+        return self.kind, self.X_start, S, self.duration, self.scaling.coefficients()
+
     def describe(self) -> dict:
         """What this trajectory is, as JSON: its kind, both poses and the time scaling."""
         return {"class": "PoseTrajectory", "kind": self.kind,

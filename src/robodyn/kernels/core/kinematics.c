@@ -540,3 +540,6 @@ KIN_ENTRY(jacobian_dot)
 KIN_ENTRY(com)
 KIN_ENTRY(com_jacobian)
 KIN_ENTRY(ik_residual)
+
+/* log6 of one pose (4 x 4, row-major), for sim.c's task-space law */
+void rd_log6(const double *T, double *V) { log6_one(T, 1, V); }

@@ -1,7 +1,7 @@
 /*
  * A whole rollout in C: qdd = aba(q, qd, tau(t, q, qd)) integrated by explicit Euler,
  * semi-implicit Euler or RK4 (robodyn/sim/integrators.py, the same arithmetic), with tau
- * from one of robodyn.control's joint-space laws, for models of 1-dof joints:
+ * from one of robodyn.control's laws, for models of 1-dof joints:
  *
  *   none              tau = 0
  *   PD (+ gravity)    tau = K_p (q_d - q) + K_d (v_d - v) (+ g_c(q))            (MR 11.27)
@@ -10,7 +10,14 @@
  * with diagonal gains, the controller's own model c, saturation |tau| <= tau_max, and the
  * reference of a straight-line joint trajectory q_d(t) = q_a + s(r) (q_b - q_a),
  * r = t / T clamped to [0, 1], s(r) = sum_k c_k r^k (cubic, quintic; a constant target has
- * q_a = q_b). robodyn.sim.simulate calls it for one rollout with such a controller (the
+ * q_a = q_b); or robodyn.control's task-space law (task_torque below, MR sec. 11.4.2)
+ *
+ *   task-space CT     qdd = J_b^# (dV_cmd - dJ_b v) - k_null (1 - J_b^# J_b) v,
+ *                     tau = rnea_c(q, qd, qdd)
+ *
+ * along a constant pose or a screw or Cartesian path (MR eqs. 9.7-9.9) under the same
+ * s(r), with J_b^# the damped least-squares inverse (rd_damped_solve).
+ * robodyn.sim.simulate calls it for one rollout with such a controller (the
  * Python loop, with the batch kernels, runs everything else); a parity test keeps the two
  * equal. A run may come in pieces (k0: the index of the piece's first sample, so the times
  * are those of one run), and it asks s->poll every POLL_STEPS steps whether to stop
@@ -22,9 +29,9 @@
 
 enum { POLL_STEPS = 1024 };
 
-RD_INLINE void reference(const sim_t *s, double t, int64_t n, double *qd, double *vd, double *ad)
+RD_INLINE void time_scaling(const sim_t *s, double t, double *ps, double *psd, double *psdd)
 {
-    /* q_d, v_d = s' (q_b - q_a), a_d = s'' (q_b - q_a) with s' = ds/dr / T, s'' = ... / T^2 */
+    /* s(t / T), s' = ds/dr / T, s'' = d2s/dr2 / T^2, held at the ends (s' = s'' = 0) */
     double r = s->T > 0.0 ? t / s->T : 1.0, s0 = 0.0, s1 = 0.0, s2 = 0.0;
     if (r >= 1.0 || r < 0.0) { /* held at the ends: s(1) from T on, s(0) before 0 */
         r = r < 0.0 ? 0.0 : 1.0;
@@ -41,6 +48,14 @@ RD_INLINE void reference(const sim_t *s, double t, int64_t n, double *qd, double
         s1 /= s->T;
         s2 /= s->T * s->T;
     }
+    *ps = s0, *psd = s1, *psdd = s2;
+}
+
+RD_INLINE void reference(const sim_t *s, double t, int64_t n, double *qd, double *vd, double *ad)
+{
+    /* q_d, v_d = s' (q_b - q_a), a_d = s'' (q_b - q_a) */
+    double s0, s1, s2;
+    time_scaling(s, t, &s0, &s1, &s2);
     for (int64_t j = 0; j < n; j++) {
         const double d = s->qb[j] - s->qa[j];
         qd[j] = s->qa[j] + s0 * d;
@@ -49,18 +64,392 @@ RD_INLINE void reference(const sim_t *s, double t, int64_t n, double *qd, double
     }
 }
 
-static int torque(const sim_t *s, double t, const double *q, const double *v, double *tau,
-                  double *W, double *Wc)
+/* ---------------------------------------------------------------- task-space computed torque */
+/* SE(3) helpers on one pose: 3x3 row-major R, 3-vectors */
+RD_INLINE void rodrigues(const double *w, double A, double B, double *R)
 {
-    /* tau(t, q, qd) of the law; 0 or an error code */
+    /* R = 1 + A [w] + B [w]^2 written out (spatial.py's _rodrigues1) */
+    const double x = w[0], y = w[1], z = w[2];
+    const double xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z;
+    R[0] = 1 - B * (yy + zz), R[1] = -A * z + B * xy, R[2] = A * y + B * xz;
+    R[3] = A * z + B * xy, R[4] = 1 - B * (xx + zz), R[5] = -A * x + B * yz;
+    R[6] = -A * y + B * xz, R[7] = A * x + B * yz, R[8] = 1 - B * (xx + yy);
+}
+
+RD_INLINE void exp_coeffs(const double *w, double *A, double *B, double *C)
+{
+    /* A = sin t / t, B = (1 - cos t) / t^2, C = (t - sin t) / t^3 of t = |w|, series below
+     * 1e-3 (spatial.py's _coeffs1) */
+    const double t = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    if (t < 1e-3) {
+        const double t2 = t * t;
+        *A = 1 - t2 / 6 + t2 * t2 / 120, *B = 0.5 - t2 / 24 + t2 * t2 / 720, *C = 1.0 / 6 - t2 / 120;
+        return;
+    }
+    const double sn = sin(t), cs = cos(t);
+    *A = sn / t, *B = (1 - cs) / (t * t), *C = (t - sn) / (t * t * t);
+}
+
+RD_INLINE void pose_times(const double *Xa, const double *R, const double *p, double *X)
+{
+    /* X (4 x 4) = X_a [R, p; 0, 1] */
+    for (int r = 0; r < 3; r++) {
+        const double a0 = Xa[4 * r], a1 = Xa[4 * r + 1], a2 = Xa[4 * r + 2];
+        for (int c = 0; c < 3; c++)
+            X[4 * r + c] = a0 * R[c] + a1 * R[3 + c] + a2 * R[6 + c];
+        X[4 * r + 3] = a0 * p[0] + a1 * p[1] + a2 * p[2] + Xa[4 * r + 3];
+    }
+    X[12] = X[13] = X[14] = 0.0;
+    X[15] = 1.0;
+}
+
+static void pose_reference(const sim_t *s, double t, double *Xd, double *Vd, double *dVd)
+{
+    /* X_d(t) and its body twist V_d and dV_d/dt as robodyn.trajectory's PoseTrajectory
+     * (MR eqs. 9.7-9.9): a constant pose; X_a exp([S] s) with V_d = S s', dV_d = S s'';
+     * or R = R_a exp([w] s), p = p_a + s dp with omega_b = w s', v_b = R^T dp s',
+     * d/dt v_b = R^T dp s'' - omega_b x (R^T dp) s' */
+    const double *P = s->task, *Xa = P + TP_XA, *S = P + TP_S;
+    const int kind = (int)P[TP_KIND];
+    if (kind == REF_POSE) {
+        memcpy(Xd, Xa, 16 * sizeof(double));
+        for (int k = 0; k < 6; k++)
+            Vd[k] = dVd[k] = 0.0;
+        return;
+    }
+    double s0, s1, s2, A, B, C, e[6], R[9], p[3];
+    time_scaling(s, t, &s0, &s1, &s2);
+    for (int k = 0; k < 6; k++)
+        e[k] = s0 * S[k];
+    exp_coeffs(e, &A, &B, &C);
+    rodrigues(e, A, B, R);
+    if (kind == REF_SCREW) { /* exp([S] s) = [R, G v], G = 1 + B [w] + C [w]^2 (MR 3.88) */
+        double G[9];
+        rodrigues(e, B, C, G);
+        for (int r = 0; r < 3; r++)
+            p[r] = G[3 * r] * e[3] + G[3 * r + 1] * e[4] + G[3 * r + 2] * e[5];
+        pose_times(Xa, R, p, Xd);
+        for (int k = 0; k < 6; k++)
+            Vd[k] = s1 * S[k], dVd[k] = s2 * S[k];
+        return;
+    }
+    const double zero[3] = {0.0, 0.0, 0.0}, *dp = S + 3;
+    pose_times(Xa, R, zero, Xd); /* R_a exp([w] s), then p = p_a + s dp */
+    double u[3];
+    for (int r = 0; r < 3; r++) {
+        Xd[4 * r + 3] = Xa[4 * r + 3] + s0 * dp[r];
+        u[r] = Xd[r] * dp[0] + Xd[4 + r] * dp[1] + Xd[8 + r] * dp[2]; /* R^T dp */
+    }
+    const double wb[3] = {s1 * S[0], s1 * S[1], s1 * S[2]};
+    const double c[3] = {wb[1] * u[2] - wb[2] * u[1], wb[2] * u[0] - wb[0] * u[2],
+                         wb[0] * u[1] - wb[1] * u[0]};
+    for (int r = 0; r < 3; r++) {
+        Vd[r] = wb[r], Vd[3 + r] = s1 * u[r];
+        dVd[r] = s2 * S[r], dVd[3 + r] = s2 * u[r] - c[r] * s1;
+    }
+}
+
+enum { JACOBI_SWEEPS = 40 };
+
+RD_INLINE double dot(const double *a, const double *b, int64_t n)
+{
+    double x = 0.0;
+    for (int64_t k = 0; k < n; k++)
+        x += a[k] * b[k];
+    return x;
+}
+
+static void jacobi_columns(double *A, int64_t m, int64_t len, double *Z, int64_t zlen)
+{
+    /* One-sided (Hestenes) Jacobi: plane rotations of the m columns of A (column k at
+     * A + k len) until they are orthogonal, A <- A G_1 G_2 ...; the same rotations turn the
+     * m columns of Z (column k at Z + k zlen). Each makes one pair orthogonal: with
+     * alpha = |a_i|^2, beta = |a_j|^2, gamma = a_i . a_j, zeta = (beta - alpha) / (2 gamma),
+     * t = sgn(zeta) / (|zeta| + sqrt(1 + zeta^2)), c = 1 / sqrt(1 + t^2), s = c t:
+     * a_i <- c a_i - s a_j, a_j <- s a_i + c a_j, after which |a_i|^2 = alpha - t gamma and
+     * |a_j|^2 = beta + t gamma (the rotation that diagonalises the pair's 2 x 2 Gram
+     * matrix: Jacobi's method on A^T A without forming it, so the singular values keep
+     * their relative accuracy). A pair counts as orthogonal when |gamma| <= 1e-15
+     * sqrt(alpha beta); the sweeps stop when one rotates nothing (the norms are computed
+     * afresh at each sweep). */
+    double nrm[6];
+    for (int sweep = 0; sweep < JACOBI_SWEEPS; sweep++) {
+        int rotated = 0;
+        for (int64_t k = 0; k < m; k++)
+            nrm[k] = dot(A + k * len, A + k * len, len);
+        for (int64_t i = 0; i < m - 1; i++)
+            for (int64_t j = i + 1; j < m; j++) {
+                double *ai = A + i * len, *aj = A + j * len;
+                const double alpha = nrm[i], beta = nrm[j], gamma = dot(ai, aj, len);
+                if (!(fabs(gamma) > 1e-15 * sqrt(alpha * beta)))
+                    continue;
+                const double zeta = (beta - alpha) / (2.0 * gamma), az = fabs(zeta);
+                /* sqrt(1 + zeta^2) ~ |zeta| where zeta^2 would overflow */
+                const double t = (zeta >= 0.0 ? 1.0 : -1.0)
+                                 / (az + (az < 1e150 ? sqrt(1.0 + az * az) : az));
+                const double c = 1.0 / sqrt(1.0 + t * t), sn = c * t;
+                for (int64_t r = 0; r < len; r++) {
+                    const double x = ai[r], y = aj[r];
+                    ai[r] = c * x - sn * y, aj[r] = sn * x + c * y;
+                }
+                double *zi = Z + i * zlen, *zj = Z + j * zlen;
+                for (int64_t r = 0; r < zlen; r++) {
+                    const double x = zi[r], y = zj[r];
+                    zi[r] = c * x - sn * y, zj[r] = sn * x + c * y;
+                }
+                nrm[i] = alpha - t * gamma, nrm[j] = beta + t * gamma;
+                rotated = 1;
+            }
+        if (!rotated)
+            break;
+    }
+}
+
+static void householder_qr(double *A, int64_t len, int64_t m, double *beta, double *d)
+{
+    /* A = Q R for the m columns of A (column k at A + k len, len >= m), in place: Q = H_0
+     * ... H_{m-1} with H_k = 1 - beta_k v_k v_k^T (Golub and Van Loan alg. 5.2.1), v_k in
+     * A[k .. len-1] of column k afterwards, R's diagonal in d and R_kj (j > k) at A[k] of
+     * column j. A zero column leaves H_k = 1 (beta_k = 0) and R_kk = 0. */
+    for (int64_t k = 0; k < m; k++) {
+        double *v = A + k * len + k;
+        const int64_t r = len - k;
+        const double sigma = sqrt(dot(v, v, r));
+        if (sigma == 0.0) {
+            beta[k] = d[k] = 0.0;
+            continue;
+        }
+        /* v = x - alpha e_1 with alpha = -sgn(x_0) |x| (no cancellation), v.v = 2 sigma
+         * (sigma + |x_0|) */
+        const double alpha = v[0] >= 0.0 ? -sigma : sigma;
+        beta[k] = 1.0 / (sigma * (sigma + fabs(v[0])));
+        v[0] -= alpha;
+        d[k] = alpha;
+        for (int64_t j = k + 1; j < m; j++) {
+            double *a = A + j * len + k;
+            const double f = beta[k] * dot(v, a, r);
+            for (int64_t i = 0; i < r; i++)
+                a[i] -= f * v[i];
+        }
+    }
+}
+
+RD_INLINE void reflect(const double *A, int64_t len, int64_t k, double beta, double *y)
+{
+    /* y <- H_k y = y - beta_k v_k (v_k . y) */
+    const double *v = A + k * len + k;
+    const double f = beta * dot(v, y + k, len - k);
+    for (int64_t i = 0; i < len - k; i++)
+        y[k + i] -= f * v[i];
+}
+
+static int undamped(const double *M, int64_t m, double threshold)
+{
+    /* whether the triangular M (m x m, row-major) has no singular value below threshold
+     * (and none zero): M^T M - threshold^2 1 has a Cholesky factor (its pivots > 0) */
+    double G[36], t2 = threshold * threshold;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j <= i; j++) {
+            double g = 0.0;
+            for (int64_t k = 0; k < m; k++)
+                g += M[m * k + i] * M[m * k + j];
+            G[m * i + j] = g - (i == j ? t2 : 0.0);
+        }
+    for (int64_t j = 0; j < m; j++) { /* G = L L^T in G's lower triangle */
+        double p = G[m * j + j];
+        for (int64_t k = 0; k < j; k++)
+            p -= G[m * j + k] * G[m * j + k];
+        if (!(p > 0.0))
+            return 0;
+        p = sqrt(p);
+        G[m * j + j] = p;
+        for (int64_t i = j + 1; i < m; i++) {
+            double g = G[m * i + j];
+            for (int64_t k = 0; k < j; k++)
+                g -= G[m * i + k] * G[m * j + k];
+            G[m * i + j] = g / p;
+        }
+    }
+    return 1;
+}
+
+static void damped_square(double *B, int64_t m, double *z, double damping, double threshold,
+                          double *x)
+{
+    /* x = M^# z for M (m x m) given by its rows in B (row k at B + k m; overwritten, as z):
+     * one-sided Jacobi turns the rows, M^T W = B' with orthogonal columns b_k of norms s_k,
+     * so M = W B'^T and M^# = B' diag(1 / (s_k^2 + lambda^2)) W^T, W^T z by turning z with
+     * the same rotations (no division by s_k; a zero gain where s_k^2 + lambda^2 = 0) */
+    jacobi_columns(B, m, m, z, 1);
+    double g[6], s2min = INFINITY;
+    for (int64_t k = 0; k < m; k++) {
+        g[k] = dot(B + k * m, B + k * m, m); /* s_k^2 */
+        s2min = g[k] < s2min ? g[k] : s2min;
+    }
+    double near = 0.0; /* lambda^2 / damping^2 = 1 - (s_min / threshold)^2 in [0, 1] */
+    if (threshold > 0.0) {
+        const double r = sqrt(s2min) / threshold;
+        near = 1.0 - r * r;
+        near = near < 0.0 ? 0.0 : (near > 1.0 ? 1.0 : near);
+    }
+    const double lam2 = damping * damping * near;
+    for (int64_t r = 0; r < m; r++)
+        x[r] = 0.0;
+    for (int64_t k = 0; k < m; k++) {
+        const double den = g[k] + lam2; /* s_k^2 + lambda^2 */
+        const double zk = den > 0.0 ? z[k] / den : 0.0;
+        for (int64_t r = 0; r < m; r++)
+            x[r] += B[k * m + r] * zk;
+    }
+}
+
+int64_t rd_damped_solve_work(int64_t n) { return 6 * n + 128; }
+
+void rd_damped_solve(const double *J, int64_t n, const double *y, double damping,
+                     double threshold, double *x, double *work)
+{
+    /* x = J^# y for J (6 x n, row-major): the damped least-squares inverse (Nakamura and
+     * Hanafusa; the damping schedule of Maciejewski and Klein)
+     *   J^# = V diag(s_i / (s_i^2 + lambda^2)) U^T  of  J = U diag(s_i) V^T,
+     *   lambda^2 = damping^2 (1 - (s_min / threshold)^2) when s_min < threshold, else 0,
+     * robodyn.control._damped_inverse's, without a general SVD. A Householder QR of J^T
+     * (n >= 6) or of J (n < 6) leaves a triangular M (m x m, m = min(6, n)) with J's
+     * singular values: J^T = Q R gives J^# = Q (R^T)^# (M = R^T), J = Q R gives J^# =
+     * R^# Q^T (M = R), the damping being that of M's singular values. When M^T M -
+     * threshold^2 1 has a Cholesky factor (s_min >= threshold: lambda = 0) M^# is M^-1,
+     * one triangular solve; else (near a singularity) one-sided Jacobi gives M's singular
+     * values and M^# (damped_square). work: rd_damped_solve_work(n) doubles. */
+    const int wide = n >= 6;
+    const int64_t m = wide ? 6 : n, len = wide ? n : 6;
+    double *A = work, *beta = work + 6 * n, *d = beta + 6, *M = d + 6, *z = M + 36, *u = z + 6;
+    if (wide) /* the columns of J^T: J's rows */
+        memcpy(A, J, 6 * n * sizeof(double));
+    else
+        for (int64_t r = 0; r < 6; r++)
+            for (int64_t c = 0; c < n; c++)
+                A[6 * c + r] = J[n * r + c];
+    householder_qr(A, len, m, beta, d);
+    for (int64_t i = 0; i < m; i++) /* M = R^T (wide) or R, row-major */
+        for (int64_t j = 0; j < m; j++) {
+            const double R_ij = i == j ? d[i] : (j > i ? A[j * len + i] : 0.0);
+            M[wide ? m * j + i : m * i + j] = R_ij;
+        }
+    if (wide)
+        memcpy(z, y, 6 * sizeof(double));
+    else { /* z = the first n entries of Q^T y = H_{n-1} ... H_0 y */
+        memcpy(u, y, 6 * sizeof(double));
+        for (int64_t k = 0; k < m; k++)
+            reflect(A, len, k, beta[k], u);
+        memcpy(z, u, m * sizeof(double));
+    }
+    double *xm = wide ? u : x; /* M^# z */
+    if (undamped(M, m, threshold)) {
+        if (wide) /* R^T xm = z: forward substitution */
+            for (int64_t i = 0; i < m; i++) {
+                double acc = z[i];
+                for (int64_t k = 0; k < i; k++)
+                    acc -= M[m * i + k] * xm[k];
+                xm[i] = acc / M[m * i + i];
+            }
+        else /* R xm = z: back substitution */
+            for (int64_t i = m - 1; i >= 0; i--) {
+                double acc = z[i];
+                for (int64_t k = i + 1; k < m; k++)
+                    acc -= M[m * i + k] * xm[k];
+                xm[i] = acc / M[m * i + i];
+            }
+    }
+    else
+        damped_square(M, m, z, damping, threshold, xm);
+    if (wide) { /* x = Q [xm; 0] = H_0 ... H_5 [xm; 0] */
+        for (int64_t r = 0; r < n; r++)
+            x[r] = r < 6 ? xm[r] : 0.0;
+        for (int64_t k = m - 1; k >= 0; k--)
+            reflect(A, len, k, beta[k], x);
+    }
+}
+
+static int64_t task_work(const model_t *mc)
+{
+    const int64_t n = mc->nv;
+    return 16 + 6 + 6 + 16 + 12 * n + 6 + 6 + rd_damped_solve_work(n) + n + rd_kin_work(mc);
+}
+
+static int task_torque(const sim_t *s, double t, const double *q, const double *v, double *tau,
+                       double *W, double *Wc)
+{
+    /* TaskSpaceComputedTorque (MR sec. 11.4.2): E = X^-1 X_d, X_e = log(E),
+     * W = [Ad_E] V_d, dW = [Ad_E] dV_d + [ad_W] V with V = J_b v,
+     *   dV_cmd = dW + K_p X_e + K_d (W - V),
+     *   qdd = J_b^# (dV_cmd - dJ_b v) - k_null (1 - J_b^# J_b) v
+     *       = J_b^# (dV_cmd - dJ_b v + k_null V) - k_null v,
+     *   tau = rnea_c(q, v, qdd) */
+    const model_t *mc = s->mc;
+    const double *P = s->task;
+    const int64_t n = mc->nv;
+    double *Xd = W, *Vd = Xd + 16, *dVd = Vd + 6, *X = dVd + 6, *jd = X + 16;
+    double *y = jd + 12 * n + 6, *Wd = y + 6, *qdd = Wd + rd_damped_solve_work(n);
+    double *Wk = qdd + n, Xe[6], E[16];
+    const double *J = jd, *dJ = jd + 6 * n, *V = jd + 12 * n;
+    int lane = 0;
+    pose_reference(s, t, Xd, Vd, dVd);
+    args_t a = {{q, v, NULL, NULL}, NULL, 0, 0.0, (int64_t)P[TP_FRAME], KIND_BODY, NULL, NULL, 0};
+    rd_frame_pose(mc, 1, &a, X, Wk, &lane);
+    rd_jacobian_dot(mc, 1, &a, jd, Wk, &lane); /* J_b, dJ_b/dt, V_b */
+    for (int r = 0; r < 3; r++) /* E = X^-1 X_d = [R^T R_d, R^T (p_d - p)] */
+        for (int c = 0; c < 4; c++) {
+            double acc = 0.0;
+            for (int k = 0; k < 3; k++)
+                acc += X[4 * k + r] * (Xd[4 * k + c] - (c == 3 ? X[4 * k + 3] : 0.0));
+            E[4 * r + c] = acc;
+        }
+    E[12] = E[13] = E[14] = 0.0;
+    E[15] = 1.0;
+    rd_log6(E, Xe);
+    double Wt[6], dW[6], e[6];
+    for (int r = 0; r < 3; r++) { /* [Ad_E] x = [R w; p x (R w) + R u] for V_d and dV_d */
+        Wt[r] = E[4 * r] * Vd[0] + E[4 * r + 1] * Vd[1] + E[4 * r + 2] * Vd[2];
+        Wt[3 + r] = E[4 * r] * Vd[3] + E[4 * r + 1] * Vd[4] + E[4 * r + 2] * Vd[5];
+        dW[r] = E[4 * r] * dVd[0] + E[4 * r + 1] * dVd[1] + E[4 * r + 2] * dVd[2];
+        dW[3 + r] = E[4 * r] * dVd[3] + E[4 * r + 1] * dVd[4] + E[4 * r + 2] * dVd[5];
+    }
+    const double px = E[3], py = E[7], pz = E[11];
+    const double cw[3] = {py * Wt[2] - pz * Wt[1], pz * Wt[0] - px * Wt[2], px * Wt[1] - py * Wt[0]};
+    const double cd[3] = {py * dW[2] - pz * dW[1], pz * dW[0] - px * dW[2], px * dW[1] - py * dW[0]};
+    for (int r = 0; r < 3; r++)
+        Wt[3 + r] += cw[r], dW[3 + r] += cd[r];
+    /* dW += [ad_W] V = [w_W x w_V; v_W x w_V + w_W x v_V] */
+    dW[0] += Wt[1] * V[2] - Wt[2] * V[1];
+    dW[1] += Wt[2] * V[0] - Wt[0] * V[2];
+    dW[2] += Wt[0] * V[1] - Wt[1] * V[0];
+    dW[3] += Wt[4] * V[2] - Wt[5] * V[1] + Wt[1] * V[5] - Wt[2] * V[4];
+    dW[4] += Wt[5] * V[0] - Wt[3] * V[2] + Wt[2] * V[3] - Wt[0] * V[5];
+    dW[5] += Wt[3] * V[1] - Wt[4] * V[0] + Wt[0] * V[4] - Wt[1] * V[3];
+    for (int r = 0; r < 6; r++)
+        e[r] = Wt[r] - V[r];
+    const double *Kp = P + TP_KP, *Kd = P + TP_KD, k_null = P[TP_KNULL];
+    for (int r = 0; r < 6; r++) { /* y = dV_cmd - dJ_b v + k_null V */
+        double acc = dW[r];
+        for (int c = 0; c < 6; c++)
+            acc += Kp[6 * r + c] * Xe[c];
+        for (int c = 0; c < 6; c++)
+            acc += Kd[6 * r + c] * e[c];
+        y[r] = acc - dot(dJ + r * n, v, n) + k_null * V[r];
+    }
+    rd_damped_solve(J, n, y, P[TP_DAMPING], P[TP_THRESHOLD], qdd, Wd);
+    for (int64_t j = 0; j < n; j++)
+        qdd[j] -= k_null * v[j];
+    args_t b = {{q, v, qdd, NULL}, NULL, s->cflags | FL_GRAVITY | FL_VEL | FL_ACC, 0.0, 0, 0};
+    return rd_rnea(mc, 1, &b, tau, Wc, &lane);
+}
+
+static int joint_torque(const sim_t *s, double t, const double *q, const double *v, double *tau,
+                        double *W, double *Wc)
+{
+    /* the joint-space laws */
     const model_t *md = s->md;
     const int64_t nv = md->nv;
     int lane = 0, code = 0;
-    if (s->law == LAW_NONE) {
-        for (int64_t j = 0; j < nv; j++)
-            tau[j] = 0.0;
-        return 0;
-    }
     double *qd = W, *vd = W + nv, *ad = W + 2 * nv, *x = W + 3 * nv;
     reference(s, t, nv, qd, vd, ad);
     if (s->law == LAW_CT) {
@@ -82,6 +471,24 @@ static int torque(const sim_t *s, double t, const double *q, const double *v, do
         for (int64_t j = 0; j < nv; j++)
             tau[j] += s->kp[j] * (qd[j] - q[j]) + s->kd[j] * (vd[j] - v[j]);
     }
+    return code;
+}
+
+static int torque(const sim_t *s, double t, const double *q, const double *v, double *tau,
+                  double *W, double *Wc)
+{
+    /* tau(t, q, qd) of the law; 0 or an error code */
+    const int64_t nv = s->md->nv;
+    int code;
+    if (s->law == LAW_NONE) {
+        for (int64_t j = 0; j < nv; j++)
+            tau[j] = 0.0;
+        return 0;
+    }
+    if (s->law == LAW_TASK_CT)
+        code = task_torque(s, t, q, v, tau, W, Wc);
+    else
+        code = joint_torque(s, t, q, v, tau, W, Wc);
     for (int64_t j = 0; j < nv; j++) /* saturation */
         tau[j] = tau[j] > s->tau_max[j] ? s->tau_max[j]
                                         : (tau[j] < -s->tau_max[j] ? -s->tau_max[j] : tau[j]);
@@ -137,7 +544,8 @@ int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, d
      * own torque and acceleration were computed is complete even if the step from it fails) */
     const model_t *md = s->md;
     const int64_t n = md->nv; /* nq = nv: 1-dof joints */
-    const int64_t nw = 4 * n + 64, nwc = rd_rnea_work(s->mc), nwa = rd_aba_work(md);
+    const int64_t nw = 4 * n + 64 + (s->law == LAW_TASK_CT ? task_work(s->mc) : 0);
+    const int64_t nwc = rd_rnea_work(s->mc), nwa = rd_aba_work(md);
     double *buf = malloc(sizeof(double) * (size_t)(nw + nwc + nwa + 16 * n));
     if (!buf)
         return E_MEMORY;

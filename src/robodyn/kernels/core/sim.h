@@ -7,7 +7,18 @@
 #include "batch.h"
 
 enum { INT_EULER = 0, INT_SEMI_IMPLICIT = 1, INT_RK4 = 2 };
-enum { LAW_NONE = 0, LAW_PD = 1, LAW_PD_GRAVITY = 2, LAW_CT = 3 };
+enum { LAW_NONE = 0, LAW_PD = 1, LAW_PD_GRAVITY = 2, LAW_CT = 3, LAW_TASK_CT = 4 };
+/* The task-space law's parameters (sim_t.task), offsets in doubles: the frame (an index of
+ * the controller's model), K_p and K_d (6 x 6, row-major), k_null, the inverse's largest
+ * damping and the singular value below which it damps, the reference's kind (REF_*), its
+ * start pose X_a (4 x 4, row-major) and its screw S = log(X_a^-1 X_b) (REF_SCREW) or the
+ * rotation w = log(R_a^T R_b) and the translation p_b - p_a (REF_CARTESIAN), 6 doubles;
+ * sim_t's T and c time it. robodyn/sim/_compiled.py writes the same layout. */
+enum {
+    TP_FRAME = 0, TP_KP = 1, TP_KD = 37, TP_KNULL = 73, TP_DAMPING = 74, TP_THRESHOLD = 75,
+    TP_KIND = 76, TP_XA = 77, TP_S = 93, TP_SIZE = 99
+};
+enum { REF_POSE = 0, REF_SCREW = 1, REF_CARTESIAN = 2 };
 /* error codes beyond rd.h's: the state became NaN or inf; out of memory */
 enum { E_DIVERGED = 16, E_MEMORY = 17 };
 
@@ -24,7 +35,17 @@ typedef struct {
     const double *tau_max;  /* (nv) saturation (inf: none) */
     int64_t k0;             /* the first sample's index: t = (k0 + k) h (a run in pieces) */
     const poll_t *poll;     /* asked every POLL_STEPS steps whether to stop (NULL: never) */
+    const double *task;     /* (TP_SIZE) the task-space law's parameters (LAW_TASK_CT) */
 } sim_t;
+
+/* kinematics.c: the exponential coordinates [omega theta; v theta] of T (4 x 4, row-major) */
+void rd_log6(const double *T, double *V);
+
+/* x = J^# y, the damped least-squares inverse of J (6 x n, row-major) with the damping
+ * schedule of robodyn.control.TaskSpaceComputedTorque (sim.c); work: rd_damped_solve_work(n) */
+int64_t rd_damped_solve_work(int64_t n);
+void rd_damped_solve(const double *J, int64_t n, const double *y, double damping,
+                     double threshold, double *x, double *work);
 
 int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, double h,
                 double *Q, double *V, double *A, double *TAU, int64_t *done);
