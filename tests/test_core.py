@@ -308,6 +308,22 @@ def _entry_calls(model):
             (rd.jacobian, (model, x, f, "body"), {}),
             (rd.jacobian, (model, x), dict(frame=f, kind="local_world_aligned")),
             (rd.jacobian, (model, x, 0, "world"), dict(threads=2)),
+            (rd.mass_matrix_inverse, (model, x), {}),
+            (rd.kinetic_energy, (model, x, y), {}),
+            (rd.kinetic_energy, (model, x, y), dict(armature=False)),
+            (rd.potential_energy, (model, x), {}),
+            (rd.mechanical_energy, (model, x, y), dict(threads=1)),
+            (rd.momentum, (model, x, y), {}),
+            (rd.centroidal_momentum, (model, x, y), {}),
+            (rd.centroidal_momentum_rate, (model, x, y), {}),
+            (rd.centroidal_momentum_rate, (model, x, y, None), {}),
+            (rd.centroidal_momentum_rate, (model, x, y, z), {}),
+            (rd.momentum_matrix, (model, x), {}),
+            (rd.momentum_matrix, (model, x, "com"), {}),
+            (rd.momentum_matrix, (model, x), dict(about="com")),
+            (rd.com, (model, x), {}),
+            (rd.com_velocity, (model, x, y), {}),
+            (rd.com_acceleration, (model, x, y, z), {}),
         ]
     return out
 
@@ -321,6 +337,8 @@ def test_the_compiled_entries_answer_as_their_python_functions(which, tree, arm)
     for fn, args, kwargs in _entry_calls(model):
         assert type(fn) is core.entry, fn
         got, want = fn(*args, **kwargs), fn.__wrapped__(*args, **kwargs)
+        assert type(got) is type(want), (fn.__name__, kwargs)  # a float for one energy
+        got, want = np.asarray(got), np.asarray(want)
         assert got.shape == want.shape and np.array_equal(got, want), (fn.__name__, kwargs)
 
 

@@ -307,7 +307,7 @@ def mass_matrix(
 crba = mass_matrix
 
 
-@batched
+@batched(fast=("minv", 1, FL_ARMATURE | FL_CHECK))
 def mass_matrix_inverse(
     model, q, *, armature: bool = True, check: bool = True, threads: int | None = None
 ) -> np.ndarray:

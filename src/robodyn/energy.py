@@ -24,9 +24,9 @@ import numpy as np
 from .errors import ModelError
 from .kernels import core as _core
 from .kernels._pack import FL_ACC, FL_ARMATURE, FL_CHECK
-from .kernels.call import batched, compute, prepare
+from .kernels.call import batched, compute
 from .kernels.call import threads as _threads
-from .kinematics.forward import com, com_velocity
+from .kinematics.forward import com_velocity
 from .model.model import Model
 
 __all__ = [
@@ -63,7 +63,7 @@ def _scalar(x: np.ndarray):
 
 
 # ============================================================================ public API
-@batched
+@batched(fast=("kinetic", 2, FL_CHECK | FL_ARMATURE, None, 0))
 def kinetic_energy(model: Model, q, v, *, armature: bool = True, threads: int | None = None):
     """Kinetic energy ``K = 1/2 sum_i V_i^T G_i V_i`` from the body twists (MR sec. 8.2).
 
@@ -87,43 +87,38 @@ def kinetic_energy(model: Model, q, v, *, armature: bool = True, threads: int | 
     float or numpy.ndarray of shape (...)
     """
     flags = FL_CHECK | (FL_ARMATURE if armature else 0)
-    K = compute(_core.kinetic, _model(model), ("q", "v"), (q, v), flags, _th(threads))
+    K = compute(_core.kinetic, _model(model), ("q", "v"), (q, v), flags, 0, _th(threads))
     return _scalar(K)
 
 
-@batched
-def potential_energy(model: Model, q):
+@batched(fast=("potential", 1, FL_CHECK, None, 0))
+def potential_energy(model: Model, q, *, threads: int | None = None):
     """Gravitational potential energy ``U = -sum_i m_i g^T c_i`` (c_i: world CoM of body i).
 
-    Zero when every CoM is at the world origin's height; equals Pinocchio's
-    ``computePotentialEnergy``; ``dU/dq = g(q)`` (:func:`robodyn.gravity_forces`).
-    Computed in the compiled core as ``U = -m g^T c`` with ``m`` the total mass and ``c``
-    the centre of mass (:func:`robodyn.com`, whose sum ``m c = sum_i m_i c_i`` is the
-    body sum above): one state or a batch in one call, every joint type.
+    Zero when every CoM is at the world origin's height (and for a model without mass);
+    equals Pinocchio's ``computePotentialEnergy``; ``dU/dq = g(q)``
+    (:func:`robodyn.gravity_forces`). One pass of world poses in the compiled core.
 
-    Takes ``q`` of shape (..., nq); returns a float, or an array of shape (...) for a batch.
+    Takes ``q`` of shape (..., nq) and ``threads``; returns a float, or an array of shape
+    (...) for a batch.
     """
-    m = _model(model).total_mass
-    if not m > 0:  # no mass, no potential energy (the CoM is undefined)
-        lead, _ = prepare(("q",), (q,), ((model.nq,),))
-        return _scalar(np.zeros(lead))
-    c, g = com(model, q), model.gravity
-    # U = -m g^T c = -sum_i m_i g^T c_i (term by term: a batch rounds as one state does)
-    U = -m * (c[..., 0] * g[0] + c[..., 1] * g[1] + c[..., 2] * g[2])
+    U = compute(_core.potential, _model(model), ("q",), (q,), FL_CHECK, 0, _th(threads))
     return _scalar(U)
 
 
-@batched
-def mechanical_energy(model: Model, q, v, *, armature: bool = True):
-    """``K + U``: conserved by the unforced, frictionless motion.
+@batched(fast=("kinetic", 2, FL_CHECK | FL_ARMATURE, None, 1))
+def mechanical_energy(model: Model, q, v, *, armature: bool = True, threads: int | None = None):
+    """``K + U``: conserved by the unforced, frictionless motion (one pass of the core).
 
     Takes the arguments of :func:`kinetic_energy`; returns a float, or an array of
     shape (...) for a batch.
     """
-    return kinetic_energy(model, q, v, armature=armature) + potential_energy(model, q)
+    flags = FL_CHECK | (FL_ARMATURE if armature else 0)
+    E = compute(_core.kinetic, _model(model), ("q", "v"), (q, v), flags, 1, _th(threads))
+    return _scalar(E)
 
 
-@batched
+@batched(fast=("momentum", 2, FL_CHECK, None, 0))
 def momentum(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
     """Total spatial momentum ``h_o = sum_i G_i V_i = [L_o; p]`` about the world origin.
 
@@ -138,7 +133,7 @@ def momentum(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
     return compute(_core.momentum, _model(model), ("q", "v"), (q, v), FL_CHECK, 0, _th(threads))
 
 
-@batched
+@batched(fast=("momentum", 2, FL_CHECK, None, 1))
 def centroidal_momentum(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
     """Centroidal momentum ``h_G = [k_G; p] = A_G(q) v``: angular momentum about the centre
     of mass ``c``, ``k_G = L_o - c x p``, world axes.
@@ -153,7 +148,7 @@ def centroidal_momentum(model: Model, q, v, *, threads: int | None = None) -> np
     return compute(_core.momentum, m, ("q", "v"), (q, v), FL_CHECK, 1, _th(threads))
 
 
-@batched
+@batched(fast=("momentum_rate", 3, FL_CHECK | FL_ACC, None, 1))
 def centroidal_momentum_rate(model: Model, q, v, a=None, *, threads: int | None = None):
     """Rate of the centroidal momentum ``dh_G/dt = A_G(q) a + dA_G/dt(q, v) v``.
 
@@ -175,7 +170,7 @@ def centroidal_momentum_rate(model: Model, q, v, a=None, *, threads: int | None 
     return compute(_core.momentum_rate, m, ("q", "v", "a"), (q, v, a), flags, 1, _th(threads))
 
 
-@batched
+@batched(fast=("ccrba", 1, FL_CHECK, {"origin": 0, "com": 1}, 0))
 def momentum_matrix(
     model: Model, q, about: str = "origin", *, threads: int | None = None
 ) -> np.ndarray:

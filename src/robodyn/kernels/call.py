@@ -93,10 +93,13 @@ def batched(fn=None, *, fast: tuple | None = None):
     ----------
     fn : function
     fast : (op, nx, flags) or (op, nx, flags, kinds, kind), optional
-        The core's algorithm (``"rnea"``, ``"aba"``, ``"crba"``, ``"coriolis"``, ``"fk"``,
-        ``"jacobian"``), the number of state arguments after the model, the core's flags of
-        a call with every keyword at its default, and for ``"jacobian"`` the kind names and
-        the default kind.
+        The core's algorithm (an ``op`` of ``kernels/core/module.c``: ``"rnea"``, ``"aba"``,
+        ``"crba"``, ``"minv"``, ``"coriolis"``, ``"fk"``, ``"jacobian"``, ``"kinetic"``,
+        ``"potential"``, ``"momentum"``, ``"momentum_rate"``, ``"ccrba"``, ``"com"``,
+        ``"com_velocity"``, ``"com_acceleration"``), the number of state arguments after the
+        model, the core's flags of a call with every keyword at its default, and the names
+        of the kind argument (``kind`` of ``"jacobian"``, ``about`` of ``"ccrba"``; None for
+        none) and the default kind (the core's kind code, e.g. 1: about the CoM).
     """
 
     def mark(fn):
@@ -119,7 +122,7 @@ def batched(fn=None, *, fast: tuple | None = None):
 
 
 # the keywords a compiled entry reads itself (any other keyword: the Python function)
-_ENTRY_KEYWORDS = ("threads", "check", "armature", "friction", "frame", "kind")
+_ENTRY_KEYWORDS = ("threads", "check", "armature", "friction", "frame", "kind", "about")
 
 
 def _entry(fn, op: str, nx: int, flags: int, kinds: dict | None = None, kind: int = 0):

@@ -354,7 +354,7 @@ def _mass_call(model: Model, threads) -> tuple[_Pack, int]:
     return pack, 0 if threads is None else _threads(threads)
 
 
-@batched
+@batched(fast=("com", 1, FL_CHECK))
 def com(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Centre of mass of the whole model in the world, ``sum_i m_i c_i / sum_i m_i``.
 
@@ -385,7 +385,7 @@ def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     return _com_jacobian(model, q, threads)[1]
 
 
-@batched
+@batched(fast=("com_velocity", 2, FL_CHECK, None, 2))
 def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
     """Velocity of the centre of mass in the world, ``dc/dt = J_c v = p / m`` (the linear
     momentum over the total mass, one forward pass of the compiled core).
@@ -398,7 +398,7 @@ def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarra
     return _call(model, _core.com_velocity, ("q", "v"), (q, v), tails, FL_CHECK, 2, th)
 
 
-@batched
+@batched(fast=("com_acceleration", 3, FL_CHECK | FL_ACC, None, 2))
 def com_acceleration(model: Model, q, v, a, *, threads: int | None = None) -> np.ndarray:
     """Acceleration of the centre of mass in the world, ``d2c/dt2 = J_c a + dJ_c/dt v``.
 

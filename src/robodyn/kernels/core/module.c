@@ -18,7 +18,8 @@
  *   jacobian_dot(P, q, v, frame, kind, threads)        -> [J (6 nv), dJ (6 nv), V (6)]
  *   com(P, q, threads)                                 -> c (3)
  *   com_jacobian(P, q, threads)                        -> [c (3), J_c (3 nv)]
- *   kinetic(P, q, v, flags, threads)                   -> K ()
+ *   kinetic(P, q, v, flags, kind, threads)             -> K (), kind 1: K + U
+ *   potential(P, q, flags, 0, threads)                 -> U ()
  *   momentum(P, q, v, flags, kind, threads)            -> h (6), kind 0 origin, 1 CoM
  *   momentum_rate(P, q, v, a, flags, kind, threads)    -> dh/dt (6); a read when FL_ACC
  *   com_velocity(P, q, v, flags, 2, threads)           -> dc/dt (3)
@@ -68,7 +69,7 @@ static int64_t sz_1(const model_t *md) { (void)md; return 1; }
 static int64_t sz_6(const model_t *md) { (void)md; return 6; }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
-       A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_MOMENTUM,
+       A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
        A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA };
 
 static const algo_t ALGOS[] = {
@@ -92,6 +93,7 @@ static const algo_t ALGOS[] = {
     [A_REGRESSOR] = {"regressor", rd_regressor, rd_regressor_work, sz_regressor, 3,
                      {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
     [A_KINETIC] = {"kinetic", rd_kinetic, rd_momentum_work, sz_1, 2, {SZ_NQ, SZ_NV}, {0, 0}},
+    [A_POTENTIAL] = {"potential", rd_potential, rd_momentum_work, sz_1, 1, {SZ_NQ}, {0}},
     [A_MOMENTUM] = {"momentum", rd_momentum, rd_momentum_work, sz_6, 2, {SZ_NQ, SZ_NV}, {0, 0}},
     [A_MOMENTUM_RATE] = {"momentum_rate", rd_momentum_rate, rd_momentum_work, sz_6, 3,
                          {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, FL_ACC}},
@@ -112,7 +114,7 @@ static int out_dims(const model_t *md, int algo, npy_intp *d)
     case A_FRAME_POSE: d[0] = d[1] = 4; return 2;
     case A_JACOBIAN: d[0] = 6, d[1] = md->nv; return 2;
     case A_REGRESSOR: d[0] = md->nv, d[1] = 10 * (md->nb - 1); return 2;
-    case A_KINETIC: return 0;
+    case A_KINETIC: case A_POTENTIAL: return 0;
     case A_CCRBA: d[0] = 6, d[1] = md->nv; return 2;
     default: d[0] = ALGOS[algo].out_size(md); return 1;
     }
@@ -335,7 +337,6 @@ DYN(crba, A_CRBA, 1)
 DYN(minv, A_MINV, 1)
 DYN(coriolis, A_CORIOLIS, 2)
 DYN(regressor, A_REGRESSOR, 3)
-DYN(kinetic, A_KINETIC, 2)
 
 static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
                           int nx)
@@ -348,7 +349,8 @@ static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_
     const long threads = PyLong_AsLong(args[3 + nx]);
     if (PyErr_Occurred())
         return NULL;
-    if (kind < 0 || kind > (algo == A_COM_ACC || algo == A_COM_VEL ? 2 : 1)) {
+    const long kmax = algo == A_COM_ACC || algo == A_COM_VEL ? 2 : algo == A_POTENTIAL ? 0 : 1;
+    if (kind < 0 || kind > kmax) {
         PyErr_Format(PyExc_ValueError, "%s: kind %ld out of range", name, kind);
         return NULL;
     }
@@ -360,6 +362,8 @@ static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_
     {                                                                                          \
         return mom_call(algo, #fname, args, nargs, nx);                                        \
     }
+MOM(kinetic, A_KINETIC, 2)
+MOM(potential, A_POTENTIAL, 1)
 MOM(momentum, A_MOMENTUM, 2)
 MOM(momentum_rate, A_MOMENTUM_RATE, 3)
 MOM(com_velocity, A_COM_VEL, 2)
@@ -407,24 +411,42 @@ KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
  * call() answers a code instead of an array) is handed to the Python function, which
  * answers it as it always did. The object otherwise behaves as that function (its name,
  * documentation, signature through __wrapped__, binding as a method, pickling by name). */
-enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_COUNT };
-enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_COUNT };
+enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
+       OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
+       OP_COUNT };
+enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_COUNT };
 
 typedef struct {
     const char *name;
+    int algo;         /* the core's algorithm (fk and aba choose theirs per call) */
+    int nx;           /* state arguments (rnea: 1 to 3, its flags say which) */
     int dyn;          /* 1: P in model._rd_packed; 0: (P, frames) in model._kinematics_pack */
     int frame, kind;  /* slot of the frame / kind after the states (0: none) */
     int need_frame;   /* 1: the frame is required */
+    int last_acc;     /* 1: the last state argument (a) may be left out or None: FL_ACC off */
+    int scalar;       /* 1: one state's result is a float */
 } op_t;
 
 static const op_t OPS[OP_COUNT] = {
-    [OP_RNEA] = {"rnea", 1, 0, 0, 0},         [OP_ABA] = {"aba", 1, 0, 0, 0},
-    [OP_CRBA] = {"crba", 1, 0, 0, 0},         [OP_CORIOLIS] = {"coriolis", 1, 0, 0, 0},
-    [OP_FK] = {"fk", 0, 1, 0, 0},             [OP_JACOBIAN] = {"jacobian", 0, 1, 2, 1},
+    [OP_RNEA] = {"rnea", A_RNEA, 3, 1},
+    [OP_ABA] = {"aba", A_ABA, 3, 1},
+    [OP_CRBA] = {"crba", A_CRBA, 1, 1},
+    [OP_CORIOLIS] = {"coriolis", A_CORIOLIS, 2, 1},
+    [OP_FK] = {"fk", A_FRAME_POSE, 1, 0, 1},
+    [OP_JACOBIAN] = {"jacobian", A_JACOBIAN, 1, 0, 1, 2, 1},
+    [OP_MINV] = {"minv", A_MINV, 1, 1},
+    [OP_KINETIC] = {"kinetic", A_KINETIC, 2, 1, .scalar = 1},
+    [OP_POTENTIAL] = {"potential", A_POTENTIAL, 1, 1, .scalar = 1},
+    [OP_MOMENTUM] = {"momentum", A_MOMENTUM, 2, 1},
+    [OP_MOMENTUM_RATE] = {"momentum_rate", A_MOMENTUM_RATE, 3, 1, .last_acc = 1},
+    [OP_CCRBA] = {"ccrba", A_CCRBA, 1, 1, 0, 1},
+    [OP_COM] = {"com", A_COM, 1, 0},
+    [OP_COM_VEL] = {"com_velocity", A_COM_VEL, 2, 0},
+    [OP_COM_ACC] = {"com_acceleration", A_COM_ACC, 3, 0},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
-                                               "frame", "kind"};
+                                               "frame", "kind", "about"};
 static PyObject *kw_str[KW_COUNT], *str_dyn, *str_kin;
 
 typedef struct {
@@ -457,17 +479,19 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
     const op_t *op = &OPS[e->op];
     const int nslot = 1 + e->nx + (op->frame > 0) + (op->kind > 0);
     PyObject *slot[8] = {NULL};
-    if (nargs > nslot || nargs < 1 + e->nx)
+    if (nargs > nslot || nargs < 1 + e->nx - op->last_acc)
         Py_RETURN_NONE;
     for (Py_ssize_t k = 0; k < nargs; k++)
         slot[k] = args[k];
     long flags = e->flags, threads = 0;
     const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t k = 0; k < nkw; k++) {
-        const int w = keyword(PyTuple_GET_ITEM(kwnames, k));
+        int w = keyword(PyTuple_GET_ITEM(kwnames, k));
         PyObject *val = args[nargs + k];
         if (w < 0 || !(e->kw & (1u << w)))
             Py_RETURN_NONE;
+        if (w == KW_ABOUT) /* momentum_matrix's about is its kind */
+            w = KW_KIND;
         if (w == KW_THREADS) {
             if (val != Py_None) {
                 if (!PyLong_CheckExact(val))
@@ -495,9 +519,15 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
                 Py_RETURN_NONE;
         }
     }
-    for (int k = 0; k < 1 + e->nx + op->need_frame; k++) /* the required arguments */
+    for (int k = 0; k < 1 + e->nx - op->last_acc; k++) /* the required arguments */
         if (slot[k] == NULL)
             Py_RETURN_NONE;
+    if (op->need_frame && slot[1 + e->nx + op->frame - 1] == NULL)
+        Py_RETURN_NONE;
+    if (op->last_acc && (slot[e->nx] == NULL || slot[e->nx] == Py_None)) { /* a = None */
+        slot[e->nx] = Py_None;
+        flags &= ~FL_ACC;
+    }
     /* the model's cached pack: a tuple (NamedTuple) with P first */
     PyObject *pack = PyObject_GetAttr(slot[0], op->dyn ? str_dyn : str_kin);
     if (pack == NULL) {
@@ -509,8 +539,7 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
         Py_RETURN_NONE;
     }
     PyObject *P = PyTuple_GET_ITEM(pack, 0);
-    int algo = e->op == OP_RNEA ? A_RNEA : e->op == OP_CRBA ? A_CRBA
-               : e->op == OP_CORIOLIS ? A_CORIOLIS : e->op == OP_JACOBIAN ? A_JACOBIAN : A_ABA;
+    int algo = op->algo;
     int64_t frame = 0;
     long kind = e->kind;
     if (op->frame) {
@@ -551,6 +580,11 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
     PyObject *xs[3] = {slot[1], e->nx > 1 ? slot[2] : Py_None, e->nx > 2 ? slot[3] : Py_None};
     PyObject *r = call(algo, P, xs, Py_None, flags, 0.0, frame, (int)kind, threads);
     Py_DECREF(pack);
+    if (r != NULL && op->scalar && PyArray_Check(r) && PyArray_NDIM((PyArrayObject *)r) == 0) {
+        PyObject *f = PyFloat_FromDouble(*(const double *)PyArray_DATA((PyArrayObject *)r));
+        Py_DECREF(r);
+        return f;
+    }
     if (r == NULL || PyArray_Check(r))
         return r;
     Py_DECREF(r); /* a code: the general path */
@@ -590,7 +624,7 @@ static PyObject *entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         if (strcmp(name, OPS[k].name) == 0)
             op = k;
     if (op < 0 || nx < 1 || nx > 3 || !PyCallable_Check(fn)
-        || (op != OP_RNEA && nx != (op == OP_ABA ? 3 : op == OP_CORIOLIS ? 2 : 1))
+        || (op != OP_RNEA && nx != OPS[op].nx)
         || (kinds != Py_None && !PyDict_Check(kinds))) {
         PyErr_Format(PyExc_ValueError, "entry: bad arguments for %s", name);
         return NULL;
@@ -913,7 +947,8 @@ static PyMethodDef methods[] = {
     METHOD(minv, "minv(P, q, flags, threads) -> M^-1"),
     METHOD(forward, "forward(P, q, v, tau, fext, flags, eps, threads) -> qdd (via M)"),
     METHOD(regressor, "regressor(P, q, v, a, fext, flags, eps, threads) -> Y (nv, 10 (nb - 1))"),
-    METHOD(kinetic, "kinetic(P, q, v, flags, threads) -> K"),
+    METHOD(kinetic, "kinetic(P, q, v, flags, kind, threads) -> K (kind 0), K + U (kind 1)"),
+    METHOD(potential, "potential(P, q, flags, 0, threads) -> U"),
     METHOD(momentum, "momentum(P, q, v, flags, kind, threads) -> h (6): kind 0 origin, 1 CoM"),
     METHOD(momentum_rate, "momentum_rate(P, q, v, a, flags, kind, threads) -> dh/dt (6)"),
     METHOD(com_velocity, "com_velocity(P, q, v, flags, 2, threads) -> dc/dt (3)"),

@@ -3,7 +3,8 @@
  * sections 8.2-8.3, course notes 001 eq. 10.13; Orin, Briggs and Goswami, "Centroidal
  * dynamics of a humanoid robot", Auton. Robots 2013):
  *
- *   kinetic        K   = 1/2 sum_i V_i^T G_i V_i  (+ 1/2 sum_k armature_k qd_k^2)
+ *   kinetic        K   = 1/2 sum_i V_i^T G_i V_i  (+ 1/2 sum_k armature_k qd_k^2); kind 1: K + U
+ *   potential      U   = -sum_i m_i g^T c_i     (c_i: body i's CoM in the world)
  *   momentum       h_o = sum_i Ad_{T_s,i}^-T (G_i V_i) = [L_o; p]     (world origin, axes)
  *                  h_G = [L_o - c x p; p]                             (about the CoM c)
  *                  com_vel: dc/dt = p / m
@@ -105,12 +106,35 @@ RD_INLINE void about_com(int L, const double *mc, double mt, double *h, int64_t 
     }
 }
 
-/* ---------------------------------------------------------------- kinetic energy */
+/* ---------------------------------------------------------------- energy */
+RD_INLINE void potential_add(const model_t *md, int L, const double *W, double *U)
+{
+    /* U += -sum_i m_i g^T c_i^s = -g^T sum_i (R_i h_i + m_i p_i) (c_i^s: body i's CoM in the
+     * world; zero for a model without mass) */
+    const double *g = md->F; /* the model's gravity, F[0:3] */
+    double mc[3 * LANES];
+    for (int k = 0; k < 3 * L; k++)
+        mc[k] = 0.0;
+    for (int64_t i = 1; i < md->nb; i++)
+        com_moment_add(md, L, W, i, mc);
+    LANE { U[l] -= g[0] * mc[l] + g[1] * mc[L + l] + g[2] * mc[2 * L + l]; }
+}
+
+RD_INLINE int potential_lanes(const model_t *md, const int L, const args_t *a, double *U, double *W)
+{
+    forward_pass(md, L, a->x[0], NULL, NULL, PASS_WORLD, W);
+    for (int l = 0; l < L; l++)
+        U[l] = 0.0;
+    potential_add(md, L, W, U);
+    return 0;
+}
+
 RD_INLINE int kinetic_lanes(const model_t *md, const int L, const args_t *a, double *K, double *W)
 {
-    /* K = 1/2 sum_i V_i^T G_i V_i (+ armature): body coordinates, no world poses */
+    /* K = 1/2 sum_i V_i^T G_i V_i (+ armature), from the body twists (kind 0); kind 1: the
+     * mechanical energy K + U */
     const double *v = a->x[1];
-    forward_pass(md, L, a->x[0], v, NULL, PASS_TWIST, W);
+    forward_pass(md, L, a->x[0], v, NULL, PASS_TWIST | (a->kind == 1 ? PASS_WORLD : 0), W);
     for (int l = 0; l < L; l++)
         K[l] = 0.0;
     for (int64_t i = 1; i < md->nb; i++) {
@@ -129,6 +153,8 @@ RD_INLINE int kinetic_lanes(const model_t *md, const int L, const args_t *a, dou
         for (int64_t k = 0; k < md->nv; k++)
             LANE { K[l] += 0.5 * arm[k] * v[k * L + l] * v[k * L + l]; }
     }
+    if (a->kind == 1)
+        potential_add(md, L, W, K);
     return 0;
 }
 
@@ -275,6 +301,7 @@ RD_INLINE int ccrba_lanes(const model_t *md, const int L, const args_t *a, doubl
         return L == 1 ? name##_lanes(md, 1, a, out, W) : name##_lanes(md, LANES, a, out, W);   \
     }
 MOMENTUM_ENTRY(kinetic)
+MOMENTUM_ENTRY(potential)
 MOMENTUM_ENTRY(momentum)
 MOMENTUM_ENTRY(momentum_rate)
 MOMENTUM_ENTRY(ccrba)

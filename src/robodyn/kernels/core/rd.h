@@ -443,6 +443,8 @@ int64_t rd_minv_work(const model_t *md);
 int64_t rd_momentum_work(const model_t *md);
 int rd_kinetic(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                double *RESTRICT W, int *lane);
+int rd_potential(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                 double *RESTRICT W, int *lane);
 int rd_momentum(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                 double *RESTRICT W, int *lane);
 int rd_momentum_rate(const model_t *md, int L, const args_t *a, double *RESTRICT out,
