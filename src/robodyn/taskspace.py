@@ -14,7 +14,10 @@ The dynamically consistent generalised inverse ``Jbar = M^-1 J^T Lambda`` is the
 M-weighted right inverse of J (``J Jbar = 1``); the null-space projector
 ``N = 1 - Jbar J`` leaves the task acceleration untouched.
 
-Batches (``q`` of shape (..., nq)) run a Python loop over the single-state numpy path.
+Both run in the compiled core (``kernels/core/minv.c``): M by CRBA and its Cholesky
+factor, ``X = M^-1 J^T`` by triangular solves, the Cholesky factor of ``J X``, then
+``Lambda`` and ``Jbar = X Lambda``; one state or a batch (``q`` of shape (..., nq)) in
+one call.
 """
 
 from __future__ import annotations
@@ -23,10 +26,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import dynamics as _dyn
-from .kernels.call import LazyInput, batched
-from .kernels.lazy import is_dask
-from .kinematics import jacobian
+from .kernels import core as _core
+from .kernels._pack import FL_CHECK, KIND_BODY
+from .kernels.call import batched, compute
+from .kinematics.forward import JACOBIAN_KINDS, _frame_index, _kind, _packed
 from .model.model import Model
 
 __all__ = [
@@ -60,70 +63,30 @@ def _rows(part):
     return idx
 
 
-def _cholesky(A: np.ndarray, what: str) -> np.ndarray:
-    """Cholesky factors of one symmetric matrix or a batch (..., n, n), or a ValueError
-    naming ``what`` (and, in a batch, the first state that is singular)."""
-    scale = np.max(np.abs(np.diagonal(A, axis1=-2, axis2=-1)), axis=-1, initial=0.0)
-    try:
-        L = np.linalg.cholesky(A)
-    except np.linalg.LinAlgError:
-        L = None
-    bad = ~(scale > 0)
-    if L is not None:
-        d = np.diagonal(L, axis1=-2, axis2=-1)
-        bad = bad | (np.min(d, axis=-1, initial=np.inf) ** 2 <= 1e-12 * scale)
-    if L is None or np.any(bad):
-        where = ""
-        if A.ndim > 2:  # name the first singular state of the batch
-            first = next(i for i in np.ndindex(A.shape[:-2]) if _singular(A[i]))
-            where = f" at state {list(first)}"
-        raise ValueError(f"{what} is singular or not positive definite{where}")
-    return L
-
-
-def _singular(A: np.ndarray) -> bool:
-    """One matrix of a batch whose factor failed: is this the one?"""
-    try:
-        _cholesky(A, "")
-    except ValueError:
-        return True
-    return False
-
-
-def _chol_solve(L: np.ndarray, B: np.ndarray) -> np.ndarray:
-    # (L L^T)^-1 B for one factor or a batch; numpy's LU solve on the small triangular
-    # factors is cheaper than scipy's checked triangular solve at these sizes
-    return np.linalg.solve(np.swapaxes(L, -1, -2), np.linalg.solve(L, B))
-
-
-class _Parts(NamedTuple):
-    J: np.ndarray  # (..., k, nv)
-    MinvJt: np.ndarray  # (..., nv, k)
-    Lam: np.ndarray  # (..., k, k)
-
-
-def _parts(model: Model, q, frame, kind: str, rows) -> _Parts:
-    """J, M^-1 J^T and Lambda at one state or a batch: J and M from the compiled core (q
-    checked there), then the Cholesky factors and solves over the whole batch at once."""
-    if is_dask(q):  # the public function is mapped over the chunks (robodyn.kernels.lazy)
-        raise LazyInput("q")
-    J = jacobian(model, q, frame, kind)[..., rows, :]
-    M = _dyn.mass_matrix(model, q)
-    L = _cholesky(M, "the mass matrix M(q) (a joint drives a massless subtree?)")
-    X = _chol_solve(L, np.swapaxes(J, -1, -2))  # M^-1 J^T
-    Phi = J @ X  # J M^-1 J^T: inverse task-space inertia (MR eq. 8.88)
-    Phi = 0.5 * (Phi + np.swapaxes(Phi, -1, -2))
-    Lp = _cholesky(
-        Phi,
-        "J M^-1 J^T (the frame is at a kinematic singularity or the chosen rows of J are "
-        "not independent)",
-    )
-    Lam = _chol_solve(Lp, np.broadcast_to(np.eye(Phi.shape[-1]), Phi.shape))  # (J M^-1 J^T)^-1
-    return _Parts(J, X, 0.5 * (Lam + np.swapaxes(Lam, -1, -2)))
+def _task_space(model: Model, q, frame, kind: str, rows, jbar: int) -> np.ndarray:
+    """Lambda (..., k, k) (``jbar=0``) or Jbar (..., nv, k) (``jbar=1``) from the compiled
+    core (``minv.c``: the Cholesky factor of M, then of J M^-1 J^T; one state or a batch),
+    the rows of J in the order ``rows`` names them."""
+    pack = _packed(model)
+    f, code = _frame_index(model, pack, frame), _kind(kind)
+    idx = list(range(6))[rows] if isinstance(rows, slice) else [int(r) for r in rows]
+    mask = sum(1 << r for r in idx)
+    out = compute(_core.task_space, model, ("q",), (q,), f, code, mask, jbar, 0)
+    k, n = len(idx), out.shape[-2]  # n: 6 for Lambda, nv for Jbar
+    if k < 6:  # the core packs the k x k (n x k) block first
+        lead = out.shape[:-2]
+        flat = out.reshape((*lead, 6 * n))
+        out = flat[..., : n * k].reshape((*lead, n, k))
+        if not jbar:
+            out = out[..., :k, :]
+    if idx != sorted(idx):  # the core keeps the rows in ascending order
+        p = np.argsort(np.argsort(idx))
+        out = out[..., :, p] if jbar else out[..., p, :][..., :, p]
+    return out
 
 
 # ============================================================================ public API
-@batched
+@batched(fast=("task_lambda", 1, FL_CHECK, JACOBIAN_KINDS, KIND_BODY))
 def task_space_inertia(model: Model, q, frame, kind: str = "body", part="full") -> np.ndarray:
     """Task-space inertia ``Lambda = (J M^-1 J^T)^-1`` of a frame (MR eq. 8.88).
 
@@ -156,7 +119,7 @@ def task_space_inertia(model: Model, q, frame, kind: str = "body", part="full") 
         Bad shapes, M singular, or ``J M^-1 J^T`` singular (kinematic singularity, or
         more rows than the robot has dofs).
     """
-    return _parts(model, q, frame, kind, _rows(part)).Lam
+    return _task_space(model, q, frame, kind, _rows(part), 0)
 
 
 class InertiaEllipsoid(NamedTuple):
@@ -189,7 +152,7 @@ def task_space_ellipsoid(
     return InertiaEllipsoid(w[..., ::-1].copy(), U[..., :, ::-1].copy())
 
 
-@batched
+@batched(fast=("task_jbar", 1, FL_CHECK, JACOBIAN_KINDS, KIND_BODY))
 def dynamically_consistent_pinv(
     model: Model, q, frame, kind: str = "body", part="full"
 ) -> np.ndarray:
@@ -211,5 +174,4 @@ def dynamically_consistent_pinv(
     -------
     numpy.ndarray, shape (..., nv, k)
     """
-    p = _parts(model, q, frame, kind, _rows(part))
-    return p.MinvJt @ p.Lam  # Jbar = M^-1 J^T Lambda
+    return _task_space(model, q, frame, kind, _rows(part), 1)  # Jbar = M^-1 J^T Lambda

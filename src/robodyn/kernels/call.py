@@ -441,6 +441,12 @@ def finish(result, lead: tuple[int, ...], names, model, what: str = "") -> np.nd
             f"the result{where} overflowed: the inputs ({', '.join(names)}) are finite but too "
             "large for float64 (a product exceeded ~1.8e308 and gave inf or NaN); scale them down"
         )
+    if code == 20:  # minv.c's task space
+        raise ValueError(
+            f"J M^-1 J^T is singular or not positive definite{where}: the frame is at a "
+            "kinematic singularity or the chosen rows of J are not independent (more rows "
+            "than the robot has dofs?)"
+        )
     cond = _condition(result[2] if len(result) > 2 else math.nan)
     if code >= 2000:
         body = int(model.dof_body[code - 2000])

@@ -7,7 +7,7 @@
  * where h holds gravity, the velocity products, external wrenches and joint friction.
  * minv: x[0] = q; out = M^-1 (nv x nv). forward: x[0] = q, x[1] = qd, x[2] = tau; out = qdd.
  */
-#include "joint.h"
+#include "batch.h"
 
 #include <stdlib.h>
 
@@ -154,6 +154,121 @@ RD_INLINE int forward_lanes(const model_t *md, const int L, const args_t *a, dou
         return e;
     cholesky_solve(L, nv, M, qdd, L);
     return 0;
+}
+
+/* ---------------------------------------------------------------- task space */
+int64_t rd_task_space_work(const model_t *md)
+{
+    /* CRBA's or the Jacobian's workspace, then M (nv^2), the pivots' scales (nv), the
+     * Jacobian (6 nv), X = M^-1 J^T (6 nv), Phi and Lambda (36 each) */
+    const int64_t w = rd_crba_work(md) > rd_kin_work(md) ? rd_crba_work(md) : rd_kin_work(md);
+    return w + md->nv * md->nv + 13 * md->nv + 72;
+}
+
+RD_INLINE int task_space_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT out,
+                               double *RESTRICT W, int *lane, int jbar)
+{
+    /* out = Lambda (k x k, in the first k^2 of 36 entries), or with jbar Jbar (nv x k, in
+     * the first nv k of 6 nv), for the k rows of the Jacobian of a->frame (kind a->kind)
+     * picked by the bits of a->rows (0: all six) (Khatib's operational-space inertia, MR
+     * eq. 8.88):
+     *   M = L_M L_M^T (CRBA with armature), X = M^-1 J^T (two triangular solves per row),
+     *   Phi = J X (the inverse task-space inertia), Lambda = Phi^-1 (by Phi's Cholesky
+     *   factor), Jbar = X Lambda (the dynamically consistent inverse, J Jbar = 1) */
+    const int64_t nv = md->nv;
+    double *M = W + (rd_task_space_work(md) - nv * nv - 13 * nv - 72) * L;
+    double *sc = M + nv * nv * L, *J = sc + nv * L, *X = J + 6 * nv * L, *Phi = X + 6 * nv * L;
+    double *Lam = Phi + 36 * L, bad[LANES];
+    int rows[6], k = 0;
+    for (int r = 0; r < 6; r++)
+        if (a->rows == 0 || (a->rows & (1u << r)))
+            rows[k++] = r;
+    args_t c = *a;
+    c.flags = FL_ARMATURE; /* M as mass_matrix gives it */
+    c.nz = NULL;           /* all of M and J are read */
+    rd_crba(md, L, &c, M, W, lane);
+    LANE { bad[l] = 0.0; }
+    pivot_scales(md, sc);
+    cholesky(L, nv, M, md->F[3], sc, bad);
+    int e = first_bad(L, bad, lane);
+    if (e)
+        return e;
+    rd_jacobian(md, L, &c, J, W, lane);
+    /* X = M^-1 J^T, column j = M^-1 (row rows[j] of J)^T; entries (i, j) at (i k + j) L */
+    for (int j = 0; j < k; j++) {
+        for (int64_t i = 0; i < nv; i++)
+            LANE { X[(i * k + j) * L + l] = J[(rows[j] * nv + i) * L + l]; }
+        cholesky_solve(L, nv, M, X + j * L, k * L);
+    }
+    /* Phi = J X, made exactly symmetric: 1/2 (Phi + Phi^T) */
+    for (int r = 0; r < k; r++)
+        for (int s = 0; s < k; s++)
+            LANE {
+                double t = 0.0;
+                for (int64_t i = 0; i < nv; i++)
+                    t += J[(rows[r] * nv + i) * L + l] * X[(i * k + s) * L + l];
+                Phi[(r * k + s) * L + l] = t;
+            }
+    for (int r = 0; r < k; r++)
+        for (int s = r + 1; s < k; s++)
+            LANE {
+                const double t = 0.5 * (Phi[(r * k + s) * L + l] + Phi[(s * k + r) * L + l]);
+                Phi[(r * k + s) * L + l] = Phi[(s * k + r) * L + l] = t;
+            }
+    /* Phi = L_P L_P^T; a pivot at most 1e-12 of its diagonal entry: Phi is singular (a
+     * kinematic singularity, or rows of J that are not independent) */
+    LANE { bad[l] = 0.0; }
+    cholesky(L, k, Phi, md->F[3], NULL, bad);
+    for (int l = 0; l < L; l++)
+        if (bad[l] != 0.0) {
+            *lane = l;
+            return E_TASK_SINGULAR;
+        }
+    /* Lambda = Phi^-1, column by column, made exactly symmetric */
+    for (int r = 0; r < k * k; r++)
+        LANE { Lam[r * L + l] = 0.0; }
+    for (int r = 0; r < k; r++)
+        LANE { Lam[(r * k + r) * L + l] = 1.0; }
+    for (int s = 0; s < k; s++)
+        cholesky_solve(L, k, Phi, Lam + s * L, k * L);
+    for (int r = 0; r < k; r++) /* Lambda made exactly symmetric */
+        for (int s = r + 1; s < k; s++)
+            LANE {
+                const double t = 0.5 * (Lam[(r * k + s) * L + l] + Lam[(s * k + r) * L + l]);
+                Lam[(r * k + s) * L + l] = Lam[(s * k + r) * L + l] = t;
+            }
+    if (!jbar) {
+        for (int r = 0; r < 36; r++)
+            LANE { out[r * L + l] = r < k * k ? Lam[r * L + l] : 0.0; }
+        return 0;
+    }
+    for (int64_t r = nv * k; r < 6 * nv; r++)
+        LANE { out[r * L + l] = 0.0; }
+    for (int64_t i = 0; i < nv; i++) /* Jbar = X Lambda */
+        for (int s = 0; s < k; s++)
+            LANE {
+                double t = 0.0;
+                for (int r = 0; r < k; r++)
+                    t += X[(i * k + r) * L + l] * Lam[(r * k + s) * L + l];
+                out[(i * k + s) * L + l] = t;
+            }
+    return 0;
+}
+
+CLONES int rd_task_lambda(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                          double *RESTRICT W, int *lane)
+{
+    *lane = 0;
+    return L == 1 ? task_space_lanes(md, 1, a, out, W, lane, 0)
+                  : task_space_lanes(md, LANES, a, out, W, lane, 0);
+}
+
+CLONES int rd_task_jbar(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                        double *RESTRICT W, int *lane)
+{
+    *lane = 0;
+    return L == 1 ? task_space_lanes(md, 1, a, out, W, lane, 1)
+                  : task_space_lanes(md, LANES, a, out, W, lane, 1);
 }
 
 CLONES int rd_minv(const model_t *md, int L, const args_t *a, double *RESTRICT out,

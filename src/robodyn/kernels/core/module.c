@@ -25,6 +25,8 @@
  *   com_velocity(P, q, v, flags, 2, threads)           -> dc/dt (3)
  *   com_acceleration(P, q, v, a, flags, 2, threads)    -> d2c/dt2 (3)
  *   ccrba(P, q, flags, kind, threads)                  -> A (6, nv), kind 0 A_o, 1 A_G
+ *   task_space(P, q, frame, kind, rows, jbar, threads) -> Lambda (6, 6) or Jbar (nv, 6),
+ *                                                         k x k or nv x k first for k rows
  *   ik_residual(P, q, T_sd, frame, threads)            -> [T (16), J_b (6 nv), V_b (6)]
  *   ik_dls(P, q0, T_sd, frame, lo, hi, w, opts, hist) -> (q, q_best, status, iterations, err)
  *   simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU)
@@ -67,10 +69,11 @@ static int64_t sz_ik(const model_t *md) { return 16 + 6 * md->nv + 6; }
 static int64_t sz_regressor(const model_t *md) { return md->nv * 10 * (md->nb - 1); }
 static int64_t sz_1(const model_t *md) { (void)md; return 1; }
 static int64_t sz_6(const model_t *md) { (void)md; return 6; }
+static int64_t sz_36(const model_t *md) { (void)md; return 36; }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
-       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA };
+       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -101,6 +104,8 @@ static const algo_t ALGOS[] = {
     [A_COM_ACC] = {"com_acceleration", rd_momentum_rate, rd_momentum_work, sz_3, 3,
                    {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, FL_ACC}},
     [A_CCRBA] = {"ccrba", rd_ccrba, rd_momentum_work, sz_6nv, 1, {SZ_NQ}, {0}},
+    [A_TASK_LAMBDA] = {"task_lambda", rd_task_lambda, rd_task_space_work, sz_36, 1, {SZ_NQ}, {0}},
+    [A_TASK_JBAR] = {"task_jbar", rd_task_jbar, rd_task_space_work, sz_6nv, 1, {SZ_NQ}, {0}},
 };
 
 static int out_dims(const model_t *md, int algo, npy_intp *d)
@@ -116,6 +121,8 @@ static int out_dims(const model_t *md, int algo, npy_intp *d)
     case A_REGRESSOR: d[0] = md->nv, d[1] = 10 * (md->nb - 1); return 2;
     case A_KINETIC: case A_POTENTIAL: return 0;
     case A_CCRBA: d[0] = 6, d[1] = md->nv; return 2;
+    case A_TASK_LAMBDA: d[0] = d[1] = 6; return 2;
+    case A_TASK_JBAR: d[0] = md->nv, d[1] = 6; return 2;
     default: d[0] = ALGOS[algo].out_size(md); return 1;
     }
 }
@@ -205,7 +212,7 @@ static int poll_signals(void *ctx)
 enum { STACK_WORK = 4096 };
 
 static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext, long flags,
-                      double eps, int64_t frame, int kind, long threads)
+                      double eps, int64_t frame, int kind, long threads, unsigned rows)
 {
     const algo_t *al = &ALGOS[algo];
     model_t md;
@@ -218,6 +225,7 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
         return PyLong_FromLong(1);
     const npy_intp N = ndim == 2 ? PyArray_DIM((PyArrayObject *)xs[0], 0) : 1;
     args_t a = {{NULL, NULL, NULL, NULL}, NULL, flags, eps, frame, kind};
+    a.rows = rows;
     for (int k = 0; k < al->nx; k++) {
         if (al->xflag[k] && !(flags & al->xflag[k]))
             continue;
@@ -231,7 +239,8 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
             return PyLong_FromLong(e);
     }
     if ((algo == A_FRAME_POSE || algo == A_JACOBIAN || algo == A_JACOBIAN_DOT
-         || algo == A_IK_RESIDUAL) && (frame < 0 || frame >= md.nf)) {
+         || algo == A_IK_RESIDUAL || algo == A_TASK_LAMBDA || algo == A_TASK_JBAR)
+        && (frame < 0 || frame >= md.nf)) {
         PyErr_Format(PyExc_IndexError, "frame index %lld out of range (%lld frames)",
                      (long long)frame, (long long)md.nf);
         return NULL;
@@ -322,7 +331,8 @@ static PyObject *dyn_call(int algo, const char *name, PyObject *const *args, Py_
     const long threads = PyLong_AsLong(args[nargs - 1]);
     if (PyErr_Occurred())
         return NULL;
-    return call(algo, args[0], args + 1, full ? args[1 + nx] : Py_None, flags, eps, 0, 0, threads);
+    return call(algo, args[0], args + 1, full ? args[1 + nx] : Py_None, flags, eps, 0, 0, threads,
+                0);
 }
 
 #define DYN(fname, algo, nx)                                                                   \
@@ -354,7 +364,7 @@ static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_
         PyErr_Format(PyExc_ValueError, "%s: kind %ld out of range", name, kind);
         return NULL;
     }
-    return call(algo, args[0], args + 1, Py_None, flags, 0.0, 0, (int)kind, threads);
+    return call(algo, args[0], args + 1, Py_None, flags, 0.0, 0, (int)kind, threads, 0);
 }
 
 #define MOM(fname, algo, nx)                                                                   \
@@ -385,7 +395,25 @@ static PyObject *kin_call(int algo, const char *name, PyObject *const *args, Py_
         PyErr_Format(PyExc_ValueError, "kind must be 0, 1 or 2, got %ld", kind);
         return NULL;
     }
-    return call(algo, args[0], args + 1, Py_None, FL_CHECK, 0.0, frame, (int)kind, threads);
+    return call(algo, args[0], args + 1, Py_None, FL_CHECK, 0.0, frame, (int)kind, threads, 0);
+}
+
+static PyObject *py_task_space(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* (P, q, frame, kind, rows, jbar, threads): Lambda (6, 6) or Jbar (nv, 6) (minv.c) */
+    if (!nargs_ok("task_space", nargs, 7))
+        return NULL;
+    const long frame = PyLong_AsLong(args[2]), kind = PyLong_AsLong(args[3]);
+    const long rows = PyLong_AsLong(args[4]), jbar = PyLong_AsLong(args[5]);
+    const long threads = PyLong_AsLong(args[6]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (kind < KIND_SPACE || kind > KIND_WORLD_ALIGNED || rows < 0 || rows > 63) {
+        PyErr_Format(PyExc_ValueError, "task_space: kind %ld or rows %ld out of range", kind, rows);
+        return NULL;
+    }
+    return call(jbar ? A_TASK_JBAR : A_TASK_LAMBDA, args[0], args + 1, Py_None, FL_CHECK, 0.0,
+                frame, (int)kind, threads, (unsigned)rows);
 }
 
 #define KIN(fname, algo, nx, has_frame, has_kind)                                              \
@@ -413,7 +441,7 @@ KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
  * documentation, signature through __wrapped__, binding as a method, pickling by name). */
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
-       OP_COUNT };
+       OP_TASK_LAMBDA, OP_TASK_JBAR, OP_COUNT };
 enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_COUNT };
 
 typedef struct {
@@ -443,6 +471,8 @@ static const op_t OPS[OP_COUNT] = {
     [OP_COM] = {"com", A_COM, 1, 0},
     [OP_COM_VEL] = {"com_velocity", A_COM_VEL, 2, 0},
     [OP_COM_ACC] = {"com_acceleration", A_COM_ACC, 3, 0},
+    [OP_TASK_LAMBDA] = {"task_lambda", A_TASK_LAMBDA, 1, 0, 1, 2, 1},
+    [OP_TASK_JBAR] = {"task_jbar", A_TASK_JBAR, 1, 0, 1, 2, 1},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
@@ -578,7 +608,7 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
             algo = A_FORWARD;
     }
     PyObject *xs[3] = {slot[1], e->nx > 1 ? slot[2] : Py_None, e->nx > 2 ? slot[3] : Py_None};
-    PyObject *r = call(algo, P, xs, Py_None, flags, 0.0, frame, (int)kind, threads);
+    PyObject *r = call(algo, P, xs, Py_None, flags, 0.0, frame, (int)kind, threads, 0);
     Py_DECREF(pack);
     if (r != NULL && op->scalar && PyArray_Check(r) && PyArray_NDIM((PyArrayObject *)r) == 0) {
         PyObject *f = PyFloat_FromDouble(*(const double *)PyArray_DATA((PyArrayObject *)r));
@@ -954,6 +984,7 @@ static PyMethodDef methods[] = {
     METHOD(com_velocity, "com_velocity(P, q, v, flags, 2, threads) -> dc/dt (3)"),
     METHOD(com_acceleration, "com_acceleration(P, q, v, a, flags, 2, threads) -> d2c/dt2 (3)"),
     METHOD(ccrba, "ccrba(P, q, flags, kind, threads) -> A (6, nv): kind 0 origin, 1 A_G"),
+    METHOD(task_space, "task_space(P, q, frame, kind, rows, jbar, threads) -> Lambda or Jbar"),
     METHOD(body_poses, "body_poses(P, q, threads) -> T (nb, 4, 4)"),
     METHOD(frame_poses, "frame_poses(P, q, threads) -> T (nf, 4, 4)"),
     METHOD(frame_pose, "frame_pose(P, q, frame, threads) -> T (4, 4)"),

@@ -105,8 +105,10 @@ enum { KIND_SPACE = 0, KIND_BODY = 1, KIND_WORLD_ALIGNED = 2 };
  * state (q, v, a/tau, f_ext, ...) holds NaN or inf; 15 a zero quaternion; 18 a long loop
  * was interrupted (poll_t); 19 the state's inputs are finite but its output is not (a
  * product overflowed); 1000 + i the articulated inertia pivot of body i is not positive;
- * 2000 + k the Cholesky pivot of dof k of M is not positive. */
+ * 2000 + k the Cholesky pivot of dof k of M is not positive; 20 the task-space matrix
+ * J M^-1 J^T is singular. */
 enum { E_NONFINITE = 11, E_QUATERNION = 15, E_INTERRUPTED = 18, E_OVERFLOW = 19,
+       E_TASK_SINGULAR = 20,
        E_PIVOT = 1000, E_CHOLESKY = 2000 };
 
 /* Interruption (Ctrl-C): a long loop calls fn(ctx) every so often from the thread that
@@ -150,6 +152,7 @@ typedef struct {
      * batch mirrors it); NULL: it fills all of out */
     const int64_t *nz, *src;
     int64_t nnz;
+    unsigned rows;   /* task space: the rows of J kept, bit r for row r of [omega; v] */
 } args_t;
 
 /* An algorithm: computes L lanes of out (out_size(md) doubles a lane, lane-major) using
@@ -439,6 +442,11 @@ int rd_minv(const model_t *md, int L, const args_t *a, double *RESTRICT out,
 int rd_forward(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                double *RESTRICT W, int *lane);
 int64_t rd_minv_work(const model_t *md);
+int rd_task_lambda(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                   double *RESTRICT W, int *lane);
+int rd_task_jbar(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                 double *RESTRICT W, int *lane);
+int64_t rd_task_space_work(const model_t *md);
 /* momentum.c: kinetic energy, momentum and its rate, the momentum matrix (CCRBA) */
 int64_t rd_momentum_work(const model_t *md);
 int rd_kinetic(const model_t *md, int L, const args_t *a, double *RESTRICT out,
