@@ -84,7 +84,6 @@ NOT_BITWISE = {
     # batch in another order than one 3x3; 5.6e-16 on the tree (free, spherical, planar)
     "robodyn.difference": "numpy vectorised over the batch (log3/log6 of stacked products)",
     # numpy over the whole batch (einsum, pw @ g over N rows), not the core; 4.4e-16
-    "robodyn.energy_regressor": "numpy vectorised over the batch (einsum, matmul)",
 }
 
 #: functions whose batch differs from their single calls (bugs), with the numbers

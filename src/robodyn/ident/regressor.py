@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import ModelError
 from ..kernels import core as _core
 from ..kernels._pack import FL_CHECK, packed
-from ..kernels.call import prepare, run
+from ..kernels.call import compute, prepare, run
 from ..kernels.call import threads as _threads
 from ..model.model import JOINT_FIXED, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from ..model.parameters import layout
@@ -343,68 +343,15 @@ def energy_regressor(
     -------
     numpy.ndarray, shape (..., P)  (J per unit parameter)
     """
-    lead, (q, v) = _states(model, ("q", "v"), (q, v), ((model.nq,), (model.nv,)))
-    _finite(q, v)
     lay = layout(model, friction=friction, offset=offset, armature=armature)
-    N, nb = q.shape[0], model.nb
-    if _plain_joints(model):
-        R, p = joint_placements(model, q)
-        V = None
-    else:  # spherical, planar, helical, cylindrical, universal: state by state
-        R, p, V = _placements_and_twists(model, q, v)
-    Rw = np.zeros((N, nb, 3, 3))
-    pw = np.zeros((N, nb, 3))
-    Rw[:, 0] = np.eye(3)
-    general = V is not None
-    if not general:
-        V = np.zeros((N, nb, 6))
-    e = np.zeros((N, lay.size))
-    g = model.gravity
-    for i in range(1, nb):
-        lam = int(model.body_parent[i])
-        Rw[:, i] = Rw[:, lam] @ R[:, i]  # T_{0,i} = T_{0,l} T_{l,i}
-        pw[:, i] = pw[:, lam] + np.einsum("nij,nj->ni", Rw[:, lam], p[:, i])
-        if not general:
-            Rt = np.swapaxes(R[:, i], 1, 2)
-            V[:, i, :3] = _rotate(Rt, V[:, lam, :3])
-            V[:, i, 3:] = _rotate(Rt, V[:, lam, 3:] + _cross(V[:, lam, :3], p[:, i]))
-            V[:, i] += _joint_twist(model, i, v)
-        w, vi = V[:, i, :3], V[:, i, 3:]
-        c = 10 * (i - 1)
-        e[:, c] = 0.5 * np.einsum("ni,ni->n", vi, vi) - pw[:, i] @ g
-        e[:, c + 1 : c + 4] = _cross(vi, w) - np.einsum("nji,j->ni", Rw[:, i], g)
-        e[:, c + 4 : c + 10] = np.stack(
-            [
-                0.5 * w[:, 0] ** 2,
-                w[:, 0] * w[:, 1],
-                w[:, 0] * w[:, 2],
-                0.5 * w[:, 1] ** 2,
-                w[:, 1] * w[:, 2],
-                0.5 * w[:, 2] ** 2,
-            ],
-            -1,
-        )
+    # the bodies' 10 (nb - 1) columns from the compiled core (one forward pass a state)
+    eb = compute(_core.energy_regressor, model, ("q", "v"), (q, v), FL_CHECK, 0, 0)
+    if lay.size == eb.shape[-1]:
+        return eb
+    e = np.zeros((*eb.shape[:-1], lay.size))
+    e[..., : eb.shape[-1]] = eb
     sl = lay.block("armature")
-    if sl is not None:
-        e[:, sl] = 0.5 * v[:, lay.dofs] ** 2
-    return e.reshape(*lead, lay.size)
-
-
-def _placements_and_twists(model, q: np.ndarray, v: np.ndarray):
-    """``T_{l(i), i}`` as (R, p) and the body twists V_i, state by state from the
-    reference joint model (every joint type): (N, nb, 3, 3), (N, nb, 3), (N, nb, 6)."""
-    from ..reference._joint import joint_placement
-    from ..spatial import adjoint, inv_transform
-
-    N, nb = q.shape[0], model.nb
-    R = np.zeros((N, nb, 3, 3))
-    p = np.zeros((N, nb, 3))
-    V = np.zeros((N, nb, 6))
-    R[:, 0] = np.eye(3)
-    for n in range(N):
-        for i in range(1, nb):
-            T, S = joint_placement(model, i, q[n])
-            R[n, i], p[n, i] = T[:3, :3], T[:3, 3]
-            lam = int(model.body_parent[i])
-            V[n, i] = adjoint(inv_transform(T)) @ V[n, lam] + S @ v[n]  # MR eq. 8.50
-    return R, p, V
+    if sl is not None:  # 1/2 armature_k v_k^2
+        vk = np.asarray(v, dtype=float)[..., lay.dofs]
+        e[..., sl] = 0.5 * vk**2
+    return e

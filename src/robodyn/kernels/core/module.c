@@ -20,6 +20,7 @@
  *   com_jacobian(P, q, threads)                        -> [c (3), J_c (3 nv)]
  *   kinetic(P, q, v, flags, kind, threads)             -> K (), kind 1: K + U
  *   potential(P, q, flags, 0, threads)                 -> U ()
+ *   energy_regressor(P, q, v, flags, 0, threads)       -> e (10 (nb - 1)): K + U = e . pi
  *   momentum(P, q, v, flags, kind, threads)            -> h (6), kind 0 origin, 1 CoM
  *   momentum_rate(P, q, v, a, flags, kind, threads)    -> dh/dt (6); a read when FL_ACC
  *   com_velocity(P, q, v, flags, 2, threads)           -> dc/dt (3)
@@ -70,10 +71,11 @@ static int64_t sz_regressor(const model_t *md) { return md->nv * 10 * (md->nb - 
 static int64_t sz_1(const model_t *md) { (void)md; return 1; }
 static int64_t sz_6(const model_t *md) { (void)md; return 6; }
 static int64_t sz_36(const model_t *md) { (void)md; return 36; }
+static int64_t sz_eregressor(const model_t *md) { return 10 * (md->nb - 1); }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
-       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR };
+       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR, A_ENERGY_REGRESSOR };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -105,6 +107,8 @@ static const algo_t ALGOS[] = {
                    {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, FL_ACC}},
     [A_CCRBA] = {"ccrba", rd_ccrba, rd_momentum_work, sz_6nv, 1, {SZ_NQ}, {0}},
     [A_TASK_LAMBDA] = {"task_lambda", rd_task_lambda, rd_task_space_work, sz_36, 1, {SZ_NQ}, {0}},
+    [A_ENERGY_REGRESSOR] = {"energy_regressor", rd_energy_regressor, rd_momentum_work, sz_eregressor,
+                            2, {SZ_NQ, SZ_NV}, {0, 0}},
     [A_TASK_JBAR] = {"task_jbar", rd_task_jbar, rd_task_space_work, sz_6nv, 1, {SZ_NQ}, {0}},
 };
 
@@ -359,7 +363,8 @@ static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_
     const long threads = PyLong_AsLong(args[3 + nx]);
     if (PyErr_Occurred())
         return NULL;
-    const long kmax = algo == A_COM_ACC || algo == A_COM_VEL ? 2 : algo == A_POTENTIAL ? 0 : 1;
+    const long kmax = algo == A_COM_ACC || algo == A_COM_VEL ? 2
+                      : algo == A_POTENTIAL || algo == A_ENERGY_REGRESSOR ? 0 : 1;
     if (kind < 0 || kind > kmax) {
         PyErr_Format(PyExc_ValueError, "%s: kind %ld out of range", name, kind);
         return NULL;
@@ -374,6 +379,7 @@ static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_
     }
 MOM(kinetic, A_KINETIC, 2)
 MOM(potential, A_POTENTIAL, 1)
+MOM(energy_regressor, A_ENERGY_REGRESSOR, 2)
 MOM(momentum, A_MOMENTUM, 2)
 MOM(momentum_rate, A_MOMENTUM_RATE, 3)
 MOM(com_velocity, A_COM_VEL, 2)
@@ -979,6 +985,7 @@ static PyMethodDef methods[] = {
     METHOD(regressor, "regressor(P, q, v, a, fext, flags, eps, threads) -> Y (nv, 10 (nb - 1))"),
     METHOD(kinetic, "kinetic(P, q, v, flags, kind, threads) -> K (kind 0), K + U (kind 1)"),
     METHOD(potential, "potential(P, q, flags, 0, threads) -> U"),
+    METHOD(energy_regressor, "energy_regressor(P, q, v, flags, 0, threads) -> e (10 (nb - 1))"),
     METHOD(momentum, "momentum(P, q, v, flags, kind, threads) -> h (6): kind 0 origin, 1 CoM"),
     METHOD(momentum_rate, "momentum_rate(P, q, v, a, flags, kind, threads) -> dh/dt (6)"),
     METHOD(com_velocity, "com_velocity(P, q, v, flags, 2, threads) -> dc/dt (3)"),

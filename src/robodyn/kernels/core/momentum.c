@@ -5,6 +5,7 @@
  *
  *   kinetic        K   = 1/2 sum_i V_i^T G_i V_i  (+ 1/2 sum_k armature_k qd_k^2); kind 1: K + U
  *   potential      U   = -sum_i m_i g^T c_i     (c_i: body i's CoM in the world)
+ *   energy_regressor  K + U = e(q, v) . pi, linear in the bodies' inertial parameters
  *   momentum       h_o = sum_i Ad_{T_s,i}^-T (G_i V_i) = [L_o; p]     (world origin, axes)
  *                  h_G = [L_o - c x p; p]                             (about the CoM c)
  *                  com_vel: dc/dt = p / m
@@ -158,6 +159,39 @@ RD_INLINE int kinetic_lanes(const model_t *md, const int L, const args_t *a, dou
     return 0;
 }
 
+RD_INLINE int energy_regressor_lanes(const model_t *md, const int L, const args_t *a, double *e,
+                                     double *W)
+{
+    /* e (10 (nb - 1)): the total energy K + U = e . pi, linear in each body's ten
+     * parameters pi_i = (m, h = m c, I_o: xx xy xz yy yz zz) (MR eq. 8.43 and U):
+     *   K_i = 1/2 w^T I_o w + h . (u x w) + 1/2 m u . u,  U_i = -g . (m p_i + R_i h)
+     * with V_i = [w; u] the body twist and (R_i, p_i) = T_s,i */
+    const double *g = md->F;
+    forward_pass(md, L, a->x[0], a->x[1], NULL, PASS_WORLD | PASS_TWIST, W);
+    for (int64_t i = 1; i < md->nb; i++) {
+        const double *Wi = W + WM * i * L, *R = Wi + M_R * L, *p = Wi + M_P * L;
+        const double *w = Wi + M_V * L, *u = w + 3 * L;
+        double *ei = e + 10 * (i - 1) * L, uw[3 * LANES];
+        cross_l(L, u, w, uw);
+        LANE {
+            const double w0 = w[l], w1 = w[L + l], w2 = w[2 * L + l];
+            const double uu = u[l] * u[l] + u[L + l] * u[L + l] + u[2 * L + l] * u[2 * L + l];
+            ei[l] = 0.5 * uu - (p[l] * g[0] + p[L + l] * g[1] + p[2 * L + l] * g[2]);
+            for (int r = 0; r < 3; r++) /* u x w - R^T g */
+                ei[(1 + r) * L + l] = uw[r * L + l]
+                                      - (R[r * L + l] * g[0] + R[(3 + r) * L + l] * g[1]
+                                         + R[(6 + r) * L + l] * g[2]);
+            ei[4 * L + l] = 0.5 * w0 * w0;
+            ei[5 * L + l] = w0 * w1;
+            ei[6 * L + l] = w0 * w2;
+            ei[7 * L + l] = 0.5 * w1 * w1;
+            ei[8 * L + l] = w1 * w2;
+            ei[9 * L + l] = 0.5 * w2 * w2;
+        }
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- momentum */
 RD_INLINE int momentum_lanes(const model_t *md, const int L, const args_t *a, double *out,
                              double *W)
@@ -302,6 +336,7 @@ RD_INLINE int ccrba_lanes(const model_t *md, const int L, const args_t *a, doubl
     }
 MOMENTUM_ENTRY(kinetic)
 MOMENTUM_ENTRY(potential)
+MOMENTUM_ENTRY(energy_regressor)
 MOMENTUM_ENTRY(momentum)
 MOMENTUM_ENTRY(momentum_rate)
 MOMENTUM_ENTRY(ccrba)

@@ -453,6 +453,8 @@ int rd_kinetic(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                double *RESTRICT W, int *lane);
 int rd_potential(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                  double *RESTRICT W, int *lane);
+int rd_energy_regressor(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                        double *RESTRICT W, int *lane);
 int rd_momentum(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                 double *RESTRICT W, int *lane);
 int rd_momentum_rate(const model_t *md, int L, const args_t *a, double *RESTRICT out,
