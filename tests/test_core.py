@@ -324,6 +324,13 @@ def _entry_calls(model):
             (rd.com, (model, x), {}),
             (rd.com_velocity, (model, x, y), {}),
             (rd.com_acceleration, (model, x, y, z), {}),
+            (rd.frame_velocity, (model, x, y, f), {}),
+            (rd.frame_velocity, (model, x, y, f, "body"), {}),
+            (rd.frame_acceleration, (model, x, y, z, f, "world_aligned"), {}),
+            (rd.frame_acceleration, (model, x, y, z), dict(frame=f, kind="body")),
+            (rd.task_space_inertia, (model, x, f), {}),
+            (rd.task_space_inertia, (model, x, f, "space"), {}),
+            (rd.dynamically_consistent_pinv, (model, x, f), {}),
         ]
     return out
 

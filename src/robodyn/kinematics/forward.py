@@ -21,7 +21,7 @@ from ..errors import ModelError
 from ..kernels import call as _pieces
 from ..kernels import core as _core
 from ..kernels._pack import FL_ACC, FL_CHECK, KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
-from ..kernels.call import batched, nonfinite, run
+from ..kernels.call import batched, run
 from ..kernels.call import threads as _threads
 from ..model.configuration import _joint_slices
 from ..model.model import Model
@@ -242,13 +242,13 @@ def jacobian(
     return _call(model, _JACOBIAN, ("q",), (q,), ((pack.nq,),), k, kd, th)
 
 
-def _jdot(model, q, v, frame, kind, threads, part):
-    """dJ/dt (``part="dJ"``) or the twist V (``"V"``) of a frame, with the leading
-    dimensions of (q, v): a part of the core's (J, dJ/dt, V) of each state, so a large
-    batch goes in pieces (the rest of the core's result is made for a piece at a time)."""
+def _jdot(model, q, v, frame, kind, threads):
+    """dJ/dt of a frame, with the leading dimensions of (q, v): a part of the core's (J,
+    dJ/dt, V) of each state, so a large batch goes in pieces (the rest of the core's result
+    is made for a piece at a time)."""
     pack, k, kd, th = _frame_call(model, frame, kind, threads)
     nv = pack.nv
-    lo, hi, tail = (6 * nv, 12 * nv, (6, nv)) if part == "dJ" else (12 * nv, 12 * nv + 6, (6,))
+    lo, hi, tail = 6 * nv, 12 * nv, (6, nv)
 
     def call(arrs):  # the whole batch, or a piece of it
         r = _JDOT(pack.P, *arrs, k, kd, th)
@@ -275,10 +275,10 @@ def jacobian_dot(
     Takes ``q`` (..., nq), ``v`` (..., nv) and the ``frame``, ``kind`` and ``threads`` of
     :func:`jacobian`; returns an array of shape (..., 6, nv).
     """
-    return _jdot(model, q, v, frame, kind, threads, "dJ")
+    return _jdot(model, q, v, frame, kind, threads)
 
 
-@batched
+@batched(fast=("frame_velocity", 2, FL_CHECK, JACOBIAN_KINDS, KIND_SPACE))
 def frame_velocity(
     model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:
@@ -287,12 +287,15 @@ def frame_velocity(
     Takes ``q`` (..., nq), ``v`` (..., nv) and the ``frame``, ``kind`` (``"space"``:
     ``V_s``; ``"body"``: ``V_b``; ``"world_aligned"``: angular velocity and velocity of the
     frame origin, world axes) and ``threads`` of :func:`jacobian`; returns an array of shape
-    (..., 6).
+    (..., 6). The compiled core sums the joints' twists down the frame's support
+    (``kernels/core/kinematics.c``: frame_motion) without forming J.
     """
-    return _jdot(model, q, v, frame, kind, threads, "V")
+    pack, k, kd, th = _frame_call(model, frame, kind, threads)
+    tails = ((pack.nq,), (pack.nv,))
+    return _call(model, _core.frame_velocity, ("q", "v"), (q, v), tails, k, kd, th)
 
 
-@batched
+@batched(fast=("frame_acceleration", 3, FL_CHECK | FL_ACC, JACOBIAN_KINDS, KIND_SPACE))
 def frame_acceleration(
     model: Model, q, v, a, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:
@@ -305,44 +308,14 @@ def frame_acceleration(
     of ``dV_s/dt`` or ``dV_b/dt``: those miss the ``omega x v`` term.)
 
     Takes ``q`` (..., nq), ``v`` and ``a`` (..., nv) and the ``frame``, ``kind`` and
-    ``threads`` of :func:`jacobian`; returns an array of shape (..., 6).
+    ``threads`` of :func:`jacobian`; returns an array of shape (..., 6). The compiled core
+    sums the joints' terms down the frame's support (``kernels/core/kinematics.c``:
+    frame_motion) without forming J or dJ/dt.
     """
     pack, k, kd, th = _frame_call(model, frame, kind, threads)
-    nv = pack.nv
-
-    def call(arrs):  # the whole batch, or a piece of it (a is checked here, q, v by the core)
-        Q, V, A = arrs
-        r = _JDOT(pack.P, Q, V, k, kd, th)
-        if r.__class__ is not _ND:
-            return r
-        bad = nonfinite("a", A, 1)
-        if bad is not None:
-            return bad
-        J = r[..., : 6 * nv].reshape((*r.shape[:-1], 6, nv))
-        dJ = r[..., 6 * nv : 12 * nv].reshape((*r.shape[:-1], 6, nv))
-        # J a + (dJ/dt) v, one matrix-vector product per state
-        return (np.matmul(J, A[..., None]) + np.matmul(dJ, V[..., None]))[..., 0]
-
-    if _fast_states(q, a, nv):  # the user's arrays straight to the core (q, v checked there)
-        r = call((q, v, a))
-        if r.__class__ is _ND:
-            return r
-    tails = ((pack.nq,), (nv,), (nv,))
-    return run(call, ("q", "v", "a"), (q, v, a), tails, model, scratch=8 * (12 * nv + 18))
-
-
-def _fast_states(q, x, n: int) -> bool:
-    """True when ``q`` is one state or one batch dimension of a numpy array (not a batch
-    the general path cuts into pieces) and ``x`` a float64 array of the same states of
-    ``n`` numbers: the core's fast path can take them as they are."""
-    return (
-        q.__class__ is _ND
-        and 1 <= q.ndim <= 2
-        and (q.ndim == 1 or q.shape[0] <= _pieces.PIECE_STATES)
-        and x.__class__ is _ND
-        and x.dtype == np.float64
-        and x.shape == (*q.shape[:-1], n)
-    )
+    tails = ((pack.nq,), (pack.nv,), (pack.nv,))
+    names = ("q", "v", "a")
+    return _call(model, _core.frame_acceleration, names, (q, v, a), tails, k, kd, th)
 
 
 # --------------------------------------------------------------- centre of mass

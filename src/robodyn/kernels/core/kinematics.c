@@ -348,6 +348,97 @@ RD_INLINE int jacobian_dot_lanes(const model_t *md, const int L, const args_t *a
     return 0;
 }
 
+/* ---------------------------------------------------------------- frame twist and acceleration */
+RD_INLINE int frame_motion_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                                 double *W)
+{
+    /* out (6): the twist of frame a->frame (x[1] = qd), or with FL_ACC its acceleration
+     * (x[2] = qdd), in the coordinates of a->kind, without forming J or dJ/dt. Down the
+     * frame's support, root first, with t_i = sum_c S_c qd_c the space twist joint i adds
+     * (S_c its space screw axes, MR eq. 5.6):
+     *   V_s,i  = V_s,lambda + t_i
+     *   dV_s,i = dV_s,lambda + sum_c S_c qdd_c + [ad_{V_s,i}] t_i  (dS_c/dt = [ad_{V_s,i}] S_c)
+     * (a universal joint's first axis also turns with its second: + qd_1 [Ad_T_s,i]
+     * [qd_2 (u x a2); 0]). Body: V_b = [Ad_{T^-1}] V_s and dV_b = [Ad_{T^-1}] dV_s (the
+     * derivative of [Ad_{T^-1}] contributes -[ad_{V_b}] V_b = 0). World aligned: [w; pdot]
+     * with pdot = v_s + w x p, and [dw; pddot] with pddot = dv_s + dw x p + w x pdot, the
+     * classical acceleration of the frame origin p. */
+    const double *q = a->x[0], *v = a->x[1];
+    const double *qdd = (a->flags & FL_ACC) ? a->x[2] : NULL;
+    const int acc = (a->flags & FL_ACC) != 0;
+    int64_t *path = path_area(md, L, W);
+    double T[16 * LANES], col[36 * LANES], V[6 * LANES], dV[6 * LANES], t[6 * LANES];
+    const int n = forward_path(md, L, q, a->frame, W, path);
+    frame_pose4(md, L, W, a->frame, T);
+    for (int k = 0; k < 6 * L; k++)
+        V[k] = dV[k] = 0.0;
+    for (int j = n - 1; j >= 0; j--) {
+        const int64_t i = path[j], va = body_i(md, i)[BI_VIDX];
+        const double *R = W + (WK * i + K_R) * L, *p = W + (WK * i + K_P) * L;
+        const int m = joint_columns(md, L, R, p, q, i, col);
+        for (int k = 0; k < 6 * L; k++)
+            t[k] = 0.0;
+        for (int c = 0; c < m; c++)
+            for (int r = 0; r < 6; r++)
+                LANE {
+                    t[r * L + l] += col[(6 * c + r) * L + l] * v[(va + c) * L + l];
+                    if (qdd)
+                        dV[r * L + l] += col[(6 * c + r) * L + l] * qdd[(va + c) * L + l];
+                }
+        for (int k = 0; k < 6 * L; k++)
+            V[k] += t[k];
+        if (!acc)
+            continue;
+        ad_add(L, V, t, 1.0, dV, L);
+        if (body_i(md, i)[BI_TYPE] == J_UNIVERSAL) {
+            const double *Fi = body_f(md, i);
+            double u[3 * LANES], s2[LANES], c2[LANES], w[3 * LANES], ws[3 * LANES];
+            universal_u(L, Fi, q + body_i(md, i)[BI_QIDX] * L, u, s2, c2);
+            cross_lc(L, u, Fi + BF_S, w);
+            for (int r = 0; r < 3; r++)
+                LANE { w[r * L + l] *= v[(va + 1) * L + l] * v[va * L + l]; }
+            rmul_l(L, R, w, ws);
+            cross_l(L, p, ws, w);
+            for (int k = 0; k < 3 * L; k++)
+                dV[k] += ws[k], dV[3 * L + k] += w[k];
+        }
+    }
+    const double *X = acc ? dV : V;
+    if (a->kind == KIND_SPACE) {
+        for (int k = 0; k < 6 * L; k++)
+            out[k] = X[k];
+        return 0;
+    }
+    LANE {
+        const double px = T[3 * L + l], py = T[7 * L + l], pz = T[11 * L + l];
+        const double wx = V[l], wy = V[L + l], wz = V[2 * L + l];
+        /* pdot = v_s + w x p */
+        const double dx = V[3 * L + l] + wy * pz - wz * py;
+        const double dy = V[4 * L + l] + wz * px - wx * pz;
+        const double dz = V[5 * L + l] + wx * py - wy * px;
+        const double xw[3] = {X[l], X[L + l], X[2 * L + l]};
+        /* the linear part at the frame origin: v + w x p (velocity) or the same for dV */
+        double lin[3] = {X[3 * L + l] + xw[1] * pz - xw[2] * py, X[4 * L + l] + xw[2] * px - xw[0] * pz,
+                         X[5 * L + l] + xw[0] * py - xw[1] * px};
+        if (a->kind == KIND_WORLD_ALIGNED) {
+            if (acc) { /* + w x pdot: the classical acceleration */
+                lin[0] += wy * dz - wz * dy;
+                lin[1] += wz * dx - wx * dz;
+                lin[2] += wx * dy - wy * dx;
+            }
+            for (int r = 0; r < 3; r++)
+                out[r * L + l] = xw[r], out[(3 + r) * L + l] = lin[r];
+        }
+        else /* body: R^T [w; v + w x p] */
+            for (int r = 0; r < 3; r++) {
+                const double t0 = T[r * L + l], t1 = T[(4 + r) * L + l], t2 = T[(8 + r) * L + l];
+                out[r * L + l] = t0 * xw[0] + t1 * xw[1] + t2 * xw[2];
+                out[(3 + r) * L + l] = t0 * lin[0] + t1 * lin[1] + t2 * lin[2];
+            }
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- centre of mass */
 RD_INLINE void com_sum(const model_t *md, int L, const double *W, double *c)
 {
@@ -537,6 +628,7 @@ KIN_ENTRY(frame_poses)
 KIN_ENTRY(frame_pose)
 KIN_ENTRY(jacobian)
 KIN_ENTRY(jacobian_dot)
+KIN_ENTRY(frame_motion)
 KIN_ENTRY(com)
 KIN_ENTRY(com_jacobian)
 KIN_ENTRY(ik_residual)

@@ -16,6 +16,8 @@
  *   frame_pose(P, q, frame, threads)                   -> T (4, 4)
  *   jacobian(P, q, frame, kind, threads)               -> J (6, nv)
  *   jacobian_dot(P, q, v, frame, kind, threads)        -> [J (6 nv), dJ (6 nv), V (6)]
+ *   frame_velocity(P, q, v, frame, kind, threads)      -> V (6)
+ *   frame_acceleration(P, q, v, a, frame, kind, threads) -> dV (6)
  *   com(P, q, threads)                                 -> c (3)
  *   com_jacobian(P, q, threads)                        -> [c (3), J_c (3 nv)]
  *   kinetic(P, q, v, flags, kind, threads)             -> K (), kind 1: K + U
@@ -75,7 +77,7 @@ static int64_t sz_eregressor(const model_t *md) { return 10 * (md->nb - 1); }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
-       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR, A_ENERGY_REGRESSOR };
+       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR, A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -109,6 +111,9 @@ static const algo_t ALGOS[] = {
     [A_TASK_LAMBDA] = {"task_lambda", rd_task_lambda, rd_task_space_work, sz_36, 1, {SZ_NQ}, {0}},
     [A_ENERGY_REGRESSOR] = {"energy_regressor", rd_energy_regressor, rd_momentum_work, sz_eregressor,
                             2, {SZ_NQ, SZ_NV}, {0, 0}},
+    [A_FRAME_VEL] = {"frame_velocity", rd_frame_motion, rd_kin_work, sz_6, 2, {SZ_NQ, SZ_NV}, {0, 0}},
+    [A_FRAME_ACC] = {"frame_acceleration", rd_frame_motion, rd_kin_work, sz_6, 3,
+                     {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
     [A_TASK_JBAR] = {"task_jbar", rd_task_jbar, rd_task_space_work, sz_6nv, 1, {SZ_NQ}, {0}},
 };
 
@@ -243,7 +248,8 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
             return PyLong_FromLong(e);
     }
     if ((algo == A_FRAME_POSE || algo == A_JACOBIAN || algo == A_JACOBIAN_DOT
-         || algo == A_IK_RESIDUAL || algo == A_TASK_LAMBDA || algo == A_TASK_JBAR)
+         || algo == A_IK_RESIDUAL || algo == A_TASK_LAMBDA || algo == A_TASK_JBAR
+         || algo == A_FRAME_VEL || algo == A_FRAME_ACC)
         && (frame < 0 || frame >= md.nf)) {
         PyErr_Format(PyExc_IndexError, "frame index %lld out of range (%lld frames)",
                      (long long)frame, (long long)md.nf);
@@ -432,7 +438,25 @@ KIN(frame_poses, A_FRAME_POSES, 1, 0, 0)
 KIN(frame_pose, A_FRAME_POSE, 1, 1, 0)
 KIN(jacobian, A_JACOBIAN, 1, 1, 1)
 KIN(jacobian_dot, A_JACOBIAN_DOT, 2, 1, 1)
+KIN(frame_velocity, A_FRAME_VEL, 2, 1, 1)
 KIN(com, A_COM, 1, 0, 0)
+
+static PyObject *py_frame_acceleration(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* (P, q, v, a, frame, kind, threads): kinematics.c's frame_motion with FL_ACC */
+    if (!nargs_ok("frame_acceleration", nargs, 7))
+        return NULL;
+    const long frame = PyLong_AsLong(args[4]), kind = PyLong_AsLong(args[5]);
+    const long threads = PyLong_AsLong(args[6]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (kind < KIND_SPACE || kind > KIND_WORLD_ALIGNED) {
+        PyErr_Format(PyExc_ValueError, "kind must be 0, 1 or 2, got %ld", kind);
+        return NULL;
+    }
+    return call(A_FRAME_ACC, args[0], args + 1, Py_None, FL_CHECK | FL_ACC, 0.0, frame, (int)kind,
+                threads, 0);
+}
 KIN(com_jacobian, A_COM_JACOBIAN, 1, 0, 0)
 KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
 
@@ -447,7 +471,7 @@ KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
  * documentation, signature through __wrapped__, binding as a method, pickling by name). */
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
-       OP_TASK_LAMBDA, OP_TASK_JBAR, OP_COUNT };
+       OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_COUNT };
 enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_COUNT };
 
 typedef struct {
@@ -479,6 +503,8 @@ static const op_t OPS[OP_COUNT] = {
     [OP_COM_ACC] = {"com_acceleration", A_COM_ACC, 3, 0},
     [OP_TASK_LAMBDA] = {"task_lambda", A_TASK_LAMBDA, 1, 0, 1, 2, 1},
     [OP_TASK_JBAR] = {"task_jbar", A_TASK_JBAR, 1, 0, 1, 2, 1},
+    [OP_FRAME_VEL] = {"frame_velocity", A_FRAME_VEL, 2, 0, 1, 2, 1},
+    [OP_FRAME_ACC] = {"frame_acceleration", A_FRAME_ACC, 3, 0, 1, 2, 1},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
@@ -997,6 +1023,8 @@ static PyMethodDef methods[] = {
     METHOD(frame_pose, "frame_pose(P, q, frame, threads) -> T (4, 4)"),
     METHOD(jacobian, "jacobian(P, q, frame, kind, threads) -> J (6, nv)"),
     METHOD(jacobian_dot, "jacobian_dot(P, q, v, frame, kind, threads) -> [J, dJ, V] flat"),
+    METHOD(frame_velocity, "frame_velocity(P, q, v, frame, kind, threads) -> V (6)"),
+    METHOD(frame_acceleration, "frame_acceleration(P, q, v, a, frame, kind, threads) -> dV (6)"),
     METHOD(com, "com(P, q, threads) -> c (3)"),
     METHOD(com_jacobian, "com_jacobian(P, q, threads) -> [c, J_c] flat"),
     METHOD(ik_residual, "ik_residual(P, q, T_sd, frame, threads) -> [T, J_b, V_b] flat"),
