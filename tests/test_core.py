@@ -331,6 +331,11 @@ def _entry_calls(model):
             (rd.task_space_inertia, (model, x, f), {}),
             (rd.task_space_inertia, (model, x, f, "space"), {}),
             (rd.dynamically_consistent_pinv, (model, x, f), {}),
+            (rd.jacobian_dot, (model, x, y, f), {}),
+            (rd.jacobian_dot, (model, x, y, f, "world_aligned"), {}),
+            (rd.com_jacobian, (model, x), {}),
+            (rd.manipulability, (model, x, f), {}),
+            (rd.manipulability, (model, x, f, "space"), {}),
         ]
     return out
 

@@ -18,7 +18,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import ModelError
-from ..kernels import call as _pieces
 from ..kernels import core as _core
 from ..kernels._pack import FL_ACC, FL_CHECK, KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
 from ..kernels.call import batched, run
@@ -242,26 +241,7 @@ def jacobian(
     return _call(model, _JACOBIAN, ("q",), (q,), ((pack.nq,),), k, kd, th)
 
 
-def _jdot(model, q, v, frame, kind, threads):
-    """dJ/dt of a frame, with the leading dimensions of (q, v): a part of the core's (J,
-    dJ/dt, V) of each state, so a large batch goes in pieces (the rest of the core's result
-    is made for a piece at a time)."""
-    pack, k, kd, th = _frame_call(model, frame, kind, threads)
-    nv = pack.nv
-    lo, hi, tail = 6 * nv, 12 * nv, (6, nv)
-
-    def call(arrs):  # the whole batch, or a piece of it
-        r = _JDOT(pack.P, *arrs, k, kd, th)
-        return r[..., lo:hi].reshape((*r.shape[:-1], *tail)) if r.__class__ is _ND else r
-
-    if not (q.__class__ is _ND and q.ndim > 1 and q.shape[0] > _pieces.PIECE_STATES):
-        r = call((q, v))  # the fast path with the user's arrays (a large batch: in pieces)
-        if r.__class__ is _ND:
-            return r
-    return run(call, ("q", "v"), (q, v), ((pack.nq,), (nv,)), model, scratch=8 * (12 * nv + 6))
-
-
-@batched
+@batched(fast=("jacobian_dot", 2, FL_CHECK, JACOBIAN_KINDS, KIND_SPACE))
 def jacobian_dot(
     model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None
 ) -> np.ndarray:
@@ -275,7 +255,9 @@ def jacobian_dot(
     Takes ``q`` (..., nq), ``v`` (..., nv) and the ``frame``, ``kind`` and ``threads`` of
     :func:`jacobian`; returns an array of shape (..., 6, nv).
     """
-    return _jdot(model, q, v, frame, kind, threads)
+    pack, k, kd, th = _frame_call(model, frame, kind, threads)
+    tails = ((pack.nq,), (pack.nv,))
+    return _call(model, _core.jacobian_dot_dj, ("q", "v"), (q, v), tails, k, kd, th)
 
 
 @batched(fast=("frame_velocity", 2, FL_CHECK, JACOBIAN_KINDS, KIND_SPACE))
@@ -338,13 +320,7 @@ def com(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     return _call(model, _core.com, ("q",), (q,), ((pack.nq,),), th)
 
 
-def _com_jacobian(model, q, threads):
-    pack, th = _mass_call(model, threads)
-    out = _call(model, _COM_JACOBIAN, ("q",), (q,), ((pack.nq,),), th)
-    return out[..., :3], out[..., 3:].reshape((*out.shape[:-1], 3, pack.nv))
-
-
-@batched
+@batched(fast=("com_jacobian", 1, FL_CHECK))
 def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     """Jacobian of the centre of mass: ``cdot = J_c v``, world axes.
 
@@ -355,7 +331,8 @@ def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     Takes ``q`` of shape (..., nq) and ``threads`` (for a batch); returns an array of
     shape (..., 3, nv).
     """
-    return _com_jacobian(model, q, threads)[1]
+    pack, th = _mass_call(model, threads)
+    return _call(model, _core.com_jacobian_j, ("q",), (q,), ((pack.nq,),), th)
 
 
 @batched(fast=("com_velocity", 2, FL_CHECK, None, 2))
@@ -422,18 +399,20 @@ def _kept(model: Model, q, frame, kind, part) -> np.ndarray:
     return _kept_rows(jacobian(model, q, frame, kind), part)
 
 
+@batched(fast=("manipulability", 1, FL_CHECK, JACOBIAN_KINDS, KIND_BODY))
 def manipulability(model: Model, q, frame, kind: str = "body", part="full") -> float:
     """Yoshikawa's manipulability ``w = sqrt(det(J J^T))`` (MR sec. 5.4).
 
     ``w`` is the volume factor of the velocity ellipsoid, the product of the singular
-    values of J (computed so, which is accurate near singularities); it is zero at
-    singularities and whenever the kept rows outnumber the joints.
+    values of J, computed in the compiled core as ``|det R|`` of the Householder QR
+    ``J^T = Q R`` (backward stable, as an SVD is: accurate near singularities); it is zero
+    at singularities and whenever the kept rows outnumber the joints.
 
     Parameters
     ----------
     model : Model
     q : array_like, shape (..., nq)
-        One configuration, or a batch (one SVD call over it).
+        One configuration, or a batch.
     frame : str or int
     kind : {"body", "space", "world_aligned"}
     part : {"full", "linear", "angular"} or sequence of int
@@ -445,11 +424,12 @@ def manipulability(model: Model, q, frame, kind: str = "body", part="full") -> f
     -------
     float, or numpy.ndarray of shape (...) for a batch
     """
-    Jp = _kept(model, q, frame, kind, part)
-    if Jp.shape[-2] > Jp.shape[-1]:
-        w = np.zeros(Jp.shape[:-2])  # J J^T (m x m) has rank <= n < m
-    else:  # sqrt(det(J J^T)) = product of the singular values, computed without squaring J
-        w = np.prod(np.linalg.svd(Jp, compute_uv=False), axis=-1)
+    idx = [int(r) for r in _rows(np.arange(6), part)]
+    pack, k, kd, th = _frame_call(model, frame, kind, None)
+    mask = sum(1 << r for r in set(idx))
+    w = _call(model, _core.manipulability, ("q",), (q,), ((pack.nq,),), k, kd, mask, th)
+    if len(set(idx)) < len(idx):  # a row kept twice: J J^T is singular
+        w = np.zeros_like(w)
     return float(w) if w.ndim == 0 else w
 
 

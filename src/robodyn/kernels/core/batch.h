@@ -31,6 +31,7 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
 
 /* kinematics.c */
 int64_t rd_kin_work(const model_t *md);
+int64_t rd_kin_part_work(const model_t *md);
 int64_t rd_jacobian_pattern(const model_t *md, const args_t *a, int64_t *nz, int64_t *src);
 #define KIN_DECL(name)                                                                         \
     int rd_##name(const model_t *md, int L, const args_t *a, double *RESTRICT out,             \
@@ -44,6 +45,9 @@ KIN_DECL(frame_motion)
 KIN_DECL(com)
 KIN_DECL(com_jacobian)
 KIN_DECL(ik_residual)
+KIN_DECL(jacobian_dot_dj)
+KIN_DECL(com_jacobian_j)
+KIN_DECL(manipulability)
 #undef KIN_DECL
 
 #endif

@@ -615,6 +615,86 @@ int64_t rd_jacobian_pattern(const model_t *md, const args_t *a, int64_t *nz, int
     return 6 * n;
 }
 
+/* ---------------------------------------------------------------- parts and measures */
+RD_INLINE int jacobian_dot_dj_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                                    double *W)
+{
+    /* out (6, nv): dJ/dt alone, from jacobian_dot's [J, dJ, V] in the workspace's tail */
+    const int64_t nv = md->nv;
+    double *t = W + rd_kin_work(md) * L;
+    jacobian_dot_lanes(md, L, a, t, W);
+    for (int64_t k = 0; k < 6 * nv * L; k++)
+        out[k] = t[6 * nv * L + k];
+    return 0;
+}
+
+RD_INLINE int com_jacobian_j_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                                   double *W)
+{
+    /* out (3, nv): J_c alone, from com_jacobian's [c, J_c] in the workspace's tail */
+    const int64_t nv = md->nv;
+    double *t = W + rd_kin_work(md) * L;
+    com_jacobian_lanes(md, L, a, t, W);
+    for (int64_t k = 0; k < 3 * nv * L; k++)
+        out[k] = t[3 * L + k];
+    return 0;
+}
+
+RD_INLINE int manipulability_lanes(const model_t *md, const int L, const args_t *a, double *w,
+                                   double *W)
+{
+    /* w = sqrt(det(J_k J_k^T)) for the k rows of J picked by a->rows (0: all six; MR sec.
+     * 5.4): the product of J_k's singular values, computed as |det R| of the Householder
+     * QR J_k^T = Q R (det(J_k J_k^T) = det(R^T R)), backward stable as an SVD is, so
+     * accurate near a singularity; 0 when k > nv (J_k J_k^T has rank <= nv < k) */
+    const int64_t nv = md->nv;
+    double *J = W + rd_kin_work(md) * L, *A = J + 6 * nv * L; /* A = J_k^T (nv x k) */
+    int rows[6], k = 0;
+    for (int r = 0; r < 6; r++)
+        if (a->rows == 0 || (a->rows & (1u << r)))
+            rows[k++] = r;
+    if (k > nv) {
+        for (int l = 0; l < L; l++)
+            w[l] = 0.0;
+        return 0;
+    }
+    args_t c = *a;
+    c.nz = NULL; /* all of J */
+    jacobian_lanes(md, L, &c, J, W);
+    for (int64_t i = 0; i < nv; i++)
+        for (int j = 0; j < k; j++)
+            LANE { A[(i * k + j) * L + l] = J[(rows[j] * nv + i) * L + l]; }
+    LANE { w[l] = 1.0; }
+    for (int j = 0; j < k; j++) /* reflect column j's entries j.. onto e_j: R_jj = -+|x| */
+        LANE {
+            double s = 0.0;
+            for (int64_t i = j; i < nv; i++)
+                s += A[(i * k + j) * L + l] * A[(i * k + j) * L + l];
+            const double x0 = A[(j * k + j) * L + l], nx = sqrt(s);
+            const double alpha = x0 > 0.0 ? -nx : nx; /* R_jj */
+            w[l] *= nx;
+            const double u0 = x0 - alpha, uu = s - x0 * x0 + u0 * u0; /* u = x - alpha e_j */
+            if (uu == 0.0)
+                continue;
+            for (int c2 = j + 1; c2 < k; c2++) { /* A_c -= 2 u (u . A_c) / (u . u) */
+                double d = u0 * A[(j * k + c2) * L + l];
+                for (int64_t i = j + 1; i < nv; i++)
+                    d += A[(i * k + j) * L + l] * A[(i * k + c2) * L + l];
+                const double f = 2.0 * d / uu;
+                A[(j * k + c2) * L + l] -= f * u0;
+                for (int64_t i = j + 1; i < nv; i++)
+                    A[(i * k + c2) * L + l] -= f * A[(i * k + j) * L + l];
+            }
+        }
+    return 0;
+}
+
+int64_t rd_kin_part_work(const model_t *md)
+{
+    /* the kinematics workspace, then a whole result (12 nv + 6) or J and J_k^T (12 nv) */
+    return rd_kin_work(md) + 12 * md->nv + 6;
+}
+
 /* ---------------------------------------------------------------- entry points */
 #define KIN_ENTRY(name)                                                                        \
     CLONES int rd_##name(const model_t *md, int L, const args_t *a, double *RESTRICT out,       \
@@ -632,6 +712,9 @@ KIN_ENTRY(frame_motion)
 KIN_ENTRY(com)
 KIN_ENTRY(com_jacobian)
 KIN_ENTRY(ik_residual)
+KIN_ENTRY(jacobian_dot_dj)
+KIN_ENTRY(com_jacobian_j)
+KIN_ENTRY(manipulability)
 
 /* log6 of one pose (4 x 4, row-major), for sim.c's task-space law */
 void rd_log6(const double *T, double *V) { log6_one(T, 1, V); }

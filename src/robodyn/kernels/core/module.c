@@ -18,6 +18,9 @@
  *   jacobian_dot(P, q, v, frame, kind, threads)        -> [J (6 nv), dJ (6 nv), V (6)]
  *   frame_velocity(P, q, v, frame, kind, threads)      -> V (6)
  *   frame_acceleration(P, q, v, a, frame, kind, threads) -> dV (6)
+ *   jacobian_dot_dj(P, q, v, frame, kind, threads)     -> dJ/dt (6, nv)
+ *   com_jacobian_j(P, q, threads)                      -> J_c (3, nv)
+ *   manipulability(P, q, frame, kind, rows, threads)   -> sqrt(det(J_k J_k^T)) ()
  *   com(P, q, threads)                                 -> c (3)
  *   com_jacobian(P, q, threads)                        -> [c (3), J_c (3 nv)]
  *   kinetic(P, q, v, flags, kind, threads)             -> K (), kind 1: K + U
@@ -73,11 +76,12 @@ static int64_t sz_regressor(const model_t *md) { return md->nv * 10 * (md->nb - 
 static int64_t sz_1(const model_t *md) { (void)md; return 1; }
 static int64_t sz_6(const model_t *md) { (void)md; return 6; }
 static int64_t sz_36(const model_t *md) { (void)md; return 36; }
+static int64_t sz_3nv(const model_t *md) { return 3 * md->nv; }
 static int64_t sz_eregressor(const model_t *md) { return 10 * (md->nb - 1); }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
-       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR, A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC };
+       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR, A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -114,6 +118,10 @@ static const algo_t ALGOS[] = {
     [A_FRAME_VEL] = {"frame_velocity", rd_frame_motion, rd_kin_work, sz_6, 2, {SZ_NQ, SZ_NV}, {0, 0}},
     [A_FRAME_ACC] = {"frame_acceleration", rd_frame_motion, rd_kin_work, sz_6, 3,
                      {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
+    [A_JDOT_DJ] = {"jacobian_dot_dj", rd_jacobian_dot_dj, rd_kin_part_work, sz_6nv, 2, {SZ_NQ, SZ_NV},
+                   {0, 0}},
+    [A_COM_J] = {"com_jacobian_j", rd_com_jacobian_j, rd_kin_part_work, sz_3nv, 1, {SZ_NQ}, {0}},
+    [A_MANIP] = {"manipulability", rd_manipulability, rd_kin_part_work, sz_1, 1, {SZ_NQ}, {0}},
     [A_TASK_JBAR] = {"task_jbar", rd_task_jbar, rd_task_space_work, sz_6nv, 1, {SZ_NQ}, {0}},
 };
 
@@ -131,6 +139,9 @@ static int out_dims(const model_t *md, int algo, npy_intp *d)
     case A_KINETIC: case A_POTENTIAL: return 0;
     case A_CCRBA: d[0] = 6, d[1] = md->nv; return 2;
     case A_TASK_LAMBDA: d[0] = d[1] = 6; return 2;
+    case A_JDOT_DJ: d[0] = 6, d[1] = md->nv; return 2;
+    case A_COM_J: d[0] = 3, d[1] = md->nv; return 2;
+    case A_MANIP: return 0;
     case A_TASK_JBAR: d[0] = md->nv, d[1] = 6; return 2;
     default: d[0] = ALGOS[algo].out_size(md); return 1;
     }
@@ -249,7 +260,7 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
     }
     if ((algo == A_FRAME_POSE || algo == A_JACOBIAN || algo == A_JACOBIAN_DOT
          || algo == A_IK_RESIDUAL || algo == A_TASK_LAMBDA || algo == A_TASK_JBAR
-         || algo == A_FRAME_VEL || algo == A_FRAME_ACC)
+         || algo == A_FRAME_VEL || algo == A_FRAME_ACC || algo == A_JDOT_DJ || algo == A_MANIP)
         && (frame < 0 || frame >= md.nf)) {
         PyErr_Format(PyExc_IndexError, "frame index %lld out of range (%lld frames)",
                      (long long)frame, (long long)md.nf);
@@ -439,7 +450,27 @@ KIN(frame_pose, A_FRAME_POSE, 1, 1, 0)
 KIN(jacobian, A_JACOBIAN, 1, 1, 1)
 KIN(jacobian_dot, A_JACOBIAN_DOT, 2, 1, 1)
 KIN(frame_velocity, A_FRAME_VEL, 2, 1, 1)
+KIN(jacobian_dot_dj, A_JDOT_DJ, 2, 1, 1)
+KIN(com_jacobian_j, A_COM_J, 1, 0, 0)
 KIN(com, A_COM, 1, 0, 0)
+
+static PyObject *py_manipulability(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* (P, q, frame, kind, rows, threads): sqrt(det(J_k J_k^T)) (kinematics.c) */
+    if (!nargs_ok("manipulability", nargs, 6))
+        return NULL;
+    const long frame = PyLong_AsLong(args[2]), kind = PyLong_AsLong(args[3]);
+    const long rows = PyLong_AsLong(args[4]), threads = PyLong_AsLong(args[5]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (kind < KIND_SPACE || kind > KIND_WORLD_ALIGNED || rows < 0 || rows > 63) {
+        PyErr_Format(PyExc_ValueError, "manipulability: kind %ld or rows %ld out of range", kind,
+                     rows);
+        return NULL;
+    }
+    return call(A_MANIP, args[0], args + 1, Py_None, FL_CHECK, 0.0, frame, (int)kind, threads,
+                (unsigned)rows);
+}
 
 static PyObject *py_frame_acceleration(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -471,7 +502,8 @@ KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
  * documentation, signature through __wrapped__, binding as a method, pickling by name). */
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
-       OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_COUNT };
+       OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_JDOT_DJ, OP_COM_J, OP_MANIP,
+       OP_COUNT };
 enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_COUNT };
 
 typedef struct {
@@ -505,6 +537,9 @@ static const op_t OPS[OP_COUNT] = {
     [OP_TASK_JBAR] = {"task_jbar", A_TASK_JBAR, 1, 0, 1, 2, 1},
     [OP_FRAME_VEL] = {"frame_velocity", A_FRAME_VEL, 2, 0, 1, 2, 1},
     [OP_FRAME_ACC] = {"frame_acceleration", A_FRAME_ACC, 3, 0, 1, 2, 1},
+    [OP_JDOT_DJ] = {"jacobian_dot", A_JDOT_DJ, 2, 0, 1, 2, 1},
+    [OP_COM_J] = {"com_jacobian", A_COM_J, 1, 0},
+    [OP_MANIP] = {"manipulability", A_MANIP, 1, 0, 1, 2, 1, .scalar = 1},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
@@ -1025,6 +1060,9 @@ static PyMethodDef methods[] = {
     METHOD(jacobian_dot, "jacobian_dot(P, q, v, frame, kind, threads) -> [J, dJ, V] flat"),
     METHOD(frame_velocity, "frame_velocity(P, q, v, frame, kind, threads) -> V (6)"),
     METHOD(frame_acceleration, "frame_acceleration(P, q, v, a, frame, kind, threads) -> dV (6)"),
+    METHOD(jacobian_dot_dj, "jacobian_dot_dj(P, q, v, frame, kind, threads) -> dJ/dt (6, nv)"),
+    METHOD(com_jacobian_j, "com_jacobian_j(P, q, threads) -> J_c (3, nv)"),
+    METHOD(manipulability, "manipulability(P, q, frame, kind, rows, threads) -> w"),
     METHOD(com, "com(P, q, threads) -> c (3)"),
     METHOD(com_jacobian, "com_jacobian(P, q, threads) -> [c, J_c] flat"),
     METHOD(ik_residual, "ik_residual(P, q, T_sd, frame, threads) -> [T, J_b, V_b] flat"),
