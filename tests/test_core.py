@@ -336,6 +336,7 @@ def _entry_calls(model):
             (rd.com_jacobian, (model, x), {}),
             (rd.manipulability, (model, x, f), {}),
             (rd.manipulability, (model, x, f, "space"), {}),
+            (rd.mass_matrix_dot, (model, x, y), {}),
         ]
     return out
 

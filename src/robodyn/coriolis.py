@@ -474,7 +474,9 @@ _ND = np.ndarray
 
 
 @batched(fast=("coriolis", 2, FL_CHECK))
-def coriolis_matrix(model: Model, q, v, *, check: bool = True, threads: int | None = None):
+def coriolis_matrix(
+    model: Model, q, v, *, check: bool = True, threads: int | None = None, out=None
+):
     """The Christoffel-consistent Coriolis matrix ``C(q, v)`` (MR eq. 8.1's ``c = C v``).
 
     ``C = sum_b J_b^T (G_b dJ_b/dt + B_b(V_b) J_b)`` in world coordinates with Echeandia
@@ -487,13 +489,14 @@ def coriolis_matrix(model: Model, q, v, *, check: bool = True, threads: int | No
     friction are not part of C.
 
     Takes ``q`` (..., nq) and ``v`` (..., nv), their leading dimensions a batch that
-    broadcasts, and the ``check`` and ``threads`` of :func:`robodyn.inverse_dynamics`;
-    returns an array of shape (..., nv, nv).
+    broadcasts, and the ``check``, ``threads`` and ``out`` of
+    :func:`robodyn.inverse_dynamics`; returns an array of shape (..., nv, nv).
     """
     if not isinstance(model, Model):
         raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
     th = 0 if threads is None else _threads(threads)
-    return compute(_core.coriolis, model, ("q", "v"), (q, v), FL_CHECK if check else 0, th)
+    flags = FL_CHECK if check else 0
+    return compute(_core.coriolis, model, ("q", "v"), (q, v), flags, th, out=out)
 
 
 @batched
@@ -514,13 +517,20 @@ def coriolis_matrix_reference(model: Model, q, v) -> np.ndarray:
     return _each(model, ("q", "v"), (q, v), lambda x, y: _coriolis_one(model, tree, x, y), (nv, nv))
 
 
-@batched
-def mass_matrix_dot(model: Model, q, v) -> np.ndarray:
+@batched(fast=("mass_matrix_dot", 2, FL_CHECK))
+def mass_matrix_dot(
+    model: Model, q, v, *, check: bool = True, threads: int | None = None, out=None
+) -> np.ndarray:
     """``dM/dt = sum_k (dM/dq_k) v_k``, computed in O(n^2) as ``C + C^T``.
 
     The identity holds because ``dM/dt - 2C`` is skew-symmetric (course notes 003).
 
-    Takes ``q`` (..., nq) and ``v`` (..., nv); returns an array of shape (..., nv, nv).
+    Computed in the compiled core (``coriolis.c``: C, then C + C^T). Takes ``q`` (..., nq),
+    ``v`` (..., nv) and the ``check``, ``threads`` and ``out`` of
+    :func:`robodyn.inverse_dynamics`; returns an array of shape (..., nv, nv).
     """
-    C = coriolis_matrix(model, q, v)
-    return C + np.swapaxes(C, -1, -2)
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
+    th = 0 if threads is None else _threads(threads)
+    flags = FL_CHECK if check else 0
+    return compute(_core.mass_matrix_dot, model, ("q", "v"), (q, v), flags, th, out=out)

@@ -40,7 +40,7 @@ from .kernels._pack import (
     FL_VEL,
     packed,
 )
-from .kernels.call import batched, compute, run
+from .kernels.call import batched, compute, into, run
 from .kernels.call import threads as _threads
 
 __all__ = [
@@ -80,7 +80,7 @@ def _tip_wrench(model, frame, f_tip: np.ndarray) -> tuple[int, np.ndarray]:
     return int(model.frame_body[f]), -np.concatenate([Rm + np.cross(p, Rf), Rf], axis=-1)
 
 
-def _run(entry, model, names, xs, f_ext, f_tip, frame, flags, eps, threads, what=""):
+def _run(entry, model, names, xs, f_ext, f_tip, frame, flags, eps, threads, what="", out=None):
     """The general path of inverse / forward dynamics: the state arguments ``xs`` (q, then
     v and a or tau; ``_OFF`` where the flags leave one out) with numpy-style leading
     dimensions, the external wrenches folded into one (..., nb, 6) array."""
@@ -114,19 +114,22 @@ def _run(entry, model, names, xs, f_ext, f_tip, frame, flags, eps, threads, what
                 fe[..., body, :] += w
         return entry(pk.P, state[0], state[1], state[2], fe, flags, eps, threads)
 
-    return run(call, argn, argx, argt, model, tuple(names) + ("f_ext",), what)
+    r = run(call, argn, argx, argt, model, tuple(names) + ("f_ext",), what)
+    return r if out is None else into(out, r)
 
 
-def _solve(entry, model, names, xs, f_ext, f_tip, frame, flags, eps, th):
+def _solve(entry, model, names, xs, f_ext, f_tip, frame, flags, eps, th, out=None):
     """Inverse or forward dynamics: the user's arrays straight to the core's ``entry``
     when there is no ``f_tip`` (the fast path), else, or when the core declines them, the
-    general path :func:`_run`."""
+    general path :func:`_run`; with ``out`` (the caller's array) the result goes there."""
     if f_tip is None:
         P = (model._rd_packed or packed(model)).P
-        out = entry(P, *xs, f_ext, flags | (0 if f_ext is None else FL_FEXT), eps, th)
-        if out.__class__ is _ND:
-            return out
-    return _run(entry, model, names, xs, f_ext, f_tip, frame, flags, float(eps), th)
+        fl = flags | (0 if f_ext is None else FL_FEXT)
+        tail = (f_ext, fl, eps, th) if out is None else (f_ext, fl, eps, th, out)
+        r = entry(P, *xs, *tail)
+        if r.__class__ is _ND:
+            return r
+    return _run(entry, model, names, xs, f_ext, f_tip, frame, flags, float(eps), th, out=out)
 
 
 # ----------------------------------------------------------------------------- RNEA
@@ -145,6 +148,7 @@ def inverse_dynamics(
     coulomb_eps: float = 0.0,
     check: bool = True,
     threads: int | None = None,
+    out=None,
 ) -> np.ndarray:
     """Joint forces for a motion: recursive Newton-Euler (MR section 8.3.2, eqs. 8.50-8.54).
 
@@ -183,6 +187,11 @@ def inverse_dynamics(
         Reject NaN and inf (shapes are always checked).
     threads : int, optional
         Threads for a batch (default: ``ROBODYN_NUM_THREADS``, else every core).
+    out : numpy.ndarray, optional
+        The array to write the result into (float64, the result's shape), reused across
+        calls: for float64 C-contiguous states the core writes there and allocates
+        nothing (a long trajectory pays no page faults per call); other inputs are
+        computed, then copied into it.
 
     Returns
     -------
@@ -209,60 +218,67 @@ def inverse_dynamics(
         | (FL_CHECK if check else 0)
     )
     return _solve(_RNEA, model, ("q", "v", "a"), (q, v, a), f_ext, f_tip, frame, flags,
-                  coulomb_eps, th)  # fmt: skip
+                  coulomb_eps, th, out)  # fmt: skip
 
 
 rnea = inverse_dynamics
 
 
-def _rnea_terms(model, q, v, flags, threads):
+def _rnea_terms(model, q, v, flags, threads, out):
     """gravity / velocity / bias forces: RNEA with some terms switched off."""
     th = 0 if threads is None else _threads(threads)
     if flags & FL_VEL:
-        return compute(_RNEA, model, ("q", "v"), (q, v), None, None, flags, 0.0, th)
-    return compute(_RNEA, model, ("q",), (q,), None, None, None, flags, 0.0, th)
+        return compute(_RNEA, model, ("q", "v"), (q, v), None, None, flags, 0.0, th, out=out)
+    return compute(_RNEA, model, ("q",), (q,), None, None, None, flags, 0.0, th, out=out)
 
 
 @batched(fast=("rnea", 1, FL_GRAVITY | FL_CHECK))
-def gravity_forces(model, q, *, check: bool = True, threads: int | None = None) -> np.ndarray:
+def gravity_forces(
+    model, q, *, check: bool = True, threads: int | None = None, out=None
+) -> np.ndarray:
     """Generalized gravity g(q) = rnea(q, 0, 0): the forces that hold the robot still.
 
-    Takes ``q`` of shape (..., nq) and the ``check`` and ``threads`` of
+    Takes ``q`` of shape (..., nq) and the ``check``, ``threads`` and ``out`` of
     :func:`inverse_dynamics`; returns ``g`` of shape (..., nv).
     """
-    return _rnea_terms(model, q, None, FL_GRAVITY | (FL_CHECK if check else 0), threads)
+    return _rnea_terms(model, q, None, FL_GRAVITY | (FL_CHECK if check else 0), threads, out)
 
 
 @batched(fast=("rnea", 2, FL_VEL | FL_CHECK))
-def velocity_forces(model, q, v, *, check: bool = True, threads: int | None = None) -> np.ndarray:
+def velocity_forces(
+    model, q, v, *, check: bool = True, threads: int | None = None, out=None
+) -> np.ndarray:
     """Velocity-product forces C(q, v) v (Coriolis and centripetal), no gravity or friction.
 
-    Takes ``q`` (..., nq), ``v`` (..., nv) and the ``check`` and ``threads`` of
+    Takes ``q`` (..., nq), ``v`` (..., nv) and the ``check``, ``threads`` and ``out`` of
     :func:`inverse_dynamics`; returns ``c`` of shape (..., nv).
     """
-    return _rnea_terms(model, q, v, FL_VEL | (FL_CHECK if check else 0), threads)
+    return _rnea_terms(model, q, v, FL_VEL | (FL_CHECK if check else 0), threads, out)
 
 
 @batched(fast=("rnea", 2, FL_GRAVITY | FL_VEL | FL_CHECK))
-def bias_forces(model, q, v, *, check: bool = True, threads: int | None = None) -> np.ndarray:
+def bias_forces(
+    model, q, v, *, check: bool = True, threads: int | None = None, out=None
+) -> np.ndarray:
     """Bias forces h(q, v) = C(q, v) v + g(q) (Pinocchio's nonLinearEffects), no friction.
 
-    Takes ``q`` (..., nq), ``v`` (..., nv) and the ``check`` and ``threads`` of
+    Takes ``q`` (..., nq), ``v`` (..., nv) and the ``check``, ``threads`` and ``out`` of
     :func:`inverse_dynamics`; returns ``h`` of shape (..., nv).
     """
-    return _rnea_terms(model, q, v, FL_GRAVITY | FL_VEL | (FL_CHECK if check else 0), threads)
+    flags = FL_GRAVITY | FL_VEL | (FL_CHECK if check else 0)
+    return _rnea_terms(model, q, v, flags, threads, out)
 
 
 # ----------------------------------------------------------------------------- CRBA
-def _of_q(entry, model, q, flags, threads, what=""):
+def _of_q(entry, model, q, flags, threads, out, what=""):
     """mass matrix and its inverse: one function of q."""
     th = 0 if threads is None else _threads(threads)
-    return compute(entry, model, ("q",), (q,), flags, th, what=what)
+    return compute(entry, model, ("q",), (q,), flags, th, what=what, out=out)
 
 
 @batched(fast=("crba", 1, FL_ARMATURE | FL_CHECK))
 def mass_matrix(
-    model, q, *, armature: bool = True, check: bool = True, threads: int | None = None
+    model, q, *, armature: bool = True, check: bool = True, threads: int | None = None, out=None
 ) -> np.ndarray:
     """Joint-space mass matrix M(q): composite rigid body algorithm (Featherstone 6.2).
 
@@ -279,6 +295,8 @@ def mass_matrix(
         Reject NaN and inf.
     threads : int, optional
         Threads for a batch.
+    out : numpy.ndarray, optional
+        The array to write M into (as :func:`inverse_dynamics`'s ``out``).
 
     Returns
     -------
@@ -301,7 +319,7 @@ def mass_matrix(
     """
     flags = (FL_ARMATURE if armature else 0) | (FL_CHECK if check else 0)
     # the common call was answered by the compiled entry before it got here
-    return _of_q(_CRBA, model, q, flags, threads)
+    return _of_q(_CRBA, model, q, flags, threads, out)
 
 
 crba = mass_matrix
@@ -309,7 +327,7 @@ crba = mass_matrix
 
 @batched(fast=("minv", 1, FL_ARMATURE | FL_CHECK))
 def mass_matrix_inverse(
-    model, q, *, armature: bool = True, check: bool = True, threads: int | None = None
+    model, q, *, armature: bool = True, check: bool = True, threads: int | None = None, out=None
 ) -> np.ndarray:
     """M(q)^-1 by CRBA and a Cholesky factorisation.
 
@@ -318,7 +336,7 @@ def mass_matrix_inverse(
     massless subtree).
     """
     flags = (FL_ARMATURE if armature else 0) | (FL_CHECK if check else 0)
-    return _of_q(_MINV, model, q, flags, threads)
+    return _of_q(_MINV, model, q, flags, threads, out)
 
 
 # ----------------------------------------------------------------------------- ABA
@@ -338,6 +356,7 @@ def forward_dynamics(
     coulomb_eps: float = 0.0,
     check: bool = True,
     threads: int | None = None,
+    out=None,
 ) -> np.ndarray:
     """Joint accelerations from forces: the articulated body algorithm (Featherstone 7.1).
 
@@ -355,7 +374,7 @@ def forward_dynamics(
     model : Model
     q : array_like, shape (..., nq)
     v, tau : array_like, shape (..., nv)
-    f_ext, f_tip, frame, friction, armature, coulomb_eps, check, threads
+    f_ext, f_tip, frame, friction, armature, coulomb_eps, check, threads, out
         As in :func:`inverse_dynamics`.
     method : {"aba", "crba"}
         "aba": O(n) articulated body algorithm. "crba": M from CRBA, Cholesky solve.
@@ -383,7 +402,7 @@ def forward_dynamics(
         | (FL_CHECK if check else 0)
     )
     return _solve(entry, model, ("q", "v", "tau"), (q, v, tau), f_ext, f_tip, frame, flags,
-                  coulomb_eps, th)  # fmt: skip
+                  coulomb_eps, th, out)  # fmt: skip
 
 
 aba = forward_dynamics

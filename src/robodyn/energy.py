@@ -58,13 +58,16 @@ def _th(threads) -> int:
     return 0 if threads is None else _threads(threads)
 
 
-def _scalar(x: np.ndarray):
-    return float(x) if x.ndim == 0 else x
+def _scalar(x: np.ndarray, out=None):
+    """One state's energy as a float (an array for a batch, and ``out`` when given)."""
+    return float(x) if x.ndim == 0 and out is None else x
 
 
 # ============================================================================ public API
 @batched(fast=("kinetic", 2, FL_CHECK | FL_ARMATURE, None, 0))
-def kinetic_energy(model: Model, q, v, *, armature: bool = True, threads: int | None = None):
+def kinetic_energy(
+    model: Model, q, v, *, armature: bool = True, threads: int | None = None, out=None
+):
     """Kinetic energy ``K = 1/2 sum_i V_i^T G_i V_i`` from the body twists (MR sec. 8.2).
 
     Equals ``1/2 v^T M v`` (course notes 001 eq. 10.13) and Pinocchio's
@@ -81,18 +84,21 @@ def kinetic_energy(model: Model, q, v, *, armature: bool = True, threads: int | 
         ``mass_matrix(armature=True)``).
     threads : int, optional
         For a batch (default every core).
+    out : numpy.ndarray, optional
+        The array to write the result into (shape (...), float64), reused across calls:
+        the core writes there and allocates nothing (:func:`robodyn.kernels.call.into`).
 
     Returns
     -------
     float or numpy.ndarray of shape (...)
     """
     flags = FL_CHECK | (FL_ARMATURE if armature else 0)
-    K = compute(_core.kinetic, _model(model), ("q", "v"), (q, v), flags, 0, _th(threads))
-    return _scalar(K)
+    K = compute(_core.kinetic, _model(model), ("q", "v"), (q, v), flags, 0, _th(threads), out=out)
+    return _scalar(K, out)
 
 
 @batched(fast=("potential", 1, FL_CHECK, None, 0))
-def potential_energy(model: Model, q, *, threads: int | None = None):
+def potential_energy(model: Model, q, *, threads: int | None = None, out=None):
     """Gravitational potential energy ``U = -sum_i m_i g^T c_i`` (c_i: world CoM of body i).
 
     Zero when every CoM is at the world origin's height (and for a model without mass);
@@ -102,24 +108,26 @@ def potential_energy(model: Model, q, *, threads: int | None = None):
     Takes ``q`` of shape (..., nq) and ``threads``; returns a float, or an array of shape
     (...) for a batch.
     """
-    U = compute(_core.potential, _model(model), ("q",), (q,), FL_CHECK, 0, _th(threads))
-    return _scalar(U)
+    U = compute(_core.potential, _model(model), ("q",), (q,), FL_CHECK, 0, _th(threads), out=out)
+    return _scalar(U, out)
 
 
 @batched(fast=("kinetic", 2, FL_CHECK | FL_ARMATURE, None, 1))
-def mechanical_energy(model: Model, q, v, *, armature: bool = True, threads: int | None = None):
+def mechanical_energy(
+    model: Model, q, v, *, armature: bool = True, threads: int | None = None, out=None
+):
     """``K + U``: conserved by the unforced, frictionless motion (one pass of the core).
 
     Takes the arguments of :func:`kinetic_energy`; returns a float, or an array of
     shape (...) for a batch.
     """
     flags = FL_CHECK | (FL_ARMATURE if armature else 0)
-    E = compute(_core.kinetic, _model(model), ("q", "v"), (q, v), flags, 1, _th(threads))
-    return _scalar(E)
+    E = compute(_core.kinetic, _model(model), ("q", "v"), (q, v), flags, 1, _th(threads), out=out)
+    return _scalar(E, out)
 
 
 @batched(fast=("momentum", 2, FL_CHECK, None, 0))
-def momentum(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
+def momentum(model: Model, q, v, *, threads: int | None = None, out=None) -> np.ndarray:
     """Total spatial momentum ``h_o = sum_i G_i V_i = [L_o; p]`` about the world origin.
 
     ``L_o`` is the angular momentum about the world origin and ``p`` the linear momentum,
@@ -130,11 +138,12 @@ def momentum(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
     Takes ``q`` (..., nq), ``v`` (..., nv) and ``threads`` (for a batch); returns an
     array of shape (..., 6).
     """
-    return compute(_core.momentum, _model(model), ("q", "v"), (q, v), FL_CHECK, 0, _th(threads))
+    m, th = _model(model), _th(threads)
+    return compute(_core.momentum, m, ("q", "v"), (q, v), FL_CHECK, 0, th, out=out)
 
 
 @batched(fast=("momentum", 2, FL_CHECK, None, 1))
-def centroidal_momentum(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
+def centroidal_momentum(model: Model, q, v, *, threads: int | None = None, out=None) -> np.ndarray:
     """Centroidal momentum ``h_G = [k_G; p] = A_G(q) v``: angular momentum about the centre
     of mass ``c``, ``k_G = L_o - c x p``, world axes.
 
@@ -145,11 +154,11 @@ def centroidal_momentum(model: Model, q, v, *, threads: int | None = None) -> np
     array of shape (..., 6).
     """
     m = _massive(model)
-    return compute(_core.momentum, m, ("q", "v"), (q, v), FL_CHECK, 1, _th(threads))
+    return compute(_core.momentum, m, ("q", "v"), (q, v), FL_CHECK, 1, _th(threads), out=out)
 
 
 @batched(fast=("momentum_rate", 3, FL_CHECK | FL_ACC, None, 1))
-def centroidal_momentum_rate(model: Model, q, v, a=None, *, threads: int | None = None):
+def centroidal_momentum_rate(model: Model, q, v, a=None, *, threads: int | None = None, out=None):
     """Rate of the centroidal momentum ``dh_G/dt = A_G(q) a + dA_G/dt(q, v) v``.
 
     With ``a=None`` it is the bias term ``dA_G/dt v`` of the centroidal dynamics
@@ -165,14 +174,14 @@ def centroidal_momentum_rate(model: Model, q, v, a=None, *, threads: int | None 
     m = _massive(model)
     if a is None:
         rest = (None, FL_CHECK, 1, _th(threads))  # the core does not read a without FL_ACC
-        return compute(_core.momentum_rate, m, ("q", "v"), (q, v), *rest)
-    flags = FL_CHECK | FL_ACC
-    return compute(_core.momentum_rate, m, ("q", "v", "a"), (q, v, a), flags, 1, _th(threads))
+        return compute(_core.momentum_rate, m, ("q", "v"), (q, v), *rest, out=out)
+    flags, names = FL_CHECK | FL_ACC, ("q", "v", "a")
+    return compute(_core.momentum_rate, m, names, (q, v, a), flags, 1, _th(threads), out=out)
 
 
 @batched(fast=("ccrba", 1, FL_CHECK, {"origin": 0, "com": 1}, 0))
 def momentum_matrix(
-    model: Model, q, about: str = "origin", *, threads: int | None = None
+    model: Model, q, about: str = "origin", *, threads: int | None = None, out=None
 ) -> np.ndarray:
     """Momentum matrix ``A(q)`` with ``h = A v``; ``about="com"`` is the centroidal matrix.
 
@@ -188,6 +197,8 @@ def momentum_matrix(
     about : {"origin", "com"}
     threads : int, optional
         For a batch (default every core).
+    out : numpy.ndarray, optional
+        The array to write the result into (as :func:`kinetic_energy`'s).
 
     Returns
     -------
@@ -197,4 +208,4 @@ def momentum_matrix(
         raise ValueError(f"about must be 'origin' or 'com', got {about!r}")
     m = _massive(model) if about == "com" else _model(model)
     kind = 1 if about == "com" else 0
-    return compute(_core.ccrba, m, ("q",), (q,), FL_CHECK, kind, _th(threads))
+    return compute(_core.ccrba, m, ("q",), (q,), FL_CHECK, kind, _th(threads), out=out)

@@ -82,9 +82,22 @@ def _lambda_ref(P: _Pin, raw, rows=slice(None)) -> np.ndarray:
     return np.linalg.inv(J @ Minv @ J.T)
 
 
-def _minv_and_jacobian(P: _Pin, qp):
+def _minv_and_jacobian(P: _Pin, qp, rows=slice(None), eig: bool = False):
+    """What a Pinocchio user writes for Lambda (timed whole): M^-1 and the body Jacobian,
+    then numpy's inverse of J M^-1 J^T (and its eigenvalues for the ellipsoid)."""
     Minv = np.array(P.pin.computeMinverse(P.pm, P.pd, qp))
-    return Minv, np.array(P.pin.computeFrameJacobian(P.pm, P.pd, qp, P.fid))
+    Minv = np.triu(Minv) + np.triu(Minv, 1).T
+    J = np.array(P.pin.computeFrameJacobian(P.pm, P.pd, qp, P.fid))
+    Jk = J[[3, 4, 5, 0, 1, 2]][rows]  # Pinocchio's rows are [v; omega]
+    Lam = np.linalg.inv(Jk @ Minv @ Jk.T)
+    return Minv, J, np.linalg.eigh(Lam) if eig else Lam
+
+
+def _jacobian_svd(P: _Pin, qp, rows=slice(None), uv: bool = False):
+    """A frame Jacobian and numpy's SVD of its rows (timed whole: what a user writes for
+    the manipulability or an ellipsoid)."""
+    J = np.array(P.pin.computeFrameJacobian(P.pm, P.pd, qp, P.fid))
+    return J, np.linalg.svd(J[[3, 4, 5, 0, 1, 2]][rows], compute_uv=uv)
 
 
 def _frame_motion(P: _Pin, qp, vp, ap, kind: str, acc: bool):
@@ -228,7 +241,10 @@ def _momentum_specs(rd) -> list[Spec]:
 
 
 def _task_space_specs(rd) -> list[Spec]:
+    # the peers are timed with the numpy a Pinocchio user writes after its calls; the
+    # reference is computed from Pinocchio's M^-1 and Jacobian again, in robodyn's order
     peer = "computeMinverse + computeFrameJacobian (LOCAL), numpy inverse"
+    svd = "computeFrameJacobian (LOCAL), numpy SVD"
     return [
         Spec("task_space_inertia", "task_space_inertia(model, q, frame)",
              lambda m, f, q, v, a: rd.task_space_inertia(m, q, f), peer,
@@ -240,26 +256,23 @@ def _task_space_specs(rd) -> list[Spec]:
              lambda P, raw, q, v, a: _sym(P, raw[0]) @ P.mp.jacobian_from_pin(raw[1]).T
              @ _lambda_ref(P, raw)),
         Spec("task_space_ellipsoid", "task_space_ellipsoid(model, q, frame).masses",
-             lambda m, f, q, v, a: rd.task_space_ellipsoid(m, q, f), peer + ", eigvalsh",
-             lambda P, qp, vp, ap: _minv_and_jacobian(P, qp),
+             lambda m, f, q, v, a: rd.task_space_ellipsoid(m, q, f), peer + ", eigh",
+             lambda P, qp, vp, ap: _minv_and_jacobian(P, qp, _LIN, eig=True),
              lambda P, raw, q, v, a: np.linalg.eigvalsh(_lambda_ref(P, raw, _LIN))[::-1],
              value=lambda r: np.asarray(r.masses)),
         Spec("manipulability", "manipulability(model, q, frame)",
-             lambda m, f, q, v, a: rd.manipulability(m, q, f),
-             "computeFrameJacobian (LOCAL), numpy SVD",
-             lambda P, qp, vp, ap: P.pin.computeFrameJacobian(P.pm, P.pd, qp, P.fid),
-             lambda P, raw, q, v, a: np.prod(_svals(P, raw))),
+             lambda m, f, q, v, a: rd.manipulability(m, q, f), svd,
+             lambda P, qp, vp, ap: _jacobian_svd(P, qp),
+             lambda P, raw, q, v, a: np.prod(_svals(P, raw[0]))),
         Spec("velocity_ellipsoid", "velocity_ellipsoid(model, q, frame).lengths",
-             lambda m, f, q, v, a: rd.velocity_ellipsoid(m, q, f),
-             "computeFrameJacobian (LOCAL), numpy SVD",
-             lambda P, qp, vp, ap: P.pin.computeFrameJacobian(P.pm, P.pd, qp, P.fid),
-             lambda P, raw, q, v, a: _svals(P, raw, _LIN),
+             lambda m, f, q, v, a: rd.velocity_ellipsoid(m, q, f), svd,
+             lambda P, qp, vp, ap: _jacobian_svd(P, qp, _LIN, uv=True),
+             lambda P, raw, q, v, a: _svals(P, raw[0], _LIN),
              value=lambda r: np.asarray(r.lengths)),
         Spec("force_ellipsoid", "force_ellipsoid(model, q, frame).lengths",
-             lambda m, f, q, v, a: rd.force_ellipsoid(m, q, f),
-             "computeFrameJacobian (LOCAL), numpy SVD",
-             lambda P, qp, vp, ap: P.pin.computeFrameJacobian(P.pm, P.pd, qp, P.fid),
-             lambda P, raw, q, v, a: 1.0 / _svals(P, raw, _LIN)[::-1],
+             lambda m, f, q, v, a: rd.force_ellipsoid(m, q, f), svd,
+             lambda P, qp, vp, ap: _jacobian_svd(P, qp, _LIN, uv=True),
+             lambda P, raw, q, v, a: 1.0 / _svals(P, raw[0], _LIN)[::-1],
              value=lambda r: np.asarray(r.lengths)),
     ]  # fmt: skip
 

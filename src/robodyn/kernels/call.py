@@ -52,8 +52,8 @@ from ._pack import packed
 from .lazy import is_dask, lazy_call
 
 __all__ = [
-    "threads", "prepare", "run", "compute", "finish", "nonfinite", "describe", "batched",
-    "LazyInput",
+    "threads", "prepare", "run", "compute", "into", "finish", "nonfinite", "describe",
+    "batched", "LazyInput",
 ]  # fmt: skip
 
 _ND = np.ndarray
@@ -122,7 +122,7 @@ def batched(fn=None, *, fast: tuple | None = None):
 
 
 # the keywords a compiled entry reads itself (any other keyword: the Python function)
-_ENTRY_KEYWORDS = ("threads", "check", "armature", "friction", "frame", "kind", "about")
+_ENTRY_KEYWORDS = ("threads", "check", "armature", "friction", "frame", "kind", "about", "out")
 
 
 def _entry(fn, op: str, nx: int, flags: int, kinds: dict | None = None, kind: int = 0):
@@ -296,17 +296,35 @@ TAILS = {
 }
 
 
-def compute(entry, model, names, xs, *rest, what: str = ""):
+def compute(entry, model, names, xs, *rest, what: str = "", out=None):
     """The whole road of a function of the state arguments ``xs`` (named ``names``, from
     :data:`TAILS`) that the core's ``entry(P, *xs, *rest)`` computes: the user's arrays
     straight to C (one state, or one batch dimension of C-contiguous float64), and when
-    the core answers with a code instead of an array, the general path (:func:`run`)."""
+    the core answers with a code instead of an array, the general path (:func:`run`).
+    With ``out`` (the caller's array) the core writes the result there (:func:`into`)."""
     P = (model._rd_packed or packed(model)).P
-    out = entry(P, *xs, *rest)
-    if out.__class__ is _ND:
-        return out
+    r = entry(P, *xs, *rest) if out is None else entry(P, *xs, *rest, out)
+    if r.__class__ is _ND:
+        return r
     tails = tuple(TAILS[n](model) for n in names)
-    return run(lambda arrs: entry(P, *arrs, *rest), names, xs, tails, model, None, what)
+    r = run(lambda arrs: entry(P, *arrs, *rest), names, xs, tails, model, None, what)
+    return r if out is None else into(out, r)
+
+
+def into(out, result: np.ndarray) -> np.ndarray:
+    """``result`` copied into the caller's ``out`` and ``out`` returned: the general path
+    of a call with ``out=`` (the core's fast path, float64 C-contiguous states and an
+    ``out`` that is a writeable C-contiguous float64 array of the result's shape, sharing
+    no memory with them, writes into ``out`` itself and allocates nothing). A ValueError
+    names ``out`` when it cannot hold the result."""
+    shape = np.shape(result)
+    if not (
+        isinstance(out, _ND) and out.dtype == _F8 and out.shape == shape and out.flags.writeable
+    ):
+        got = f"{out.dtype} {out.shape}" if isinstance(out, _ND) else type(out).__name__
+        raise ValueError(f"out must be a writeable float64 array of shape {shape}, got {got}")
+    np.copyto(out, result)
+    return out
 
 
 def run(call, names, xs, tails, model, codes=None, what: str = "", scratch: int = 0):

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import ModelError
 from ..kernels import core as _core
 from ..kernels._pack import FL_ACC, FL_CHECK, KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
-from ..kernels.call import batched, run
+from ..kernels.call import batched, into, run
 from ..kernels.call import threads as _threads
 from ..model.configuration import _joint_slices
 from ..model.model import Model
@@ -38,7 +38,6 @@ JACOBIAN_KINDS: dict[str, int] = {
 
 _ND = np.ndarray
 _FRAME_POSE, _FRAME_POSES, _JACOBIAN = _core.frame_pose, _core.frame_poses, _core.jacobian
-_JDOT, _COM_JACOBIAN = _core.jacobian_dot, _core.com_jacobian
 
 
 class _Pack(NamedTuple):
@@ -67,15 +66,16 @@ def _packed(model: Model) -> _Pack:
     return pack
 
 
-def _call(model, entry, names, xs, tails, *rest):
+def _call(model, entry, names, xs, tails, *rest, out=None):
     """``entry(P, *xs, *rest)`` for one state or any leading batch dimensions: the fast
     path with the user's arrays, else :func:`robodyn.kernels.call.run` (converted, in
-    pieces for a large batch)."""
+    pieces for a large batch); with ``out`` the result is written there."""
     P = _packed(model).P
-    out = entry(P, *xs, *rest)
-    if out.__class__ is _ND:
-        return out
-    return run(lambda arrs: entry(P, *arrs, *rest), names, xs, tails, model)
+    r = entry(P, *xs, *rest) if out is None else entry(P, *xs, *rest, out)
+    if r.__class__ is _ND:
+        return r
+    r = run(lambda arrs: entry(P, *arrs, *rest), names, xs, tails, model)
+    return r if out is None else into(out, r)
 
 
 def _frame_index(model: Model, pack: _Pack, frame) -> int:
@@ -118,7 +118,7 @@ def _kind(kind) -> int:
 
 # ------------------------------------------------------------------------- poses
 @batched(fast=("fk", 1, FL_CHECK))
-def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray:
+def fk(model: Model, q, frame=None, *, threads: int | None = None, out=None) -> np.ndarray:
     """Forward kinematics: the pose ``T_sf`` of an operational frame in the world.
 
     Each joint composes ``T_{parent,i}(q) = T(jnt_R, jnt_p) X_J(q_i)`` from the world out
@@ -133,6 +133,9 @@ def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray
         Frame name or index (``model.frame_names``). None: every frame.
     threads : int, optional
         Threads for a batch (default: ``ROBODYN_NUM_THREADS``, else every core).
+    out : numpy.ndarray, optional
+        The array to write the poses into (float64, the result's shape), reused across
+        calls: for float64 C-contiguous ``q`` the core writes there and allocates nothing.
 
     Returns
     -------
@@ -164,37 +167,31 @@ def fk(model: Model, q, frame=None, *, threads: int | None = None) -> np.ndarray
     pack = _packed(model)
     th = 0 if threads is None else _threads(threads)
     if frame is None:
-        T = _FRAME_POSES(pack.P, q, th)
-        if T.__class__ is _ND:
-            return T
-        return _call(model, _FRAME_POSES, ("q",), (q,), ((pack.nq,),), th)
+        return _call(model, _FRAME_POSES, ("q",), (q,), ((pack.nq,),), th, out=out)
     k = pack.frames.get(frame) if type(frame) is str else None
     if k is None:
         k = _frame_index(model, pack, frame)
-    T = _FRAME_POSE(pack.P, q, k, th)
-    if T.__class__ is _ND:
-        return T
-    return _call(model, _FRAME_POSE, ("q",), (q,), ((pack.nq,),), k, th)
+    return _call(model, _FRAME_POSE, ("q",), (q,), ((pack.nq,),), k, th, out=out)
 
 
 forward_kinematics = fk
 
 
 @batched
-def body_poses(model: Model, q, *, threads: int | None = None) -> np.ndarray:
+def body_poses(model: Model, q, *, threads: int | None = None, out=None) -> np.ndarray:
     """Poses ``T_s,i`` of every body (the world, body 0, is the identity).
 
     Takes ``q`` of shape (..., nq) and ``threads`` (for a batch; default every core);
     returns an array of shape (..., nb, 4, 4).
     """
     th = 0 if threads is None else _threads(threads)
-    return _call(model, _core.body_poses, ("q",), (q,), ((model.nq,),), th)
+    return _call(model, _core.body_poses, ("q",), (q,), ((model.nq,),), th, out=out)
 
 
 # --------------------------------------------------------------------- Jacobians
 @batched(fast=("jacobian", 1, FL_CHECK, JACOBIAN_KINDS, KIND_SPACE))
 def jacobian(
-    model: Model, q, frame, kind: str = "space", *, threads: int | None = None
+    model: Model, q, frame, kind: str = "space", *, threads: int | None = None, out=None
 ) -> np.ndarray:
     """Jacobian of an operational frame, rows ``[omega; v]``.
 
@@ -211,6 +208,8 @@ def jacobian(
         Pinocchio's names ``"world"``, ``"local"``, ``"local_world_aligned"`` are accepted.
     threads : int, optional
         Threads for a batch.
+    out : numpy.ndarray, optional
+        The array to write J into (as :func:`fk`'s ``out``).
 
     Returns
     -------
@@ -235,15 +234,12 @@ def jacobian(
     """
     # the common call (a frame by name on the cached pack) was answered by the entry
     pack, k, kd, th = _frame_call(model, frame, kind, threads)
-    J = _JACOBIAN(pack.P, q, k, kd, th)
-    if J.__class__ is _ND:
-        return J
-    return _call(model, _JACOBIAN, ("q",), (q,), ((pack.nq,),), k, kd, th)
+    return _call(model, _JACOBIAN, ("q",), (q,), ((pack.nq,),), k, kd, th, out=out)
 
 
 @batched(fast=("jacobian_dot", 2, FL_CHECK, JACOBIAN_KINDS, KIND_SPACE))
 def jacobian_dot(
-    model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None
+    model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None, out=None
 ) -> np.ndarray:
     """Time derivative ``dJ/dt`` of :func:`jacobian` along the motion with velocity v.
 
@@ -257,12 +253,12 @@ def jacobian_dot(
     """
     pack, k, kd, th = _frame_call(model, frame, kind, threads)
     tails = ((pack.nq,), (pack.nv,))
-    return _call(model, _core.jacobian_dot_dj, ("q", "v"), (q, v), tails, k, kd, th)
+    return _call(model, _core.jacobian_dot_dj, ("q", "v"), (q, v), tails, k, kd, th, out=out)
 
 
 @batched(fast=("frame_velocity", 2, FL_CHECK, JACOBIAN_KINDS, KIND_SPACE))
 def frame_velocity(
-    model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None
+    model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None, out=None
 ) -> np.ndarray:
     """Twist ``J v`` of a frame, ``[omega; v]`` in the coordinates of ``kind``.
 
@@ -274,12 +270,12 @@ def frame_velocity(
     """
     pack, k, kd, th = _frame_call(model, frame, kind, threads)
     tails = ((pack.nq,), (pack.nv,))
-    return _call(model, _core.frame_velocity, ("q", "v"), (q, v), tails, k, kd, th)
+    return _call(model, _core.frame_velocity, ("q", "v"), (q, v), tails, k, kd, th, out=out)
 
 
 @batched(fast=("frame_acceleration", 3, FL_CHECK | FL_ACC, JACOBIAN_KINDS, KIND_SPACE))
 def frame_acceleration(
-    model: Model, q, v, a, frame, kind: str = "space", *, threads: int | None = None
+    model: Model, q, v, a, frame, kind: str = "space", *, threads: int | None = None, out=None
 ) -> np.ndarray:
     """``J a + (dJ/dt) v``: the time derivative of :func:`frame_velocity`.
 
@@ -297,7 +293,7 @@ def frame_acceleration(
     pack, k, kd, th = _frame_call(model, frame, kind, threads)
     tails = ((pack.nq,), (pack.nv,), (pack.nv,))
     names = ("q", "v", "a")
-    return _call(model, _core.frame_acceleration, names, (q, v, a), tails, k, kd, th)
+    return _call(model, _core.frame_acceleration, names, (q, v, a), tails, k, kd, th, out=out)
 
 
 # --------------------------------------------------------------- centre of mass
@@ -310,18 +306,18 @@ def _mass_call(model: Model, threads) -> tuple[_Pack, int]:
 
 
 @batched(fast=("com", 1, FL_CHECK))
-def com(model: Model, q, *, threads: int | None = None) -> np.ndarray:
+def com(model: Model, q, *, threads: int | None = None, out=None) -> np.ndarray:
     """Centre of mass of the whole model in the world, ``sum_i m_i c_i / sum_i m_i``.
 
     Takes ``q`` of shape (..., nq) and ``threads`` (for a batch; default every core);
     returns an array of shape (..., 3).
     """
     pack, th = _mass_call(model, threads)
-    return _call(model, _core.com, ("q",), (q,), ((pack.nq,),), th)
+    return _call(model, _core.com, ("q",), (q,), ((pack.nq,),), th, out=out)
 
 
 @batched(fast=("com_jacobian", 1, FL_CHECK))
-def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
+def com_jacobian(model: Model, q, *, threads: int | None = None, out=None) -> np.ndarray:
     """Jacobian of the centre of mass: ``cdot = J_c v``, world axes.
 
     A joint moves its whole subtree: each space column ``[w; u]`` of joint i adds
@@ -332,11 +328,11 @@ def com_jacobian(model: Model, q, *, threads: int | None = None) -> np.ndarray:
     shape (..., 3, nv).
     """
     pack, th = _mass_call(model, threads)
-    return _call(model, _core.com_jacobian_j, ("q",), (q,), ((pack.nq,),), th)
+    return _call(model, _core.com_jacobian_j, ("q",), (q,), ((pack.nq,),), th, out=out)
 
 
 @batched(fast=("com_velocity", 2, FL_CHECK, None, 2))
-def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarray:
+def com_velocity(model: Model, q, v, *, threads: int | None = None, out=None) -> np.ndarray:
     """Velocity of the centre of mass in the world, ``dc/dt = J_c v = p / m`` (the linear
     momentum over the total mass, one forward pass of the compiled core).
 
@@ -345,11 +341,11 @@ def com_velocity(model: Model, q, v, *, threads: int | None = None) -> np.ndarra
     """
     pack, th = _mass_call(model, threads)
     tails = ((pack.nq,), (pack.nv,))
-    return _call(model, _core.com_velocity, ("q", "v"), (q, v), tails, FL_CHECK, 2, th)
+    return _call(model, _core.com_velocity, ("q", "v"), (q, v), tails, FL_CHECK, 2, th, out=out)
 
 
 @batched(fast=("com_acceleration", 3, FL_CHECK | FL_ACC, None, 2))
-def com_acceleration(model: Model, q, v, a, *, threads: int | None = None) -> np.ndarray:
+def com_acceleration(model: Model, q, v, a, *, threads: int | None = None, out=None) -> np.ndarray:
     """Acceleration of the centre of mass in the world, ``d2c/dt2 = J_c a + dJ_c/dt v``.
 
     Computed as ``(dp/dt) / m``, the rate of the linear momentum (the sum of the net body
@@ -361,7 +357,8 @@ def com_acceleration(model: Model, q, v, a, *, threads: int | None = None) -> np
     pack, th = _mass_call(model, threads)
     tails = ((pack.nq,), (pack.nv,), (pack.nv,))
     flags = FL_CHECK | FL_ACC
-    return _call(model, _core.com_acceleration, ("q", "v", "a"), (q, v, a), tails, flags, 2, th)
+    names = ("q", "v", "a")
+    return _call(model, _core.com_acceleration, names, (q, v, a), tails, flags, 2, th, out=out)
 
 
 # ------------------------------------------------------------------ manipulability
@@ -390,6 +387,8 @@ def _rows(J: np.ndarray, part) -> np.ndarray:
 
 def _kept_rows(J: np.ndarray, part) -> np.ndarray:
     """The rows ``part`` of one Jacobian (6, nv) or of a batch (..., 6, nv)."""
+    if part.__class__ is str and part in _PARTS:  # a view
+        return J[..., _PARTS[part], :]
     return np.moveaxis(_rows(np.moveaxis(J, -2, 0), part), 0, -2)
 
 
@@ -470,7 +469,8 @@ def _ellipsoid_svd(model, q, frame, kind, part) -> tuple[np.ndarray, np.ndarray]
     the eigenvectors as columns, from the SVD ``J = U S V^T`` (accurate near
     singularities: ``A = U S^2 U^T``)."""
     Jp = _kept(model, q, frame, kind, part)
-    U, S, _ = np.linalg.svd(Jp)
+    # U (k x k): the thin SVD when k <= nv (numpy then skips the full V), else the full one
+    U, S, _ = np.linalg.svd(Jp, full_matrices=Jp.shape[-2] > Jp.shape[-1])
     sigma = np.zeros(Jp.shape[:-1])
     sigma[..., : S.shape[-1]] = S
     return sigma, U

@@ -239,3 +239,28 @@ CLONES int rd_coriolis(const model_t *md, int L, const args_t *a, double *RESTRI
     *lane = 0;
     return L == 1 ? coriolis_lanes(md, 1, a, out, W) : coriolis_lanes(md, LANES, a, out, W);
 }
+
+/* ---------------------------------------------------------------- dM/dt */
+int64_t rd_mass_matrix_dot_work(const model_t *md) { return WCO * md->nb + md->nv * md->nv; }
+
+RD_INLINE int mass_matrix_dot_lanes(const model_t *md, const int L, const args_t *a,
+                                    double *RESTRICT out, double *RESTRICT W)
+{
+    /* dM/dt = C + C^T (dM/dt - 2 C is skew-symmetric, course notes 003), C in the
+     * workspace's tail */
+    const int64_t nv = md->nv;
+    double *C = W + WCO * md->nb * L;
+    coriolis_lanes(md, L, a, C, W);
+    for (int64_t i = 0; i < nv; i++)
+        for (int64_t j = 0; j < nv; j++)
+            LANE { out[(i * nv + j) * L + l] = C[(i * nv + j) * L + l] + C[(j * nv + i) * L + l]; }
+    return 0;
+}
+
+CLONES int rd_mass_matrix_dot(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                              double *RESTRICT W, int *lane)
+{
+    *lane = 0;
+    return L == 1 ? mass_matrix_dot_lanes(md, 1, a, out, W)
+                  : mass_matrix_dot_lanes(md, LANES, a, out, W);
+}

@@ -10,6 +10,7 @@
  *   crba(P, q, flags, threads)                         -> M (nv, nv)
  *   coriolis(P, q, v, flags, threads)                  -> C (nv, nv)
  *   minv(P, q, flags, threads)                         -> M^-1 (nv, nv)
+ *   mass_matrix_dot(P, q, v, flags, threads)           -> dM/dt = C + C^T (nv, nv)
  *   forward(P, q, v, tau, fext, flags, eps, threads)   -> qdd (nv), by Cholesky of M
  *   body_poses(P, q, threads)                          -> T (nb, 4, 4)
  *   frame_poses(P, q, threads)                         -> T (nf, 4, 4)
@@ -81,7 +82,7 @@ static int64_t sz_eregressor(const model_t *md) { return 10 * (md->nb - 1); }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
-       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR, A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP };
+       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR, A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -122,6 +123,8 @@ static const algo_t ALGOS[] = {
                    {0, 0}},
     [A_COM_J] = {"com_jacobian_j", rd_com_jacobian_j, rd_kin_part_work, sz_3nv, 1, {SZ_NQ}, {0}},
     [A_MANIP] = {"manipulability", rd_manipulability, rd_kin_part_work, sz_1, 1, {SZ_NQ}, {0}},
+    [A_MDOT] = {"mass_matrix_dot", rd_mass_matrix_dot, rd_mass_matrix_dot_work, sz_nv2, 2,
+                {SZ_NQ, SZ_NV}, {0, 0}},
     [A_TASK_JBAR] = {"task_jbar", rd_task_jbar, rd_task_space_work, sz_6nv, 1, {SZ_NQ}, {0}},
 };
 
@@ -130,7 +133,7 @@ static int out_dims(const model_t *md, int algo, npy_intp *d)
     /* the shape of one state's output; its number of dimensions */
     switch (algo) {
     case A_RNEA: case A_ABA: case A_FORWARD: d[0] = md->nv; return 1;
-    case A_CRBA: case A_CORIOLIS: case A_MINV: d[0] = d[1] = md->nv; return 2;
+    case A_CRBA: case A_CORIOLIS: case A_MINV: case A_MDOT: d[0] = d[1] = md->nv; return 2;
     case A_BODY_POSES: d[0] = md->nb, d[1] = d[2] = 4; return 3;
     case A_FRAME_POSES: d[0] = md->nf, d[1] = d[2] = 4; return 3;
     case A_FRAME_POSE: d[0] = d[1] = 4; return 2;
@@ -231,8 +234,40 @@ static int poll_signals(void *ctx)
 /* ---------------------------------------------------------------- the one call */
 enum { STACK_WORK = 4096 };
 
+static int dest_ok(PyObject *dest, int od, const npy_intp *dims, const args_t *a, int nx,
+                   const model_t *md, const algo_t *al, npy_intp N)
+{
+    /* 1 if dest can take the result: a writeable, aligned, C-contiguous native float64 array
+     * of the result's shape whose memory is none of the arguments' */
+    if (!PyArray_Check(dest))
+        return 0;
+    PyArrayObject *d = (PyArrayObject *)dest;
+    if (PyArray_TYPE(d) != NPY_DOUBLE || !PyArray_ISCARRAY(d) || !PyArray_ISNOTSWAPPED(d)
+        || PyArray_NDIM(d) != od)
+        return 0;
+    for (int k = 0; k < od; k++)
+        if (PyArray_DIM(d, k) != dims[k])
+            return 0;
+    const char *lo = (const char *)PyArray_DATA(d), *hi = lo + PyArray_NBYTES(d);
+    for (int k = 0; k < nx; k++) {
+        if (!a->x[k])
+            continue;
+        const char *x0 = (const char *)a->x[k];
+        const char *x1 = x0 + sizeof(double) * (size_t)(N * rd_size(md, al->xsize[k]));
+        if (x0 < hi && lo < x1)
+            return 0;
+    }
+    if (a->fext) {
+        const char *x0 = (const char *)a->fext, *x1 = x0 + sizeof(double) * (size_t)(N * 6 * md->nb);
+        if (x0 < hi && lo < x1)
+            return 0;
+    }
+    return 1;
+}
+
 static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext, long flags,
-                      double eps, int64_t frame, int kind, long threads, unsigned rows)
+                      double eps, int64_t frame, int kind, long threads, unsigned rows,
+                      PyObject *dest)
 {
     const algo_t *al = &ALGOS[algo];
     model_t md;
@@ -271,9 +306,19 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
     if (ndim == 2)
         dims[0] = N, od++;
     /* a batch of an algorithm with a sparsity pattern fills only those entries of rows
-     * that start at zero: fresh zero pages from the system, not a pass of stores */
-    PyObject *out = ndim == 2 && al->pattern ? PyArray_ZEROS(od, dims, NPY_DOUBLE, 0)
-                                             : PyArray_SimpleNew(od, dims, NPY_DOUBLE);
+     * that start at zero: fresh zero pages from the system, not a pass of stores; the
+     * caller's array (out=) is zeroed first */
+    PyObject *out;
+    if (dest != NULL && dest != Py_None) {
+        if (!dest_ok(dest, od, dims, &a, al->nx, &md, al, N))
+            return PyLong_FromLong(-1); /* the general path: converts, checks and copies */
+        out = Py_NewRef(dest);
+        if (ndim == 2 && al->pattern)
+            memset(PyArray_DATA((PyArrayObject *)out), 0, PyArray_NBYTES((PyArrayObject *)out));
+    }
+    else
+        out = ndim == 2 && al->pattern ? PyArray_ZEROS(od, dims, NPY_DOUBLE, 0)
+                                       : PyArray_SimpleNew(od, dims, NPY_DOUBLE);
     if (out == NULL)
         return NULL;
     double *res = (double *)PyArray_DATA((PyArrayObject *)out);
@@ -339,13 +384,27 @@ static int nargs_ok(const char *name, Py_ssize_t nargs, Py_ssize_t want)
     return 0;
 }
 
+static int nargs_out(const char *name, Py_ssize_t *nargs, Py_ssize_t want, PyObject *const *args,
+                     PyObject **dest)
+{
+    /* the state entry points take an optional last argument, the array to write the result
+     * into (out=; None: a new array): *dest, and *nargs without it */
+    *dest = NULL;
+    if (*nargs == want + 1) {
+        *dest = args[want];
+        *nargs = want;
+    }
+    return nargs_ok(name, *nargs, want);
+}
+
 static PyObject *dyn_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
                           int nx)
 {
     /* (P, x_0 .. x_{nx-1}, fext, flags, eps, threads) when nx = 3 (rnea, aba, forward),
      * (P, x_0 .. x_{nx-1}, flags, threads) otherwise (crba, minv, coriolis) */
     const int full = nx == 3;
-    if (!nargs_ok(name, nargs, 1 + nx + (full ? 4 : 2)))
+    PyObject *dest;
+    if (!nargs_out(name, &nargs, 1 + nx + (full ? 4 : 2), args, &dest))
         return NULL;
     const long flags = PyLong_AsLong(args[1 + nx + full]);
     const double eps = full ? PyFloat_AsDouble(args[1 + nx + 2]) : 0.0;
@@ -353,7 +412,7 @@ static PyObject *dyn_call(int algo, const char *name, PyObject *const *args, Py_
     if (PyErr_Occurred())
         return NULL;
     return call(algo, args[0], args + 1, full ? args[1 + nx] : Py_None, flags, eps, 0, 0, threads,
-                0);
+                0, dest);
 }
 
 #define DYN(fname, algo, nx)                                                                   \
@@ -367,6 +426,7 @@ DYN(forward, A_FORWARD, 3)
 DYN(crba, A_CRBA, 1)
 DYN(minv, A_MINV, 1)
 DYN(coriolis, A_CORIOLIS, 2)
+DYN(mass_matrix_dot, A_MDOT, 2)
 DYN(regressor, A_REGRESSOR, 3)
 
 static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
@@ -374,7 +434,8 @@ static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_
 {
     /* (P, x_0 .. x_{nx-1}, flags, kind, threads): momentum.c's algorithms, kind 0 about the
      * world origin, 1 about the centre of mass (2: the CoM acceleration) */
-    if (!nargs_ok(name, nargs, 4 + nx))
+    PyObject *dest;
+    if (!nargs_out(name, &nargs, 4 + nx, args, &dest))
         return NULL;
     const long flags = PyLong_AsLong(args[1 + nx]), kind = PyLong_AsLong(args[2 + nx]);
     const long threads = PyLong_AsLong(args[3 + nx]);
@@ -386,7 +447,7 @@ static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_
         PyErr_Format(PyExc_ValueError, "%s: kind %ld out of range", name, kind);
         return NULL;
     }
-    return call(algo, args[0], args + 1, Py_None, flags, 0.0, 0, (int)kind, threads, 0);
+    return call(algo, args[0], args + 1, Py_None, flags, 0.0, 0, (int)kind, threads, 0, dest);
 }
 
 #define MOM(fname, algo, nx)                                                                   \
@@ -407,7 +468,8 @@ static PyObject *kin_call(int algo, const char *name, PyObject *const *args, Py_
                           int nx, int has_frame, int has_kind)
 {
     /* (P, x_0 .. x_{nx-1}, [frame], [kind], threads) */
-    if (!nargs_ok(name, nargs, 2 + nx + has_frame + has_kind))
+    PyObject *dest;
+    if (!nargs_out(name, &nargs, 2 + nx + has_frame + has_kind, args, &dest))
         return NULL;
     long frame = has_frame ? PyLong_AsLong(args[1 + nx]) : 0;
     long kind = has_kind ? PyLong_AsLong(args[1 + nx + has_frame]) : 0;
@@ -418,13 +480,15 @@ static PyObject *kin_call(int algo, const char *name, PyObject *const *args, Py_
         PyErr_Format(PyExc_ValueError, "kind must be 0, 1 or 2, got %ld", kind);
         return NULL;
     }
-    return call(algo, args[0], args + 1, Py_None, FL_CHECK, 0.0, frame, (int)kind, threads, 0);
+    return call(algo, args[0], args + 1, Py_None, FL_CHECK, 0.0, frame, (int)kind, threads, 0,
+                dest);
 }
 
 static PyObject *py_task_space(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     /* (P, q, frame, kind, rows, jbar, threads): Lambda (6, 6) or Jbar (nv, 6) (minv.c) */
-    if (!nargs_ok("task_space", nargs, 7))
+    PyObject *dest;
+    if (!nargs_out("task_space", &nargs, 7, args, &dest))
         return NULL;
     const long frame = PyLong_AsLong(args[2]), kind = PyLong_AsLong(args[3]);
     const long rows = PyLong_AsLong(args[4]), jbar = PyLong_AsLong(args[5]);
@@ -436,7 +500,7 @@ static PyObject *py_task_space(PyObject *self, PyObject *const *args, Py_ssize_t
         return NULL;
     }
     return call(jbar ? A_TASK_JBAR : A_TASK_LAMBDA, args[0], args + 1, Py_None, FL_CHECK, 0.0,
-                frame, (int)kind, threads, (unsigned)rows);
+                frame, (int)kind, threads, (unsigned)rows, dest);
 }
 
 #define KIN(fname, algo, nx, has_frame, has_kind)                                              \
@@ -457,7 +521,8 @@ KIN(com, A_COM, 1, 0, 0)
 static PyObject *py_manipulability(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     /* (P, q, frame, kind, rows, threads): sqrt(det(J_k J_k^T)) (kinematics.c) */
-    if (!nargs_ok("manipulability", nargs, 6))
+    PyObject *dest;
+    if (!nargs_out("manipulability", &nargs, 6, args, &dest))
         return NULL;
     const long frame = PyLong_AsLong(args[2]), kind = PyLong_AsLong(args[3]);
     const long rows = PyLong_AsLong(args[4]), threads = PyLong_AsLong(args[5]);
@@ -469,13 +534,14 @@ static PyObject *py_manipulability(PyObject *self, PyObject *const *args, Py_ssi
         return NULL;
     }
     return call(A_MANIP, args[0], args + 1, Py_None, FL_CHECK, 0.0, frame, (int)kind, threads,
-                (unsigned)rows);
+                (unsigned)rows, dest);
 }
 
 static PyObject *py_frame_acceleration(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     /* (P, q, v, a, frame, kind, threads): kinematics.c's frame_motion with FL_ACC */
-    if (!nargs_ok("frame_acceleration", nargs, 7))
+    PyObject *dest;
+    if (!nargs_out("frame_acceleration", &nargs, 7, args, &dest))
         return NULL;
     const long frame = PyLong_AsLong(args[4]), kind = PyLong_AsLong(args[5]);
     const long threads = PyLong_AsLong(args[6]);
@@ -486,7 +552,7 @@ static PyObject *py_frame_acceleration(PyObject *self, PyObject *const *args, Py
         return NULL;
     }
     return call(A_FRAME_ACC, args[0], args + 1, Py_None, FL_CHECK | FL_ACC, 0.0, frame, (int)kind,
-                threads, 0);
+                threads, 0, dest);
 }
 KIN(com_jacobian, A_COM_JACOBIAN, 1, 0, 0)
 KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
@@ -503,8 +569,9 @@ KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
        OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_JDOT_DJ, OP_COM_J, OP_MANIP,
-       OP_COUNT };
-enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_COUNT };
+       OP_MDOT, OP_COUNT };
+enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_OUT,
+       KW_COUNT };
 
 typedef struct {
     const char *name;
@@ -539,11 +606,12 @@ static const op_t OPS[OP_COUNT] = {
     [OP_FRAME_ACC] = {"frame_acceleration", A_FRAME_ACC, 3, 0, 1, 2, 1},
     [OP_JDOT_DJ] = {"jacobian_dot", A_JDOT_DJ, 2, 0, 1, 2, 1},
     [OP_COM_J] = {"com_jacobian", A_COM_J, 1, 0},
+    [OP_MDOT] = {"mass_matrix_dot", A_MDOT, 2, 1},
     [OP_MANIP] = {"manipulability", A_MANIP, 1, 0, 1, 2, 1, .scalar = 1},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
-                                               "frame", "kind", "about"};
+                                               "frame", "kind", "about", "out"};
 static PyObject *kw_str[KW_COUNT], *str_dyn, *str_kin;
 
 typedef struct {
@@ -581,6 +649,7 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
     for (Py_ssize_t k = 0; k < nargs; k++)
         slot[k] = args[k];
     long flags = e->flags, threads = 0;
+    PyObject *dest = NULL;
     const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t k = 0; k < nkw; k++) {
         int w = keyword(PyTuple_GET_ITEM(kwnames, k));
@@ -589,6 +658,10 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
             Py_RETURN_NONE;
         if (w == KW_ABOUT) /* momentum_matrix's about is its kind */
             w = KW_KIND;
+        if (w == KW_OUT) { /* the array to write into */
+            dest = val;
+            continue;
+        }
         if (w == KW_THREADS) {
             if (val != Py_None) {
                 if (!PyLong_CheckExact(val))
@@ -675,9 +748,9 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
             algo = A_FORWARD;
     }
     PyObject *xs[3] = {slot[1], e->nx > 1 ? slot[2] : Py_None, e->nx > 2 ? slot[3] : Py_None};
-    PyObject *r = call(algo, P, xs, Py_None, flags, 0.0, frame, (int)kind, threads, 0);
+    PyObject *r = call(algo, P, xs, Py_None, flags, 0.0, frame, (int)kind, threads, 0, dest);
     Py_DECREF(pack);
-    if (r != NULL && op->scalar && PyArray_Check(r) && PyArray_NDIM((PyArrayObject *)r) == 0) {
+    if (r != NULL && op->scalar && (dest == NULL || dest == Py_None) && PyArray_Check(r) && PyArray_NDIM((PyArrayObject *)r) == 0) {
         PyObject *f = PyFloat_FromDouble(*(const double *)PyArray_DATA((PyArrayObject *)r));
         Py_DECREF(r);
         return f;
@@ -1042,6 +1115,7 @@ static PyMethodDef methods[] = {
     METHOD(crba, "crba(P, q, flags, threads) -> M"),
     METHOD(coriolis, "coriolis(P, q, v, flags, threads) -> C"),
     METHOD(minv, "minv(P, q, flags, threads) -> M^-1"),
+    METHOD(mass_matrix_dot, "mass_matrix_dot(P, q, v, flags, threads) -> dM/dt = C + C^T"),
     METHOD(forward, "forward(P, q, v, tau, fext, flags, eps, threads) -> qdd (via M)"),
     METHOD(regressor, "regressor(P, q, v, a, fext, flags, eps, threads) -> Y (nv, 10 (nb - 1))"),
     METHOD(kinetic, "kinetic(P, q, v, flags, kind, threads) -> K (kind 0), K + U (kind 1)"),

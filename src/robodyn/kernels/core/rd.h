@@ -437,6 +437,9 @@ int64_t rd_aba_work(const model_t *md);
 int rd_coriolis(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                 double *RESTRICT W, int *lane);
 int64_t rd_coriolis_work(const model_t *md);
+int rd_mass_matrix_dot(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                       double *RESTRICT W, int *lane);
+int64_t rd_mass_matrix_dot_work(const model_t *md);
 int rd_minv(const model_t *md, int L, const args_t *a, double *RESTRICT out,
             double *RESTRICT W, int *lane);
 int rd_forward(const model_t *md, int L, const args_t *a, double *RESTRICT out,
