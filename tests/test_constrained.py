@@ -169,6 +169,18 @@ def test_model_batch_equals_single():
         d1, l1 = constrained_forward_dynamics(model, Q[k], V[k], T[k], A[k], dA[k])
         np.testing.assert_array_equal(ddq[k], d1)
         np.testing.assert_array_equal(lam[k], l1)
+        # and the KKT solve of kkt_solve with the compiled M and h, by itself
+        M = rd.mass_matrix(model, Q[k])
+        h = rd.inverse_dynamics(model, Q[k], V[k], np.zeros(3))
+        d2, l2 = kkt_solve(M, h, T[k], A[k], dA[k])
+        np.testing.assert_allclose(d1, d2, rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(l1, l2, rtol=1e-13, atol=1e-13)
+    # the batch is solved at once; a state with dependent constraints is named
+    A2 = np.concatenate([A, A], axis=1)  # two equal rows in every state
+    A2[:2, 1] += 0.3  # independent in states 0 and 1, dependent from state 2 on
+    dA2 = np.concatenate([dA, dA], axis=1)
+    with pytest.raises(ValueError, match=r"rows of A are linearly dependent.* at state 2$"):
+        constrained_forward_dynamics(model, Q, V, T, A2, dA2)
 
 
 # ------------------------------------------------------------ rd.simulate(constraints=...)

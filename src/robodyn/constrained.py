@@ -260,6 +260,56 @@ def projection_orthogonality(M, P, dq) -> float:
 
 
 # ============================================================================= models
+def _kkt_batch(M, h, tau, A, dA_v) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`kkt_solve` over a batch at once: M (N, n, n), h and tau (N, n), A (N, k, n),
+    dA_v (N, k). A state whose M or A M^-1 A^T is singular is solved alone, which raises
+    kkt_solve's error; its index is added to the message."""
+    scale = np.max(np.abs(np.diagonal(M, axis1=-2, axis2=-1)), axis=-1)
+    try:
+        L = np.linalg.cholesky(0.5 * (M + np.swapaxes(M, -1, -2)))
+        d = np.diagonal(L, axis1=-2, axis2=-1)
+        ok = (scale > 0) & (np.min(d, axis=-1) ** 2 > 1e-12 * scale)
+    except np.linalg.LinAlgError:
+        L, ok = None, np.zeros(len(M), dtype=bool)
+    if not ok.all():
+        _first_failure(M, h, tau, A, dA_v, ok)
+    At = np.swapaxes(A, -1, -2)
+    Lt = np.swapaxes(L, -1, -2)
+    # one pass through the factors: [M^-1 (tau - h), M^-1 A^T]
+    Y = np.linalg.solve(Lt, np.linalg.solve(L, np.concatenate([(tau - h)[..., None], At], -1)))
+    ddq0, X = Y[..., 0], Y[..., 1:]
+    if A.shape[-2] == 0:
+        return ddq0, np.zeros(A.shape[:-1])
+    S = A @ X
+    S = 0.5 * (S + np.swapaxes(S, -1, -2))
+    sc = np.max(np.abs(np.diagonal(S, axis1=-2, axis2=-1)), axis=-1)
+    try:
+        Ls = np.linalg.cholesky(S)
+        d = np.diagonal(Ls, axis1=-2, axis2=-1)
+        ok = (sc > 0) & (np.min(d, axis=-1) ** 2 > 1e-12 * sc)
+    except np.linalg.LinAlgError:
+        Ls, ok = None, np.zeros(len(M), dtype=bool)
+    if not ok.all():
+        _first_failure(M, h, tau, A, dA_v, ok)
+    # lambda = (A M^-1 A^T)^-1 (-dA v - A M^-1 (tau - h))
+    rhs = (-dA_v - (A @ ddq0[..., None])[..., 0])[..., None]
+    lam = np.linalg.solve(np.swapaxes(Ls, -1, -2), np.linalg.solve(Ls, rhs))[..., 0]
+    return ddq0 + (X @ lam[..., None])[..., 0], lam
+
+
+def _first_failure(M, h, tau, A, dA_v, ok) -> None:
+    """Raise the single-state error of the first state not ``ok`` (or of the first state
+    whose solve fails), naming the state in a batch."""
+    for n in np.flatnonzero(~ok) if (~ok).any() else range(len(M)):
+        try:
+            kkt_solve(M[n], h[n], tau[n], A[n], dA_v[n])
+        except ValueError as exc:
+            if len(M) == 1:
+                raise
+            raise ValueError(f"{exc} at state {int(n)}") from None
+    raise ValueError("the KKT system is singular")  # pragma: no cover
+
+
 def _bias(model: Model, q, v, friction: bool) -> np.ndarray:
     return _dyn.inverse_dynamics(model, q, v, np.zeros(model.nv), friction=friction)
 
@@ -296,7 +346,8 @@ def constrained_forward_dynamics(
     ddq : numpy.ndarray, shape (..., nv)
     lam : numpy.ndarray, shape (..., k)
         Leading dimensions broadcast; M and h of a batch come from the compiled core,
-        the KKT solves run one state at a time.
+        the KKT solves run over the whole batch at once (numpy's stacked Cholesky and
+        triangular solves), a failing state named by the single-state solve.
     """
     nq, nv = model.nq, model.nv
     A = np.asarray(A, dtype=float) if not isinstance(A, np.ndarray) else A
@@ -313,8 +364,9 @@ def constrained_forward_dynamics(
 
     def call(arrs):  # one state, the whole batch, or a piece of it
         q1, v1, tau1, A1, dA1 = arrs
-        if q1.ndim == 1:
-            return list(_one(model, q1, v1, tau1, A1, dA1, friction))
+        if q1.ndim == 1:  # one state: the batch road with one state (the same arithmetic)
+            r = call([x[None] for x in arrs])
+            return [x[0] for x in r] if r.__class__ is list else r
         for name, x, nd in (("tau", tau1, 1), ("A", A1, 2), ("dA_dq_v", dA1, 1)):
             bad = nonfinite(name, x, nd)  # q and v: the core checks them
             if bad is not None:
@@ -325,10 +377,7 @@ def constrained_forward_dynamics(
         h = _core.rnea(P, q1, v1, np.zeros_like(v1), None, fl_h, 0.0, 0)
         if h.__class__ is not np.ndarray:
             return h
-        ddq, lam = np.empty((len(q1), nv)), np.empty((len(q1), k))
-        for n in range(len(q1)):  # the KKT solves, one state at a time
-            ddq[n], lam[n] = kkt_solve(M[n], h[n], tau1[n], A1[n], dA1[n])
-        return [ddq, lam]
+        return list(_kkt_batch(M, h, tau1, A1, dA1))
 
     names = ("q", "v", "tau", "A", "dA_dq_v")
     tails = ((nq,), (nv,), (nv,), (k, nv), (k,))
