@@ -260,17 +260,24 @@ def projection_orthogonality(M, P, dq) -> float:
 
 
 # ============================================================================= models
+def _batch_factor(S: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+    """The Cholesky factors of the symmetric parts of a batch (N, n, n), and which states
+    passed :func:`_spd_factor`'s test (a pivot above 1e-12 of the largest diagonal)."""
+    S = 0.5 * (S + np.swapaxes(S, -1, -2))
+    scale = np.max(np.abs(np.diagonal(S, axis1=-2, axis2=-1)), axis=-1)
+    try:
+        L = np.linalg.cholesky(S)
+    except np.linalg.LinAlgError:
+        return None, np.zeros(len(S), dtype=bool)
+    d = np.diagonal(L, axis1=-2, axis2=-1)
+    return L, (scale > 0) & (np.min(d, axis=-1) ** 2 > 1e-12 * scale)
+
+
 def _kkt_batch(M, h, tau, A, dA_v) -> tuple[np.ndarray, np.ndarray]:
     """:func:`kkt_solve` over a batch at once: M (N, n, n), h and tau (N, n), A (N, k, n),
     dA_v (N, k). A state whose M or A M^-1 A^T is singular is solved alone, which raises
     kkt_solve's error; its index is added to the message."""
-    scale = np.max(np.abs(np.diagonal(M, axis1=-2, axis2=-1)), axis=-1)
-    try:
-        L = np.linalg.cholesky(0.5 * (M + np.swapaxes(M, -1, -2)))
-        d = np.diagonal(L, axis1=-2, axis2=-1)
-        ok = (scale > 0) & (np.min(d, axis=-1) ** 2 > 1e-12 * scale)
-    except np.linalg.LinAlgError:
-        L, ok = None, np.zeros(len(M), dtype=bool)
+    L, ok = _batch_factor(M)
     if not ok.all():
         _first_failure(M, h, tau, A, dA_v, ok)
     At = np.swapaxes(A, -1, -2)
@@ -280,15 +287,7 @@ def _kkt_batch(M, h, tau, A, dA_v) -> tuple[np.ndarray, np.ndarray]:
     ddq0, X = Y[..., 0], Y[..., 1:]
     if A.shape[-2] == 0:
         return ddq0, np.zeros(A.shape[:-1])
-    S = A @ X
-    S = 0.5 * (S + np.swapaxes(S, -1, -2))
-    sc = np.max(np.abs(np.diagonal(S, axis1=-2, axis2=-1)), axis=-1)
-    try:
-        Ls = np.linalg.cholesky(S)
-        d = np.diagonal(Ls, axis1=-2, axis2=-1)
-        ok = (sc > 0) & (np.min(d, axis=-1) ** 2 > 1e-12 * sc)
-    except np.linalg.LinAlgError:
-        Ls, ok = None, np.zeros(len(M), dtype=bool)
+    Ls, ok = _batch_factor(A @ X)
     if not ok.all():
         _first_failure(M, h, tau, A, dA_v, ok)
     # lambda = (A M^-1 A^T)^-1 (-dA v - A M^-1 (tau - h))

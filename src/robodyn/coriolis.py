@@ -473,6 +473,15 @@ def christoffel_reference(model: Model, q) -> np.ndarray:
 _ND = np.ndarray
 
 
+def _of_qv(entry, model, q, v, check, threads, out):
+    """C(q, v) or dM/dt = C + C^T: the core's entry on (q, v)."""
+    if not isinstance(model, Model):
+        raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
+    th = 0 if threads is None else _threads(threads)
+    flags = FL_CHECK if check else 0
+    return compute(entry, model, ("q", "v"), (q, v), flags, th, out=out)
+
+
 @batched(fast=("coriolis", 2, FL_CHECK))
 def coriolis_matrix(
     model: Model, q, v, *, check: bool = True, threads: int | None = None, out=None
@@ -492,11 +501,7 @@ def coriolis_matrix(
     broadcasts, and the ``check``, ``threads`` and ``out`` of
     :func:`robodyn.inverse_dynamics`; returns an array of shape (..., nv, nv).
     """
-    if not isinstance(model, Model):
-        raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
-    th = 0 if threads is None else _threads(threads)
-    flags = FL_CHECK if check else 0
-    return compute(_core.coriolis, model, ("q", "v"), (q, v), flags, th, out=out)
+    return _of_qv(_core.coriolis, model, q, v, check, threads, out)
 
 
 @batched
@@ -529,8 +534,4 @@ def mass_matrix_dot(
     ``v`` (..., nv) and the ``check``, ``threads`` and ``out`` of
     :func:`robodyn.inverse_dynamics`; returns an array of shape (..., nv, nv).
     """
-    if not isinstance(model, Model):
-        raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
-    th = 0 if threads is None else _threads(threads)
-    flags = FL_CHECK if check else 0
-    return compute(_core.mass_matrix_dot, model, ("q", "v"), (q, v), flags, th, out=out)
+    return _of_qv(_core.mass_matrix_dot, model, q, v, check, threads, out)

@@ -71,7 +71,8 @@ def _task_space(model: Model, q, frame, kind: str, rows, jbar: int) -> np.ndarra
     f, code = _frame_index(model, pack, frame), _kind(kind)
     idx = list(range(6))[rows] if isinstance(rows, slice) else [int(r) for r in rows]
     mask = sum(1 << r for r in idx)
-    out = compute(_core.task_space, model, ("q",), (q,), f, code, mask, jbar, 0)
+    entry = _core.task_jbar if jbar else _core.task_lambda
+    out = compute(entry, model, ("q",), (q,), f, code, mask, 0)
     k, n = len(idx), out.shape[-2]  # n: 6 for Lambda, nv for Jbar
     if k < 6:  # the core packs the k x k (n x k) block first
         lead = out.shape[:-2]

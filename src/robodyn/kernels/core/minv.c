@@ -103,21 +103,30 @@ RD_INLINE int first_bad(int L, const double *bad, int *lane)
     return 0;
 }
 
+RD_INLINE int mass_factor(const model_t *md, const int L, const args_t *a, long flags, double *M,
+                          double *sc, double *W, int *lane)
+{
+    /* M = L L^T in place: CRBA (flags: FL_ARMATURE or 0) and the Cholesky factor with the
+     * pivot rule of rd.h (sc: room for the pivots' scales); 0 or E_CHOLESKY + dof */
+    double bad[LANES];
+    args_t c = *a;
+    c.flags = flags;
+    c.nz = NULL; /* the Cholesky factorisation reads all of M */
+    rd_crba(md, L, &c, M, W, lane);
+    LANE { bad[l] = 0.0; }
+    pivot_scales(md, sc);
+    cholesky(L, md->nv, M, md->F[3], sc, bad);
+    return first_bad(L, bad, lane);
+}
+
 RD_INLINE int minv_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT out,
                          double *RESTRICT W, int *lane)
 {
     /* M^-1 column by column: solve M x = e_c */
     const int64_t nv = md->nv;
-    double *M = W + (rd_minv_work(md) - nv * nv - 2 * nv) * L, bad[LANES];
+    double *M = W + (rd_minv_work(md) - nv * nv - 2 * nv) * L;
     double *sc = W + (rd_minv_work(md) - nv) * L;
-    args_t c = *a;
-    c.flags = a->flags & FL_ARMATURE;
-    c.nz = NULL; /* the Cholesky factorisation reads all of M */
-    rd_crba(md, L, &c, M, W, lane);
-    LANE { bad[l] = 0.0; }
-    pivot_scales(md, sc);
-    cholesky(L, nv, M, md->F[3], sc, bad);
-    int e = first_bad(L, bad, lane);
+    int e = mass_factor(md, L, a, a->flags & FL_ARMATURE, M, sc, W, lane);
     if (e)
         return e;
     for (int64_t k = 0; k < nv * nv * L; k++)
@@ -133,23 +142,16 @@ RD_INLINE int forward_lanes(const model_t *md, const int L, const args_t *a, dou
                             double *RESTRICT W, int *lane)
 {
     const int64_t nv = md->nv;
-    double *M = W + (rd_minv_work(md) - nv * nv - 2 * nv) * L, bad[LANES];
+    double *M = W + (rd_minv_work(md) - nv * nv - 2 * nv) * L;
     double *sc = W + (rd_minv_work(md) - nv) * L;
     /* h = C(q, qd) qd + g(q) - J^T F_ext + friction: inverse dynamics with qdd = 0 */
     args_t r = *a;
     r.flags = (a->flags & (FL_FRICTION | FL_FEXT | FL_GRAVITY)) | FL_VEL;
     r.x[2] = NULL;
     rd_rnea(md, L, &r, qdd, W, lane);
-    args_t c = *a;
-    c.flags = a->flags & FL_ARMATURE;
-    c.nz = NULL; /* the Cholesky factorisation reads all of M */
-    rd_crba(md, L, &c, M, W, lane);
     for (int64_t k = 0; k < nv * L; k++)
         qdd[k] = a->x[2][k] - qdd[k];
-    LANE { bad[l] = 0.0; }
-    pivot_scales(md, sc);
-    cholesky(L, nv, M, md->F[3], sc, bad);
-    int e = first_bad(L, bad, lane);
+    int e = mass_factor(md, L, a, a->flags & FL_ARMATURE, M, sc, W, lane);
     if (e)
         return e;
     cholesky_solve(L, nv, M, qdd, L);
@@ -183,16 +185,11 @@ RD_INLINE int task_space_lanes(const model_t *md, const int L, const args_t *a, 
     for (int r = 0; r < 6; r++)
         if (a->rows == 0 || (a->rows & (1u << r)))
             rows[k++] = r;
-    args_t c = *a;
-    c.flags = FL_ARMATURE; /* M as mass_matrix gives it */
-    c.nz = NULL;           /* all of M and J are read */
-    rd_crba(md, L, &c, M, W, lane);
-    LANE { bad[l] = 0.0; }
-    pivot_scales(md, sc);
-    cholesky(L, nv, M, md->F[3], sc, bad);
-    int e = first_bad(L, bad, lane);
+    int e = mass_factor(md, L, a, FL_ARMATURE, M, sc, W, lane); /* M as mass_matrix gives it */
     if (e)
         return e;
+    args_t c = *a;
+    c.nz = NULL; /* all of J is read */
     rd_jacobian(md, L, &c, J, W, lane);
     /* X = M^-1 J^T, column j = M^-1 (row rows[j] of J)^T; entries (i, j) at (i k + j) L */
     for (int j = 0; j < k; j++) {

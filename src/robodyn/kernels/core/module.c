@@ -32,8 +32,8 @@
  *   com_velocity(P, q, v, flags, 2, threads)           -> dc/dt (3)
  *   com_acceleration(P, q, v, a, flags, 2, threads)    -> d2c/dt2 (3)
  *   ccrba(P, q, flags, kind, threads)                  -> A (6, nv), kind 0 A_o, 1 A_G
- *   task_space(P, q, frame, kind, rows, jbar, threads) -> Lambda (6, 6) or Jbar (nv, 6),
- *                                                         k x k or nv x k first for k rows
+ *   task_lambda(P, q, frame, kind, rows, threads)      -> Lambda (6, 6), k x k first for k rows
+ *   task_jbar(P, q, frame, kind, rows, threads)        -> Jbar (nv, 6), nv x k first
  *   ik_residual(P, q, T_sd, frame, threads)            -> [T (16), J_b (6 nv), V_b (6)]
  *   ik_dls(P, q0, T_sd, frame, lo, hi, w, opts, hist) -> (q, q_best, status, iterations, err)
  *   simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU)
@@ -484,24 +484,33 @@ static PyObject *kin_call(int algo, const char *name, PyObject *const *args, Py_
                 dest);
 }
 
-static PyObject *py_task_space(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *rows_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs)
 {
-    /* (P, q, frame, kind, rows, jbar, threads): Lambda (6, 6) or Jbar (nv, 6) (minv.c) */
+    /* (P, q, frame, kind, rows, threads): an algorithm of some rows of a frame's Jacobian
+     * (the bits of rows; 0: all six): the task-space inertia and inverse, the manipulability */
     PyObject *dest;
-    if (!nargs_out("task_space", &nargs, 7, args, &dest))
+    if (!nargs_out(name, &nargs, 6, args, &dest))
         return NULL;
     const long frame = PyLong_AsLong(args[2]), kind = PyLong_AsLong(args[3]);
-    const long rows = PyLong_AsLong(args[4]), jbar = PyLong_AsLong(args[5]);
-    const long threads = PyLong_AsLong(args[6]);
+    const long rows = PyLong_AsLong(args[4]), threads = PyLong_AsLong(args[5]);
     if (PyErr_Occurred())
         return NULL;
     if (kind < KIND_SPACE || kind > KIND_WORLD_ALIGNED || rows < 0 || rows > 63) {
-        PyErr_Format(PyExc_ValueError, "task_space: kind %ld or rows %ld out of range", kind, rows);
+        PyErr_Format(PyExc_ValueError, "%s: kind %ld or rows %ld out of range", name, kind, rows);
         return NULL;
     }
-    return call(jbar ? A_TASK_JBAR : A_TASK_LAMBDA, args[0], args + 1, Py_None, FL_CHECK, 0.0,
-                frame, (int)kind, threads, (unsigned)rows, dest);
+    return call(algo, args[0], args + 1, Py_None, FL_CHECK, 0.0, frame, (int)kind, threads,
+                (unsigned)rows, dest);
 }
+
+#define ROWS(fname, algo)                                                                      \
+    static PyObject *py_##fname(PyObject *self, PyObject *const *args, Py_ssize_t nargs)      \
+    {                                                                                          \
+        return rows_call(algo, #fname, args, nargs);                                           \
+    }
+ROWS(task_lambda, A_TASK_LAMBDA)
+ROWS(task_jbar, A_TASK_JBAR)
+ROWS(manipulability, A_MANIP)
 
 #define KIN(fname, algo, nx, has_frame, has_kind)                                              \
     static PyObject *py_##fname(PyObject *self, PyObject *const *args, Py_ssize_t nargs)      \
@@ -517,25 +526,6 @@ KIN(frame_velocity, A_FRAME_VEL, 2, 1, 1)
 KIN(jacobian_dot_dj, A_JDOT_DJ, 2, 1, 1)
 KIN(com_jacobian_j, A_COM_J, 1, 0, 0)
 KIN(com, A_COM, 1, 0, 0)
-
-static PyObject *py_manipulability(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    /* (P, q, frame, kind, rows, threads): sqrt(det(J_k J_k^T)) (kinematics.c) */
-    PyObject *dest;
-    if (!nargs_out("manipulability", &nargs, 6, args, &dest))
-        return NULL;
-    const long frame = PyLong_AsLong(args[2]), kind = PyLong_AsLong(args[3]);
-    const long rows = PyLong_AsLong(args[4]), threads = PyLong_AsLong(args[5]);
-    if (PyErr_Occurred())
-        return NULL;
-    if (kind < KIND_SPACE || kind > KIND_WORLD_ALIGNED || rows < 0 || rows > 63) {
-        PyErr_Format(PyExc_ValueError, "manipulability: kind %ld or rows %ld out of range", kind,
-                     rows);
-        return NULL;
-    }
-    return call(A_MANIP, args[0], args + 1, Py_None, FL_CHECK, 0.0, frame, (int)kind, threads,
-                (unsigned)rows, dest);
-}
 
 static PyObject *py_frame_acceleration(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1126,7 +1116,8 @@ static PyMethodDef methods[] = {
     METHOD(com_velocity, "com_velocity(P, q, v, flags, 2, threads) -> dc/dt (3)"),
     METHOD(com_acceleration, "com_acceleration(P, q, v, a, flags, 2, threads) -> d2c/dt2 (3)"),
     METHOD(ccrba, "ccrba(P, q, flags, kind, threads) -> A (6, nv): kind 0 origin, 1 A_G"),
-    METHOD(task_space, "task_space(P, q, frame, kind, rows, jbar, threads) -> Lambda or Jbar"),
+    METHOD(task_lambda, "task_lambda(P, q, frame, kind, rows, threads) -> Lambda (6, 6)"),
+    METHOD(task_jbar, "task_jbar(P, q, frame, kind, rows, threads) -> Jbar (nv, 6)"),
     METHOD(body_poses, "body_poses(P, q, threads) -> T (nb, 4, 4)"),
     METHOD(frame_poses, "frame_poses(P, q, threads) -> T (nf, 4, 4)"),
     METHOD(frame_pose, "frame_pose(P, q, frame, threads) -> T (4, 4)"),

@@ -193,12 +193,15 @@ RD_INLINE int energy_regressor_lanes(const model_t *md, const int L, const args_
 }
 
 /* ---------------------------------------------------------------- momentum */
-RD_INLINE int momentum_lanes(const model_t *md, const int L, const args_t *a, double *out,
-                             double *W)
+RD_INLINE int momentum_sum(const model_t *md, const int L, const args_t *a, double *out,
+                           double *W, int rate)
 {
-    /* h = sum_i Ad_{T_s,i}^-T G_i V_i about the world origin (kind 0) or the CoM (kind 1);
-     * kind 2: the CoM velocity dc/dt = p / m (3) */
-    forward_pass(md, L, a->x[0], a->x[1], NULL, PASS_WORLD | PASS_TWIST, W);
+    /* the bodies' momenta G_i V_i (rate: their rates, the net body wrenches F_i = G_i dV_i
+     * - ad_{V_i}^T G_i V_i of MR eq. 8.53's own part, no gravity) moved to the world and
+     * summed, h = sum_i Ad_{T_s,i}^-T (...): about the world origin (kind 0) or the CoM
+     * (kind 1); kind 2: the linear part over the total mass, p / m = dc/dt (rate: d2c/dt2) */
+    const double *qdd = rate && (a->flags & FL_ACC) ? a->x[2] : NULL;
+    forward_pass(md, L, a->x[0], a->x[1], qdd, PASS_WORLD | PASS_TWIST | (rate ? PASS_ACC : 0), W);
     double mc[3 * LANES], hd[6 * LANES], *h = a->kind == 2 ? hd : out;
     for (int k = 0; k < 6 * L; k++)
         h[k] = 0.0;
@@ -207,7 +210,10 @@ RD_INLINE int momentum_lanes(const model_t *md, const int L, const args_t *a, do
     for (int64_t i = 1; i < md->nb; i++) {
         const double *Fi = body_f(md, i), *Wi = W + WM * i * L, *Vi = Wi + M_V * L;
         double km[3 * LANES], kf[3 * LANES];
-        inertia_times_c(L, Fi[BF_MASS], Fi + BF_H, Fi + BF_IO, Vi, Vi + 3 * L, km, kf);
+        if (rate)
+            body_wrench(L, Fi, Vi, Vi + 3 * L, Vi + 6 * L, Vi + 9 * L, km, kf);
+        else
+            inertia_times_c(L, Fi[BF_MASS], Fi + BF_H, Fi + BF_IO, Vi, Vi + 3 * L, km, kf);
         to_world_add(L, Wi, km, kf, h);
         if (a->kind == 1)
             com_moment_add(md, L, W, i, mc);
@@ -221,34 +227,16 @@ RD_INLINE int momentum_lanes(const model_t *md, const int L, const args_t *a, do
     return 0;
 }
 
+RD_INLINE int momentum_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                             double *W)
+{
+    return momentum_sum(md, L, a, out, W, 0); /* h, or dc/dt */
+}
+
 RD_INLINE int momentum_rate_lanes(const model_t *md, const int L, const args_t *a, double *out,
                                   double *W)
 {
-    /* dh/dt = sum_i Ad_{T_s,i}^-T F_i, F_i = G_i dV_i - ad_{V_i}^T G_i V_i (MR eq. 8.53, own
-     * part, no gravity), about the world origin (kind 0) or the CoM (kind 1); kind 2: the
-     * CoM acceleration d2c/dt2 = (dp/dt) / m (3) */
-    const double *qdd = (a->flags & FL_ACC) ? a->x[2] : NULL;
-    forward_pass(md, L, a->x[0], a->x[1], qdd, PASS_WORLD | PASS_TWIST | PASS_ACC, W);
-    double mc[3 * LANES], hd[6 * LANES], *h = a->kind == 2 ? hd : out;
-    for (int k = 0; k < 6 * L; k++)
-        h[k] = 0.0;
-    for (int k = 0; k < 3 * L; k++)
-        mc[k] = 0.0;
-    for (int64_t i = 1; i < md->nb; i++) {
-        const double *Wi = W + WM * i * L, *Vi = Wi + M_V * L;
-        double fm[3 * LANES], ff[3 * LANES];
-        body_wrench(L, body_f(md, i), Vi, Vi + 3 * L, Vi + 6 * L, Vi + 9 * L, fm, ff);
-        to_world_add(L, Wi, fm, ff, h);
-        if (a->kind == 1)
-            com_moment_add(md, L, W, i, mc);
-    }
-    const double mt = total_mass(md);
-    if (a->kind == 1)
-        about_com(L, mc, mt, h, L);
-    else if (a->kind == 2)
-        for (int k = 0; k < 3 * L; k++)
-            out[k] = hd[3 * L + k] / mt;
-    return 0;
+    return momentum_sum(md, L, a, out, W, 1); /* dh/dt (qdd = 0: dA/dt qd), or d2c/dt2 */
 }
 
 /* ---------------------------------------------------------------- CCRBA */
