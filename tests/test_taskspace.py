@@ -186,11 +186,11 @@ def test_lambda_and_jbar_by_hand_on_trees_of_every_joint_type(seed, floating):
 
 
 def test_manipulability_is_the_product_of_singular_values_on_trees():
-    """The compiled manipulability (|det R| of a Householder QR of J_k^T) against numpy's
-    SVD on random trees with every joint type, each kind and row choice; 0 when the rows
-    outnumber the joints or repeat."""
+    """The compiled manipulability (|det R| of a Householder QR of J_k^T) and velocity
+    ellipsoid (one-sided Jacobi) against numpy's SVD on random trees with every joint type,
+    each kind and row choice; 0 when the rows outnumber the joints or repeat."""
     from helpers import JOINT_KINDS, random_tree
-    from robodyn.kinematics import manipulability
+    from robodyn.kinematics import manipulability, velocity_ellipsoid
 
     for seed, n in ((5, 9), (6, 2)):
         model = random_tree(seed, n, floating=False, kinds=JOINT_KINDS)[0]
@@ -207,4 +207,16 @@ def test_manipulability_is_the_product_of_singular_values_on_trees():
                     want = np.prod(np.linalg.svd(Jk, compute_uv=False), axis=-1)
                 got = manipulability(model, Q, frame, kind, part)
                 np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-15)
+                # the velocity ellipsoid (one-sided Jacobi in C): numpy's singular values,
+                # and orthonormal axes with J_k J_k^T u_i = sigma_i^2 u_i
+                E = velocity_ellipsoid(model, Q, frame, kind, part)
+                sv = np.linalg.svd(Jk, compute_uv=False)
+                scale = sv[..., :1]
+                np.testing.assert_allclose(E.lengths[..., : sv.shape[-1]] / scale, sv / scale,
+                                           rtol=0, atol=1e-14)  # fmt: skip
+                AU = Jk @ np.swapaxes(Jk, -1, -2) @ E.axes
+                err = np.abs(AU - E.axes * E.lengths[..., None, :] ** 2) / scale[..., None] ** 2
+                assert err.max() < 1e-14
+                eye = np.eye(Jk.shape[-2])
+                assert np.abs(np.swapaxes(E.axes, -1, -2) @ E.axes - eye).max() < 1e-14
         assert np.all(manipulability(model, Q, frame, "body", (3, 3)) == 0.0)

@@ -466,13 +466,24 @@ class Ellipsoid(NamedTuple):
 
 def _ellipsoid_svd(model, q, frame, kind, part) -> tuple[np.ndarray, np.ndarray]:
     """Square roots of the eigenvalues of ``A = J J^T`` (MR eq. 5.30), largest first, and
-    the eigenvectors as columns, from the SVD ``J = U S V^T`` (accurate near
-    singularities: ``A = U S^2 U^T``)."""
-    Jp = _kept(model, q, frame, kind, part)
-    # U (k x k): the thin SVD when k <= nv (numpy then skips the full V), else the full one
-    U, S, _ = np.linalg.svd(Jp, full_matrices=Jp.shape[-2] > Jp.shape[-1])
-    sigma = np.zeros(Jp.shape[:-1])
-    sigma[..., : S.shape[-1]] = S
+    the eigenvectors as columns: the singular values and left singular vectors of the kept
+    rows of J, by one-sided Jacobi on J^T in the compiled core (accurate near
+    singularities, every singular value to relative accuracy; ``A = U S^2 U^T``)."""
+    idx = [int(r) for r in _rows(np.arange(6), part)]
+    if len(set(idx)) < len(idx):  # a row kept twice: numpy's SVD of the rows as given
+        Jp = _kept(model, q, frame, kind, part)
+        U, S, _ = np.linalg.svd(Jp)
+        sigma = np.zeros(Jp.shape[:-1])
+        sigma[..., : S.shape[-1]] = S
+        return sigma, U
+    pack, k, kd, th = _frame_call(model, frame, kind, None)
+    mask = sum(1 << r for r in idx)
+    out = _call(model, _core.ellipsoid, ("q",), (q,), ((pack.nq,),), k, kd, mask, th)
+    n = len(idx)
+    sigma = out[..., :n]
+    U = out[..., 6 : 6 + n * n].reshape((*out.shape[:-1], n, n))
+    if idx != sorted(idx):  # the core keeps the rows in ascending order
+        U = U[..., np.argsort(np.argsort(idx)), :]
     return sigma, U
 
 
@@ -509,9 +520,9 @@ def force_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear") -
     ``lengths`` (..., k) largest first (``inf`` along a singular direction) and ``axes``.
     """
     sigma, U = _ellipsoid_svd(model, q, frame, kind, part)
-    lengths = np.full(sigma.shape, np.inf)
-    np.divide(1.0, sigma, out=lengths, where=sigma > 0)
-    return Ellipsoid(lengths[..., ::-1].copy(), U[..., :, ::-1].copy())
+    with np.errstate(divide="ignore"):  # 1 / 0 = inf: a singular direction
+        lengths = 1.0 / sigma[..., ::-1]
+    return Ellipsoid(lengths, U[..., :, ::-1].copy())
 
 
 # ---------------------------------------- configuration ranges (IK and workspace maps)

@@ -48,6 +48,7 @@ KIN_DECL(ik_residual)
 KIN_DECL(jacobian_dot_dj)
 KIN_DECL(com_jacobian_j)
 KIN_DECL(manipulability)
+KIN_DECL(ellipsoid)
 #undef KIN_DECL
 
 #endif

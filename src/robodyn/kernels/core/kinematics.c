@@ -689,6 +689,97 @@ RD_INLINE int manipulability_lanes(const model_t *md, const int L, const args_t 
     return 0;
 }
 
+RD_INLINE void jacobi_svd_one(int64_t n, int k, double *A, int sa, double *V)
+{
+    /* one-sided Jacobi (Hestenes): rotate the k columns of A (n x k, entry (i, j) at
+     * A[(i k + j) sa]) in pairs until they are orthogonal, A <- A V with V (k x k,
+     * row-major) the product of the rotations: then A = U S, the columns' norms are the
+     * singular values and V's columns the right singular vectors. Each rotation zeroes the
+     * pair's inner product gamma: t = sgn(z) / (|z| + sqrt(1 + z^2)), z = (beta - alpha) /
+     * (2 gamma); it stops when every |gamma| <= 1e-15 sqrt(alpha beta) (every singular value
+     * to relative accuracy, the small ones too) or after 60 sweeps */
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++)
+            V[i * k + j] = i == j ? 1.0 : 0.0;
+    for (int sweep = 0; sweep < 60; sweep++) {
+        int rotated = 0;
+        for (int p = 0; p < k - 1; p++)
+            for (int q = p + 1; q < k; q++) {
+                double alpha = 0.0, beta = 0.0, gamma = 0.0;
+                for (int64_t i = 0; i < n; i++) {
+                    const double x = A[(i * k + p) * sa], y = A[(i * k + q) * sa];
+                    alpha += x * x, beta += y * y, gamma += x * y;
+                }
+                if (gamma == 0.0 || fabs(gamma) <= 1e-15 * sqrt(alpha * beta))
+                    continue;
+                rotated = 1;
+                const double z = (beta - alpha) / (2.0 * gamma);
+                const double t = (z >= 0.0 ? 1.0 : -1.0) / (fabs(z) + sqrt(1.0 + z * z));
+                const double cs = 1.0 / sqrt(1.0 + t * t), sn = cs * t;
+                for (int64_t i = 0; i < n; i++) {
+                    const double x = A[(i * k + p) * sa], y = A[(i * k + q) * sa];
+                    A[(i * k + p) * sa] = cs * x - sn * y;
+                    A[(i * k + q) * sa] = sn * x + cs * y;
+                }
+                for (int i = 0; i < k; i++) {
+                    const double x = V[i * k + p], y = V[i * k + q];
+                    V[i * k + p] = cs * x - sn * y;
+                    V[i * k + q] = sn * x + cs * y;
+                }
+            }
+        if (!rotated)
+            break;
+    }
+}
+
+RD_INLINE int ellipsoid_lanes(const model_t *md, const int L, const args_t *a, double *out,
+                              double *W)
+{
+    /* out = [sigma (6), U (6 x 6)]: the singular values of J_k (the k rows of J picked by
+     * a->rows; 0: all six), largest first, zero past min(k, nv), and the left singular
+     * vectors, the semi-axes' directions of the velocity ellipsoid (MR sec. 5.4: the
+     * eigenpairs of J_k J_k^T), as the columns of the k x k matrix packed first in U's 36.
+     * By one-sided Jacobi on J_k^T (nv x k), whose right singular vectors are J_k's left
+     * ones; state by state (the number of sweeps is the state's own). */
+    const int64_t nv = md->nv;
+    double *J = W + rd_kin_work(md) * L, *A = J + 6 * nv * L; /* A = J_k^T */
+    int rows[6], k = 0;
+    for (int r = 0; r < 6; r++)
+        if (a->rows == 0 || (a->rows & (1u << r)))
+            rows[k++] = r;
+    args_t c = *a;
+    c.nz = NULL;
+    jacobian_lanes(md, L, &c, J, W);
+    for (int64_t i = 0; i < nv; i++)
+        for (int j = 0; j < k; j++)
+            LANE { A[(i * k + j) * L + l] = J[(rows[j] * nv + i) * L + l]; }
+    for (int r = 0; r < 42 * L; r++)
+        out[r] = 0.0;
+    for (int l = 0; l < L; l++) {
+        double V[36], sg[6];
+        int order[6];
+        jacobi_svd_one(nv, k, A + l, L, V);
+        for (int j = 0; j < k; j++) {
+            double s2 = 0.0;
+            for (int64_t i = 0; i < nv; i++)
+                s2 += A[(i * k + j) * L + l] * A[(i * k + j) * L + l];
+            sg[j] = sqrt(s2);
+            order[j] = j;
+        }
+        for (int i = 1; i < k; i++) /* largest first: an insertion sort of k <= 6 */
+            for (int j = i; j > 0 && sg[order[j]] > sg[order[j - 1]]; j--) {
+                const int t = order[j];
+                order[j] = order[j - 1], order[j - 1] = t;
+            }
+        for (int j = 0; j < k; j++) {
+            out[j * L + l] = sg[order[j]];
+            for (int i = 0; i < k; i++)
+                out[(6 + i * k + j) * L + l] = V[i * k + order[j]];
+        }
+    }
+    return 0;
+}
+
 int64_t rd_kin_part_work(const model_t *md)
 {
     /* the kinematics workspace, then a whole result (12 nv + 6) or J and J_k^T (12 nv) */
@@ -715,6 +806,7 @@ KIN_ENTRY(ik_residual)
 KIN_ENTRY(jacobian_dot_dj)
 KIN_ENTRY(com_jacobian_j)
 KIN_ENTRY(manipulability)
+KIN_ENTRY(ellipsoid)
 
 /* log6 of one pose (4 x 4, row-major), for sim.c's task-space law */
 void rd_log6(const double *T, double *V) { log6_one(T, 1, V); }

@@ -22,6 +22,7 @@
  *   jacobian_dot_dj(P, q, v, frame, kind, threads)     -> dJ/dt (6, nv)
  *   com_jacobian_j(P, q, threads)                      -> J_c (3, nv)
  *   manipulability(P, q, frame, kind, rows, threads)   -> sqrt(det(J_k J_k^T)) ()
+ *   ellipsoid(P, q, frame, kind, rows, threads)        -> [sigma (6), U (k x k in 36)]
  *   com(P, q, threads)                                 -> c (3)
  *   com_jacobian(P, q, threads)                        -> [c (3), J_c (3 nv)]
  *   kinetic(P, q, v, flags, kind, threads)             -> K (), kind 1: K + U
@@ -78,11 +79,12 @@ static int64_t sz_1(const model_t *md) { (void)md; return 1; }
 static int64_t sz_6(const model_t *md) { (void)md; return 6; }
 static int64_t sz_36(const model_t *md) { (void)md; return 36; }
 static int64_t sz_3nv(const model_t *md) { return 3 * md->nv; }
+static int64_t sz_42(const model_t *md) { (void)md; return 42; }
 static int64_t sz_eregressor(const model_t *md) { return 10 * (md->nb - 1); }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
-       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR, A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT };
+       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR, A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT, A_ELLIPSOID };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -125,6 +127,7 @@ static const algo_t ALGOS[] = {
     [A_MANIP] = {"manipulability", rd_manipulability, rd_kin_part_work, sz_1, 1, {SZ_NQ}, {0}},
     [A_MDOT] = {"mass_matrix_dot", rd_mass_matrix_dot, rd_mass_matrix_dot_work, sz_nv2, 2,
                 {SZ_NQ, SZ_NV}, {0, 0}},
+    [A_ELLIPSOID] = {"ellipsoid", rd_ellipsoid, rd_kin_part_work, sz_42, 1, {SZ_NQ}, {0}},
     [A_TASK_JBAR] = {"task_jbar", rd_task_jbar, rd_task_space_work, sz_6nv, 1, {SZ_NQ}, {0}},
 };
 
@@ -295,7 +298,8 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
     }
     if ((algo == A_FRAME_POSE || algo == A_JACOBIAN || algo == A_JACOBIAN_DOT
          || algo == A_IK_RESIDUAL || algo == A_TASK_LAMBDA || algo == A_TASK_JBAR
-         || algo == A_FRAME_VEL || algo == A_FRAME_ACC || algo == A_JDOT_DJ || algo == A_MANIP)
+         || algo == A_FRAME_VEL || algo == A_FRAME_ACC || algo == A_JDOT_DJ || algo == A_MANIP
+         || algo == A_ELLIPSOID)
         && (frame < 0 || frame >= md.nf)) {
         PyErr_Format(PyExc_IndexError, "frame index %lld out of range (%lld frames)",
                      (long long)frame, (long long)md.nf);
@@ -511,6 +515,7 @@ static PyObject *rows_call(int algo, const char *name, PyObject *const *args, Py
 ROWS(task_lambda, A_TASK_LAMBDA)
 ROWS(task_jbar, A_TASK_JBAR)
 ROWS(manipulability, A_MANIP)
+ROWS(ellipsoid, A_ELLIPSOID)
 
 #define KIN(fname, algo, nx, has_frame, has_kind)                                              \
     static PyObject *py_##fname(PyObject *self, PyObject *const *args, Py_ssize_t nargs)      \
@@ -1128,6 +1133,7 @@ static PyMethodDef methods[] = {
     METHOD(jacobian_dot_dj, "jacobian_dot_dj(P, q, v, frame, kind, threads) -> dJ/dt (6, nv)"),
     METHOD(com_jacobian_j, "com_jacobian_j(P, q, threads) -> J_c (3, nv)"),
     METHOD(manipulability, "manipulability(P, q, frame, kind, rows, threads) -> w"),
+    METHOD(ellipsoid, "ellipsoid(P, q, frame, kind, rows, threads) -> [sigma (6), U (36)]"),
     METHOD(com, "com(P, q, threads) -> c (3)"),
     METHOD(com_jacobian, "com_jacobian(P, q, threads) -> [c, J_c] flat"),
     METHOD(ik_residual, "ik_residual(P, q, T_sd, frame, threads) -> [T, J_b, V_b] flat"),
