@@ -77,7 +77,14 @@ static int check_state(const model_t *md, const algo_t *al, const args_t *a, int
     }
     if (a->fext && nonfinite(a->fext + s * 6 * md->nb, 6 * md->nb))
         return E_NONFINITE + 3;
-    return joint_check(md, a->x[0] + s * md->nq);
+    /* a zero quaternion in configuration argument k (q; difference's q1): E_QUATERNION + k */
+    for (int k = 0; k < al->nx; k++)
+        if (a->x[k] && al->xsize[k] == SZ_NQ) {
+            const int e = joint_check(md, a->x[k] + s * md->nq);
+            if (e)
+                return e + k;
+        }
+    return 0;
 }
 
 typedef struct {
