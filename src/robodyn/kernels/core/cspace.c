@@ -89,12 +89,15 @@ RD_INLINE void quat_step(const double *e, const double w[3], int L, double *out)
 
 RD_INLINE void g2_coeffs(double t, double *a, double *b)
 {
-    /* G2(t) = [[a, -b], [b, a]]: a = sin t / t, b = (1 - cos t) / t (a = 1 - t^2/6,
-     * b = t/2 - t^3/24 below SMALL_G2) */
+    /* G2(t) = [[a, -b], [b, a]]: a = sin t / t, b = (1 - cos t) / t = 2 sin^2(t/2) / t (the
+     * half-angle form: 1 - cos t cancels, 4e-14 lost at t = 6e-4); a = 1 - t^2/6,
+     * b = t/2 - t^3/24 below SMALL_G2 */
     if (fabs(t) < SMALL_G2)
         *a = 1.0 - t * t / 6.0, *b = t / 2.0 - t * t * t / 24.0;
-    else
-        *a = sin(t) / t, *b = (1.0 - cos(t)) / t;
+    else {
+        const double h = sin(t / 2);
+        *a = sin(t) / t, *b = 2.0 * (h * h) / t;
+    }
 }
 
 /* ---------------------------------------------------------------- integrate, one lane */
@@ -113,8 +116,9 @@ RD_INLINE void spherical_integrate(const double *q, const double *v, double dt, 
 RD_INLINE void free_integrate(const double *q, const double *v, double dt, int L, double *o)
 {
     /* p_new = p + R G(w) u with w = omega dt, u = v dt (MR prop. 3.25):
-     * G(w) u = u + B w x u + C w x (w x u), B = (1 - cos t)/t^2, C = (t - sin t)/t^3
-     * (B = 1/2 - t^2/24 + t^4/720, C = 1/6 - t^2/120 + t^4/5040 below SMALL_G) */
+     * G(w) u = u + B w x u + C w x (w x u), B = (1 - cos t)/t^2 = 2 sin^2(t/2)/t^2 (no
+     * cancelling 1 - cos t), C = (t - sin t)/t^3 (B = 1/2 - t^2/24 + t^4/720,
+     * C = 1/6 - t^2/120 + t^4/5040 below SMALL_G) */
     const double w[3] = {v[0] * dt, v[L] * dt, v[2 * L] * dt};
     const double u[3] = {v[3 * L] * dt, v[4 * L] * dt, v[5 * L] * dt};
     double R[9], e[4];
@@ -124,7 +128,7 @@ RD_INLINE void free_integrate(const double *q, const double *v, double dt, int L
     if (t < SMALL_G)
         B = 0.5 - t2 / 24 + t2 * t2 / 720, C = 1.0 / 6 - t2 / 120 + t2 * t2 / 5040;
     else
-        B = (1 - cos(t)) / t2, C = (t - sin(t)) / (t2 * t);
+        B = 2 * (sin(t / 2) * sin(t / 2)) / t2, C = (t - sin(t)) / (t2 * t);
     const double wu[3] = {w[1] * u[2] - w[2] * u[1], w[2] * u[0] - w[0] * u[2],
                           w[0] * u[1] - w[1] * u[0]};
     const double wwu[3] = {w[1] * wu[2] - w[2] * wu[1], w[2] * wu[0] - w[0] * wu[2],
