@@ -24,7 +24,7 @@ import numpy as np
 
 from ..kernels import core as _core
 from ..kernels._pack import FL_CHECK, packed
-from ..kernels.call import batched, compute, describe, run
+from ..kernels.call import batched, compute, describe, into, run
 from ..kernels.call import threads as _threads
 from ..model.model import Model
 
@@ -61,7 +61,7 @@ def _step(dt):
 
 
 @batched(fast=("integrate", 2, FL_CHECK))
-def integrate(model: Model, q, v, dt=1.0, *, threads: int | None = None) -> np.ndarray:
+def integrate(model: Model, q, v, dt=1.0, *, threads: int | None = None, out=None) -> np.ndarray:
     """``q (+) v dt``: move along the constant velocity v for a time dt.
 
     1-dof joints (and the helical, cylindrical and universal joints' coordinates):
@@ -81,6 +81,8 @@ def integrate(model: Model, q, v, dt=1.0, *, threads: int | None = None) -> np.n
         The time step; an array gives each state its own (broadcast with the batch).
     threads : int, optional
         For a batch (default every core).
+    out : numpy.ndarray, optional
+        The array to write the result into (float64, the result's shape), returned.
 
     Returns
     -------
@@ -95,17 +97,17 @@ def integrate(model: Model, q, v, dt=1.0, *, threads: int | None = None) -> np.n
     m, th = _model(model), _th(threads)
     step = _step(dt)
     if step.__class__ is float:
-        return compute(_core.integrate, m, ("q", "v"), (q, v), step, FL_CHECK, th)
+        return compute(_core.integrate, m, ("q", "v"), (q, v), step, FL_CHECK, th, out=out)
     # one step per state: v dt first (as the numpy reference does), then a unit step
     vv = np.asarray(v, dtype=float)
     if vv.ndim < 1 or vv.shape[-1] != m.nv:
         raise ValueError(f"v must have shape (..., {m.nv}), got {describe(v)}")
     vdt = vv * step[..., None]
-    return compute(_core.integrate, m, ("q", "v"), (q, vdt), 1.0, FL_CHECK, th)
+    return compute(_core.integrate, m, ("q", "v"), (q, vdt), 1.0, FL_CHECK, th, out=out)
 
 
 @batched(fast=("difference", 2, FL_CHECK))
-def difference(model: Model, q0, q1, *, threads: int | None = None) -> np.ndarray:
+def difference(model: Model, q0, q1, *, threads: int | None = None, out=None) -> np.ndarray:
     """``q1 (-) q0``: the velocity v such that ``integrate(model, q0, v, 1) == q1``.
 
     1-dof joints: ``q1 - q0``. Free joint: ``V_b = log6(T0^-1 T1)`` (MR alg. 3.3.3.2), the
@@ -120,6 +122,8 @@ def difference(model: Model, q0, q1, *, threads: int | None = None) -> np.ndarra
     q0, q1 : array_like, shape (..., nq)
     threads : int, optional
         For a batch (default every core).
+    out : numpy.ndarray, optional
+        The array to write the result into (float64, the result's shape), returned.
 
     Returns
     -------
@@ -133,10 +137,9 @@ def difference(model: Model, q0, q1, *, threads: int | None = None) -> np.ndarra
     """
     m, th = _model(model), _th(threads)
     P = (m._rd_packed or packed(m)).P
-    out = _core.difference(P, q0, q1, FL_CHECK, th)
-    if out.__class__ is np.ndarray:
-        return out
+    r = _core.difference(P, q0, q1, FL_CHECK, th, *(() if out is None else (out,)))
+    if r.__class__ is np.ndarray:
+        return r
     tails = ((m.nq,), (m.nq,))
-    return run(
-        lambda arrs: _core.difference(P, *arrs, FL_CHECK, th), ("q0", "q1"), (q0, q1), tails, m
-    )
+    r = run(lambda x: _core.difference(P, *x, FL_CHECK, th), ("q0", "q1"), (q0, q1), tails, m)
+    return r if out is None else into(out, r)
