@@ -21,6 +21,12 @@ and cylindrical joints are vector coordinates: ``q + v dt``.
 
 All functions accept batches with any leading dimensions, numpy style: ``q`` of shape
 (..., nq) and ``v`` of shape (..., nv) broadcast together and give results of shape (..., ...).
+
+``robodyn.integrate`` and ``robodyn.difference`` are the compiled core's
+(``kernels/core/cspace.c`` through ``robodyn.kinematics.configuration``): the same
+formulas, branches and thresholds, equal to these to the bit for ``q + v dt`` and within a
+few ulp elsewhere (tests/test_cspace_core.py). The numpy pair stays here because the model
+layer may not import the core; ``robodyn.model.integrate`` and ``difference`` are these.
 """
 
 from __future__ import annotations
