@@ -131,9 +131,9 @@ static const algo_t ALGOS[] = {
                 {SZ_NQ, SZ_NV}, {0, 0}},
     [A_TASK_JBAR] = {"task_jbar", rd_task_jbar, rd_task_space_work, sz_6nv, 1, {SZ_NQ}, {0}},
     [A_INTEGRATE] = {"integrate", rd_integrate, rd_cspace_work, rd_integrate_out, 2,
-                     {SZ_NQ, SZ_NV}, {0, 0}},
+                     {SZ_NQ, SZ_NV}, {0, 0}, .min_chunks = 256},
     [A_DIFFERENCE] = {"difference", rd_difference, rd_cspace_work, sz_nv, 2, {SZ_NQ, SZ_NQ},
-                      {0, 0}},
+                      {0, 0}, .min_chunks = 256},
 };
 
 static int out_dims(const model_t *md, int algo, npy_intp *d)
