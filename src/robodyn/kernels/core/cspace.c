@@ -61,13 +61,13 @@ RD_INLINE void quat_unit(const double *e, int L, double u[4])
 
 RD_INLINE void quat_rotation(const double *e, int L, double R[9])
 {
-    /* R(quat) row-major, the quaternion (w, x, y, z) normalised first */
-    double u[4];
-    quat_unit(e, L, u);
-    const double w = u[0], x = u[1], y = u[2], z = u[3];
-    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
-    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
-    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
+    /* R(quat) row-major for the quaternion (w, x, y, z) of any nonzero norm: the unit
+     * quaternion's formula with 2 replaced by s = 2 / |quat|^2 (one division, no root) */
+    const double w = e[0], x = e[L], y = e[2 * L], z = e[3 * L];
+    const double s = 2.0 / (w * w + x * x + y * y + z * z);
+    R[0] = 1 - s * (y * y + z * z), R[1] = s * (x * y - w * z), R[2] = s * (x * z + w * y);
+    R[3] = s * (x * y + w * z), R[4] = 1 - s * (x * x + z * z), R[5] = s * (y * z - w * x);
+    R[6] = s * (x * z - w * y), R[7] = s * (y * z + w * x), R[8] = 1 - s * (x * x + y * y);
 }
 
 RD_INLINE void quat_step(const double *e, const double w[3], int L, double *out)
@@ -164,17 +164,18 @@ RD_INLINE void log3_near_pi(const double R[9], double t, const double s[3], doub
      * largest diagonal entry's column over that entry's root, signed so that n agrees with
      * the skew part s = sin t n (spatial.log3) */
     const double cn = cos(t);
-    double S[9];
+    double S[3], D[3]; /* column k of S = ((R + R^T)/2 - cos t I) / (1 - cos t), its diagonal */
     for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            S[3 * r + c] = (0.5 * (R[3 * r + c] + R[3 * c + r]) - (r == c ? cn : 0.0)) / (1 - cn);
+        D[r] = (0.5 * (R[4 * r] + R[4 * r]) - cn) / (1 - cn);
     int k = 0;
-    if (S[4] > S[0])
+    if (D[1] > D[0])
         k = 1;
-    if (S[8] > S[4 * k])
+    if (D[2] > D[k])
         k = 2;
-    const double d = sqrt(S[4 * k] > 1e-300 ? S[4 * k] : 1e-300);
-    double n[3] = {S[k] / d, S[3 + k] / d, S[6 + k] / d};
+    for (int r = 0; r < 3; r++)
+        S[r] = r == k ? D[k] : 0.5 * (R[3 * r + k] + R[3 * k + r]) / (1 - cn);
+    const double d = sqrt(D[k] > 1e-300 ? D[k] : 1e-300);
+    double n[3] = {S[0] / d, S[1] / d, S[2] / d};
     const double dot = n[0] * s[0] + n[1] * s[1] + n[2] * s[2];
     for (int r = 0; r < 3; r++)
         w[r] = (dot < 0 ? -n[r] : n[r]) * t;
