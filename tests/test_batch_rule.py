@@ -80,9 +80,6 @@ NOT_STATE_FUNCTIONS = {
 #: functions whose batch is not bitwise its single calls, and why; they are held to
 #: 1e-12 relative to max(1, |single|) (what was measured is beside each)
 NOT_BITWISE = {
-    # numpy over the whole batch, not the core: stacked matmul (R0^T R1) and einsum sum a
-    # batch in another order than one 3x3; 5.6e-16 on the tree (free, spherical, planar)
-    "robodyn.difference": "numpy vectorised over the batch (log3/log6 of stacked products)",
     # numpy over the whole batch (einsum, pw @ g over N rows), not the core; 4.4e-16
 }
 

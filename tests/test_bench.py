@@ -299,7 +299,7 @@ def test_viz_rows(quick_run):
 _NOT_IN_FUNCTIONS = {
     "fk", "forward_kinematics", "jacobian", "body_poses", "rnea", "inverse_dynamics",
     "crba", "mass_matrix", "aba", "forward_dynamics", "gravity_forces", "regressor",
-    "energy_regressor", "difference", "normalize", "christoffel_reference",
+    "energy_regressor", "normalize", "christoffel_reference",
     "coriolis_matrix_reference", "mass_matrix_derivative_reference", "singularities",
     "workspace", "ik", "ik_batch", "ik_all", "constrained_forward_dynamics",
     "holonomic_forward_dynamics", "simulate", "forward_dynamics_trajectory",

@@ -63,6 +63,8 @@ def _calls(model):
         (rd.centroidal_momentum, (model, q, v), {}),
         (rd.centroidal_momentum_rate, (model, q, v, a), {}),
         (rd.momentum_matrix, (model, q), dict(about="com")),
+        (rd.integrate, (model, q, v), dict(dt=0.3)),
+        (rd.difference, (model, q, q[::-1].copy()), {}),
     ]
 
 

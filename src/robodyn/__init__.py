@@ -41,8 +41,8 @@ _LAZY: dict[str, str] = {
     "fix_urdf": "robodyn.model.doctor",
     "neutral": "robodyn.model.configuration",
     "random_configuration": "robodyn.model.configuration",
-    "integrate": "robodyn.model.configuration",
-    "difference": "robodyn.model.configuration",
+    "integrate": "robodyn.kinematics.configuration",  # compiled (model/ keeps numpy's)
+    "difference": "robodyn.kinematics.configuration",
     "normalize": "robodyn.model.configuration",
     "fk_space": "robodyn.model.poe",
     "fk_body": "robodyn.model.poe",

@@ -57,6 +57,7 @@ class Spec:
     value: Callable = np.asarray  # robodyn's result -> the array checked
     check: str = "Pinocchio"
     rtol: float = RTOL
+    pair: bool = False  # the third argument is a second configuration q1 = q (+) a (_third)
 
 
 # ------------------------------------------------------------------ Pinocchio, mapped
@@ -342,6 +343,10 @@ def _dynamics_specs(rd) -> list[Spec]:
              lambda m, f, q, v, a: rd.integrate(m, q, v), "integrate",
              lambda P, qp, vp, ap: P.pin.integrate(P.pm, qp, vp),
              lambda P, raw, q, v, a: P.mp.q_from_pin(np.array(raw))),
+        Spec("difference", "difference(model, q0, q1)",
+             lambda m, f, q, v, q1: rd.difference(m, q, q1), "difference",
+             lambda P, qp, vp, q1p: P.pin.difference(P.pm, qp, q1p),
+             lambda P, raw, q, v, q1: P.mp.v_from_pin(np.array(raw)), pair=True),
     ]  # fmt: skip
 
 
@@ -403,12 +408,13 @@ def _check(case: Case, P: _Pin, spec: Spec) -> float:
     st, m, fr = case.states, case.model, case.frame
     worst = 0.0
     for k in range(st["q"].shape[0]):
-        q, v, a = st["q"][k], st["v"][k], st["a"][k]
-        raw = spec.pin(P, P.mp.q_to_pin(q), P.mp.v_to_pin(v), P.mp.v_to_pin(a))
+        q, v = st["q"][k], st["v"][k]
+        a = _third(m, spec, q, st["a"][k])
+        raw = spec.pin(P, P.mp.q_to_pin(q), P.mp.v_to_pin(v), _third_pin(P, spec, a))
         ref = np.asarray(spec.post(P, raw, q, v, a), dtype=float)
         worst = max(worst, _rel_err(spec.value(spec.rd(m, fr, q, v, a)), ref))
     if _takes_batch(case, spec):  # the batch equals the single-state calls
-        Q, V, A = st["q"], st["v"], st["a"]
+        Q, V, A = st["q"], st["v"], _third(m, spec, st["q"], st["a"])
         out = np.asarray(spec.value(spec.rd(m, fr, Q, V, A)))
         for k in range(Q.shape[0]):
             one = spec.value(spec.rd(m, fr, Q[k], V[k], A[k]))
@@ -420,19 +426,20 @@ def _timings(case: Case, P: _Pin, spec: Spec, big: dict, cfg: Config) -> dict:
     """Median times: robodyn and the peer on one state, robodyn's batch per state and a
     Python loop over the peer per state; their ratios."""
     m, fr = case.model, case.frame
-    q, v, a = case.states["q"][0], case.states["v"][0], case.states["a"][0]
-    qp, vp, ap = P.mp.q_to_pin(q), P.mp.v_to_pin(v), P.mp.v_to_pin(a)
+    q, v = case.states["q"][0], case.states["v"][0]
+    a = _third(m, spec, q, case.states["a"][0])
+    qp, vp, ap = P.mp.q_to_pin(q), P.mp.v_to_pin(v), _third_pin(P, spec, a)
     one = _time(lambda: spec.rd(m, fr, q, v, a), cfg)
     peer = _time(lambda: spec.pin(P, qp, vp, ap), cfg)
     N = _capped(spec, case, big, cfg)
-    Q, V, A = big["q"][:N], big["v"][:N], big["a"][:N]
+    Q, V, A = big["q"][:N], big["v"][:N], _third(m, spec, big["q"][:N], big["a"][:N])
     takes_batch = _takes_batch(case, spec)
     if takes_batch:
         batch = _time(lambda: spec.rd(m, fr, Q, V, A), cfg) / N
     else:  # no batch: a Python loop over robodyn's single-state call
         batch = _time(lambda: [spec.rd(m, fr, Q[s], V[s], A[s]) for s in range(N)], cfg) / N
     n = max(1, min(N, cfg.n_loop))
-    pin_states = [(P.mp.q_to_pin(Q[s]), P.mp.v_to_pin(V[s]), P.mp.v_to_pin(A[s]))
+    pin_states = [(P.mp.q_to_pin(Q[s]), P.mp.v_to_pin(V[s]), _third_pin(P, spec, A[s]))
                   for s in range(n)]  # fmt: skip
     peer_batch = _time(lambda: [spec.pin(P, *x) for x in pin_states], cfg) / n
     return {
@@ -443,11 +450,26 @@ def _timings(case: Case, P: _Pin, spec: Spec, big: dict, cfg: Config) -> dict:
     }  # fmt: skip
 
 
+def _third(model, spec: Spec, q, a):
+    """The third state argument of a row: a, or for a row of two configurations
+    (``spec.pair``: difference) q1 = q (+) a, made before anything is timed."""
+    if not spec.pair:
+        return a
+    from ..model.configuration import integrate
+
+    return integrate(model, q, a)
+
+
+def _third_pin(P: _Pin, spec: Spec, x) -> np.ndarray:
+    """The third argument in Pinocchio's order: a velocity, or a configuration."""
+    return P.mp.q_to_pin(x) if spec.pair else P.mp.v_to_pin(x)
+
+
 def _takes_batch(case: Case, spec: Spec) -> bool:
     """Whether robodyn's call takes a batch of states (else the batch row times a Python
     loop over its single-state call and says so)."""
     st = case.states
-    Q, V, A = st["q"][:2], st["v"][:2], st["a"][:2]
+    Q, V, A = st["q"][:2], st["v"][:2], _third(case.model, spec, st["q"][:2], st["a"][:2])
     try:
         out = np.asarray(spec.value(spec.rd(case.model, case.frame, Q, V, A)))
     except (ValueError, TypeError):
@@ -463,7 +485,7 @@ def _time(call: Callable[[], Any], cfg: Config) -> float:
 def _capped(spec: Spec, case: Case, big: dict, cfg: Config) -> int:
     """The batch's states, capped so its output stays below ``cfg.max_batch_bytes``."""
     st = case.states
-    out = np.asarray(spec.value(spec.rd(case.model, case.frame, st["q"][0], st["v"][0],
-                                        st["a"][0])))  # fmt: skip
+    a = _third(case.model, spec, st["q"][0], st["a"][0])
+    out = np.asarray(spec.value(spec.rd(case.model, case.frame, st["q"][0], st["v"][0], a)))
     cap = int(cfg.max_batch_bytes // (8 * max(out.size, 1)))
     return max(1, min(big["q"].shape[0], cap))

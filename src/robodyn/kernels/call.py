@@ -96,7 +96,8 @@ def batched(fn=None, *, fast: tuple | None = None):
         The core's algorithm (an ``op`` of ``kernels/core/module.c``: ``"rnea"``, ``"aba"``,
         ``"crba"``, ``"minv"``, ``"coriolis"``, ``"fk"``, ``"jacobian"``, ``"kinetic"``,
         ``"potential"``, ``"momentum"``, ``"momentum_rate"``, ``"ccrba"``, ``"com"``,
-        ``"com_velocity"``, ``"com_acceleration"``), the number of state arguments after the
+        ``"com_velocity"``, ``"com_acceleration"``, ``"integrate"`` (which reads a float
+        ``dt`` after its states), ``"difference"``), the number of state arguments after the
         model, the core's flags of a call with every keyword at its default, and the names
         of the kind argument (``kind`` of ``"jacobian"``, ``about`` of ``"ccrba"``; None for
         none) and the default kind (the core's kind code, e.g. 1: about the CoM).
@@ -122,7 +123,9 @@ def batched(fn=None, *, fast: tuple | None = None):
 
 
 # the keywords a compiled entry reads itself (any other keyword: the Python function)
-_ENTRY_KEYWORDS = ("threads", "check", "armature", "friction", "frame", "kind", "about", "out")
+_ENTRY_KEYWORDS = (
+    "threads", "check", "armature", "friction", "frame", "kind", "about", "out", "dt",
+)  # fmt: skip
 
 
 def _entry(fn, op: str, nx: int, flags: int, kinds: dict | None = None, kind: int = 0):
@@ -451,8 +454,8 @@ def finish(result, lead: tuple[int, ...], names, model, what: str = "") -> np.nd
         raise ValueError(f"{code}{at} contains NaN or inf")
     if 11 <= code < 11 + len(names):
         raise ValueError(f"{names[code - 11]}{at} contains NaN or inf")
-    if code == 15:
-        raise ValueError(f"q{at}: the quaternion of a free joint is zero")
+    if code in (15, 16):  # a zero quaternion in the core's configuration argument code - 15
+        raise ValueError(f"{names[code - 15]}{at}: the quaternion of a free joint is zero")
     where = f" at state {at}" if at else ""
     if code == 19:  # finite inputs, an output that is not
         raise ValueError(

@@ -77,7 +77,14 @@ static int check_state(const model_t *md, const algo_t *al, const args_t *a, int
     }
     if (a->fext && nonfinite(a->fext + s * 6 * md->nb, 6 * md->nb))
         return E_NONFINITE + 3;
-    return joint_check(md, a->x[0] + s * md->nq);
+    /* a zero quaternion in configuration argument k (q; difference's q1): E_QUATERNION + k */
+    for (int k = 0; k < al->nx; k++)
+        if (a->x[k] && al->xsize[k] == SZ_NQ) {
+            const int e = joint_check(md, a->x[k] + s * md->nq);
+            if (e)
+                return e + k;
+        }
+    return 0;
 }
 
 typedef struct {
@@ -384,10 +391,12 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
             if (ap.src[k] == ap.nz[k])
                 chk[nchk++] = ap.src[k];
     }
-    /* at least 4 chunks a thread, so a small batch does not pay for threads */
+    /* at least 4 chunks a thread (al->min_chunks for a cheap algorithm), so a small batch
+     * does not pay for threads (starting and joining one costs ~20-40 us) */
+    const int64_t per = al->min_chunks > 0 ? al->min_chunks : 4;
     int64_t nt = threads < 1 ? 1 : threads;
-    if (nt > nchunk / 4)
-        nt = nchunk / 4 > 0 ? nchunk / 4 : 1;
+    if (nt > nchunk / per)
+        nt = nchunk / per > 0 ? nchunk / per : 1;
     if (nt > RD_MAX_THREADS)
         nt = RD_MAX_THREADS;
     work_t w[RD_MAX_THREADS];

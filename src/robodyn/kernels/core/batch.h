@@ -20,6 +20,8 @@ typedef struct {
     int xsize[4];      /* SZ_* of each */
     long xflag[4];     /* the flag that makes argument k read (0: always read) */
     pattern_fn pattern; /* a batch writes only these entries into zeroed rows (NULL: all) */
+    int min_chunks;     /* chunks a thread must have to be worth starting (0: 4); an
+                         * algorithm of a few ns a state (cspace.c) needs thousands of states */
 } algo_t;
 
 int64_t rd_size(const model_t *md, int sz);

@@ -37,6 +37,8 @@
  *   task_jbar(P, q, frame, kind, rows, threads)        -> Jbar (nv, 6), nv x k first
  *   ik_residual(P, q, T_sd, frame, threads)            -> [T (16), J_b (6 nv), V_b (6)]
  *   ik_dls(P, q0, T_sd, frame, lo, hi, w, opts, hist) -> (q, q_best, status, iterations, err)
+ *   integrate(P, q, v, dt, flags, threads)            -> q (+) v dt (nq)
+ *   difference(P, q0, q1, flags, threads)             -> q1 (-) q0 (nv)
  *   simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU)
  *                                                      -> (code, samples done)
  *
@@ -62,6 +64,7 @@
 
 #include "ik.h"
 #include "sim.h"
+#include "cspace.h"
 
 /* ---------------------------------------------------------------- the algorithms */
 static int64_t sz_nv(const model_t *md) { return md->nv; }
@@ -84,7 +87,9 @@ static int64_t sz_eregressor(const model_t *md) { return 10 * (md->nb - 1); }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
-       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR, A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT, A_ELLIPSOID };
+       A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR,
+       A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT,
+       A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -129,6 +134,10 @@ static const algo_t ALGOS[] = {
                 {SZ_NQ, SZ_NV}, {0, 0}},
     [A_ELLIPSOID] = {"ellipsoid", rd_ellipsoid, rd_kin_part_work, sz_42, 1, {SZ_NQ}, {0}},
     [A_TASK_JBAR] = {"task_jbar", rd_task_jbar, rd_task_space_work, sz_6nv, 1, {SZ_NQ}, {0}},
+    [A_INTEGRATE] = {"integrate", rd_integrate, rd_cspace_work, rd_integrate_out, 2,
+                     {SZ_NQ, SZ_NV}, {0, 0}, .min_chunks = 256},
+    [A_DIFFERENCE] = {"difference", rd_difference, rd_cspace_work, sz_nv, 2, {SZ_NQ, SZ_NQ},
+                      {0, 0}, .min_chunks = 256},
 };
 
 static int out_dims(const model_t *md, int algo, npy_intp *d)
@@ -552,6 +561,35 @@ static PyObject *py_frame_acceleration(PyObject *self, PyObject *const *args, Py
 KIN(com_jacobian, A_COM_JACOBIAN, 1, 0, 0)
 KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
 
+static PyObject *cspace_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* integrate(P, q, v, dt, flags, threads), difference(P, q0, q1, flags, threads): cspace.c,
+     * dt in args_t.eps */
+    const int has_dt = algo == A_INTEGRATE;
+    PyObject *dest;
+    if (!nargs_out(name, &nargs, 5 + has_dt, args, &dest))
+        return NULL;
+    const double dt = has_dt ? PyFloat_AsDouble(args[3]) : 0.0;
+    const long flags = PyLong_AsLong(args[3 + has_dt]), threads = PyLong_AsLong(args[4 + has_dt]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (!isfinite(dt)) {
+        PyErr_SetString(PyExc_ValueError, "dt must be finite");
+        return NULL;
+    }
+    return call(algo, args[0], args + 1, Py_None, flags, dt, 0, 0, threads, 0, dest);
+}
+
+static PyObject *py_integrate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return cspace_call(A_INTEGRATE, "integrate", args, nargs);
+}
+
+static PyObject *py_difference(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return cspace_call(A_DIFFERENCE, "difference", args, nargs);
+}
+
 /* ---------------------------------------------------------------- public functions
  * robodyn's public numeric functions (mass_matrix, fk, ...) are Python functions that
  * convert, check and name their arguments. Each is published as an entry_t holding it: the
@@ -564,8 +602,8 @@ KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
        OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_JDOT_DJ, OP_COM_J, OP_MANIP,
-       OP_MDOT, OP_COUNT };
-enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_OUT,
+       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_COUNT };
+enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_OUT, KW_DT,
        KW_COUNT };
 
 typedef struct {
@@ -577,6 +615,7 @@ typedef struct {
     int need_frame;   /* 1: the frame is required */
     int last_acc;     /* 1: the last state argument (a) may be left out or None: FL_ACC off */
     int scalar;       /* 1: one state's result is a float */
+    int dt;           /* slot of a time step dt after the states (a float, default 1; 0: none) */
 } op_t;
 
 static const op_t OPS[OP_COUNT] = {
@@ -603,10 +642,12 @@ static const op_t OPS[OP_COUNT] = {
     [OP_COM_J] = {"com_jacobian", A_COM_J, 1, 0},
     [OP_MDOT] = {"mass_matrix_dot", A_MDOT, 2, 1},
     [OP_MANIP] = {"manipulability", A_MANIP, 1, 0, 1, 2, 1, .scalar = 1},
+    [OP_INTEGRATE] = {"integrate", A_INTEGRATE, 2, 1, .dt = 1},
+    [OP_DIFFERENCE] = {"difference", A_DIFFERENCE, 2, 1},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
-                                               "frame", "kind", "about", "out"};
+                                               "frame", "kind", "about", "out", "dt"};
 static PyObject *kw_str[KW_COUNT], *str_dyn, *str_kin;
 
 typedef struct {
@@ -637,7 +678,7 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
     /* the result of the call, NULL with an exception, or Py_None (a new reference): this
      * call is the Python function's to answer */
     const op_t *op = &OPS[e->op];
-    const int nslot = 1 + e->nx + (op->frame > 0) + (op->kind > 0);
+    const int nslot = 1 + e->nx + (op->frame > 0) + (op->kind > 0) + (op->dt > 0);
     PyObject *slot[8] = {NULL};
     if (nargs > nslot || nargs < 1 + e->nx - op->last_acc)
         Py_RETURN_NONE;
@@ -668,10 +709,11 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
                 }
             }
         }
-        else if (w == KW_FRAME || w == KW_KIND) {
-            if (!(w == KW_FRAME ? op->frame : op->kind))
+        else if (w == KW_FRAME || w == KW_KIND || w == KW_DT) {
+            const int at = w == KW_FRAME ? op->frame : w == KW_KIND ? op->kind : op->dt;
+            if (!at)
                 Py_RETURN_NONE;
-            const int s = 1 + e->nx + (w == KW_FRAME ? op->frame : op->kind) - 1;
+            const int s = 1 + e->nx + at - 1;
             if (slot[s] != NULL)
                 Py_RETURN_NONE;
             slot[s] = val;
@@ -692,6 +734,16 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
     if (op->last_acc && (slot[e->nx] == NULL || slot[e->nx] == Py_None)) { /* a = None */
         slot[e->nx] = Py_None;
         flags &= ~FL_ACC;
+    }
+    double eps = 0.0; /* integrate's dt: a finite float or int, else the Python function */
+    if (op->dt) {
+        PyObject *d = slot[e->nx + op->dt];
+        eps = d == NULL ? 1.0 : PyFloat_Check(d) ? PyFloat_AS_DOUBLE(d)
+                              : PyLong_CheckExact(d) ? PyLong_AsDouble(d) : NAN;
+        if (!isfinite(eps) || PyErr_Occurred()) { /* NaN, inf, an int too large */
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
     }
     /* the model's cached pack: a tuple (NamedTuple) with P first */
     PyObject *pack = PyObject_GetAttr(slot[0], op->dyn ? str_dyn : str_kin);
@@ -743,7 +795,7 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
             algo = A_FORWARD;
     }
     PyObject *xs[3] = {slot[1], e->nx > 1 ? slot[2] : Py_None, e->nx > 2 ? slot[3] : Py_None};
-    PyObject *r = call(algo, P, xs, Py_None, flags, 0.0, frame, (int)kind, threads, 0, dest);
+    PyObject *r = call(algo, P, xs, Py_None, flags, eps, frame, (int)kind, threads, 0, dest);
     Py_DECREF(pack);
     if (r != NULL && op->scalar && (dest == NULL || dest == Py_None) && PyArray_Check(r) && PyArray_NDIM((PyArrayObject *)r) == 0) {
         PyObject *f = PyFloat_FromDouble(*(const double *)PyArray_DATA((PyArrayObject *)r));
@@ -1143,6 +1195,8 @@ static PyMethodDef methods[] = {
     METHOD(simulate, "simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, "
                      "Q, V, A, TAU) -> (code, done): one rollout (sim.c)"),
     METHOD(threads, "threads() -> the default number of threads of a batch"),
+    METHOD(integrate, "integrate(P, q, v, dt, flags, threads) -> q (+) v dt (cspace.c)"),
+    METHOD(difference, "difference(P, q0, q1, flags, threads) -> q1 (-) q0 (cspace.c)"),
     {NULL, NULL, 0, NULL},
 };
 

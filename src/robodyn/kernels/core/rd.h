@@ -102,7 +102,8 @@ enum {
 enum { KIND_SPACE = 0, KIND_BODY = 1, KIND_WORLD_ALIGNED = 2 };
 
 /* Error codes (robodyn.kernels.call turns them into messages): 11 + k argument k of the
- * state (q, v, a/tau, f_ext, ...) holds NaN or inf; 15 a zero quaternion; 18 a long loop
+ * state (q, v, a/tau, f_ext, ...) holds NaN or inf; 15 + k a zero quaternion in state
+ * argument k (q, or difference's q1: cspace.h); 18 a long loop
  * was interrupted (poll_t); 19 the state's inputs are finite but its output is not (a
  * product overflowed); 1000 + i the articulated inertia pivot of body i is not positive;
  * 2000 + k the Cholesky pivot of dof k of M is not positive; 20 the task-space matrix
@@ -143,7 +144,8 @@ typedef struct {
     const double *x[4];
     const double *fext;
     long flags;
-    double eps;      /* Coulomb friction: sgn(v) when 0, tanh(v / eps) when > 0 */
+    double eps;      /* Coulomb friction: sgn(v) when 0, tanh(v / eps) when > 0;
+                      * cspace.c's integrate: the time step dt */
     int64_t frame;   /* kinematics: the operational frame */
     int kind;        /* kinematics: KIND_* */
     /* a batch into rows that are already zero: the nnz entries of a state's output that
