@@ -28,7 +28,7 @@ import numpy as np
 
 from .kernels import core as _core
 from .kernels._pack import FL_CHECK, KIND_BODY
-from .kernels.call import batched, compute
+from .kernels.call import batched, compute, into
 from .kinematics.forward import JACOBIAN_KINDS, _frame_index, _kind, _packed
 from .model.model import Model
 
@@ -63,7 +63,7 @@ def _rows(part):
     return idx
 
 
-def _task_space(model: Model, q, frame, kind: str, rows, jbar: int) -> np.ndarray:
+def _task_space(model: Model, q, frame, kind: str, rows, jbar: int, out=None) -> np.ndarray:
     """Lambda (..., k, k) (``jbar=0``) or Jbar (..., nv, k) (``jbar=1``) from the compiled
     core (``minv.c``: the Cholesky factor of M, then of J M^-1 J^T; one state or a batch),
     the rows of J in the order ``rows`` names them."""
@@ -72,7 +72,16 @@ def _task_space(model: Model, q, frame, kind: str, rows, jbar: int) -> np.ndarra
     idx = list(range(6))[rows] if isinstance(rows, slice) else [int(r) for r in rows]
     mask = sum(1 << r for r in idx)
     entry = _core.task_jbar if jbar else _core.task_lambda
-    out = compute(entry, model, ("q",), (q,), f, code, mask, 0)
+    if idx == [0, 1, 2, 3, 4, 5] and out is not None:  # the core's result is the answer
+        return compute(entry, model, ("q",), (q,), f, code, mask, 0, out=out)
+    r = compute(entry, model, ("q",), (q,), f, code, mask, 0)
+    r = _rows_of(r, idx, jbar)
+    return r if out is None else into(out, r)
+
+
+def _rows_of(out: np.ndarray, idx: list, jbar: int) -> np.ndarray:
+    """The k x k block of Lambda (n x k of Jbar) the core packs first, its rows and
+    columns in the order ``idx`` names them."""
     k, n = len(idx), out.shape[-2]  # n: 6 for Lambda, nv for Jbar
     if k < 6:  # the core packs the k x k (n x k) block first
         lead = out.shape[:-2]
@@ -88,7 +97,9 @@ def _task_space(model: Model, q, frame, kind: str, rows, jbar: int) -> np.ndarra
 
 # ============================================================================ public API
 @batched(fast=("task_lambda", 1, FL_CHECK, JACOBIAN_KINDS, KIND_BODY))
-def task_space_inertia(model: Model, q, frame, kind: str = "body", part="full") -> np.ndarray:
+def task_space_inertia(
+    model: Model, q, frame, kind: str = "body", part="full", *, out=None
+) -> np.ndarray:
     """Task-space inertia ``Lambda = (J M^-1 J^T)^-1`` of a frame (MR eq. 8.88).
 
     The apparent end-effector mass of course notes 000: ``Lambda = J^-T M J^-1`` when J
@@ -108,6 +119,9 @@ def task_space_inertia(model: Model, q, frame, kind: str = "body", part="full") 
     part : {"full", "linear", "angular"} or sequence of int
         Rows of J: all six, ``v`` (3-5), ``omega`` (0-2), or explicit indices of
         ``[wx, wy, wz, vx, vy, vz]`` (e.g. ``(3, 4)`` for a planar arm).
+    out : numpy.ndarray, optional
+        The array to write the result into (as :func:`robodyn.inverse_dynamics`'s; the
+        core writes there for all six rows, other rows are computed, then copied).
 
     Returns
     -------
@@ -120,7 +134,7 @@ def task_space_inertia(model: Model, q, frame, kind: str = "body", part="full") 
         Bad shapes, M singular, or ``J M^-1 J^T`` singular (kinematic singularity, or
         more rows than the robot has dofs).
     """
-    return _task_space(model, q, frame, kind, _rows(part), 0)
+    return _task_space(model, q, frame, kind, _rows(part), 0, out)
 
 
 class InertiaEllipsoid(NamedTuple):
@@ -155,7 +169,7 @@ def task_space_ellipsoid(
 
 @batched(fast=("task_jbar", 1, FL_CHECK, JACOBIAN_KINDS, KIND_BODY))
 def dynamically_consistent_pinv(
-    model: Model, q, frame, kind: str = "body", part="full"
+    model: Model, q, frame, kind: str = "body", part="full", *, out=None
 ) -> np.ndarray:
     """Dynamically consistent generalised inverse ``Jbar = M^-1 J^T Lambda`` (Khatib).
 
@@ -175,4 +189,4 @@ def dynamically_consistent_pinv(
     -------
     numpy.ndarray, shape (..., nv, k)
     """
-    return _task_space(model, q, frame, kind, _rows(part), 1)  # Jbar = M^-1 J^T Lambda
+    return _task_space(model, q, frame, kind, _rows(part), 1, out)  # Jbar = M^-1 J^T Lambda

@@ -399,7 +399,7 @@ def _kept(model: Model, q, frame, kind, part) -> np.ndarray:
 
 
 @batched(fast=("manipulability", 1, FL_CHECK, JACOBIAN_KINDS, KIND_BODY))
-def manipulability(model: Model, q, frame, kind: str = "body", part="full") -> float:
+def manipulability(model: Model, q, frame, kind: str = "body", part="full", *, out=None) -> float:
     """Yoshikawa's manipulability ``w = sqrt(det(J J^T))`` (MR sec. 5.4).
 
     ``w`` is the volume factor of the velocity ellipsoid, the product of the singular
@@ -418,6 +418,8 @@ def manipulability(model: Model, q, frame, kind: str = "body", part="full") -> f
         Rows of J kept: all six, ``v`` (rows 3-5), ``omega`` (rows 0-2), or explicit row
         indices of ``[wx, wy, wz, vx, vy, vz]`` (e.g. ``(3, 4)`` for a planar arm in the
         xy plane).
+    out : numpy.ndarray, optional
+        The array to write the result into (as :func:`fk`'s ``out``).
 
     Returns
     -------
@@ -426,10 +428,10 @@ def manipulability(model: Model, q, frame, kind: str = "body", part="full") -> f
     idx = [int(r) for r in _rows(np.arange(6), part)]
     pack, k, kd, th = _frame_call(model, frame, kind, None)
     mask = sum(1 << r for r in set(idx))
-    w = _call(model, _core.manipulability, ("q",), (q,), ((pack.nq,),), k, kd, mask, th)
+    w = _call(model, _core.manipulability, ("q",), (q,), ((pack.nq,),), k, kd, mask, th, out=out)
     if len(set(idx)) < len(idx):  # a row kept twice: J J^T is singular
-        w = np.zeros_like(w)
-    return float(w) if w.ndim == 0 else w
+        w[...] = 0.0
+    return float(w) if w.ndim == 0 and out is None else w
 
 
 class Ellipsoid(NamedTuple):
