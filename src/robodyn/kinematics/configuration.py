@@ -120,10 +120,8 @@ def difference(model: Model, q0, q1, *, threads: int | None = None, out=None) ->
     ----------
     model : Model
     q0, q1 : array_like, shape (..., nq)
-    threads : int, optional
-        For a batch (default every core).
-    out : numpy.ndarray, optional
-        The array to write the result into (float64, the result's shape), returned.
+    threads, out
+        As in :func:`integrate`.
 
     Returns
     -------
