@@ -29,11 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import dynamics as _dyn
 from ._checks import as_array, as_square, as_vector
 from .kernels import core as _core
-from .kernels._pack import FL_ACC, FL_ARMATURE, FL_CHECK, FL_FRICTION, FL_GRAVITY, FL_VEL, packed
-from .kernels.call import nonfinite, run
+from .kernels._pack import FL_ARMATURE, FL_CHECK, FL_FEXT, FL_FRICTION, FL_GRAVITY, packed
+from .kernels.call import into, run
+from .kernels.call import threads as _threads
 from .model.configuration import integrate
 from .model.model import Model
 
@@ -260,73 +260,53 @@ def projection_orthogonality(M, P, dq) -> float:
 
 
 # ============================================================================= models
-def _batch_factor(S: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
-    """The Cholesky factors of the symmetric parts of a batch (N, n, n), and which states
-    passed :func:`_spd_factor`'s test (a pivot above 1e-12 of the largest diagonal)."""
-    S = 0.5 * (S + np.swapaxes(S, -1, -2))
-    scale = np.max(np.abs(np.diagonal(S, axis1=-2, axis2=-1)), axis=-1)
-    try:
-        L = np.linalg.cholesky(S)
-    except np.linalg.LinAlgError:
-        return None, np.zeros(len(S), dtype=bool)
-    d = np.diagonal(L, axis1=-2, axis2=-1)
-    return L, (scale > 0) & (np.min(d, axis=-1) ** 2 > 1e-12 * scale)
-
-
-def _kkt_batch(M, h, tau, A, dA_v) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`kkt_solve` over a batch at once: M (N, n, n), h and tau (N, n), A (N, k, n),
-    dA_v (N, k). A state whose M or A M^-1 A^T is singular is solved alone, which raises
-    kkt_solve's error; its index is added to the message."""
-    L, ok = _batch_factor(M)
-    if not ok.all():
-        _first_failure(M, h, tau, A, dA_v, ok)
-    At = np.swapaxes(A, -1, -2)
-    Lt = np.swapaxes(L, -1, -2)
-    # one pass through the factors: [M^-1 (tau - h), M^-1 A^T]
-    Y = np.linalg.solve(Lt, np.linalg.solve(L, np.concatenate([(tau - h)[..., None], At], -1)))
-    ddq0, X = Y[..., 0], Y[..., 1:]
-    if A.shape[-2] == 0:
-        return ddq0, np.zeros(A.shape[:-1])
-    Ls, ok = _batch_factor(A @ X)
-    if not ok.all():
-        _first_failure(M, h, tau, A, dA_v, ok)
-    # lambda = (A M^-1 A^T)^-1 (-dA v - A M^-1 (tau - h))
-    rhs = (-dA_v - (A @ ddq0[..., None])[..., 0])[..., None]
-    lam = np.linalg.solve(np.swapaxes(Ls, -1, -2), np.linalg.solve(Ls, rhs))[..., 0]
-    return ddq0 + (X @ lam[..., None])[..., 0], lam
-
-
-def _first_failure(M, h, tau, A, dA_v, ok) -> None:
-    """Raise the single-state error of the first state not ``ok`` (or of the first state
-    whose solve fails), naming the state in a batch."""
-    for n in np.flatnonzero(~ok) if (~ok).any() else range(len(M)):
-        try:
-            kkt_solve(M[n], h[n], tau[n], A[n], dA_v[n])
-        except ValueError as exc:
-            if len(M) == 1:
-                raise
-            raise ValueError(f"{exc} at state {int(n)}") from None
-    raise ValueError("the KKT system is singular")  # pragma: no cover
-
-
-def _bias(model: Model, q, v, friction: bool) -> np.ndarray:
-    return _dyn.inverse_dynamics(model, q, v, np.zeros(model.nv), friction=friction)
-
-
 def _one(model, q, v, tau, A, dA_v, friction):
-    M = _dyn.mass_matrix(model, q)
-    h = _bias(model, q, v, friction)
-    return kkt_solve(M, h, tau, A, dA_v)
+    return constrained_forward_dynamics(model, q, v, tau, A, dA_v, friction=friction)
+
+
+_NAMES = ("q", "v", "tau", "A", "dA_dq_v")
+
+
+def _flat_rows(A: np.ndarray, nv: int) -> np.ndarray:
+    """A (..., k, nv) as the core takes it: (k nv,) a state, (N, k nv) a batch (a view of a
+    C-contiguous A)."""
+    return A.reshape(-1) if A.ndim == 2 else A.reshape(A.shape[0], -1)
+
+
+def _split(r, nv: int):
+    """The core's [qdd, lambda] rows (..., nv + k) as (qdd, lambda) views, or its error."""
+    if r.__class__ is not np.ndarray:
+        return r
+    return [r[..., :nv], r[..., nv:]]
 
 
 def constrained_forward_dynamics(
-    model: Model, q, v, tau, A, dA_dq_v, *, friction: bool = True
+    model: Model,
+    q,
+    v,
+    tau,
+    A,
+    dA_dq_v,
+    *,
+    f_ext=None,
+    friction: bool = True,
+    armature: bool = True,
+    coulomb_eps: float = 0.0,
+    check: bool = True,
+    threads: int | None = None,
+    out=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Forward dynamics under Pfaffian constraints ``A(q) v = 0`` (eqs. 10.15-10.17).
 
-    ``M ddq + h = tau + A^T lambda`` with M from CRBA and ``h = rnea(q, v, 0)`` (gravity,
-    velocity products and, unless ``friction=False``, joint friction); KKT solve by
-    :func:`kkt_solve`.
+    Solves the KKT system of the equations of motion and the differentiated constraint::
+
+        M ddq + h = tau + A^T lambda,     A ddq + dA_dq_v = 0
+
+    with M from CRBA (with the armature) and ``h = rnea(q, v, 0)`` (gravity, the velocity
+    products, the external wrenches and, unless ``friction=False``, joint friction),
+    through the Schur complement ``S = A M^-1 A^T`` (:func:`kkt_solve`'s equations), in
+    the compiled core (kernels/core/constrained.c): one state, or a batch split over
+    threads.
 
     Parameters
     ----------
@@ -334,55 +314,66 @@ def constrained_forward_dynamics(
     q : array_like, shape (..., nq)
     v, tau : array_like, shape (..., nv)
     A : array_like, shape (..., k, nv)
-        Constraint matrix at q (columns along the velocity coordinates).
+        Constraint matrix at q (columns along the velocity coordinates); k = 0 allowed.
     dA_dq_v : array_like, shape (..., k)
-        ``dA/dt v``.
-    friction : bool
-        Include the model's joint friction in h.
+        ``dA/dt v``, plus any Baumgarte terms (:func:`baumgarte_bias`).
+    f_ext, friction, armature, coulomb_eps, check, threads
+        As in :func:`robodyn.forward_dynamics`.
+    out : tuple of two numpy.ndarray, optional
+        Arrays of shapes (..., nv) and (..., k) to write ``ddq`` and ``lam`` into.
 
     Returns
     -------
     ddq : numpy.ndarray, shape (..., nv)
     lam : numpy.ndarray, shape (..., k)
-        Leading dimensions broadcast; M and h of a batch come from the compiled core,
-        the KKT solves run over the whole batch at once (numpy's stacked Cholesky and
-        triangular solves), a failing state named by the single-state solve.
+        Lagrange multipliers; ``A^T lambda`` is the constraint force. Leading dimensions
+        broadcast.
+
+    Raises
+    ------
+    ValueError
+        Bad shapes or NaN/inf (naming the argument and the state of a batch), a singular
+        mass matrix, or dependent rows of A (``A M^-1 A^T`` singular: a Cholesky pivot at
+        most 1e-12 of its diagonal entry).
     """
     nq, nv = model.nq, model.nv
-    A = np.asarray(A, dtype=float) if not isinstance(A, np.ndarray) else A
+    A = A if A.__class__ is np.ndarray else np.asarray(A, dtype=float)
     if A.ndim == 1:
         A = A[None]
-    dA = np.asarray(dA_dq_v, dtype=float)
+    dA = dA_dq_v if dA_dq_v.__class__ is np.ndarray else np.asarray(dA_dq_v, dtype=float)
     if dA.ndim == 0:
         dA = dA[None]
+    P = (model._rd_packed or packed(model)).P
+    th = 0 if threads is None else _threads(threads)
+    flags = (FL_GRAVITY | (FL_FRICTION if friction else 0) | (FL_ARMATURE if armature else 0)
+             | (FL_CHECK if check else 0) | (0 if f_ext is None else FL_FEXT))  # fmt: skip
+    eps = float(coulomb_eps)
+    if A.ndim in (2, 3) and A.shape[-1] == nv:  # the fast path: arrays the core takes as they are
+        r = _core.constrained(P, q, v, tau, _flat_rows(A, nv), dA, f_ext, flags, eps, th)
+        if r.__class__ is np.ndarray:
+            return _give(_split(r, nv), out)
     k = A.shape[-2] if A.ndim >= 2 else 1
-    P = packed(model).P
-    # the flags of mass_matrix(model, q) and _bias's inverse_dynamics(model, q, v, 0)
-    fl_M = FL_ARMATURE | FL_CHECK
-    fl_h = FL_GRAVITY | FL_VEL | FL_ACC | FL_ARMATURE | FL_CHECK | (FL_FRICTION if friction else 0)
+    names, xs, tails = list(_NAMES), [q, v, tau, A, dA], [(nq,), (nv,), (nv,), (k, nv), (k,)]
+    if f_ext is not None:
+        names.append("f_ext"), xs.append(f_ext), tails.append((model.nb, 6))
 
     def call(arrs):  # one state, the whole batch, or a piece of it
-        q1, v1, tau1, A1, dA1 = arrs
-        if q1.ndim == 1:  # one state: the batch road with one state (the same arithmetic)
-            r = call([x[None] for x in arrs])
-            return [x[0] for x in r] if r.__class__ is list else r
-        for name, x, nd in (("tau", tau1, 1), ("A", A1, 2), ("dA_dq_v", dA1, 1)):
-            bad = nonfinite(name, x, nd)  # q and v: the core checks them
-            if bad is not None:
-                return bad
-        M = _core.crba(P, q1, fl_M, 0)  # the batch (or piece) in the compiled core
-        if M.__class__ is not np.ndarray:
-            return M
-        h = _core.rnea(P, q1, v1, np.zeros_like(v1), None, fl_h, 0.0, 0)
-        if h.__class__ is not np.ndarray:
-            return h
-        return list(_kkt_batch(M, h, tau1, A1, dA1))
+        fe = arrs[5] if f_ext is not None else None
+        r = _core.constrained(P, *arrs[:3], _flat_rows(arrs[3], nv), arrs[4], fe, flags, eps, th)
+        return _split(r, nv)
 
-    names = ("q", "v", "tau", "A", "dA_dq_v")
-    tails = ((nq,), (nv,), (nv,), (k, nv), (k,))
-    # the core's codes name q, v (and a, zero here); tau, A and dA_dq_v are checked above
-    return run(call, names, (q, v, tau, A, dA), tails, model, ("q", "v", "a"),
-               scratch=8 * (nv * nv + 2 * nv))  # fmt: skip
+    r = run(call, tuple(names), xs, tuple(tails), model, _NAMES + ("f_ext",),
+            what="the mass matrix")  # fmt: skip
+    return _give(list(r), out)
+
+
+def _give(r: list, out) -> tuple[np.ndarray, np.ndarray]:
+    """(ddq, lam), copied into the caller's arrays ``out`` when given."""
+    if out is None:
+        return r[0], r[1]
+    if not (isinstance(out, tuple | list) and len(out) == 2):
+        raise ValueError("out must be a tuple of two arrays (ddq, lam)")
+    return into(out[0], r[0]), into(out[1], r[1])
 
 
 # ========================================================================= holonomic

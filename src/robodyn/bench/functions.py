@@ -18,6 +18,7 @@ row and its times are not shown.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -305,6 +306,31 @@ def _frame_specs(rd) -> list[Spec]:
     return specs
 
 
+@functools.cache
+def _kkt_rows(nv: int) -> tuple[np.ndarray, np.ndarray]:
+    """The constraint rows (k = min(3, nv - 1), at least 1) and dA/dt v of the
+    constrained-dynamics row: fixed random numbers, the same for every state (made once,
+    outside the timings)."""
+    rng = np.random.default_rng(nv)
+    k = max(1, min(3, nv - 1))
+    A, g = rng.normal(size=(k, nv)), rng.normal(size=k)
+    A.flags.writeable = g.flags.writeable = False
+    return A, g
+
+
+_KKT_PIN: dict = {}
+
+
+def _kkt_pin(P: _Pin, qp, vp, ap):
+    """Pinocchio's constrained forward dynamics, its A in its own dof order (made once)."""
+    key = id(P.pm)
+    if key not in _KKT_PIN:
+        A, g = _kkt_rows(P.nv)
+        _KKT_PIN[key] = (np.stack([P.mp.v_to_pin(row) for row in A]), g)
+    A_pin, g = _KKT_PIN[key]
+    return P.pin.forwardDynamics(P.pm, P.pd, qp, vp, ap, A_pin, g, 0.0)
+
+
 def _dynamics_specs(rd) -> list[Spec]:
     pin_c = lambda P, qp, vp, ap: P.pin.computeCoriolisMatrix(P.pm, P.pd, qp, vp)  # noqa: E731
     gamma = "computeCoriolisMatrix(q, e_k) for each k"
@@ -329,6 +355,13 @@ def _dynamics_specs(rd) -> list[Spec]:
              lambda P, qp, vp, ap: _christoffel_pin(P, qp),
              lambda P, raw, q, v, a: _dmdq_fd(P, q),
              check="finite differences of Pinocchio's M", rtol=FD_RTOL),
+        Spec("constrained_forward_dynamics",
+             "constrained_forward_dynamics(model, q, v, tau, A, dA_v, friction=False)",
+             lambda m, f, q, v, a: rd.constrained_forward_dynamics(
+                 m, q, v, a, *_kkt_rows(m.nv), friction=False),
+             "forwardDynamics(q, v, tau, J, gamma) (k = 3 rows)", _kkt_pin,
+             lambda P, raw, q, v, a: P.mp.v_from_pin(np.array(raw)),
+             value=lambda r: np.asarray(r[0])),
         Spec("bias_forces", "bias_forces(model, q, v)",
              lambda m, f, q, v, a: rd.bias_forces(m, q, v), "nonLinearEffects",
              lambda P, qp, vp, ap: P.pin.nonLinearEffects(P.pm, P.pd, qp, vp),

@@ -454,9 +454,14 @@ def finish(result, lead: tuple[int, ...], names, model, what: str = "") -> np.nd
         raise ValueError(f"{code}{at} contains NaN or inf")
     if 11 <= code < 11 + len(names):
         raise ValueError(f"{names[code - 11]}{at} contains NaN or inf")
-    if code in (15, 16):  # a zero quaternion in the core's configuration argument code - 15
-        raise ValueError(f"{names[code - 15]}{at}: the quaternion of a free joint is zero")
+    if code in (21, 22):  # a zero quaternion in the core's configuration argument code - 21
+        raise ValueError(f"{names[code - 21]}{at}: the quaternion of a free joint is zero")
     where = f" at state {at}" if at else ""
+    if code == 23:  # constrained.c: the Schur complement of the KKT system
+        raise ValueError(
+            f"A M^-1 A^T is singular or not positive definite (the rows of A are linearly "
+            f"dependent){where}"
+        )
     if code == 19:  # finite inputs, an output that is not
         raise ValueError(
             f"the result{where} overflowed: the inputs ({', '.join(names)}) are finite but too "

@@ -35,7 +35,7 @@ class _RolloutError(Exception):
 
 
 def _status_of(code: int) -> int:
-    """Trajectory.STATUS code of a core error: the state (11 q, 12 v, 15 a zero quaternion)
+    """Trajectory.STATUS code of a core error: the state (11 q, 12 v, 21 a zero quaternion)
     -> 1 diverged; the torque or the wrenches (13, 14) -> 3 controller failed; a singular
     articulated inertia or M (1000 + i, 2000 + k) -> 2 dynamics failed."""
     if code in (13, 14):

@@ -43,14 +43,26 @@ enum { POLL_CHUNKS = 256 }; /* 4096 states between two polls */
 #include <unistd.h>
 #endif
 
-int64_t rd_size(const model_t *md, int sz)
+int64_t rd_size(const model_t *md, const args_t *a, int sz)
 {
     switch (sz) {
     case SZ_NQ: return md->nq;
     case SZ_NV: return md->nv;
     case SZ_16: return 16;
+    case SZ_K: return a->nk;
+    case SZ_KNV: return a->nk * md->nv;
     default: return 0;
     }
+}
+
+int64_t rd_out_size(const model_t *md, const algo_t *al, const args_t *a)
+{
+    return al->out_size(md) + al->out_per_row * a->nk;
+}
+
+int64_t rd_work_size(const model_t *md, const algo_t *al, const args_t *a)
+{
+    return al->work(md) + (al->work_rows ? al->work_rows(md, a->nk) : 0);
 }
 
 int rd_cpu_count(void)
@@ -71,12 +83,12 @@ static int check_state(const model_t *md, const algo_t *al, const args_t *a, int
     for (int k = 0; k < al->nx; k++) {
         if (!a->x[k])
             continue;
-        int64_t n = rd_size(md, al->xsize[k]);
+        int64_t n = rd_size(md, a, al->xsize[k]);
         if (nonfinite(a->x[k] + s * n, n))
             return E_NONFINITE + k;
     }
     if (a->fext && nonfinite(a->fext + s * 6 * md->nb, 6 * md->nb))
-        return E_NONFINITE + 3;
+        return E_NONFINITE + al->nx; /* the wrenches follow the state arguments */
     /* a zero quaternion in configuration argument k (q; difference's q1): E_QUATERNION + k */
     for (int k = 0; k < al->nx; k++)
         if (a->x[k] && al->xsize[k] == SZ_NQ) {
@@ -262,10 +274,10 @@ static void run_range(work_t *w)
     const model_t *md = w->md;
     const algo_t *al = w->al;
     const args_t *a = w->a;
-    const int64_t osz = al->out_size(md), wsz = al->work(md);
-    int64_t xs[4] = {0, 0, 0, 0}, xtot = 0;
+    const int64_t osz = rd_out_size(md, al, a), wsz = rd_work_size(md, al, a);
+    int64_t xs[RD_MAX_X] = {0}, xtot = 0;
     for (int k = 0; k < al->nx; k++)
-        xs[k] = a->x[k] ? rd_size(md, al->xsize[k]) : 0, xtot += xs[k];
+        xs[k] = a->x[k] ? rd_size(md, a, al->xsize[k]) : 0, xtot += xs[k];
     const int64_t fs = a->fext ? 6 * md->nb : 0;
     /* one allocation: the workspace, then the lane buffers of the inputs and the output */
     double *buf = malloc(sizeof(double) * (size_t)(LANES * (wsz + xtot + fs + osz) + 1));
@@ -378,7 +390,7 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
     args_t ap = *a; /* with the pattern, computed once for the whole batch */
     int64_t *nz = NULL, *chk = NULL, nchk = 0;
     if (al->pattern) {
-        const int64_t osz = al->out_size(md);
+        const int64_t osz = rd_out_size(md, al, a);
         if (!(nz = malloc(3 * sizeof(int64_t) * (size_t)osz)))
             return -3;
         ap.nz = nz;
@@ -447,7 +459,7 @@ int rd_run_batch(const model_t *md, const algo_t *al, const args_t *a, int64_t N
 int rd_run_one(const model_t *md, const algo_t *al, const args_t *a, double *out, int check,
                double *W)
 {
-    /* the algorithm on one state (L = 1) with the workspace W (al->work(md) doubles) */
+    /* the algorithm on one state (L = 1) with the workspace W (rd_work_size doubles) */
     if (check) {
         int e = check_state(md, al, a, 0);
         if (e)
@@ -455,7 +467,7 @@ int rd_run_one(const model_t *md, const algo_t *al, const args_t *a, double *out
     }
     int lane;
     const int e = al->fn(md, 1, a, out, W, &lane);
-    if (!e && check && nonfinite_out(out, al->out_size(md)))
+    if (!e && check && nonfinite_out(out, rd_out_size(md, al, a)))
         return E_OVERFLOW;
     return e;
 }

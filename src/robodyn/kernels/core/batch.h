@@ -7,8 +7,9 @@
 
 #include "joint.h"
 
-/* sizes of the state arguments, in terms of the model */
-enum { SZ_NQ = 1, SZ_NV = 2, SZ_16 = 3 };
+/* sizes of the state arguments, in terms of the model (and of the call's rows k of the
+ * constraint matrix A, args_t.nk) */
+enum { SZ_NQ = 1, SZ_NV = 2, SZ_16 = 3, SZ_K = 4, SZ_KNV = 5 };
 enum { RD_MAX_THREADS = 256 };
 
 typedef struct {
@@ -17,14 +18,20 @@ typedef struct {
     size_fn work;      /* workspace doubles a lane */
     size_fn out_size;  /* output doubles a state */
     int nx;            /* state arguments: q, then ... */
-    int xsize[4];      /* SZ_* of each */
-    long xflag[4];     /* the flag that makes argument k read (0: always read) */
+    int xsize[RD_MAX_X];   /* SZ_* of each */
+    long xflag[RD_MAX_X];  /* the flag that makes argument k read (0: always read) */
     pattern_fn pattern; /* a batch writes only these entries into zeroed rows (NULL: all) */
     int min_chunks;     /* chunks a thread must have to be worth starting (0: 4); an
                          * algorithm of a few ns a state (cspace.c) needs thousands of states */
+    /* the constrained dynamics' sizes also grow with the rows k of A (args_t.nk): output
+     * doubles a state per row, and the workspace's extra doubles a lane for k rows */
+    int64_t out_per_row;
+    int64_t (*work_rows)(const model_t *md, int64_t nk);
 } algo_t;
 
-int64_t rd_size(const model_t *md, int sz);
+int64_t rd_size(const model_t *md, const args_t *a, int sz);
+int64_t rd_out_size(const model_t *md, const algo_t *al, const args_t *a);
+int64_t rd_work_size(const model_t *md, const algo_t *al, const args_t *a);
 int rd_cpu_count(void);
 int rd_run_one(const model_t *md, const algo_t *al, const args_t *a, double *out, int check,
                double *W);
@@ -52,5 +59,11 @@ KIN_DECL(com_jacobian_j)
 KIN_DECL(manipulability)
 KIN_DECL(ellipsoid)
 #undef KIN_DECL
+
+/* constrained.c */
+int rd_constrained(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                   double *RESTRICT W, int *lane);
+int64_t rd_constrained_work(const model_t *md);
+int64_t rd_constrained_work_rows(const model_t *md, int64_t nk);
 
 #endif

@@ -39,6 +39,8 @@
  *   ik_dls(P, q0, T_sd, frame, lo, hi, w, opts, hist) -> (q, q_best, status, iterations, err)
  *   integrate(P, q, v, dt, flags, threads)            -> q (+) v dt (nq)
  *   difference(P, q0, q1, flags, threads)             -> q1 (-) q0 (nv)
+ *   constrained(P, q, v, tau, A, dA_v, fext, flags, eps, threads)
+ *                                                      -> [qdd (nv), lambda (k)] under A qd = 0
  *   simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU)
  *                                                      -> (code, samples done)
  *
@@ -89,7 +91,7 @@ enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRA
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
        A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR,
        A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT,
-       A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE };
+       A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE, A_CONSTRAINED };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -138,9 +140,12 @@ static const algo_t ALGOS[] = {
                      {SZ_NQ, SZ_NV}, {0, 0}, .min_chunks = 256},
     [A_DIFFERENCE] = {"difference", rd_difference, rd_cspace_work, sz_nv, 2, {SZ_NQ, SZ_NQ},
                       {0, 0}, .min_chunks = 256},
+    [A_CONSTRAINED] = {"constrained", rd_constrained, rd_constrained_work, sz_nv, 5,
+                       {SZ_NQ, SZ_NV, SZ_NV, SZ_KNV, SZ_K}, {0, 0, 0, 0, 0}, .out_per_row = 1,
+                       .work_rows = rd_constrained_work_rows},
 };
 
-static int out_dims(const model_t *md, int algo, npy_intp *d)
+static int out_dims(const model_t *md, int algo, const args_t *a, npy_intp *d)
 {
     /* the shape of one state's output; its number of dimensions */
     switch (algo) {
@@ -158,7 +163,7 @@ static int out_dims(const model_t *md, int algo, npy_intp *d)
     case A_COM_J: d[0] = 3, d[1] = md->nv; return 2;
     case A_MANIP: return 0;
     case A_TASK_JBAR: d[0] = md->nv, d[1] = 6; return 2;
-    default: d[0] = ALGOS[algo].out_size(md); return 1;
+    default: d[0] = rd_out_size(md, &ALGOS[algo], a); return 1;
     }
 }
 
@@ -265,7 +270,7 @@ static int dest_ok(PyObject *dest, int od, const npy_intp *dims, const args_t *a
         if (!a->x[k])
             continue;
         const char *x0 = (const char *)a->x[k];
-        const char *x1 = x0 + sizeof(double) * (size_t)(N * rd_size(md, al->xsize[k]));
+        const char *x1 = x0 + sizeof(double) * (size_t)(N * rd_size(md, a, al->xsize[k]));
         if (x0 < hi && lo < x1)
             return 0;
     }
@@ -277,10 +282,11 @@ static int dest_ok(PyObject *dest, int od, const npy_intp *dims, const args_t *a
     return 1;
 }
 
-static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext, long flags,
-                      double eps, int64_t frame, int kind, long threads, unsigned rows,
-                      PyObject *dest)
+static PyObject *call_k(int algo, PyObject *P, PyObject *const *xs, PyObject *fext, long flags,
+                        double eps, int64_t frame, int kind, long threads, unsigned rows,
+                        int64_t nk, PyObject *dest)
 {
+    /* the algorithm on the state arguments xs (nk: the rows of the constraint matrix) */
     const algo_t *al = &ALGOS[algo];
     model_t md;
     if (get_model(P, &md))
@@ -291,12 +297,13 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
     if (ndim != 1 && ndim != 2)
         return PyLong_FromLong(1);
     const npy_intp N = ndim == 2 ? PyArray_DIM((PyArrayObject *)xs[0], 0) : 1;
-    args_t a = {{NULL, NULL, NULL, NULL}, NULL, flags, eps, frame, kind};
+    args_t a = {{NULL}, NULL, flags, eps, frame, kind};
     a.rows = rows;
+    a.nk = nk;
     for (int k = 0; k < al->nx; k++) {
         if (al->xflag[k] && !(flags & al->xflag[k]))
             continue;
-        int e = state_array(xs[k], ndim, N, rd_size(&md, al->xsize[k]), k + 1, &a.x[k]);
+        int e = state_array(xs[k], ndim, N, rd_size(&md, &a, al->xsize[k]), k + 1, &a.x[k]);
         if (e)
             return PyLong_FromLong(e);
     }
@@ -315,7 +322,7 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
         return NULL;
     }
     npy_intp dims[4];
-    int od = out_dims(&md, algo, dims + (ndim == 2));
+    int od = out_dims(&md, algo, &a, dims + (ndim == 2));
     if (ndim == 2)
         dims[0] = N, od++;
     /* a batch of an algorithm with a sparsity pattern fills only those entries of rows
@@ -339,7 +346,7 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
     int err = 0;
     int64_t bad = 0;
     if (ndim == 1) {
-        const int64_t wsz = al->work(&md);
+        const int64_t wsz = rd_work_size(&md, al, &a);
         double stackW[STACK_WORK], *W = stackW;
         if (wsz > STACK_WORK && !(W = malloc(sizeof(double) * (size_t)wsz))) {
             Py_DECREF(out);
@@ -386,6 +393,13 @@ static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext
         return Py_BuildValue("(iLd)", err, (long long)bad, cond);
     }
     return error(err, bad);
+}
+
+static PyObject *call(int algo, PyObject *P, PyObject *const *xs, PyObject *fext, long flags,
+                      double eps, int64_t frame, int kind, long threads, unsigned rows,
+                      PyObject *dest)
+{
+    return call_k(algo, P, xs, fext, flags, eps, frame, kind, threads, rows, 0, dest);
 }
 
 /* ---------------------------------------------------------------- entry points */
@@ -578,6 +592,25 @@ static PyObject *cspace_call(int algo, const char *name, PyObject *const *args, 
         return NULL;
     }
     return call(algo, args[0], args + 1, Py_None, flags, dt, 0, 0, threads, 0, dest);
+}
+
+static PyObject *py_constrained(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    /* (P, q, v, tau, A, dA_v, fext, flags, eps, threads): constrained.c; A flattened to
+     * (k nv) a state, its rows k read from dA_v's last dimension */
+    PyObject *dest;
+    if (!nargs_out("constrained", &nargs, 10, args, &dest))
+        return NULL;
+    const long flags = PyLong_AsLong(args[7]), threads = PyLong_AsLong(args[9]);
+    const double eps = PyFloat_AsDouble(args[8]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (!PyArray_Check(args[5]) || PyArray_NDIM((PyArrayObject *)args[5]) < 1)
+        return PyLong_FromLong(-1);
+    const PyArrayObject *dA = (const PyArrayObject *)args[5];
+    const int64_t nk = PyArray_DIM(dA, PyArray_NDIM(dA) - 1);
+    return call_k(A_CONSTRAINED, args[0], args + 1, args[6], flags, eps, 0, 0, threads, 0, nk,
+                  dest);
 }
 
 static PyObject *py_integrate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -1197,6 +1230,8 @@ static PyMethodDef methods[] = {
     METHOD(threads, "threads() -> the default number of threads of a batch"),
     METHOD(integrate, "integrate(P, q, v, dt, flags, threads) -> q (+) v dt (cspace.c)"),
     METHOD(difference, "difference(P, q0, q1, flags, threads) -> q1 (-) q0 (cspace.c)"),
+    METHOD(constrained, "constrained(P, q, v, tau, A, dA_v, fext, flags, eps, threads) -> "
+                        "[qdd (nv), lambda (k)] (constrained.c; A flattened to k nv)"),
     {NULL, NULL, 0, NULL},
 };
 

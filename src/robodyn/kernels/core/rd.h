@@ -102,15 +102,17 @@ enum {
 enum { KIND_SPACE = 0, KIND_BODY = 1, KIND_WORLD_ALIGNED = 2 };
 
 /* Error codes (robodyn.kernels.call turns them into messages): 11 + k argument k of the
- * state (q, v, a/tau, f_ext, ...) holds NaN or inf; 15 + k a zero quaternion in state
- * argument k (q, or difference's q1: cspace.h); 18 a long loop
- * was interrupted (poll_t); 19 the state's inputs are finite but its output is not (a
- * product overflowed); 1000 + i the articulated inertia pivot of body i is not positive;
- * 2000 + k the Cholesky pivot of dof k of M is not positive; 20 the task-space matrix
- * J M^-1 J^T is singular. */
-enum { E_NONFINITE = 11, E_QUATERNION = 15, E_INTERRUPTED = 18, E_OVERFLOW = 19,
-       E_TASK_SINGULAR = 20,
-       E_PIVOT = 1000, E_CHOLESKY = 2000 };
+ * state (q, v, a/tau, f_ext or A, dA_v: at most RD_MAX_X) holds NaN or inf; 16 and 17 are
+ * sim.h's; 18 a long loop was interrupted (poll_t); 19 the state's inputs are finite but its
+ * output is not (a product overflowed); 20 the task-space matrix J M^-1 J^T is singular;
+ * 21 + k a zero quaternion in state argument k (q, or difference's q1: cspace.h); 23 the
+ * constraint matrix A M^-1 A^T is singular (dependent rows of A: constrained.c);
+ * 1000 + i the articulated inertia pivot of body i is not positive; 2000 + k the Cholesky
+ * pivot of dof k of M is not positive. */
+enum { E_NONFINITE = 11, E_INTERRUPTED = 18, E_OVERFLOW = 19, E_TASK_SINGULAR = 20,
+       E_QUATERNION = 21, E_CONSTRAINT_SINGULAR = 23, E_PIVOT = 1000, E_CHOLESKY = 2000 };
+/* state arguments an algorithm may take */
+enum { RD_MAX_X = 5 };
 
 /* Interruption (Ctrl-C): a long loop calls fn(ctx) every so often from the thread that
  * started it; a nonzero answer stops the loop with E_INTERRUPTED, keeping what it finished.
@@ -141,7 +143,7 @@ RD_INLINE const double *dof_params(const model_t *md) { return md->F + HF + WF *
 /* The arguments of an algorithm, lane-major: x[k] holds state argument k (q, v, a or tau,
  * ...) as x[k][j L + l]; NULL means zero. fext is (6 nb, L) when FL_FEXT is set. */
 typedef struct {
-    const double *x[4];
+    const double *x[RD_MAX_X];
     const double *fext;
     long flags;
     double eps;      /* Coulomb friction: sgn(v) when 0, tanh(v / eps) when > 0;
@@ -155,11 +157,13 @@ typedef struct {
     const int64_t *nz, *src;
     int64_t nnz;
     unsigned rows;   /* task space: the rows of J kept, bit r for row r of [omega; v] */
+    int64_t nk;      /* constrained.c: the rows k of the constraint matrix A (k x nv) */
 } args_t;
 
-/* An algorithm: computes L lanes of out (out_size(md) doubles a lane, lane-major) using
- * the workspace W (work_size(md) doubles a lane); returns 0 or an error code and the
- * failing lane in *lane. */
+/* An algorithm: computes L lanes of out (out_size(md) doubles a lane, lane-major; more for
+ * the rows of A of the constrained dynamics: batch.h's rd_out_size) using the workspace W
+ * (batch.h's rd_work_size doubles a lane); returns 0 or an error code and the failing lane
+ * in *lane. */
 typedef int (*algo_fn)(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                        double *RESTRICT W, int *lane);
 typedef int64_t (*size_fn)(const model_t *md);
