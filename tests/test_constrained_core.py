@@ -138,3 +138,19 @@ def test_bad_shapes_and_dependent_rows_are_named():
         rd.constrained_forward_dynamics(model, q, z, z, np.vstack([J[:2], J[:1]]), np.zeros(3))
     with pytest.raises(ValueError, match="out must be a tuple of two arrays"):
         rd.constrained_forward_dynamics(model, q, z, z, J[:2], np.zeros(2), out=np.empty(6))
+
+
+def test_dask_batch_is_lazy_and_equals_the_numpy_batch():
+    """A dask batch of states (the constraint rows one numpy array for all) gives two lazy
+    arrays, chunked like q, equal to the numpy batch."""
+    import dask.array as da
+
+    model = rd.models.load("ur5")
+    rng = np.random.default_rng(9)
+    Q = rd.random_configuration(model, rng, 40)
+    V, T = rng.normal(size=(40, model.nv)), rng.normal(size=(40, model.nv))
+    A, dA = rng.normal(size=(2, model.nv)), rng.normal(size=2)
+    ddq, lam = rd.constrained_forward_dynamics(model, da.from_array(Q, chunks=15), V, T, A, dA)
+    assert isinstance(ddq, da.Array) and ddq.chunks[0] == (15, 15, 10) and lam.shape == (40, 2)
+    d2, l2 = rd.constrained_forward_dynamics(model, Q, V, T, A, dA)
+    assert np.array_equal(ddq.compute(), d2) and np.array_equal(lam.compute(), l2)

@@ -32,7 +32,7 @@ import numpy as np
 from ._checks import as_array, as_square, as_vector
 from .kernels import core as _core
 from .kernels._pack import FL_ARMATURE, FL_CHECK, FL_FEXT, FL_FRICTION, FL_GRAVITY, packed
-from .kernels.call import into, run
+from .kernels.call import batched, into, run
 from .kernels.call import threads as _threads
 from .model.configuration import integrate
 from .model.model import Model
@@ -267,12 +267,6 @@ def _one(model, q, v, tau, A, dA_v, friction):
 _NAMES = ("q", "v", "tau", "A", "dA_dq_v")
 
 
-def _flat_rows(A: np.ndarray, nv: int) -> np.ndarray:
-    """A (..., k, nv) as the core takes it: (k nv,) a state, (N, k nv) a batch (a view of a
-    C-contiguous A)."""
-    return A.reshape(-1) if A.ndim == 2 else A.reshape(A.shape[0], -1)
-
-
 def _split(r, nv: int):
     """The core's [qdd, lambda] rows (..., nv + k) as (qdd, lambda) views, or its error."""
     if r.__class__ is not np.ndarray:
@@ -280,6 +274,7 @@ def _split(r, nv: int):
     return [r[..., :nv], r[..., nv:]]
 
 
+@batched(fast=("constrained", 5, FL_GRAVITY | FL_FRICTION | FL_ARMATURE | FL_CHECK))
 def constrained_forward_dynamics(
     model: Model,
     q,
@@ -348,10 +343,9 @@ def constrained_forward_dynamics(
     flags = (FL_GRAVITY | (FL_FRICTION if friction else 0) | (FL_ARMATURE if armature else 0)
              | (FL_CHECK if check else 0) | (0 if f_ext is None else FL_FEXT))  # fmt: skip
     eps = float(coulomb_eps)
-    if A.ndim in (2, 3) and A.shape[-1] == nv:  # the fast path: arrays the core takes as they are
-        r = _core.constrained(P, q, v, tau, _flat_rows(A, nv), dA, f_ext, flags, eps, th)
-        if r.__class__ is np.ndarray:
-            return _give(_split(r, nv), out)
+    r = _core.constrained(P, q, v, tau, A, dA, f_ext, flags, eps, th)  # arrays as they are
+    if r.__class__ is np.ndarray:
+        return _give(_split(r, nv), out)
     k = A.shape[-2] if A.ndim >= 2 else 1
     names, xs, tails = list(_NAMES), [q, v, tau, A, dA], [(nq,), (nv,), (nv,), (k, nv), (k,)]
     if f_ext is not None:
@@ -359,8 +353,7 @@ def constrained_forward_dynamics(
 
     def call(arrs):  # one state, the whole batch, or a piece of it
         fe = arrs[5] if f_ext is not None else None
-        r = _core.constrained(P, *arrs[:3], _flat_rows(arrs[3], nv), arrs[4], fe, flags, eps, th)
-        return _split(r, nv)
+        return _split(_core.constrained(P, *arrs[:5], fe, flags, eps, th), nv)
 
     r = run(call, tuple(names), xs, tuple(tails), model, _NAMES + ("f_ext",),
             what="the mass matrix")  # fmt: skip

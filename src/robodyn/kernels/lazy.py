@@ -30,15 +30,32 @@ def is_dask(x) -> bool:
     return x.__class__ is not _ND and type(x).__module__.startswith("dask.")
 
 
-# the trailing ("core") shape of one state of each state argument, by parameter name
+# the trailing ("core") shape of one state of each state argument, by parameter name, from
+# the model and the argument (the rows k of a constraint matrix are the call's own)
 _CORE = {
-    "q": lambda m: (m.nq,),
-    "v": lambda m: (m.nv,),
-    "a": lambda m: (m.nv,),
-    "tau": lambda m: (m.nv,),
-    "f_ext": lambda m: (m.nb, 6),
-    "f_tip": lambda m: (6,),
+    "q": lambda m, x: (m.nq,),
+    "v": lambda m, x: (m.nv,),
+    "a": lambda m, x: (m.nv,),
+    "tau": lambda m, x: (m.nv,),
+    "f_ext": lambda m, x: (m.nb, 6),
+    "f_tip": lambda m, x: (6,),
+    "A": lambda m, x: (x.shape[-2] if x.ndim >= 2 else 1, m.nv),
+    "dA_dq_v": lambda m, x: (x.shape[-1] if x.ndim >= 1 else 1,),
 }
+
+
+def _probe(model, name: str, tail: tuple) -> np.ndarray:
+    """One state of argument ``name`` at which every function is defined: the neutral
+    configuration, independent constraint rows, zeros."""
+    if name == "q":
+        from ..model.configuration import neutral
+
+        return neutral(model)
+    if name == "A":
+        return np.eye(*tail)
+    return np.zeros(tail)
+
+
 _SIGNATURES: dict = {}
 
 
@@ -59,16 +76,23 @@ def model_key(model):
 
 class _Blocks:
     """``fn(model, **static, **{name: block})`` for one chunk (a picklable callable: the
-    public function travels by reference, its static arguments once per task)."""
+    public function travels by reference, its static arguments once per task). A function
+    of several results (a tuple) gives them side by side along one last axis, each state's
+    part flattened (``nbatch``: the chunk's batch axes)."""
 
-    def __init__(self, fn, names, static):
+    def __init__(self, fn, names, static, nbatch: int = 0, parts: bool = False):
         self.fn, self.names, self.static = fn, tuple(names), static
+        self.nbatch, self.parts = nbatch, parts
 
     def __call__(self, model, *blocks):
         kw = dict(self.static)
         kw.update(zip(self.names, blocks))
         try:
-            return np.asarray(self.fn(model, **kw), dtype=np.float64)
+            r = self.fn(model, **kw)
+            if self.parts:
+                lead = np.shape(r[0])[: self.nbatch]
+                return np.concatenate([np.reshape(x, (*lead, -1)) for x in r], axis=-1)
+            return np.asarray(r, dtype=np.float64)
         except ValueError as exc:  # a bad state: its index is within this chunk
             raise ValueError(f"{self.fn.__name__} on a dask chunk: {exc} (the index counts "
                              "from the chunk's first state)") from exc  # fmt: skip
@@ -121,28 +145,27 @@ def lazy_call(fn, args, kwargs):
     if "threads" in _signature(fn).parameters and static.get("threads") is None:
         static["threads"] = 1  # Dask supplies the parallelism: one core thread per task
     # one state's result: its shape and dtype (a probe at the neutral state)
-    probe = {}
+    probe, tails = {}, {}
     for name, x in zip(names, arrays):
-        tail = _CORE[name](model)
+        tail = tails[name] = _CORE[name](model, x)
         shape = tuple(x.shape)
         if len(shape) < len(tail) or shape[len(shape) - len(tail) :] != tail:
             want = "(..., " + ", ".join(str(t) for t in tail) + ")"
             raise ValueError(f"{name} must have shape {want}, got {shape}")
-        if name == "q":
-            from ..model.configuration import neutral
-
-            probe[name] = neutral(model)
-        else:
-            probe[name] = np.zeros(tail)
-    one = np.asarray(fn(model, **static, **probe), dtype=np.float64)
+        probe[name] = _probe(model, name, tail)
+    one = fn(model, **static, **probe)
+    parts = isinstance(one, tuple)
+    shapes = [np.shape(x) for x in one] if parts else None
+    one = (np.concatenate([np.ravel(x) for x in one]) if parts
+           else np.asarray(one, dtype=np.float64))  # fmt: skip
     # blockwise indices: the batch axes share letters (right-aligned, numpy broadcasting),
     # every trailing axis has its own and is one chunk (rechunked if it was split)
-    nbatch = max(x.ndim - len(_CORE[n](model)) for n, x in zip(names, arrays))
+    nbatch = max(x.ndim - len(tails[n]) for n, x in zip(names, arrays))
     letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
     batch = "".join(next(letters) for _ in range(nbatch))
     pairs = []
     for name, x in zip(names, arrays):
-        k = len(_CORE[name](model))
+        k = len(tails[name])
         nb = x.ndim - k
         if is_dask(x):
             split = [ax for ax in range(nb, x.ndim) if len(x.chunks[ax]) > 1]
@@ -152,8 +175,8 @@ def lazy_call(fn, args, kwargs):
             x = da.from_array(x, chunks=x.shape) if x.ndim else da.asarray(x)
         pairs += [x, batch[nbatch - nb :] + "".join(next(letters) for _ in range(k))]
     out_core = "".join(next(letters) for _ in range(one.ndim))
-    return da.blockwise(
-        _Blocks(fn, names, static),
+    r = da.blockwise(
+        _Blocks(fn, names, static, nbatch, parts),
         batch + out_core,
         model_key(model),
         None,
@@ -163,3 +186,15 @@ def lazy_call(fn, args, kwargs):
         concatenate=True,
         meta=np.empty((0,) * (nbatch + one.ndim), dtype=np.float64),
     )
+    return _parts(r, shapes) if parts else r
+
+
+def _parts(r, shapes: list) -> tuple:
+    """The lazy results of a function of several results, cut from their side-by-side
+    array ``r`` (..., sum of their sizes) and given their own trailing shapes."""
+    out, k0 = [], 0
+    for shape in shapes:
+        k1 = k0 + int(np.prod(shape, dtype=np.int64))
+        out.append(r[..., k0:k1].reshape((*r.shape[:-1], *shape)))
+        k0 = k1
+    return tuple(out)

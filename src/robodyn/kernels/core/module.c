@@ -214,17 +214,18 @@ static int state_array(PyObject *o, int ndim, npy_intp N, npy_intp n, int code,
     return 0;
 }
 
-static int wrench_array(PyObject *o, int ndim, npy_intp N, npy_intp nb, int code,
-                        const double **out)
+static int matrix_array(PyObject *o, int ndim, npy_intp N, npy_intp rows, npy_intp cols,
+                        int code, const double **out)
 {
-    /* fext: (nb, 6) for one state, (N, nb, 6) for a batch */
+    /* a state argument of rows x cols (fext: (nb, 6); the constraint matrix A: (k, nv)):
+     * (rows, cols) for one state, (N, rows, cols) for a batch */
     if (!PyArray_Check(o))
         return -1;
     PyArrayObject *x = (PyArrayObject *)o;
     if (PyArray_TYPE(x) != NPY_DOUBLE || !PyArray_ISCARRAY_RO(x) || !PyArray_ISNOTSWAPPED(x))
         return -1;
-    if (PyArray_NDIM(x) != ndim + 1 || PyArray_DIM(x, ndim - 1) != nb
-        || PyArray_DIM(x, ndim) != 6 || (ndim == 2 && PyArray_DIM(x, 0) != N))
+    if (PyArray_NDIM(x) != ndim + 1 || PyArray_DIM(x, ndim - 1) != rows
+        || PyArray_DIM(x, ndim) != cols || (ndim == 2 && PyArray_DIM(x, 0) != N))
         return code;
     *out = (const double *)PyArray_DATA(x);
     return 0;
@@ -303,12 +304,14 @@ static PyObject *call_k(int algo, PyObject *P, PyObject *const *xs, PyObject *fe
     for (int k = 0; k < al->nx; k++) {
         if (al->xflag[k] && !(flags & al->xflag[k]))
             continue;
-        int e = state_array(xs[k], ndim, N, rd_size(&md, &a, al->xsize[k]), k + 1, &a.x[k]);
+        int e = al->xsize[k] == SZ_KNV
+                    ? matrix_array(xs[k], ndim, N, nk, md.nv, k + 1, &a.x[k])
+                    : state_array(xs[k], ndim, N, rd_size(&md, &a, al->xsize[k]), k + 1, &a.x[k]);
         if (e)
             return PyLong_FromLong(e);
     }
     if ((flags & FL_FEXT) && fext != Py_None) {
-        int e = wrench_array(fext, ndim, N, md.nb, 4, &a.fext);
+        int e = matrix_array(fext, ndim, N, md.nb, 6, al->nx + 1, &a.fext);
         if (e)
             return PyLong_FromLong(e);
     }
@@ -596,8 +599,8 @@ static PyObject *cspace_call(int algo, const char *name, PyObject *const *args, 
 
 static PyObject *py_constrained(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    /* (P, q, v, tau, A, dA_v, fext, flags, eps, threads): constrained.c; A flattened to
-     * (k nv) a state, its rows k read from dA_v's last dimension */
+    /* (P, q, v, tau, A, dA_v, fext, flags, eps, threads): constrained.c; A is (k, nv) a
+     * state, its rows k read from dA_v's last dimension */
     PyObject *dest;
     if (!nargs_out("constrained", &nargs, 10, args, &dest))
         return NULL;
@@ -635,7 +638,7 @@ static PyObject *py_difference(PyObject *self, PyObject *const *args, Py_ssize_t
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
        OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_JDOT_DJ, OP_COM_J, OP_MANIP,
-       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_COUNT };
+       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_CONSTRAINED, OP_COUNT };
 enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_OUT, KW_DT,
        KW_COUNT };
 
@@ -649,6 +652,8 @@ typedef struct {
     int last_acc;     /* 1: the last state argument (a) may be left out or None: FL_ACC off */
     int scalar;       /* 1: one state's result is a float */
     int dt;           /* slot of a time step dt after the states (a float, default 1; 0: none) */
+    int split;        /* 1: the result [x (nv), y (k)] is returned as the views (x, y); its
+                       * rows k are the last state argument's last dimension */
 } op_t;
 
 static const op_t OPS[OP_COUNT] = {
@@ -677,6 +682,7 @@ static const op_t OPS[OP_COUNT] = {
     [OP_MANIP] = {"manipulability", A_MANIP, 1, 0, 1, 2, 1, .scalar = 1},
     [OP_INTEGRATE] = {"integrate", A_INTEGRATE, 2, 1, .dt = 1},
     [OP_DIFFERENCE] = {"difference", A_DIFFERENCE, 2, 1},
+    [OP_CONSTRAINED] = {"constrained", A_CONSTRAINED, 5, 1, .split = 1},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
@@ -703,6 +709,24 @@ static int keyword(PyObject *name)
         if (PyUnicode_Check(name) && PyUnicode_Compare(name, kw_str[k]) == 0)
             return k;
     return -1;
+}
+
+static PyObject *split_rows(PyObject *r, npy_intp n)
+{
+    /* the views (r[..., :n], r[..., n:]) of a result r (stolen) */
+    PyObject *n_obj = PyLong_FromSsize_t(n), *lo = NULL, *hi = NULL, *t = NULL;
+    if (n_obj)
+        lo = PySlice_New(NULL, n_obj, NULL), hi = PySlice_New(n_obj, NULL, NULL);
+    if (lo && hi) {
+        PyObject *ilo = PyTuple_Pack(2, Py_Ellipsis, lo), *ihi = PyTuple_Pack(2, Py_Ellipsis, hi);
+        PyObject *x = ilo ? PyObject_GetItem(r, ilo) : NULL;
+        PyObject *y = ihi ? PyObject_GetItem(r, ihi) : NULL;
+        if (x && y)
+            t = PyTuple_Pack(2, x, y);
+        Py_XDECREF(x), Py_XDECREF(y), Py_XDECREF(ilo), Py_XDECREF(ihi);
+    }
+    Py_XDECREF(lo), Py_XDECREF(hi), Py_XDECREF(n_obj), Py_DECREF(r);
+    return t;
 }
 
 static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
@@ -827,9 +851,23 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
         if (((const int64_t *)PyArray_DATA(a))[3])
             algo = A_FORWARD;
     }
-    PyObject *xs[3] = {slot[1], e->nx > 1 ? slot[2] : Py_None, e->nx > 2 ? slot[3] : Py_None};
-    PyObject *r = call(algo, P, xs, Py_None, flags, eps, frame, (int)kind, threads, 0, dest);
+    PyObject *xs[RD_MAX_X];
+    for (int k = 0; k < RD_MAX_X; k++)
+        xs[k] = k < e->nx ? slot[1 + k] : Py_None;
+    int64_t nk = 0;
+    if (op->split) { /* the rows k: the last state argument's last dimension */
+        PyObject *last = slot[e->nx];
+        if ((dest != NULL && dest != Py_None) || !PyArray_Check(last)
+            || PyArray_NDIM((PyArrayObject *)last) < 1) {
+            Py_DECREF(pack);
+            Py_RETURN_NONE;
+        }
+        nk = PyArray_DIM((PyArrayObject *)last, PyArray_NDIM((PyArrayObject *)last) - 1);
+    }
+    PyObject *r = call_k(algo, P, xs, Py_None, flags, eps, frame, (int)kind, threads, 0, nk, dest);
     Py_DECREF(pack);
+    if (r != NULL && op->split && PyArray_Check(r))
+        return split_rows(r, PyArray_DIM((PyArrayObject *)r, PyArray_NDIM((PyArrayObject *)r) - 1) - nk);
     if (r != NULL && op->scalar && (dest == NULL || dest == Py_None) && PyArray_Check(r) && PyArray_NDIM((PyArrayObject *)r) == 0) {
         PyObject *f = PyFloat_FromDouble(*(const double *)PyArray_DATA((PyArrayObject *)r));
         Py_DECREF(r);
@@ -873,7 +911,7 @@ static PyObject *entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     for (int k = 0; k < OP_COUNT; k++)
         if (strcmp(name, OPS[k].name) == 0)
             op = k;
-    if (op < 0 || nx < 1 || nx > 3 || !PyCallable_Check(fn)
+    if (op < 0 || nx < 1 || nx > RD_MAX_X || !PyCallable_Check(fn)
         || (op != OP_RNEA && nx != OPS[op].nx)
         || (kinds != Py_None && !PyDict_Check(kinds))) {
         PyErr_Format(PyExc_ValueError, "entry: bad arguments for %s", name);
@@ -1231,7 +1269,7 @@ static PyMethodDef methods[] = {
     METHOD(integrate, "integrate(P, q, v, dt, flags, threads) -> q (+) v dt (cspace.c)"),
     METHOD(difference, "difference(P, q0, q1, flags, threads) -> q1 (-) q0 (cspace.c)"),
     METHOD(constrained, "constrained(P, q, v, tau, A, dA_v, fext, flags, eps, threads) -> "
-                        "[qdd (nv), lambda (k)] (constrained.c; A flattened to k nv)"),
+                        "[qdd (nv), lambda (k)] (constrained.c)"),
     {NULL, NULL, 0, NULL},
 };
 
