@@ -1,6 +1,8 @@
 """The public names do not move (issue 28): ``dir(robodyn)`` and the ``__all__`` of every
 public module equal the lists taken before the package was laid out in layers (typed here,
-not computed), so a refactoring that drops, renames or adds a name by accident fails."""
+not computed), so a refactoring that drops, renames or adds a name by accident fails. Names
+added since by an issue are typed in their place too (issue 30: the kinematic Hessian and
+the frame derivatives)."""
 
 import importlib
 
@@ -67,7 +69,9 @@ DIR_ROBODYN = [
     "forward_dynamics_trajectory",
     "forward_kinematics",
     "frame_acceleration",
+    "frame_acceleration_derivatives",
     "frame_velocity",
+    "frame_velocity_derivatives",
     "from_dh",
     "from_mr",
     "gravity_forces",
@@ -88,6 +92,7 @@ DIR_ROBODYN = [
     "jacobian_body",
     "jacobian_dot",
     "jacobian_space",
+    "kinematic_hessian",
     "kinematics",
     "kinetic_energy",
     "kkt_solve",
@@ -246,10 +251,13 @@ MODULE_ALL = {
         "force_ellipsoid",
         "forward_kinematics",
         "frame_acceleration",
+        "frame_acceleration_derivatives",
         "frame_velocity",
+        "frame_velocity_derivatives",
         "ik",
         "jacobian",
         "jacobian_dot",
+        "kinematic_hessian",
         "manipulability",
         "velocity_ellipsoid",
     ],

@@ -1,7 +1,8 @@
 """Kinematics of a :class:`~robodyn.model.model.Model` (Modern Robotics ch. 4-6).
 
 Forward kinematics, Jacobians and their time derivative, frame velocities and
-accelerations, centre of mass, manipulability and the velocity/force ellipsoids, and
+accelerations and their derivatives in q, v and a (the kinematic Hessian dJ/dq), centre
+of mass, manipulability and the velocity/force ellipsoids, and
 numerical inverse kinematics.
 
 Conventions (the book's):
@@ -30,6 +31,11 @@ packed once; the functions here take one state or any number of leading batch di
 (``q`` of shape (..., nq)) and name the argument when a shape is wrong.
 """
 
+from .derivatives import (
+    frame_acceleration_derivatives,
+    frame_velocity_derivatives,
+    kinematic_hessian,
+)
 from .forward import (
     JACOBIAN_KINDS,
     Ellipsoid,
@@ -60,6 +66,9 @@ __all__ = [
     "jacobian_dot",
     "frame_velocity",
     "frame_acceleration",
+    "kinematic_hessian",
+    "frame_velocity_derivatives",
+    "frame_acceleration_derivatives",
     "com",
     "com_jacobian",
     "com_velocity",

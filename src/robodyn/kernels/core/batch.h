@@ -60,6 +60,14 @@ KIN_DECL(manipulability)
 KIN_DECL(ellipsoid)
 #undef KIN_DECL
 
+/* kinderiv.c: the kinematic Hessian; the frame's twist (x[1] = v) or, with FL_ACC, its
+ * acceleration (x[2] = a) differentiated */
+int rd_kinematic_hessian(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                         double *RESTRICT W, int *lane);
+int rd_motion_derivatives(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                          double *RESTRICT W, int *lane);
+int64_t rd_kinderiv_work(const model_t *md);
+
 /* constrained.c */
 int rd_constrained(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                    double *RESTRICT W, int *lane);

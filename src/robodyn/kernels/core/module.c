@@ -86,12 +86,16 @@ static int64_t sz_36(const model_t *md) { (void)md; return 36; }
 static int64_t sz_3nv(const model_t *md) { return 3 * md->nv; }
 static int64_t sz_42(const model_t *md) { (void)md; return 42; }
 static int64_t sz_eregressor(const model_t *md) { return 10 * (md->nb - 1); }
+static int64_t sz_6nv2(const model_t *md) { return 6 * md->nv * md->nv; }
+static int64_t sz_12nv(const model_t *md) { return 12 * md->nv; }
+static int64_t sz_18nv(const model_t *md) { return 18 * md->nv; }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
        A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR,
        A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT,
-       A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE, A_CONSTRAINED };
+       A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE, A_CONSTRAINED, A_KIN_HESSIAN, A_FRAME_VEL_DERIV,
+       A_FRAME_ACC_DERIV };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -143,6 +147,12 @@ static const algo_t ALGOS[] = {
     [A_CONSTRAINED] = {"constrained", rd_constrained, rd_constrained_work, sz_nv, 5,
                        {SZ_NQ, SZ_NV, SZ_NV, SZ_KNV, SZ_K}, {0, 0, 0, 0, 0}, .out_per_row = 1,
                        .work_rows = rd_constrained_work_rows},
+    [A_KIN_HESSIAN] = {"kinematic_hessian", rd_kinematic_hessian, rd_kinderiv_work, sz_6nv2, 1,
+                       {SZ_NQ}, {0}},
+    [A_FRAME_VEL_DERIV] = {"frame_velocity_derivatives", rd_motion_derivatives, rd_kinderiv_work,
+                           sz_12nv, 2, {SZ_NQ, SZ_NV}, {0, 0}},
+    [A_FRAME_ACC_DERIV] = {"frame_acceleration_derivatives", rd_motion_derivatives,
+                           rd_kinderiv_work, sz_18nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
 };
 
 static int out_dims(const model_t *md, int algo, const args_t *a, npy_intp *d)
@@ -163,6 +173,9 @@ static int out_dims(const model_t *md, int algo, const args_t *a, npy_intp *d)
     case A_COM_J: d[0] = 3, d[1] = md->nv; return 2;
     case A_MANIP: return 0;
     case A_TASK_JBAR: d[0] = md->nv, d[1] = 6; return 2;
+    case A_KIN_HESSIAN: d[0] = 6, d[1] = d[2] = md->nv; return 3;
+    case A_FRAME_VEL_DERIV: d[0] = 2, d[1] = 6, d[2] = md->nv; return 3;
+    case A_FRAME_ACC_DERIV: d[0] = 3, d[1] = 6, d[2] = md->nv; return 3;
     default: d[0] = rd_out_size(md, &ALGOS[algo], a); return 1;
     }
 }
@@ -318,7 +331,8 @@ static PyObject *call_k(int algo, PyObject *P, PyObject *const *xs, PyObject *fe
     if ((algo == A_FRAME_POSE || algo == A_JACOBIAN || algo == A_JACOBIAN_DOT
          || algo == A_IK_RESIDUAL || algo == A_TASK_LAMBDA || algo == A_TASK_JBAR
          || algo == A_FRAME_VEL || algo == A_FRAME_ACC || algo == A_JDOT_DJ || algo == A_MANIP
-         || algo == A_ELLIPSOID)
+         || algo == A_ELLIPSOID || algo == A_KIN_HESSIAN || algo == A_FRAME_VEL_DERIV
+         || algo == A_FRAME_ACC_DERIV)
         && (frame < 0 || frame >= md.nf)) {
         PyErr_Format(PyExc_IndexError, "frame index %lld out of range (%lld frames)",
                      (long long)frame, (long long)md.nf);
@@ -558,11 +572,12 @@ KIN(jacobian_dot_dj, A_JDOT_DJ, 2, 1, 1)
 KIN(com_jacobian_j, A_COM_J, 1, 0, 0)
 KIN(com, A_COM, 1, 0, 0)
 
-static PyObject *py_frame_acceleration(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *acc_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs)
 {
-    /* (P, q, v, a, frame, kind, threads): kinematics.c's frame_motion with FL_ACC */
+    /* (P, q, v, a, frame, kind, threads): a frame's acceleration (kinematics.c's
+     * frame_motion) or its derivatives (kinderiv.c), FL_ACC set */
     PyObject *dest;
-    if (!nargs_out("frame_acceleration", &nargs, 7, args, &dest))
+    if (!nargs_out(name, &nargs, 7, args, &dest))
         return NULL;
     const long frame = PyLong_AsLong(args[4]), kind = PyLong_AsLong(args[5]);
     const long threads = PyLong_AsLong(args[6]);
@@ -572,10 +587,23 @@ static PyObject *py_frame_acceleration(PyObject *self, PyObject *const *args, Py
         PyErr_Format(PyExc_ValueError, "kind must be 0, 1 or 2, got %ld", kind);
         return NULL;
     }
-    return call(A_FRAME_ACC, args[0], args + 1, Py_None, FL_CHECK | FL_ACC, 0.0, frame, (int)kind,
+    return call(algo, args[0], args + 1, Py_None, FL_CHECK | FL_ACC, 0.0, frame, (int)kind,
                 threads, 0, dest);
 }
+
+static PyObject *py_frame_acceleration(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return acc_call(A_FRAME_ACC, "frame_acceleration", args, nargs);
+}
 KIN(com_jacobian, A_COM_JACOBIAN, 1, 0, 0)
+KIN(kinematic_hessian, A_KIN_HESSIAN, 1, 1, 1)
+KIN(frame_velocity_derivatives, A_FRAME_VEL_DERIV, 2, 1, 1)
+
+static PyObject *py_frame_acceleration_derivatives(PyObject *self, PyObject *const *args,
+                                                   Py_ssize_t nargs)
+{
+    return acc_call(A_FRAME_ACC_DERIV, "frame_acceleration_derivatives", args, nargs);
+}
 KIN(ik_residual, A_IK_RESIDUAL, 2, 1, 0)
 
 static PyObject *cspace_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs)
@@ -1268,6 +1296,11 @@ static PyMethodDef methods[] = {
     METHOD(threads, "threads() -> the default number of threads of a batch"),
     METHOD(integrate, "integrate(P, q, v, dt, flags, threads) -> q (+) v dt (cspace.c)"),
     METHOD(difference, "difference(P, q0, q1, flags, threads) -> q1 (-) q0 (cspace.c)"),
+    METHOD(kinematic_hessian, "kinematic_hessian(P, q, frame, kind, threads) -> H (6, nv, nv)"),
+    METHOD(frame_velocity_derivatives, "frame_velocity_derivatives(P, q, v, frame, kind, threads) "
+                                       "-> [dV/dq, dV/dv] (2, 6, nv)"),
+    METHOD(frame_acceleration_derivatives, "frame_acceleration_derivatives(P, q, v, a, frame, "
+                                           "kind, threads) -> [dA/dq, dA/dv, dA/da] (3, 6, nv)"),
     METHOD(constrained, "constrained(P, q, v, tau, A, dA_v, fext, flags, eps, threads) -> "
                         "[qdd (nv), lambda (k)] (constrained.c)"),
     {NULL, NULL, 0, NULL},
