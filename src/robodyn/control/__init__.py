@@ -176,7 +176,10 @@ class _Reference:
     def c_spec(self, model):
         """``(q_a, q_b, T, c)`` with ``q_d(t) = q_a + s(t / T) (q_b - q_a)``,
         ``s(r) = sum_k c_k r^k``, for the compiled rollout of ``model``; None if not of
-        that form (a zero target of a model with quaternions: none to compile)."""
+        that form. A model with quaternions (nq != nv) takes a constant target only (a
+        reference's v_d would have nq entries; a zero target holds a zero quaternion)."""
+        if self.fn is not None and model.nq != model.nv:
+            return None
         if self.fn is None:
             if self.q is None and model.nq != model.nv:
                 return None
