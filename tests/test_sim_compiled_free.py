@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from helpers import erd_path, load_pair, random_tree
+from helpers import JOINT_KINDS, erd_path, load_pair, random_tree
 from robodyn.kernels._pack import packed
 from robodyn.sim._compiled import _c_setup
 
@@ -47,13 +47,17 @@ def _compiled_run(model, q0, v0, ctrl=None, **kw):
 
 def _assert_same_run(model, q0, v0, ctrl, what, **kw):
     """The compiled run equals the Python loop's: q and v to 1e-12, a and tau to 1e-12 of
-    their largest entry (PD's default gains give torques of ~1e3 on a floating base)."""
+    their largest entry (PD's default gains give torques of ~1e3 on a floating base). The
+    task-space law inverts J_b by numpy's SVD in Python and by a QR (a Jacobi SVD where
+    it damps) in C: a tree whose tool frame has three dofs (J_b of rank 3, damped) agrees
+    to ~1e-12 of the torque there, 1e-10 allowed."""
     fast = _compiled_run(model, q0, v0, ctrl, **kw)
     slow = rd.simulate(model, q0, v0, controller=_python_path(ctrl), **kw)
+    tol = 1e-10 if isinstance(ctrl, rd.control.TaskSpaceComputedTorque) else 1e-12
     for x in ("q", "v", "a", "tau"):
         got, want = getattr(fast, x), getattr(slow, x)
         scale = 1.0 if x in ("q", "v") else max(1.0, float(np.abs(want).max()))
-        assert np.max(np.abs(got - want)) < 1e-12 * scale, (what, x)
+        assert np.max(np.abs(got - want)) < tol * scale, (what, x)
     assert np.array_equal(fast.t, slow.t) and fast.meta["n_eval"] == slow.meta["n_eval"]
     assert np.max(np.abs(rd.difference(model, q0, fast.q[-1]))) > 0.05, what  # it moved
     return fast
@@ -111,6 +115,7 @@ TREES = {
     "planar": (("planar", "revolute", "prismatic"), False, False),
     "mimic": (("revolute", "continuous", "prismatic"), False, True),
     "floating, spherical, planar, mimic": (("spherical", "planar", "revolute"), True, True),
+    "every joint kind, floating, mimic": (JOINT_KINDS, True, True),
 }
 
 
@@ -118,7 +123,7 @@ TREES = {
 @pytest.mark.parametrize("integrator", INTEGRATORS)
 def test_trees_of_every_lie_group_compiled_equal_the_python_loop(tree, integrator, rng):
     kinds, floating, mimic = TREES[tree]
-    model = random_tree(7, 7, floating=floating, mimic=mimic, damping=True, kinds=kinds)[0]
+    model = random_tree(7, 9, floating=floating, mimic=mimic, damping=True, kinds=kinds)[0]
     assert packed(model).has_mimic == mimic
     q0 = rd.random_configuration(model, rng=rng)
     v0 = rng.normal(size=model.nv)
