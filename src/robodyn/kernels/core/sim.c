@@ -653,7 +653,7 @@ typedef struct {
     const sim_t *s;
     algo_fn dynamics; /* rd_aba, or rd_forward (the Cholesky road) for mimic joints */
     double *W, *Wc, *Wa; /* the law's, the controller model's and the dynamics' workspaces */
-    double *z;        /* the steps' vectors (step_rk4) */
+    double *z;        /* the steps' vectors (step, rk4_stage, step_rk4: nq + 11 nv) */
 } roll_t;
 
 static int has_mimic(const model_t *md)
@@ -699,6 +699,23 @@ static int stage(const roll_t *r, double t, const double *q, const double *v, do
     return code;
 }
 
+static int rk4_stage(const roll_t *r, double ti, double c, const double *q, const double *v,
+                     const double *x, const double *a, double *vi, double *ai, double *ri)
+{
+    /* one stage of step_rk4: d_i = c x, v_i = v + c a (x, a: the previous stage's rate and
+     * acceleration), a_i = qdd(t_i, q (+) d_i, v_i), r_i = J_r(d_i)^-1 v_i */
+    const model_t *md = r->s->md;
+    const int64_t n = md->nv;
+    double *d = r->z, *tq = d + n, *qs = tq + n;
+    for (int64_t j = 0; j < n; j++)
+        d[j] = c * x[j], vi[j] = v[j] + c * a[j];
+    plus(md, q, d, qs);
+    const int code = stage(r, ti, qs, vi, tq, ai);
+    if (!code)
+        chart_rate(md, d, vi, ri);
+    return code;
+}
+
 static int step_rk4(const roll_t *r, double t, double h, const double *q, const double *v,
                     const double *a1, double *q1, double *v1)
 {
@@ -710,27 +727,13 @@ static int step_rk4(const roll_t *r, double t, double h, const double *q, const 
     const model_t *md = r->s->md;
     const int64_t n = md->nv;
     const double h2 = 0.5 * h, h6 = h / 6.0;
-    double *d = r->z, *r2 = d + n, *r3 = r2 + n, *r4 = r3 + n, *v2 = r4 + n, *v3 = v2 + n;
-    double *v4 = v3 + n, *a2 = v4 + n, *a3 = a2 + n, *a4 = a3 + n, *tq = a4 + n, *qs = tq + n;
+    double *d = r->z, *r2 = d + 2 * n + md->nq, *r3 = r2 + n, *r4 = r3 + n, *v2 = r4 + n;
+    double *v3 = v2 + n, *v4 = v3 + n, *a2 = v4 + n, *a3 = a2 + n, *a4 = a3 + n;
     int code;
-    for (int64_t j = 0; j < n; j++)
-        d[j] = h2 * v[j], v2[j] = v[j] + h2 * a1[j];
-    plus(md, q, d, qs);
-    if ((code = stage(r, t + h2, qs, v2, tq, a2)) != 0)
+    if ((code = rk4_stage(r, t + h2, h2, q, v, v, a1, v2, a2, r2)) != 0
+        || (code = rk4_stage(r, t + h2, h2, q, v, r2, a2, v3, a3, r3)) != 0
+        || (code = rk4_stage(r, t + h, h, q, v, r3, a3, v4, a4, r4)) != 0)
         return code;
-    chart_rate(md, d, v2, r2);
-    for (int64_t j = 0; j < n; j++)
-        d[j] = h2 * r2[j], v3[j] = v[j] + h2 * a2[j];
-    plus(md, q, d, qs);
-    if ((code = stage(r, t + h2, qs, v3, tq, a3)) != 0)
-        return code;
-    chart_rate(md, d, v3, r3);
-    for (int64_t j = 0; j < n; j++)
-        d[j] = h * r3[j], v4[j] = v[j] + h * a3[j];
-    plus(md, q, d, qs);
-    if ((code = stage(r, t + h, qs, v4, tq, a4)) != 0)
-        return code;
-    chart_rate(md, d, v4, r4);
     for (int64_t j = 0; j < n; j++) {
         d[j] = h6 * (v[j] + 2.0 * (r2[j] + r3[j]) + r4[j]);
         v1[j] = v[j] + h6 * (a1[j] + 2.0 * (a2[j] + a3[j]) + a4[j]);
@@ -773,7 +776,7 @@ int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, d
     const int mimic = has_mimic(md);
     const int64_t nw = 2 * nq + 4 * n + 64 + (s->law == LAW_TASK_CT ? task_work(s->mc) : 0);
     const int64_t nwc = rd_rnea_work(s->mc), nwa = mimic ? rd_minv_work(md) : rd_aba_work(md);
-    double *buf = malloc(sizeof(double) * (size_t)(nw + nwc + nwa + nq + 12 * n));
+    double *buf = malloc(sizeof(double) * (size_t)(nw + nwc + nwa + nq + 11 * n));
     if (!buf)
         return E_MEMORY;
     roll_t r = {s, mimic ? rd_forward : rd_aba, buf, buf + nw, buf + nw + nwc,
