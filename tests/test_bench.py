@@ -117,8 +117,8 @@ def test_cold_and_memory_rows(quick_run):
 
 def test_simulate_rows(quick_run):
     _, result, _ = quick_run
-    task = "task-space CT, RK4"  # its own row: test_simulate_task_space_row
-    rows = {(r["model"], r["library"]): r for r in result["simulate"] if r["function"] != task}
+    own = ("task-space CT, RK4", "floating base, RK4", "floating base PD, RK4")  # own tests
+    rows = {(r["model"], r["library"]): r for r in result["simulate"] if r["function"] not in own}
     assert set(rows) == {("panda", "robodyn"), ("panda", "pinocchio"), ("ur5", "robodyn"),
                          ("ur5", "mujoco"), ("ur5", "pinocchio")}  # fmt: skip
     # checked before timed: the final states equal the peers' (same RK4, same step)
@@ -143,6 +143,23 @@ def test_simulate_task_space_row(quick_run):
     assert row["ratio_to_joint_space"] == row["median_s"] / row["joint_space_s"] > 0
     assert "the joint-space ComputedTorque's" in row["call"]
     assert "of joint-space computed torque" in result["_markdown"]
+
+
+def test_simulate_floating_base_rows(quick_run):
+    """solo12 on its floating base, open loop and under PD: the compiled rollout, checked
+    first against robodyn's Python loop (and the open loop against the Lie-group RK4 over
+    Pinocchio), timed beside both (ratios, not timed assertions)."""
+    _, result, _ = quick_run
+    rows = {(r["function"], r["library"]): r for r in result["simulate"] if r["model"] == "solo12"}
+    assert set(rows) == {("floating base, RK4", "robodyn"), ("floating base, RK4", "pinocchio"),
+                         ("floating base PD, RK4", "robodyn")}  # fmt: skip
+    for fn in ("floating base, RK4", "floating base PD, RK4"):
+        row = rows[(fn, "robodyn")]
+        assert row["status"] == "ok" and row["check_err"] <= 1e-10, row
+        assert row["ratio_to_python_loop"] == row["median_s"] / row["python_loop_s"] > 0
+    assert rows[("floating base, RK4", "pinocchio")]["check_err"] <= 1e-10
+    assert rows[("floating base, RK4", "robodyn")]["ratio_to_pinocchio"] > 0
+    assert "of robodyn's Python loop" in result["_markdown"]
 
 
 def test_ik_rows(quick_run):

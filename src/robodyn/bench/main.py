@@ -157,7 +157,7 @@ def _skipped(cfg: Config, mods: dict) -> dict[str, list[str]]:
 
 
 # the progress bar's steps of the sections run once (not per model)
-_SECTION_STEPS = {"cold": 5, "memory": 2, "simulate": 2, "ik": 2, "dask": 2, "viz": 6, "ident": 2}
+_SECTION_STEPS = {"cold": 5, "memory": 2, "simulate": 3, "ik": 2, "dask": 2, "viz": 6, "ident": 2}
 
 
 def _steps(cfg: Config) -> int:

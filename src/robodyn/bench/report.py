@@ -316,6 +316,8 @@ def _simulate_markdown(result: dict) -> list[str]:
             vs.append(f"{_fmt_ratio(r['ratio_to_mujoco'])} of mujoco.rollout")
         if r.get("ratio_to_joint_space") is not None:
             vs.append(f"{_fmt_ratio(r['ratio_to_joint_space'])} of joint-space computed torque")
+        if r.get("ratio_to_python_loop") is not None:
+            vs.append(f"{_fmt_ratio(r['ratio_to_python_loop'])} of robodyn's Python loop")
         per = "per rollout-step" if "rollouts" in r["function"] else "in all"
         lines.append(
             f"Simulation ({r['model']}, {r['function']}): {r['call']}: "

@@ -15,6 +15,12 @@
   :func:`robodyn.trajectory.screw_trajectory` (it runs whole in the compiled core, with
   its damped least-squares inverse), beside the same run under the joint-space
   :class:`robodyn.control.ComputedTorque` along a quintic (issue 29: within 3x its time).
+* ``solo12`` on its floating base (example-robot-data), 1 s at 1 kHz with RK4 (4,000
+  evaluations), open loop and under :class:`robodyn.control.PD` to a pose: the compiled
+  rollout (issue 29: the step on SE(3) in C), beside the Python loop it took before
+  (robodyn's own, forced by a plain callable controller) and, open loop, the same Lie-group
+  RK4 written over Pinocchio in Python (``pin.aba``, ``pin.integrate``, and
+  ``pin.dIntegrate`` for the stages' chart rates).
 
 Each run is checked before it is timed: the final states agree with the peer's (the
 task-space run: with the same law called from the Python loop).
@@ -95,6 +101,14 @@ def run_simulate(cfg, libs: dict, prog, cases: dict) -> list[dict]:
     rows += _rollout_rows(cfg, pin, mujoco, case, repeat)
     prog.show("simulate: ur5 task-space computed torque")
     rows.append(_task_space_row(cfg, case, repeat))
+    prog.step()
+    prog.show("simulate: solo12 floating base")
+    try:
+        case = cases.get("solo12") or _build_case("solo12", cfg, pin)
+    except FileNotFoundError:  # no example-robot-data: no solo12 rows
+        case = None
+    if case is not None:
+        rows += _floating_rows(cfg, pin, case, repeat)
     prog.step()
     return rows
 
@@ -281,3 +295,90 @@ def _pin_rollouts(pin, case, q0, v0, K, n_pin, res, repeat, rd_row) -> dict:
                 call=f"the RK4 loop in Python over pin.aba, {n_pin} rollouts",
                 median_s=best_p / (n_pin * K), runs_s=[r / (n_pin * K) for r in runs_p],
                 n_states=n_pin * K, status="reference")  # fmt: skip
+
+
+def _floating_rows(cfg, pin, case, repeat: int) -> list[dict]:
+    """solo12 on its floating base, open loop and under PD to a pose: the compiled rollout
+    beside robodyn's Python loop (the road before issue 29), each checked equal to it first
+    (the samples q, v, a, tau), and the open loop beside the Lie-group RK4 over Pinocchio."""
+    from .. import control
+    from ..model.configuration import integrate, neutral
+    from ..sim import simulate
+
+    m = case.model
+    dur = 0.1 if cfg.quick else 1.0
+    K = round(dur / 1e-3)
+    q0 = neutral(m)
+    q0[2] = 0.3
+    v0 = np.linspace(-1.0, 1.0, m.nv)
+    pd = control.PD(m, integrate(m, q0, np.linspace(0.2, -0.2, m.nv)))
+    rows = []
+    for name, ctrl in (("floating base, RK4", None), ("floating base PD, RK4", pd)):
+        slow_ctrl = (lambda t, q, v: np.zeros(np.shape(v))) if ctrl is None else (
+            lambda t, q, v, c=ctrl: c(t, q, v))  # fmt: skip
+
+        def run(c, duration=dur):
+            return simulate(m, q0, v0, controller=c, duration=duration, dt=1e-3, friction=False)
+
+        fast, slow = run(ctrl), run(slow_ctrl)
+        err = max(float(np.max(np.abs(getattr(fast, x) - getattr(slow, x))))
+                  for x in ("q", "v", "a", "tau"))  # fmt: skip
+        best, runs = _best(lambda c=ctrl: run(c), repeat)
+        best_py, _ = _best(lambda c=slow_ctrl: run(c), repeat)
+        law = "no controller" if ctrl is None else "PD to a pose (every dof)"
+        rd_row = _row("simulate", "solo12", name, "robodyn",
+                      call=f"simulate {dur:g} s at 1 kHz, {law} ({4 * K} evaluations): "
+                           f"{best / best_py:.3f}x robodyn's Python loop ({best_py * 1e3:.0f} ms, "
+                           "the road before issue 29)",
+                      median_s=best, runs_s=runs, n_states=K, python_loop_s=best_py,
+                      ratio_to_python_loop=best / best_py,
+                      status="ok" if err < 1e-10 else "FAIL", check_err=err)  # fmt: skip
+        rows.append(rd_row)
+        if ctrl is None and pin is not None:
+            rows.append(_pin_floating(pin, case, q0, v0, K, fast, best, repeat, rd_row))
+    return rows
+
+
+def _pin_lie_rk4(pin, pm, pd, q, v, h, K):
+    """RK4 on a Pinocchio model's configuration manifold, open loop: the stages at
+    q (+) d_i with chart rates dIntegrate(q, d_i)^-1 v_i, the Munthe-Kaas step robodyn takes
+    (a Pinocchio user's loop; without the rates it is second order on SE(3))."""
+    arg = pin.ArgumentPosition.ARG1
+    tau = np.zeros(pm.nv)
+
+    def rate(d, x):
+        return np.linalg.solve(pin.dIntegrate(pm, q, d, arg), x)
+
+    for _ in range(K):
+        a1 = pin.aba(pm, pd, q, v, tau)
+        d2, v2 = 0.5 * h * v, v + 0.5 * h * a1
+        a2 = pin.aba(pm, pd, pin.integrate(pm, q, d2), v2, tau)
+        r2 = rate(d2, v2)
+        d3, v3 = 0.5 * h * r2, v + 0.5 * h * a2
+        a3 = pin.aba(pm, pd, pin.integrate(pm, q, d3), v3, tau)
+        r3 = rate(d3, v3)
+        d4, v4 = h * r3, v + h * a3
+        a4 = pin.aba(pm, pd, pin.integrate(pm, q, d4), v4, tau)
+        r4 = rate(d4, v4)
+        q = pin.integrate(pm, q, h / 6 * (v + 2 * (r2 + r3) + r4))
+        v = v + h / 6 * (a1 + 2 * (a2 + a3) + a4)
+    return q, v
+
+
+def _pin_floating(pin, case, q0, v0, K, res, best, repeat, rd_row) -> dict:
+    """Pinocchio's row of the open-loop floating base: the Lie-group RK4 over pin.aba,
+    checked on the final state; its ratio goes into ``rd_row``."""
+    pm, pd = case.pin_model, case.pin_model.createData()
+    q_pin, v_pin = case.pmap.q_to_pin(q0), case.pmap.v_to_pin(v0)
+    q, v = _pin_lie_rk4(pin, pm, pd, q_pin, v_pin, 1e-3, K)
+    err = max(float(np.max(np.abs(q - case.pmap.q_to_pin(res.q[-1])))),
+              float(np.max(np.abs(v - case.pmap.v_to_pin(res.v[-1])))))  # fmt: skip
+    best_p, runs_p = _best(lambda: _pin_lie_rk4(pin, pm, pd, q_pin, v_pin, 1e-3, K), repeat)
+    rd_row["ratio_to_pinocchio"] = best / best_p
+    if err >= 1e-8:
+        rd_row["status"] = "FAIL"
+    rd_row["check_err"] = max(rd_row["check_err"], err)
+    return _row("simulate", "solo12", "floating base, RK4", "pinocchio",
+                call="the same Lie-group RK4 in Python over pin.aba, pin.integrate and "
+                     "pin.dIntegrate", median_s=best_p, runs_s=runs_p, n_states=K,
+                status="reference", check_err=err)  # fmt: skip

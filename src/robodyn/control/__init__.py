@@ -173,12 +173,18 @@ class _Reference:
             self.fn, self.q = None, q
         self.zero = None
 
-    def c_spec(self, nv):
+    def c_spec(self, model):
         """``(q_a, q_b, T, c)`` with ``q_d(t) = q_a + s(t / T) (q_b - q_a)``,
-        ``s(r) = sum_k c_k r^k``, for the compiled rollout; None if not of that form."""
+        ``s(r) = sum_k c_k r^k``, for the compiled rollout of ``model``; None if not of
+        that form. A model with quaternions (nq != nv) takes a constant target only (a
+        reference's v_d would have nq entries; a zero target holds a zero quaternion)."""
+        if self.fn is not None and model.nq != model.nv:
+            return None
         if self.fn is None:
-            q = self.q if self.q is not None else np.zeros(nv)
-            return (q, q, 1.0, np.zeros(6)) if q.shape == (nv,) else None
+            if self.q is None and model.nq != model.nv:
+                return None
+            q = self.q if self.q is not None else np.zeros(model.nq)
+            return (q, q, 1.0, np.zeros(6)) if q.shape == (model.nq,) else None
         spec = getattr(self.fn, "_c_reference", None)
         return spec() if spec is not None else None
 
@@ -319,8 +325,11 @@ class PD(Controller):
 
     def _c_law(self, model):
         """This law for the compiled rollout of robodyn.simulate (None: not expressible)."""
-        ref = self.ref.c_spec(model.nv)
+        ref = self.ref.c_spec(model)
         if ref is None or self.kp.ndim > 1 or self.kd.ndim > 1:
+            return None
+        m = self.model  # whose coordinates the error q_d (-) q is taken in (_error)
+        if (model.nq != model.nv) if m is None else ((m.nq, m.nv) != (model.nq, model.nv)):
             return None
         g = self.gravity_model
         return {
@@ -537,7 +546,7 @@ class ComputedTorque(Controller):
 
     def _c_law(self, model):
         """This law for the compiled rollout of robodyn.simulate (None: not expressible)."""
-        ref = self.ref.c_spec(model.nv)
+        ref = self.ref.c_spec(model)
         if ref is None or self.kp.ndim > 1 or self.kd.ndim > 1 or self.ki is not None:
             return None
         from ..kernels._pack import FL_ARMATURE, FL_FRICTION
@@ -599,7 +608,7 @@ class TaskSpaceComputedTorque(Controller):
     step, when the reference is a constant pose or a
     :func:`robodyn.trajectory.screw_trajectory` or
     :func:`robodyn.trajectory.cartesian_trajectory` with a cubic or quintic time scaling
-    (and the run is one rollout of a model of 1-dof joints with a fixed-step integrator);
+    (and the run is one rollout with a fixed-step integrator, of any model);
     with any other callable reference the Python loop calls this law (the two agree to
     round-off).
     There the inverse is a Householder QR of J_b and a triangular solve while ``s_min >=
@@ -694,7 +703,7 @@ class TaskSpaceComputedTorque(Controller):
             [self.k_null, self.damping, self.singular_threshold, _REF_KINDS[kind]],
             np.asarray(X_a, dtype=float).ravel(), S,
         ])  # fmt: skip
-        z = np.zeros(model.nv)
+        z = np.zeros(model.nq)  # no joint reference
         return {
             "law": "task_space_computed_torque", "kp": 0.0, "kd": 0.0, "model": self.model,
             "cflags": FL_ARMATURE | (FL_FRICTION if self.friction else 0), "q_a": z,

@@ -1,7 +1,7 @@
-"""The compiled rollout of :func:`robodyn.simulate` (kernels/core/sim.c): one rollout, 1-dof
-joints, a fixed-step integrator, and no controller or one of :mod:`robodyn.control`'s
-laws that describes itself; the same arithmetic as the Python loop, in one call or in
-pieces streamed to ``out``."""
+"""The compiled rollout of :func:`robodyn.simulate` (kernels/core/sim.c): one rollout of any
+model (floating bases, spherical and planar joints, mimic joints), a fixed-step integrator,
+and no controller or one of :mod:`robodyn.control`'s laws that describes itself; the same
+arithmetic as the Python loop, in one call or in pieces streamed to ``out``."""
 
 from __future__ import annotations
 
@@ -20,16 +20,18 @@ _C_INTEGRATORS = {"euler": 0, "semi_implicit_euler": 1, "rk4": 2}
 
 def _c_setup(model, controller, integrator, friction, clip_torque):
     """The arguments of the compiled rollout (kernels/core/sim.c) when the run can go there:
-    1-dof joints, a fixed-step integrator, and no controller or one of robodyn.control's
-    laws that describes itself (``_c_law``: a dict of the law's name, gains, model, joint
-    reference and, for the task-space law, its parameter block ``task``); else None."""
-    pk = model._rd_packed or packed(model)
-    if integrator not in _C_INTEGRATORS or model.nq != model.nv or pk.has_mimic or pk.I[5]:
+    a fixed-step integrator, and no controller or one of robodyn.control's laws that
+    describes itself (``_c_law``: a dict of the law's name, gains, model, joint reference
+    and, for the task-space law, its parameter block ``task``) with a controller model of
+    the simulated model's joints; else None. A configuration with quaternions (nq != nv)
+    takes a constant target only (a joint trajectory's v_d would have nq entries)."""
+    if integrator not in _C_INTEGRATORS:
         return None
-    nv = model.nv
+    pk = model._rd_packed or packed(model)
+    nq, nv = model.nq, model.nv
     if controller is None:
         law = {"law": "none", "kp": 0.0, "kd": 0.0, "model": model, "cflags": 0,
-               "q_a": np.zeros(nv), "q_b": np.zeros(nv), "T": 1.0, "c": np.zeros(6),
+               "q_a": np.zeros(nq), "q_b": np.zeros(nq), "T": 1.0, "c": np.zeros(6),
                "tau_max": np.inf}  # fmt: skip
     else:
         spec = getattr(controller, "_c_law", None)
@@ -37,21 +39,34 @@ def _c_setup(model, controller, integrator, friction, clip_torque):
         if law is None:
             return None
     mc = law["model"]
-    pc = mc._rd_packed or packed(mc)
-    if mc.nv != nv or mc.nq != nv or pc.has_mimic or pc.I[5]:
+    q_a, q_b = (np.asarray(law[x], dtype=float) for x in ("q_a", "q_b"))
+    if not _same_joints(model, mc) or q_a.shape != (nq,) or q_b.shape != (nq,):
         return None
+    if nq != nv and not np.array_equal(q_a, q_b):
+        return None
+    pc = mc._rd_packed or packed(mc)
     tau_max = np.broadcast_to(np.asarray(law["tau_max"], dtype=float), (nv,))
     if clip_torque:
         tau_max = np.minimum(tau_max, model.effort_limit)
     params = np.concatenate([
         np.broadcast_to(np.asarray(law["kp"], dtype=float), (nv,)),
         np.broadcast_to(np.asarray(law["kd"], dtype=float), (nv,)),
-        law["q_a"], law["q_b"], tau_max, [float(law["T"])], law["c"],
+        q_a, q_b, tau_max, [float(law["T"])], law["c"],
         law.get("task", ()),  # the task-space law's parameters (kernels/core/sim.h: TP_*)
     ])  # fmt: skip
     flags = FL_GRAVITY | FL_ARMATURE | (FL_FRICTION if friction else 0)
     return (pk.P, pc.P, _C_INTEGRATORS[integrator], _LAWS[law["law"]], flags, law["cflags"],
             np.ascontiguousarray(params))  # fmt: skip
+
+
+def _same_joints(model, mc) -> bool:
+    """Whether the controller's model mc has the simulated model's coordinates, joint by
+    joint (the law's q_d (-) q runs on the simulated model's joints)."""
+    if mc is model:
+        return True
+    return (mc.nq, mc.nv) == (model.nq, model.nv) and all(
+        np.array_equal(getattr(mc, x), getattr(model, x)) for x in ("jnt_type", "jnt_qadr")
+    )
 
 
 def _c_piece(setup, X, k0: int, k1: int, dt: float):
@@ -87,6 +102,9 @@ def _c_message(code: int, model) -> str:
     if 1000 <= code < 2000:
         body = model.body_names[code - 1000] if code - 1000 < model.nb else code - 1000
         return f"the dynamics failed: the articulated inertia of body {body!r} is singular"
+    if 2000 <= code < 2000 + model.nv:  # the Cholesky road of a model with mimic joints
+        joint = model.joint_names_all[int(model.dof_body[code - 2000])]
+        return f"the dynamics failed: the mass matrix is singular at joint {joint!r}'s dof"
     return f"the dynamics failed (core code {code})"
 
 
@@ -94,16 +112,16 @@ def _run_compiled(setup, run, q, v, bar):
     """One rollout in the compiled core: in one call, or, streaming to ``out`` or with a
     progress bar, in pieces of _PIECE steps written straight into the files of the
     ``.partial`` folder (each piece marked done on disk)."""
-    K, nv, meta = run.K, run.model.nv, run.meta
+    K, nq, nv, meta = run.K, run.model.nq, run.model.nv, run.meta
     meta["n_eval"] = K * (4 if meta["integrator"] == "rk4" else 1) + 1
     rec = X = None
     try:
         if run.folder is not None:
-            rec = _Record(K, (nv,), (nv,), None, run.folder, meta)
+            rec = _Record(K, (nq,), (nv,), None, run.folder, meta)
             rec.x["t"][:] = run.dt * np.arange(K + 1)
             X = (rec.x["q"], rec.x["v"], rec.x["a"], rec.x["tau"])
         else:
-            X = tuple(np.empty((K + 1, nv)) for _ in range(4))
+            X = (np.empty((K + 1, nq)), *(np.empty((K + 1, nv)) for _ in range(3)))
         X[0][0], X[1][0] = q, v
         code, n, exc = _c_pieces(setup, run, X, rec, bar)
     except KeyboardInterrupt as stop_here:  # Ctrl-C before the first piece

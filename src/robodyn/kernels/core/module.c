@@ -1153,10 +1153,10 @@ static double *out_array(PyObject *o, npy_intp rows, npy_intp n)
 static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     /* (P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU, k0) with
-     * params = [kp, kd, q_a, q_b, tau_max (nv each), T, c_0 .. c_5], and for LAW_TASK_CT
-     * then the task-space law's TP_SIZE parameters (sim.h) -> (code, done, exc):
-     * exc is the exception of a signal handler that stopped the run (Ctrl-C:
-     * KeyboardInterrupt, code E_INTERRUPTED), else None */
+     * params = [kp, kd (nv each), q_a, q_b (nq each), tau_max (nv), T, c_0 .. c_5], and for
+     * LAW_TASK_CT then the task-space law's TP_SIZE parameters (sim.h); Q (K + 1, nq),
+     * V, A, TAU (K + 1, nv) -> (code, done, exc): exc is the exception of a signal handler
+     * that stopped the run (Ctrl-C: KeyboardInterrupt, code E_INTERRUPTED), else None */
     (void)self;
     if (!nargs_ok("simulate", nargs, 16))
         return NULL;
@@ -1170,27 +1170,28 @@ static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t n
     const int64_t k0 = PyLong_AsLongLong(args[15]);
     if (PyErr_Occurred())
         return NULL;
-    const npy_intp n = md.nv;
+    const npy_intp n = md.nv, nq = md.nq, npar = 3 * n + 2 * nq + 7; /* params before task's */
     const double *q0, *v0, *par;
     double *Q, *V, *A, *TAU;
     const int task = law == LAW_TASK_CT;
-    if (md.nq != md.nv || md.has_free || mc.nv != md.nv || K < 0 || k0 < 0 || integrator < 0
+    if (mc.nq != md.nq || mc.nv != md.nv || K < 0 || k0 < 0 || integrator < 0
         || integrator > INT_RK4 || law < 0 || law > LAW_TASK_CT
-        || state_array(args[2], 1, 1, n, 1, &q0) || state_array(args[3], 1, 1, n, 1, &v0)
-        || state_array(args[10], 1, 1, 5 * n + 7 + (task ? TP_SIZE : 0), 1, &par)
-        || (task && !(par[5 * n + 7 + TP_FRAME] >= 0 && par[5 * n + 7 + TP_FRAME] < mc.nf))
-        || !(Q = out_array(args[11], K + 1, n)) || !(V = out_array(args[12], K + 1, n))
+        || state_array(args[2], 1, 1, nq, 1, &q0) || state_array(args[3], 1, 1, n, 1, &v0)
+        || state_array(args[10], 1, 1, npar + (task ? TP_SIZE : 0), 1, &par)
+        || (task && !(par[npar + TP_FRAME] >= 0 && par[npar + TP_FRAME] < mc.nf))
+        || !(Q = out_array(args[11], K + 1, nq)) || !(V = out_array(args[12], K + 1, n))
         || !(A = out_array(args[13], K + 1, n)) || !(TAU = out_array(args[14], K + 1, n))) {
         PyErr_SetString(PyExc_ValueError, "simulate: bad arguments (see robodyn.sim.simulate)");
         return NULL;
     }
     PyThreadState *save = PyEval_SaveThread();
     const poll_t poll = {poll_signals, &save};
-    sim_t s = {&md, &mc, integrator, law, flags, cflags, par, par + n, par + 2 * n, par + 3 * n,
-               par[5 * n], {0.0}, par + 4 * n, k0, &poll};
+    const double *qa = par + 2 * n, *qb = qa + nq, *tau_max = qb + nq;
+    sim_t s = {&md, &mc, integrator, law, flags, cflags, par, par + n, qa, qb, tau_max[n],
+               {0.0}, tau_max, k0, &poll};
     for (int k = 0; k < 6; k++)
-        s.c[k] = par[5 * n + 1 + k];
-    s.task = task ? par + 5 * n + 7 : NULL;
+        s.c[k] = tau_max[n + 1 + k];
+    s.task = task ? par + npar : NULL;
     int64_t done = 0;
     const int code = rd_simulate(&s, q0, v0, K, h, Q, V, A, TAU, &done);
     PyEval_RestoreThread(save);

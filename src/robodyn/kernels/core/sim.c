@@ -1,29 +1,38 @@
 /*
- * A whole rollout in C: qdd = aba(q, qd, tau(t, q, qd)) integrated by explicit Euler,
- * semi-implicit Euler or RK4 (robodyn/sim/integrators.py, the same arithmetic), with tau
- * from one of robodyn.control's laws, for models of 1-dof joints:
+ * A whole rollout in C: qdd = FD(q, qd, tau(t, q, qd)) integrated by explicit Euler,
+ * semi-implicit Euler or RK4 on the configuration manifold (robodyn/sim/integrators.py, the
+ * same arithmetic): positions move by q (+) d, cspace.c's integrate (a free joint
+ * T exp6(d), a spherical one quat exp(d / 2), a planar one exp on SE(2)), and RK4's stages
+ * combine in the chart at q, their rates J_r(d_i)^-1 v_i (chart_rate). FD is ABA, or for
+ * a model with mimic joints forward dynamics through M's Cholesky factor (minv.c), as
+ * robodyn.forward_dynamics chooses. tau comes from one of robodyn.control's laws:
  *
  *   none              tau = 0
- *   PD (+ gravity)    tau = K_p (q_d - q) + K_d (v_d - v) (+ g_c(q))            (MR 11.27)
- *   computed torque   tau = rnea_c(q, qd, a_d + K_d (v_d - v) + K_p (q_d - q))  (MR 11.35)
+ *   PD (+ gravity)    tau = K_p (q_d (-) q) + K_d (v_d - v) (+ g_c(q))         (MR 11.27)
+ *   computed torque   tau = rnea_c(q, qd, a_d + K_d (v_d - v) + K_p (q_d (-) q)) (MR 11.35)
  *
  * with diagonal gains, the controller's own model c, saturation |tau| <= tau_max, and the
  * reference of a straight-line joint trajectory q_d(t) = q_a + s(r) (q_b - q_a),
  * r = t / T clamped to [0, 1], s(r) = sum_k c_k r^k (cubic, quintic; a constant target has
- * q_a = q_b); or robodyn.control's task-space law (task_torque below, MR sec. 11.4.2)
+ * q_a = q_b, the only reference of a configuration with quaternions); q_d (-) q is
+ * cspace.c's difference when nq != nv, else q_d - q (robodyn.control's error); or
+ * robodyn.control's task-space law (task_torque below, MR sec. 11.4.2)
  *
  *   task-space CT     qdd = J_b^# (dV_cmd - dJ_b v) - k_null (1 - J_b^# J_b) v,
  *                     tau = rnea_c(q, qd, qdd)
  *
  * along a constant pose or a screw or Cartesian path (MR eqs. 9.7-9.9) under the same
- * s(r), with J_b^# the damped least-squares inverse (rd_damped_solve).
- * robodyn.sim.simulate calls it for one rollout with such a controller (the
+ * s(r), with J_b^# the damped least-squares inverse (rd_damped_solve). Every dof takes the
+ * law's torque, a floating base's six too (as in the Python loop: zero gains leave a base
+ * unactuated). robodyn.sim.simulate calls it for one rollout with such a controller (the
  * Python loop, with the batch kernels, runs everything else); a parity test keeps the two
  * equal. A run may come in pieces (k0: the index of the piece's first sample, so the times
  * are those of one run), and it asks s->poll every POLL_STEPS steps whether to stop
  * (Ctrl-C), keeping the samples it finished.
  */
 #include "sim.h"
+
+#include "cspace.h"
 
 #include <stdlib.h>
 
@@ -51,14 +60,18 @@ RD_INLINE void time_scaling(const sim_t *s, double t, double *ps, double *psd, d
     *ps = s0, *psd = s1, *psdd = s2;
 }
 
-RD_INLINE void reference(const sim_t *s, double t, int64_t n, double *qd, double *vd, double *ad)
+RD_INLINE void reference(const sim_t *s, double t, double *qd, double *vd, double *ad)
 {
-    /* q_d, v_d = s' (q_b - q_a), a_d = s'' (q_b - q_a) */
+    /* q_d = q_a + s (q_b - q_a) (nq), v_d = s' (q_b - q_a), a_d = s'' (q_b - q_a) (nv);
+     * a configuration with quaternions (nq != nv) has a constant target only (q_a = q_b,
+     * v_d = a_d = 0) */
+    const int64_t nq = s->md->nq, nv = s->md->nv;
     double s0, s1, s2;
     time_scaling(s, t, &s0, &s1, &s2);
-    for (int64_t j = 0; j < n; j++) {
-        const double d = s->qb[j] - s->qa[j];
-        qd[j] = s->qa[j] + s0 * d;
+    for (int64_t j = 0; j < nq; j++)
+        qd[j] = s->qa[j] + s0 * (s->qb[j] - s->qa[j]);
+    for (int64_t j = 0; j < nv; j++) {
+        const double d = nq == nv ? s->qb[j] - s->qa[j] : 0.0;
         vd[j] = s1 * d;
         ad[j] = s2 * d;
     }
@@ -443,24 +456,40 @@ static int task_torque(const sim_t *s, double t, const double *q, const double *
     return rd_rnea(mc, 1, &b, tau, Wc, &lane);
 }
 
+/* ---------------------------------------------------------------- the joint-space laws */
+RD_INLINE void joint_error(const model_t *md, const double *q, const double *qd, double *e)
+{
+    /* e = q_d (-) q (robodyn.control's _error): cspace.c's difference on the joints'
+     * manifolds when the configuration holds quaternions (nq != nv), else q_d - q */
+    if (md->nq != md->nv) {
+        int lane = 0;
+        args_t a = {{q, qd, NULL, NULL}, NULL, 0, 0.0, 0, 0};
+        rd_difference(md, 1, &a, e, NULL, &lane);
+        return;
+    }
+    for (int64_t j = 0; j < md->nv; j++)
+        e[j] = qd[j] - q[j];
+}
+
 static int joint_torque(const sim_t *s, double t, const double *q, const double *v, double *tau,
                         double *W, double *Wc)
 {
-    /* the joint-space laws */
+    /* the joint-space laws, with e = q_d (-) q */
     const model_t *md = s->md;
     const int64_t nv = md->nv;
     int lane = 0, code = 0;
-    double *qd = W, *vd = W + nv, *ad = W + 2 * nv, *x = W + 3 * nv;
-    reference(s, t, nv, qd, vd, ad);
+    double *qd = W, *vd = qd + md->nq, *ad = vd + nv, *e = ad + nv, *x = e + nv;
+    reference(s, t, qd, vd, ad);
+    joint_error(md, q, qd, e);
     if (s->law == LAW_CT) {
-        /* a = a_d + K_d (v_d - v) + K_p (q_d - q);  tau = rnea_c(q, qd, a) */
+        /* a = a_d + K_d (v_d - v) + K_p e;  tau = rnea_c(q, qd, a) */
         for (int64_t j = 0; j < nv; j++)
-            x[j] = ad[j] + s->kd[j] * (vd[j] - v[j]) + s->kp[j] * (qd[j] - q[j]);
+            x[j] = ad[j] + s->kd[j] * (vd[j] - v[j]) + s->kp[j] * e[j];
         args_t a = {{q, v, x, NULL}, NULL, s->cflags | FL_GRAVITY | FL_VEL | FL_ACC, 0.0, 0, 0};
         code = rd_rnea(s->mc, 1, &a, tau, Wc, &lane);
     }
     else {
-        /* tau = K_p (q_d - q) + K_d (v_d - v) (+ g_c(q)) */
+        /* tau = K_p e + K_d (v_d - v) (+ g_c(q)) */
         if (s->law == LAW_PD_GRAVITY) {
             args_t a = {{q, NULL, NULL, NULL}, NULL, FL_GRAVITY, 0.0, 0, 0};
             code = rd_rnea(s->mc, 1, &a, tau, Wc, &lane);
@@ -469,7 +498,7 @@ static int joint_torque(const sim_t *s, double t, const double *q, const double 
             for (int64_t j = 0; j < nv; j++)
                 tau[j] = 0.0;
         for (int64_t j = 0; j < nv; j++)
-            tau[j] += s->kp[j] * (qd[j] - q[j]) + s->kd[j] * (vd[j] - v[j]);
+            tau[j] += s->kp[j] * e[j] + s->kd[j] * (vd[j] - v[j]);
     }
     return code;
 }
@@ -503,103 +532,278 @@ static int finite(const double *x, int64_t n)
     return 1;
 }
 
-static int rate(const sim_t *s, double t, const double *q, const double *v, double *tau,
-                double *a, double *W, double *Wc, double *Wa)
+/* ---------------------------------------------------------------- the configuration manifold */
+RD_INLINE void plus(const model_t *md, const double *q, const double *d, double *out)
 {
-    /* tau = tau(t, q, qd), a = aba(q, qd, tau); 0 or an error code: as the batch runner
-     * checks a state's output, a torque that is not finite is the controller's failure
-     * (E_NONFINITE + 2, the torque argument) and an acceleration that is not finite from
-     * a finite state and torque an overflow (E_OVERFLOW), so that a sample is complete only
+    /* out = q (+) d: cspace.c's integrate with dt = 1 (robodyn.sim.integrators' Chart.plus) */
+    int lane = 0;
+    args_t a = {{q, d, NULL, NULL}, NULL, 0, 1.0, 0, 0};
+    rd_integrate(md, 1, &a, out, NULL, &lane);
+}
+
+enum { DEXP_TERMS = 40 };
+
+static void solve6(double *J, double *y)
+{
+    /* y <- J^-1 y (J 6 x 6, row-major, overwritten): Gaussian elimination with partial
+     * pivoting, then back substitution */
+    for (int k = 0; k < 6; k++) {
+        int p = k;
+        for (int r = k + 1; r < 6; r++)
+            p = fabs(J[6 * r + k]) > fabs(J[6 * p + k]) ? r : p;
+        if (p != k) {
+            for (int c = 0; c < 6; c++) {
+                const double x = J[6 * k + c];
+                J[6 * k + c] = J[6 * p + c], J[6 * p + c] = x;
+            }
+            const double x = y[k];
+            y[k] = y[p], y[p] = x;
+        }
+        for (int r = k + 1; r < 6; r++) {
+            const double f = J[6 * r + k] / J[6 * k + k];
+            for (int c = k + 1; c < 6; c++)
+                J[6 * r + c] -= f * J[6 * k + c];
+            y[r] -= f * y[k];
+        }
+    }
+    for (int r = 5; r >= 0; r--) {
+        double acc = y[r];
+        for (int c = r + 1; c < 6; c++)
+            acc -= J[6 * r + c] * y[c];
+        y[r] = acc / J[6 * r + r];
+    }
+}
+
+static void dexp_inv(const double *d, const double *x, double *y)
+{
+    /* y = J_r(d)^-1 x, the chart rate of T exp6(d) moving with body twist x (d = [w; u]):
+     * J_r(d) = sum_k (-ad_d)^k / (k + 1)!, the right-trivialised dexp, with
+     * ad_d = [[w], 0; [u], [w]] (MR eq. 8.38), summed until a term's entries are all below
+     * 1e-18, then solved (robodyn.sim.integrators.dexp_inv's arithmetic) */
+    double A[36], J[36], T[36], U[36];
+    const double *w = d, *u = d + 3;
+    for (int k = 0; k < 36; k++)
+        A[k] = 0.0;
+    for (int o = 0; o < 6; o += 3) { /* the [w] blocks, then [u] below them: A = -ad_d */
+        A[6 * o + o + 1] = w[2], A[6 * o + o + 2] = -w[1];
+        A[6 * (o + 1) + o] = -w[2], A[6 * (o + 1) + o + 2] = w[0];
+        A[6 * (o + 2) + o] = w[1], A[6 * (o + 2) + o + 1] = -w[0];
+    }
+    A[6 * 3 + 1] = u[2], A[6 * 3 + 2] = -u[1];
+    A[6 * 4 + 0] = -u[2], A[6 * 4 + 2] = u[0];
+    A[6 * 5 + 0] = u[1], A[6 * 5 + 1] = -u[0];
+    for (int k = 0; k < 36; k++)
+        J[k] = T[k] = k % 7 == 0 ? 1.0 : 0.0;
+    for (int k = 1; k < DEXP_TERMS; k++) { /* T <- T A / (k + 1): (-ad_d)^k / (k + 1)! */
+        double big = 0.0;
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 6; c++) {
+                double acc = 0.0;
+                for (int m = 0; m < 6; m++)
+                    acc += T[6 * r + m] * A[6 * m + c];
+                U[6 * r + c] = acc;
+            }
+        for (int e = 0; e < 36; e++) {
+            T[e] = U[e] / (k + 1);
+            J[e] += T[e];
+            big = fabs(T[e]) > big ? fabs(T[e]) : big;
+        }
+        if (big < 1e-18)
+            break;
+    }
+    memcpy(y, x, 6 * sizeof(double));
+    solve6(J, y);
+}
+
+static void chart_rate(const model_t *md, const double *d, const double *v, double *r)
+{
+    /* r = d delta / dt of q (+) delta moving with velocity v (Chart.rate): v, but
+     * S^T J_r(S d_i)^-1 S v_i for each free, spherical or planar joint i, S its constant
+     * motion subspace (1_6 for a free joint, else the columns at BF_S; the subalgebras
+     * they span are kept by J_r^-1) */
+    memcpy(r, v, md->nv * sizeof(double));
+    for (int64_t i = 1; i < md->nb; i++) {
+        const int64_t *Ii = body_i(md, i);
+        const int64_t jt = Ii[BI_TYPE], va = Ii[BI_VIDX], n = Ii[BI_NV];
+        if ((jt != J_FREE && jt != J_SPHERICAL && jt != J_PLANAR) || Ii[BI_MIMIC])
+            continue;
+        double d6[6], x6[6], y6[6];
+        if (jt == J_FREE) {
+            dexp_inv(d + va, v + va, r + va);
+            continue;
+        }
+        const double *S = body_f(md, i) + BF_S; /* column c at S + 6 c */
+        for (int k = 0; k < 6; k++) {           /* S d_i, S v_i */
+            d6[k] = x6[k] = 0.0;
+            for (int64_t c = 0; c < n; c++)
+                d6[k] += d[va + c] * S[6 * c + k], x6[k] += v[va + c] * S[6 * c + k];
+        }
+        dexp_inv(d6, x6, y6);
+        for (int64_t c = 0; c < n; c++) { /* S^T y */
+            double acc = 0.0;
+            for (int k = 0; k < 6; k++)
+                acc += y6[k] * S[6 * c + k];
+            r[va + c] = acc;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- the rollout */
+typedef struct {
+    const sim_t *s;
+    algo_fn dynamics; /* rd_aba, or rd_forward (the Cholesky road) for mimic joints */
+    double *W, *Wc, *Wa; /* the law's, the controller model's and the dynamics' workspaces */
+    double *z;        /* the steps' vectors (step, rk4_stage, step_rk4: nq + 11 nv) */
+} roll_t;
+
+static int has_mimic(const model_t *md)
+{
+    for (int64_t i = 1; i < md->nb; i++)
+        if (body_i(md, i)[BI_MIMIC])
+            return 1;
+    return 0;
+}
+
+static int rate(const roll_t *r, double t, const double *q, const double *v, double *tau,
+                double *a)
+{
+    /* tau = tau(t, q, qd), a = qdd(q, qd, tau) (ABA, or M's Cholesky factor for mimic
+     * joints, as robodyn.forward_dynamics); 0 or an error code: as the batch runner checks
+     * a state's output, a torque that is not finite is the controller's failure
+     * (E_NONFINITE + 2, the torque argument) and an acceleration that is not finite from a
+     * finite state and torque an overflow (E_OVERFLOW), so that a sample is complete only
      * when all its numbers are finite */
+    const sim_t *s = r->s;
     const int64_t n = s->md->nv;
-    int lane = 0, code = torque(s, t, q, v, tau, W, Wc);
+    int lane = 0, code = torque(s, t, q, v, tau, r->W, r->Wc);
     if (code)
         return code;
     if (!finite(tau, n))
         return E_NONFINITE + 2;
     args_t x = {{q, v, tau, NULL}, NULL, s->flags, 0.0, 0, 0};
-    code = rd_aba(s->md, 1, &x, a, Wa, &lane);
+    code = r->dynamics(s->md, 1, &x, a, r->Wa, &lane);
     if (!code && !finite(a, n))
         code = E_OVERFLOW;
     return code;
 }
 
-static int stage(const sim_t *s, double t, const double *q, const double *v, double *tau,
-                 double *a, double *W, double *Wc, double *Wa)
+static int stage(const roll_t *r, double t, const double *q, const double *v, double *tau,
+                 double *a)
 {
     /* rate() at a stage of a step: a failure at a state that is no longer finite is the
      * motion diverging (E_DIVERGED), not the dynamics failing */
-    const int64_t n = s->md->nv;
-    int code = rate(s, t, q, v, tau, a, W, Wc, Wa);
-    if (code && (!finite(q, n) || !finite(v, n)))
+    const model_t *md = r->s->md;
+    int code = rate(r, t, q, v, tau, a);
+    if (code && (!finite(q, md->nq) || !finite(v, md->nv)))
         code = E_DIVERGED;
     return code;
+}
+
+static int rk4_stage(const roll_t *r, double ti, double c, const double *q, const double *v,
+                     const double *x, const double *a, double *vi, double *ai, double *ri)
+{
+    /* one stage of step_rk4: d_i = c x, v_i = v + c a (x, a: the previous stage's rate and
+     * acceleration), a_i = qdd(t_i, q (+) d_i, v_i), r_i = J_r(d_i)^-1 v_i */
+    const model_t *md = r->s->md;
+    const int64_t n = md->nv;
+    double *d = r->z, *tq = d + n, *qs = tq + n;
+    for (int64_t j = 0; j < n; j++)
+        d[j] = c * x[j], vi[j] = v[j] + c * a[j];
+    plus(md, q, d, qs);
+    const int code = stage(r, ti, qs, vi, tq, ai);
+    if (!code)
+        chart_rate(md, d, vi, ri);
+    return code;
+}
+
+static int step_rk4(const roll_t *r, double t, double h, const double *q, const double *v,
+                    const double *a1, double *q1, double *v1)
+{
+    /* classical RK4 in the chart at q (Munthe-Kaas; robodyn.sim.integrators.rk4_step):
+     *   k_i = (r_i, a_i),  r_i = J_r(d_i)^-1 v_i,  a_i = qdd(t_i, q (+) d_i, v_i),
+     *   d_1 = 0, d_2 = h/2 v, d_3 = h/2 r_2, d_4 = h r_3,  v_2, v_3, v_4 likewise from a_i,
+     *   q1 = q (+) h/6 (v + 2 r_2 + 2 r_3 + r_4),  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4)
+     * (1-dof joints: r_i = v_i, the textbook method) */
+    const model_t *md = r->s->md;
+    const int64_t n = md->nv;
+    const double h2 = 0.5 * h, h6 = h / 6.0;
+    double *d = r->z, *r2 = d + 2 * n + md->nq, *r3 = r2 + n, *r4 = r3 + n, *v2 = r4 + n;
+    double *v3 = v2 + n, *v4 = v3 + n, *a2 = v4 + n, *a3 = a2 + n, *a4 = a3 + n;
+    int code;
+    if ((code = rk4_stage(r, t + h2, h2, q, v, v, a1, v2, a2, r2)) != 0
+        || (code = rk4_stage(r, t + h2, h2, q, v, r2, a2, v3, a3, r3)) != 0
+        || (code = rk4_stage(r, t + h, h, q, v, r3, a3, v4, a4, r4)) != 0)
+        return code;
+    for (int64_t j = 0; j < n; j++) {
+        d[j] = h6 * (v[j] + 2.0 * (r2[j] + r3[j]) + r4[j]);
+        v1[j] = v[j] + h6 * (a1[j] + 2.0 * (a2[j] + a3[j]) + a4[j]);
+    }
+    plus(md, q, d, q1);
+    return 0;
+}
+
+static int step(const roll_t *r, double t, double h, const double *q, const double *v,
+                const double *a1, double *q1, double *v1)
+{
+    /* one step of the integrator from (q, v) with the sample's acceleration a1 */
+    const sim_t *s = r->s;
+    const int64_t n = s->md->nv;
+    double *d = r->z;
+    if (s->integrator == INT_EULER) { /* q1 = q (+) h v, v1 = v + h a (MR's EulerStep) */
+        for (int64_t j = 0; j < n; j++)
+            d[j] = h * v[j], v1[j] = v[j] + h * a1[j];
+        plus(s->md, q, d, q1);
+        return 0;
+    }
+    if (s->integrator == INT_SEMI_IMPLICIT) { /* v1 = v + h a, q1 = q (+) h v1 */
+        for (int64_t j = 0; j < n; j++)
+            v1[j] = v[j] + h * a1[j], d[j] = h * v1[j];
+        plus(s->md, q, d, q1);
+        return 0;
+    }
+    return step_rk4(r, t, h, q, v, a1, q1, v1);
 }
 
 int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, double h,
                 double *Q, double *V, double *A, double *TAU, int64_t *done)
 {
-    /* K steps of h from (q0, v0) into Q, V (K + 1, n) and the sample's A, TAU; *done is the
-     * number of complete samples (all of them, or those before a failure; a sample whose
-     * own torque and acceleration were computed is complete even if the step from it fails) */
+    /* K steps of h from (q0, v0) into Q (K + 1, nq), V (K + 1, nv) and the samples' A, TAU
+     * (K + 1, nv); *done is the number of complete samples (all of them, or those before a
+     * failure; a sample whose own torque and acceleration were computed is complete even if
+     * the step from it fails) */
     const model_t *md = s->md;
-    const int64_t n = md->nv; /* nq = nv: 1-dof joints */
-    const int64_t nw = 4 * n + 64 + (s->law == LAW_TASK_CT ? task_work(s->mc) : 0);
-    const int64_t nwc = rd_rnea_work(s->mc), nwa = rd_aba_work(md);
-    double *buf = malloc(sizeof(double) * (size_t)(nw + nwc + nwa + 16 * n));
+    const int64_t nq = md->nq, n = md->nv;
+    const int mimic = has_mimic(md);
+    const int64_t nw = 2 * nq + 4 * n + 64 + (s->law == LAW_TASK_CT ? task_work(s->mc) : 0);
+    const int64_t nwc = rd_rnea_work(s->mc), nwa = mimic ? rd_minv_work(md) : rd_aba_work(md);
+    double *buf = malloc(sizeof(double) * (size_t)(nw + nwc + nwa + nq + 11 * n));
     if (!buf)
         return E_MEMORY;
-    double *W = buf, *Wc = W + nw, *Wa = Wc + nwc, *z = Wa + nwa;
-    double *q2 = z, *v2 = z + n, *v3 = z + 2 * n, *v4 = z + 3 * n, *a2 = z + 4 * n;
-    double *a3 = z + 5 * n, *a4 = z + 6 * n, *tq = z + 7 * n, *qs = z + 8 * n;
+    roll_t r = {s, mimic ? rd_forward : rd_aba, buf, buf + nw, buf + nw + nwc,
+                buf + nw + nwc + nwa};
     int code = 0;
     *done = 0;
-    memcpy(Q, q0, sizeof(double) * n);
+    memcpy(Q, q0, sizeof(double) * nq);
     memcpy(V, v0, sizeof(double) * n);
     for (int64_t k = 0; k <= K; k++) {
-        const double t = (s->k0 + k) * h, h2 = 0.5 * h, h6 = h / 6.0;
+        const double t = (s->k0 + k) * h;
         if (s->poll && k % POLL_STEPS == POLL_STEPS - 1 && s->poll->fn(s->poll->ctx)) {
             code = E_INTERRUPTED;
             break;
         }
-        const double *q = Q + k * n, *v = V + k * n;
+        const double *q = Q + k * nq, *v = V + k * n;
         double *a1 = A + k * n, *tau = TAU + k * n;
-        if (!finite(q, n) || !finite(v, n)) {
+        if (!finite(q, nq) || !finite(v, n)) {
             code = E_DIVERGED;
             break;
         }
-        if ((code = rate(s, t, q, v, tau, a1, W, Wc, Wa)) != 0)
+        if ((code = rate(&r, t, q, v, tau, a1)) != 0)
             break;
         *done = k + 1; /* sample k is whole (q, v, tau, a): a later stage may still fail */
-        if (k == K) /* the last sample: its torque and acceleration only */
+        if (k == K)    /* the last sample: its torque and acceleration only */
             break;
-        double *q1 = Q + (k + 1) * n, *v1 = V + (k + 1) * n;
-        if (s->integrator == INT_EULER) { /* q1 = q + h v, v1 = v + h a (MR's EulerStep) */
-            for (int64_t j = 0; j < n; j++)
-                q1[j] = q[j] + h * v[j], v1[j] = v[j] + h * a1[j];
-        }
-        else if (s->integrator == INT_SEMI_IMPLICIT) { /* v1 = v + h a, q1 = q + h v1 */
-            for (int64_t j = 0; j < n; j++)
-                v1[j] = v[j] + h * a1[j], q1[j] = q[j] + h * v1[j];
-        }
-        else { /* RK4, stages k_i = (v_i, a_i) */
-            for (int64_t j = 0; j < n; j++)
-                q2[j] = q[j] + h2 * v[j], v2[j] = v[j] + h2 * a1[j];
-            if ((code = stage(s, t + h2, q2, v2, tq, a2, W, Wc, Wa)) != 0)
-                break;
-            for (int64_t j = 0; j < n; j++)
-                qs[j] = q[j] + h2 * v2[j], v3[j] = v[j] + h2 * a2[j];
-            if ((code = stage(s, t + h2, qs, v3, tq, a3, W, Wc, Wa)) != 0)
-                break;
-            for (int64_t j = 0; j < n; j++)
-                qs[j] = q[j] + h * v3[j], v4[j] = v[j] + h * a3[j];
-            if ((code = stage(s, t + h, qs, v4, tq, a4, W, Wc, Wa)) != 0)
-                break;
-            for (int64_t j = 0; j < n; j++) {
-                q1[j] = q[j] + h6 * (v[j] + 2.0 * (v2[j] + v3[j]) + v4[j]);
-                v1[j] = v[j] + h6 * (a1[j] + 2.0 * (a2[j] + a3[j]) + a4[j]);
-            }
-        }
+        if ((code = step(&r, t, h, q, v, a1, Q + (k + 1) * nq, V + (k + 1) * n)) != 0)
+            break;
     }
     free(buf);
     return code;

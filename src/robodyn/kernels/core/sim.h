@@ -23,13 +23,14 @@ enum { REF_POSE = 0, REF_SCREW = 1, REF_CARTESIAN = 2 };
 enum { E_DIVERGED = 16, E_MEMORY = 17 };
 
 typedef struct {
-    const model_t *md;      /* the simulated model (1-dof joints only) */
-    const model_t *mc;      /* the controller's model (gravity compensation, computed torque) */
+    const model_t *md;      /* the simulated model (any joints, mimic ones too) */
+    const model_t *mc;      /* the controller's model (gravity compensation, computed torque;
+                             * the same nq and nv as md) */
     int integrator, law;    /* INT_*, LAW_* */
     long flags;             /* ABA flags of the simulation (gravity, friction, armature) */
     long cflags;            /* RNEA flags of the controller (friction, armature) */
     const double *kp, *kd;  /* (nv) diagonal gains */
-    const double *qa, *qb;  /* (nv) reference from q_a to q_b */
+    const double *qa, *qb;  /* (nq) reference from q_a to q_b (equal when nq != nv) */
     double T;               /* its duration */
     double c[6];            /* s(r) = sum_k c_k r^k */
     const double *tau_max;  /* (nv) saturation (inf: none) */
