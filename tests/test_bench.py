@@ -318,8 +318,8 @@ _NOT_IN_FUNCTIONS = {
     "crba", "mass_matrix", "aba", "forward_dynamics", "gravity_forces", "regressor",
     "energy_regressor", "normalize", "christoffel_reference",
     "coriolis_matrix_reference", "mass_matrix_derivative_reference", "singularities",
-    "workspace", "ik", "ik_batch", "ik_all", "constrained_forward_dynamics",
-    "holonomic_forward_dynamics", "simulate", "forward_dynamics_trajectory",
+    "workspace", "ik", "ik_batch", "ik_all", "holonomic_forward_dynamics", "simulate",
+    "forward_dynamics_trajectory",
     "inverse_dynamics_trajectory",
 }  # fmt: skip
 

@@ -331,6 +331,53 @@ def _kkt_pin(P: _Pin, qp, vp, ap):
     return P.pin.forwardDynamics(P.pm, P.pd, qp, vp, ap, A_pin, g, 0.0)
 
 
+def _hessian_pin(P: _Pin, qp):
+    """The kinematic Hessian of the frame's joint (WORLD: the same for any frame on its
+    body), as a user gets it."""
+    P.pin.computeJointKinematicHessians(P.pm, P.pd, qp)
+    return P.pin.getJointKinematicHessian(P.pm, P.pd, P.pm.frames[P.fid].parentJoint, P.pin.WORLD)
+
+
+def _hessian_ref(P: _Pin, raw) -> np.ndarray:
+    """Pinocchio's Hessian in robodyn's order: pin 4.1 hands the column-major tensor to numpy
+    as (6, nv, nv) with its bytes in that order (tests/oracle/test_oracle_kinderiv.py)."""
+    T = np.reshape(np.asarray(raw).ravel(), (6, P.nv, P.nv), order="F")
+    return T[[3, 4, 5, 0, 1, 2]][:, P.mp.vperm][:, :, P.mp.vperm]
+
+
+def _motion_derivatives_pin(P: _Pin, qp, vp, ap, acc: bool):
+    """computeForwardKinematicsDerivatives, then the frame's derivatives (LOCAL)."""
+    P.pin.computeForwardKinematicsDerivatives(P.pm, P.pd, qp, vp, ap)
+    if acc:
+        return P.pin.getFrameAccelerationDerivatives(P.pm, P.pd, P.fid, P.pin.LOCAL)[1:]
+    return P.pin.getFrameVelocityDerivatives(P.pm, P.pd, P.fid, P.pin.LOCAL)
+
+
+def _derivative_specs(rd) -> list[Spec]:
+    fk_d = "computeForwardKinematicsDerivatives + getFrame"
+    return [
+        Spec("kinematic_hessian", "kinematic_hessian(model, q, frame)",
+             lambda m, f, q, v, a: rd.kinematic_hessian(m, q, f),
+             "computeJointKinematicHessians + getJointKinematicHessian (WORLD)",
+             lambda P, qp, vp, ap: _hessian_pin(P, qp),
+             lambda P, raw, q, v, a: _hessian_ref(P, raw)),
+        Spec("frame_velocity_derivatives (body)",
+             "frame_velocity_derivatives(model, q, v, frame, 'body')",
+             lambda m, f, q, v, a: rd.frame_velocity_derivatives(m, q, v, f, "body"),
+             fk_d + "VelocityDerivatives (LOCAL)",
+             lambda P, qp, vp, ap: _motion_derivatives_pin(P, qp, vp, ap, False),
+             lambda P, raw, q, v, a: np.stack([P.mp.jacobian_from_pin(np.array(x)) for x in raw]),
+             value=lambda r: np.stack(r, axis=-3)),
+        Spec("frame_acceleration_derivatives (body)",
+             "frame_acceleration_derivatives(model, q, v, a, frame, 'body')",
+             lambda m, f, q, v, a: rd.frame_acceleration_derivatives(m, q, v, a, f, "body"),
+             fk_d + "AccelerationDerivatives (LOCAL)",
+             lambda P, qp, vp, ap: _motion_derivatives_pin(P, qp, vp, ap, True),
+             lambda P, raw, q, v, a: np.stack([P.mp.jacobian_from_pin(np.array(x)) for x in raw]),
+             value=lambda r: np.stack(r, axis=-3)),
+    ]  # fmt: skip
+
+
 def _dynamics_specs(rd) -> list[Spec]:
     pin_c = lambda P, qp, vp, ap: P.pin.computeCoriolisMatrix(P.pm, P.pd, qp, vp)  # noqa: E731
     gamma = "computeCoriolisMatrix(q, e_k) for each k"
@@ -389,7 +436,7 @@ def function_specs() -> list[Spec]:
 
     return (
         _energy_specs(rd) + _momentum_specs(rd) + _task_space_specs(rd)
-        + _frame_specs(rd) + _dynamics_specs(rd)
+        + _frame_specs(rd) + _derivative_specs(rd) + _dynamics_specs(rd)
     )  # fmt: skip
 
 
