@@ -11,6 +11,8 @@
  *   coriolis(P, q, v, flags, threads)                  -> C (nv, nv)
  *   minv(P, q, flags, threads)                         -> M^-1 (nv, nv)
  *   mass_matrix_dot(P, q, v, flags, threads)           -> dM/dt = C + C^T (nv, nv)
+ *   rnea_derivatives(P, q, v, a, fext, flags, eps, threads)
+ *                                                      -> [dtau/dq, dtau/dv, M] (3, nv, nv)
  *   forward(P, q, v, tau, fext, flags, eps, threads)   -> qdd (nv), by Cholesky of M
  *   body_poses(P, q, threads)                          -> T (nb, 4, 4)
  *   frame_poses(P, q, threads)                         -> T (nf, 4, 4)
@@ -84,12 +86,13 @@ static int64_t sz_36(const model_t *md) { (void)md; return 36; }
 static int64_t sz_3nv(const model_t *md) { return 3 * md->nv; }
 static int64_t sz_42(const model_t *md) { (void)md; return 42; }
 static int64_t sz_eregressor(const model_t *md) { return 10 * (md->nb - 1); }
+static int64_t sz_3nv2(const model_t *md) { return 3 * md->nv * md->nv; }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
        A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR,
        A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT,
-       A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE };
+       A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE, A_RNEA_DERIV };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -138,6 +141,8 @@ static const algo_t ALGOS[] = {
                      {SZ_NQ, SZ_NV}, {0, 0}, .min_chunks = 256},
     [A_DIFFERENCE] = {"difference", rd_difference, rd_cspace_work, sz_nv, 2, {SZ_NQ, SZ_NQ},
                       {0, 0}, .min_chunks = 256},
+    [A_RNEA_DERIV] = {"rnea_derivatives", rd_rnea_derivatives, rd_rnea_derivatives_work, sz_3nv2,
+                      3, {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
 };
 
 static int out_dims(const model_t *md, int algo, npy_intp *d)
@@ -158,6 +163,7 @@ static int out_dims(const model_t *md, int algo, npy_intp *d)
     case A_COM_J: d[0] = 3, d[1] = md->nv; return 2;
     case A_MANIP: return 0;
     case A_TASK_JBAR: d[0] = md->nv, d[1] = 6; return 2;
+    case A_RNEA_DERIV: d[0] = 3, d[1] = d[2] = md->nv; return 3;
     default: d[0] = ALGOS[algo].out_size(md); return 1;
     }
 }
@@ -441,6 +447,7 @@ DYN(minv, A_MINV, 1)
 DYN(coriolis, A_CORIOLIS, 2)
 DYN(mass_matrix_dot, A_MDOT, 2)
 DYN(regressor, A_REGRESSOR, 3)
+DYN(rnea_derivatives, A_RNEA_DERIV, 3)
 
 static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
                           int nx)
@@ -602,7 +609,7 @@ static PyObject *py_difference(PyObject *self, PyObject *const *args, Py_ssize_t
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
        OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_JDOT_DJ, OP_COM_J, OP_MANIP,
-       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_COUNT };
+       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_RNEA_DERIV, OP_COUNT };
 enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_OUT, KW_DT,
        KW_COUNT };
 
@@ -616,6 +623,8 @@ typedef struct {
     int last_acc;     /* 1: the last state argument (a) may be left out or None: FL_ACC off */
     int scalar;       /* 1: one state's result is a float */
     int dt;           /* slot of a time step dt after the states (a float, default 1; 0: none) */
+    int split;        /* 1: one state's result is a stack of matrices, (k, r, c): the call
+                       * returns the tuple of its k matrices (views) */
 } op_t;
 
 static const op_t OPS[OP_COUNT] = {
@@ -644,6 +653,7 @@ static const op_t OPS[OP_COUNT] = {
     [OP_MANIP] = {"manipulability", A_MANIP, 1, 0, 1, 2, 1, .scalar = 1},
     [OP_INTEGRATE] = {"integrate", A_INTEGRATE, 2, 1, .dt = 1},
     [OP_DIFFERENCE] = {"difference", A_DIFFERENCE, 2, 1},
+    [OP_RNEA_DERIV] = {"rnea_derivatives", A_RNEA_DERIV, 3, 1, .split = 1},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
@@ -670,6 +680,34 @@ static int keyword(PyObject *name)
         if (PyUnicode_Check(name) && PyUnicode_Compare(name, kw_str[k]) == 0)
             return k;
     return -1;
+}
+
+static PyObject *split_views(PyObject *r)
+{
+    /* the matrices of a stacked result r, (k, n, m) or (N, k, n, m), as a tuple of k views
+     * (n, m) or (N, n, m) of it (steals the reference to r) */
+    PyArrayObject *a = (PyArrayObject *)r;
+    const int nd = PyArray_NDIM(a), k = (int)PyArray_DIM(a, nd - 3);
+    PyObject *t = PyTuple_New(k);
+    for (int j = 0; t != NULL && j < k; j++) {
+        npy_intp dims[3], strides[3];
+        int m = 0;
+        for (int d = 0; d < nd; d++)
+            if (d != nd - 3)
+                dims[m] = PyArray_DIM(a, d), strides[m++] = PyArray_STRIDE(a, d);
+        Py_INCREF(PyArray_DESCR(a));
+        PyObject *v = PyArray_NewFromDescr(&PyArray_Type, PyArray_DESCR(a), nd - 1, dims,
+                                           strides, PyArray_BYTES(a) + j * PyArray_STRIDE(a, nd - 3),
+                                           NPY_ARRAY_WRITEABLE, NULL);
+        if (v != NULL && PyArray_SetBaseObject((PyArrayObject *)v, Py_NewRef(r)) < 0)
+            Py_CLEAR(v);
+        if (v == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, j, v);
+    }
+    Py_DECREF(r);
+    return t;
 }
 
 static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
@@ -726,6 +764,8 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
                 Py_RETURN_NONE;
         }
     }
+    if (op->split && dest != NULL && dest != Py_None) /* out: a tuple of matrices */
+        Py_RETURN_NONE;
     for (int k = 0; k < 1 + e->nx - op->last_acc; k++) /* the required arguments */
         if (slot[k] == NULL)
             Py_RETURN_NONE;
@@ -802,6 +842,8 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
         Py_DECREF(r);
         return f;
     }
+    if (r != NULL && op->split && PyArray_Check(r)) /* dest: a tuple, the general path */
+        return split_views(r);
     if (r == NULL || PyArray_Check(r))
         return r;
     Py_DECREF(r); /* a code: the general path */
@@ -1165,6 +1207,8 @@ static PyMethodDef methods[] = {
     METHOD(mass_matrix_dot, "mass_matrix_dot(P, q, v, flags, threads) -> dM/dt = C + C^T"),
     METHOD(forward, "forward(P, q, v, tau, fext, flags, eps, threads) -> qdd (via M)"),
     METHOD(regressor, "regressor(P, q, v, a, fext, flags, eps, threads) -> Y (nv, 10 (nb - 1))"),
+    METHOD(rnea_derivatives, "rnea_derivatives(P, q, v, a, fext, flags, eps, threads) -> "
+                             "[dtau/dq, dtau/dv, M] (3, nv, nv) (rnea_derivatives.c)"),
     METHOD(kinetic, "kinetic(P, q, v, flags, kind, threads) -> K (kind 0), K + U (kind 1)"),
     METHOD(potential, "potential(P, q, flags, 0, threads) -> U"),
     METHOD(energy_regressor, "energy_regressor(P, q, v, flags, 0, threads) -> e (10 (nb - 1))"),
