@@ -8,6 +8,7 @@ import numpy as np
 
 from .common import _fmt_ratio, _fmt_time
 from .dask import text_lines as dask_lines
+from .derivatives import text_lines as derivatives_lines
 from .ident import text_lines as ident_lines
 from .viz import viz_lines
 
@@ -153,6 +154,9 @@ _TEXT_SECTIONS = (
     ("functions", "FUNCTIONS: every other public numeric function, one state and per state of "
      "a batch (ratio to its Pinocchio peer; batch: to a Python loop over it)",
      _functions_lines, True),
+    ("derivatives", "DERIVATIVES: analytic derivatives of the dynamics, one state, per state of a "
+     "batch and by finite differences (ratio to Pinocchio; batch and differences: to a Python "
+     "loop over it)", derivatives_lines, True),
     ("cold", "COLD START (fresh processes)", _cold_lines, True),
     ("memory", "MEMORY: peak RSS of an inverse-dynamics batch (fresh process)", _memory_lines,
      True),

@@ -123,14 +123,14 @@ RD_INLINE void world_inertia(int L, const double *Fi, const double *R, const dou
     mm_lc(L, R, Fi + BF_IC, T);
     for (int r = 0; r < 3; r++)
         LANE { c[r * L + l] += p[r * L + l], h[r * L + l] = m * c[r * L + l]; }
-    for (int r = 0; r < 3; r++)
-        for (int s = 0; s < 3; s++)
+    for (int r = 0; r < 3; r++) /* symmetric: 6 entries computed, 3 mirrored */
+        for (int s = r; s < 3; s++)
             LANE {
                 const double cc = c[l] * c[l] + c[L + l] * c[L + l] + c[2 * L + l] * c[2 * L + l];
-                Io[(3 * r + s) * L + l] = T[3 * r * L + l] * R[3 * s * L + l]
-                                          + T[(3 * r + 1) * L + l] * R[(3 * s + 1) * L + l]
-                                          + T[(3 * r + 2) * L + l] * R[(3 * s + 2) * L + l]
-                                          + m * ((r == s ? cc : 0.0) - c[r * L + l] * c[s * L + l]);
+                Io[(3 * r + s) * L + l] = Io[(3 * s + r) * L + l]
+                    = T[3 * r * L + l] * R[3 * s * L + l] + T[(3 * r + 1) * L + l] * R[(3 * s + 1) * L + l]
+                      + T[(3 * r + 2) * L + l] * R[(3 * s + 2) * L + l]
+                      + m * ((r == s ? cc : 0.0) - c[r * L + l] * c[s * L + l]);
             }
     LANE { Wi[D_M * L + l] = m; }
     cross_l(L, w, h, dh);
@@ -144,12 +144,12 @@ RD_INLINE void world_inertia(int L, const double *Fi, const double *R, const dou
             A[(6 + s) * L + l] = w[l] * x1 - w[L + l] * x0;
         }
     for (int r = 0; r < 3; r++)
-        for (int s = 0; s < 3; s++)
+        for (int s = r; s < 3; s++)
             LANE {
                 const double vh = v[l] * h[l] + v[L + l] * h[L + l] + v[2 * L + l] * h[2 * L + l];
-                dI[(3 * r + s) * L + l] = A[(3 * r + s) * L + l] + A[(3 * s + r) * L + l]
-                                          + (r == s ? 2.0 * vh : 0.0)
-                                          - (h[r * L + l] * v[s * L + l] + v[r * L + l] * h[s * L + l]);
+                dI[(3 * r + s) * L + l] = dI[(3 * s + r) * L + l]
+                    = A[(3 * r + s) * L + l] + A[(3 * s + r) * L + l] + (r == s ? 2.0 * vh : 0.0)
+                      - (h[r * L + l] * v[s * L + l] + v[r * L + l] * h[s * L + l]);
             }
 }
 
