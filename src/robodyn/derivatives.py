@@ -39,39 +39,20 @@ _RD = _core.rnea_derivatives
 _NAMES = ("q", "v", "a", "f_ext")
 
 
-def _stacked(
-    model,
-    q,
-    v,
-    a,
-    f_ext=None,
-    *,
-    friction: bool = True,
-    armature: bool = True,
-    coulomb_eps: float = 0.0,
-    check: bool = True,
-    threads: int | None = None,
-    dest=None,
-) -> np.ndarray:
-    """The three matrices stacked, shape (..., 3, nv, nv): the core's result (with
-    ``dest``, an array of that shape, the core writes there when it can)."""
-    th = 0 if threads is None else _threads(threads)
-    flags = (
-        FL_GRAVITY
-        | (FL_FRICTION if friction else 0)
-        | (FL_ARMATURE if armature else 0)
-        | (FL_CHECK if check else 0)
-        | (0 if f_ext is None else FL_FEXT)
-    )
+def _stacked(model, q, v, a, f_ext=None, *, options: tuple, dest=None) -> np.ndarray:
+    """The three matrices stacked, shape (..., 3, nv, nv): the core's result, ``options``
+    = (flags, eps, threads) as the core takes them (with ``dest``, an array of that shape,
+    the core writes there when it can)."""
+    flags, eps, th = options
+    flags |= 0 if f_ext is None else FL_FEXT
     pk = model._rd_packed or packed(model)
     if dest is None:
-        r = _RD(pk.P, q, v, a, f_ext, flags, coulomb_eps, th)
+        r = _RD(pk.P, q, v, a, f_ext, flags, eps, th)
     else:
-        r = _RD(pk.P, q, v, a, f_ext, flags, coulomb_eps, th, dest)
+        r = _RD(pk.P, q, v, a, f_ext, flags, eps, th, dest)
     if r.__class__ is _ND:
         return r
     # the general path: lists, views, broadcasting, several batch axes, bad shapes, NaN
-    eps = float(coulomb_eps)
     xs, tails = [q, v, a], [(pk.nq,), (pk.nv,), (pk.nv,)]
     if f_ext is not None:
         xs.append(f_ext), tails.append((pk.nb, 6))
@@ -186,24 +167,16 @@ def inverse_dynamics_derivatives(
     Parameters
     ----------
     model : Model
-    q : array_like, shape (..., nq)
-        Configuration; any leading dimensions are a batch.
-    v, a : array_like, shape (..., nv)
-        Joint velocities and accelerations (leading dimensions broadcast against q's).
-    f_ext : array_like, shape (..., nb, 6), optional
-        Wrench ``[m, f]`` applied on each body by the environment, in that body's frame,
-        rows in ``model.body_names`` order (as :func:`robodyn.inverse_dynamics`).
+    q, v, a, f_ext, coulomb_eps, check, threads
+        As in :func:`robodyn.inverse_dynamics`: the states ``q`` (..., nq), ``v`` and ``a``
+        (..., nv), any leading dimensions a batch (broadcast numpy style); ``f_ext``
+        (..., nb, 6) the wrench ``[m, f]`` on each body in its own frame; ``coulomb_eps``
+        > 0 smooths Coulomb friction to ``f_c tanh(v / coulomb_eps)``.
     friction : bool
         Include the joint damping and Coulomb friction (``friction=False``: Pinocchio's
         ``computeRNEADerivatives``, which leaves joint friction out).
     armature : bool
         Include the rotor inertia in ``dtau_da``.
-    coulomb_eps : float
-        If > 0, Coulomb friction is smoothed to ``f_c tanh(v / coulomb_eps)``.
-    check : bool
-        Reject NaN and inf (shapes are always checked).
-    threads : int, optional
-        Threads for a batch (default: ``ROBODYN_NUM_THREADS``, else every core).
     out : tuple of three numpy.ndarray, optional
         Arrays to write ``(dtau_dq, dtau_dv, dtau_da)`` into (float64, shape (..., nv,
         nv) each); returned. When they are the three matrices of an earlier result of
@@ -241,16 +214,22 @@ def inverse_dynamics_derivatives(
     [[1.9325 0.47  ]
      [0.47   0.17  ]]
     """
-    pk = model._rd_packed or packed(model)
-    dest = None if out is None else _dest(out, pk.nv)
-    kw = dict(friction=friction, armature=armature, coulomb_eps=coulomb_eps, check=check,
-              threads=threads)  # fmt: skip
+    flags = (
+        FL_GRAVITY
+        | (FL_FRICTION if friction else 0)
+        | (FL_ARMATURE if armature else 0)
+        | (FL_CHECK if check else 0)
+    )
+    th = 0 if threads is None else _threads(threads)
+    dest = None if out is None else _dest(out, (model._rd_packed or packed(model)).nv)
     try:
-        r = _stacked(model, q, v, a, f_ext, **kw, dest=dest)
-    except LazyInput:  # dask arrays: the core mapped over their chunks, lazily
+        r = _stacked(model, q, v, a, f_ext, options=(flags, float(coulomb_eps), th), dest=dest)
+    except LazyInput:  # dask arrays: the core mapped over their chunks (one thread each)
         if out is not None:
             raise ValueError("out must be None when an argument is a dask array") from None
-        r = lazy_call(_stacked, (model, q, v, a, f_ext), kw)
+        r = lazy_call(
+            _stacked, (model, q, v, a, f_ext), {"options": (flags, float(coulomb_eps), 1)}
+        )
     if out is not None:
         return tuple(out) if dest is not None and r is dest else _into(out, r)
     if r.ndim == 3:

@@ -109,6 +109,17 @@ RD_INLINE void add6(int L, double *y, const double *x, double s)
 }
 
 /* ---------------------------------------------------------------- forward pass */
+RD_INLINE void origin_at_body1(int L, int64_t i, double *p, double *ref)
+{
+    /* p of a body on the world, about body 1's origin (ref, set at i = 1): the derivatives
+     * are the same about any fixed point, and a robot far from the world's origin keeps
+     * its digits */
+    for (int k = 0; i == 1 && k < 3 * L; k++)
+        ref[k] = p[k];
+    for (int k = 0; k < 3 * L; k++)
+        p[k] -= ref[k];
+}
+
 RD_INLINE void world_inertia(int L, const double *Fi, const double *R, const double *p,
                              const double *V, double *Wi)
 {
@@ -351,13 +362,8 @@ RD_INLINE int rnea_derivatives_lanes(const model_t *md, const int L, const args_
         double *R = Wi + D_R * L, *p = Wi + D_P * L;
         joint_pose(L, Ii, body_f(md, i), q, Rl, pl);
         compose_l(L, Wl + D_R * L, Wl + D_P * L, Rl, pl, R, p); /* T_s,i = T_s,lambda T_lambda,i */
-        if (Ii[BI_PARENT] == 0) { /* the world's origin moved to body 1's (crba.c) */
-            if (i == 1)
-                for (int k = 0; k < 3 * L; k++)
-                    ref[k] = p[k];
-            for (int k = 0; k < 3 * L; k++)
-                p[k] -= ref[k];
-        }
+        if (Ii[BI_PARENT] == 0) /* the world's origin moved to body 1's (as in crba.c) */
+            origin_at_body1(L, i, p, ref);
         first[i] = n0;
         double *S = C + 6 * n0 * L;
         n0 += joint_columns(md, L, R, p, q, i, S);
