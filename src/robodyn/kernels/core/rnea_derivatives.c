@@ -194,10 +194,12 @@ RD_INLINE void body_motion_world(const model_t *md, int L, int64_t i, const doub
             for (int k = 0; k < 6 * L; k++)
                 Vp[k] = V[k], Ap[k] = A[k];
     }
-    for (int c = 0; c < n; c++) { /* sig = dS/dt + psid: V_i x S + psid (u: 2 psid) */
+    for (int c = 0; c < n; c++) {
+        /* sig = dS/dt + psid = V_i x S + psid; with one column (or a universal joint's
+         * first) V_i x S = V_p x S: sig = 2 psid */
         double *sg = SG + 6 * c * L;
         const double *pd = PD + 6 * c * L;
-        if (uni && c == 0)
+        if (n == 1 || (uni && c == 0))
             for (int k = 0; k < 6 * L; k++)
                 sg[k] = 2.0 * pd[k];
         else {
@@ -241,21 +243,31 @@ RD_INLINE col_t column(const double *C, int64_t nc, int L, int64_t c)
     return x;
 }
 
-RD_INLINE void column_products(int L, const double *Wi, col_t c, double *g1, double *g2,
-                               double *yq, double *yv)
+RD_INLINE void column_below(int L, const double *Wi, col_t c, double *g1, double *g2,
+                            double *bs)
 {
-    /* for column c of body i (Ic, Bc, Fc of i's subtree): g1 = Ic S, g2 = Bc^T S,
-     * yq = Ic psidd + Bc psid + S x* Fc, yv = Ic sig + Bc S, where Bc x = dIc/dt x + x x* k
-     * and Bc^T x = dIc/dt x - x x* k */
+    /* for column c of body i (Ic, Bc of i's subtree): g1 = Ic S, g2 = Bc^T S and bs = Bc S,
+     * where Bc x = dIc/dt x + x x* k, Bc^T x = dIc/dt x - x x* k */
     const double *m = Wi + D_M * L, *h = Wi + D_H * L, *Io = Wi + D_IO * L;
-    const double *dh = Wi + D_DH * L, *dI = Wi + D_DIO * L, *k = Wi + D_K * L, *F = Wi + D_F * L;
-    double gs[6 * LANES], fs[6 * LANES], t[6 * LANES];
+    const double *dh = Wi + D_DH * L, *dI = Wi + D_DIO * L, *k = Wi + D_K * L;
+    double gs[6 * LANES], fs[6 * LANES];
     inertia_times_l(L, m, h, Io, c.s, c.s + 3 * L, g1);
     rate_times(L, dh, dI, c.s, gs);
     force_cross(L, c.s, k, fs);
-    inertia_times_l(L, m, h, Io, c.sg, c.sg + 3 * L, yv);
     for (int r = 0; r < 6 * L; r++)
-        g2[r] = gs[r] - fs[r], yv[r] += gs[r] + fs[r];
+        g2[r] = gs[r] - fs[r], bs[r] = gs[r] + fs[r];
+}
+
+RD_INLINE void column_above(int L, const double *Wi, col_t c, const double *bs, double *yq,
+                            double *yv)
+{
+    /* for column c of body i, what its entries in the rows above take: yq = Ic psidd +
+     * Bc psid + S x* Fc, yv = Ic sig + Bc S (bs = Bc S) */
+    const double *m = Wi + D_M * L, *h = Wi + D_H * L, *Io = Wi + D_IO * L;
+    const double *dh = Wi + D_DH * L, *dI = Wi + D_DIO * L, *k = Wi + D_K * L, *F = Wi + D_F * L;
+    double t[6 * LANES];
+    inertia_times_l(L, m, h, Io, c.sg, c.sg + 3 * L, yv);
+    add6(L, yv, bs, 1.0);
     inertia_times_l(L, m, h, Io, c.pdd, c.pdd + 3 * L, yq);
     rate_times(L, dh, dI, c.pd, t);
     add6(L, yq, t, 1.0);
@@ -265,12 +277,27 @@ RD_INLINE void column_products(int L, const double *Wi, col_t c, double *g1, dou
     add6(L, yq, t, 1.0);
 }
 
-RD_INLINE void pair_entries(int L, int64_t nv, double *out, int64_t dc, int64_t da, col_t a,
-                            const double *g1, const double *g2, const double *yq,
-                            const double *yv, int strict)
+RD_INLINE void entries_below(int L, int64_t nv, double *out, int64_t dc, int64_t da, col_t a,
+                             const double *g1, const double *g2)
 {
-    /* the entries of dofs c (below) and a (above or beside, same chain); the rows and
-     * columns of a mimic's leader take its entries (+=) */
+    /* the entries of dof c in the columns of dof a (a above c, or beside it on its body):
+     * d tau_c/dq_a, d tau_c/dqd_a, M_ca; the rows and columns of a mimic's leader take
+     * its entries (+=) */
+    double *dq = out, *dv = out + nv * nv * L, *M = out + 2 * nv * nv * L;
+    const int64_t ca = (dc * nv + da) * L;
+    LANE {
+        dq[ca + l] += dot6(L, l, g1, a.pdd) + dot6(L, l, g2, a.pd);
+        dv[ca + l] += dot6(L, l, g1, a.sg) + dot6(L, l, g2, a.s);
+        M[ca + l] += dot6(L, l, g1, a.s);
+    }
+}
+
+RD_INLINE void entries_both(int L, int64_t nv, double *out, int64_t dc, int64_t da, col_t a,
+                            const double *g1, const double *g2, const double *yq,
+                            const double *yv)
+{
+    /* dof a strictly above dof c: the entries of entries_below and those of a in the
+     * column of c, d tau_a/dq_c, d tau_a/dqd_c, M_ac = M_ca */
     double *dq = out, *dv = out + nv * nv * L, *M = out + 2 * nv * nv * L;
     const int64_t ca = (dc * nv + da) * L, ac = (da * nv + dc) * L;
     LANE {
@@ -278,11 +305,9 @@ RD_INLINE void pair_entries(int L, int64_t nv, double *out, int64_t dc, int64_t 
         dq[ca + l] += dot6(L, l, g1, a.pdd) + dot6(L, l, g2, a.pd);
         dv[ca + l] += dot6(L, l, g1, a.sg) + dot6(L, l, g2, a.s);
         M[ca + l] += mm;
-        if (strict) {
-            dq[ac + l] += dot6(L, l, a.s, yq);
-            dv[ac + l] += dot6(L, l, a.s, yv);
-            M[ac + l] += mm;
-        }
+        dq[ac + l] += dot6(L, l, a.s, yq);
+        dv[ac + l] += dot6(L, l, a.s, yv);
+        M[ac + l] += mm;
     }
 }
 
@@ -291,23 +316,30 @@ RD_INLINE void body_entries(const model_t *md, int L, int64_t i, const double *W
 {
     /* every entry of the columns of body i with the columns of i and of its ancestors */
     const int64_t *Ii = body_i(md, i);
-    const int64_t nv = md->nv;
+    const int64_t nv = md->nv, vi = Ii[BI_VIDX];
     const double *Wi = W + WD * i * L;
     const int uni = Ii[BI_TYPE] == J_UNIVERSAL;
     for (int c = 0; c < Ii[BI_NV]; c++) {
-        double g1[6 * LANES], g2[6 * LANES], yq[6 * LANES], yv[6 * LANES];
-        const int64_t dc = Ii[BI_VIDX] + c;
-        column_products(L, Wi, column(C, nc, L, first[i] + c), g1, g2, yq, yv);
-        /* its own body: a universal joint's second column is below its first */
-        for (int a = 0; a < Ii[BI_NV]; a++)
-            if (!(uni && c == 0 && a == 1))
-                pair_entries(L, nv, out, dc, Ii[BI_VIDX] + a, column(C, nc, L, first[i] + a),
-                             g1, g2, yq, yv, uni && c == 1 && a == 0);
-        for (int64_t j = Ii[BI_PARENT]; j > 0; j = body_i(md, j)[BI_PARENT]) {
+        double g1[6 * LANES], g2[6 * LANES], bs[6 * LANES], yq[6 * LANES], yv[6 * LANES];
+        const col_t cc = column(C, nc, L, first[i] + c);
+        column_below(L, Wi, cc, g1, g2, bs);
+        if (Ii[BI_PARENT] > 0 || (uni && c == 1)) /* a column lies above it */
+            column_above(L, Wi, cc, bs, yq, yv);
+        else /* none: yq, yv are not read */
+            for (int r = 0; r < 6 * L; r++)
+                yq[r] = yv[r] = 0.0;
+        for (int a = 0; a < Ii[BI_NV]; a++) { /* its own body's columns */
+            const col_t ca = column(C, nc, L, first[i] + a);
+            if (uni && c == 1 && a == 0) /* a universal joint's second axis is below its first */
+                entries_both(L, nv, out, vi + 1, vi, ca, g1, g2, yq, yv);
+            else if (!(uni && c == 0 && a == 1))
+                entries_below(L, nv, out, vi + c, vi + a, ca, g1, g2);
+        }
+        for (int64_t j = Ii[BI_PARENT]; j > 0; j = body_i(md, j)[BI_PARENT]) { /* the ancestors */
             const int64_t *Ij = body_i(md, j);
             for (int a = 0; a < Ij[BI_NV]; a++)
-                pair_entries(L, nv, out, dc, Ij[BI_VIDX] + a, column(C, nc, L, first[j] + a),
-                             g1, g2, yq, yv, 1);
+                entries_both(L, nv, out, vi + c, Ij[BI_VIDX] + a, column(C, nc, L, first[j] + a),
+                             g1, g2, yq, yv);
         }
     }
 }
