@@ -22,8 +22,9 @@ joint friction (the bench strips it): Pinocchio's RNEA has none.
 from __future__ import annotations
 
 import dataclasses
+import statistics
+import timeit
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -131,17 +132,17 @@ def _quantity_rows(case: Case, pin, spec: Quantity, cfg: Config) -> list[dict]:
         return _row("derivatives", case.name, spec.name, "robodyn", kind=kind, peer=spec.peer,
                     **kw)  # fmt: skip
 
-    # Pinocchio: one state, and a Python loop over its call (the batch peer)
-    peer = _time(lambda: spec.pin(pin, pm, pd, *pin_states[0]), cfg)
+    # the peers: Pinocchio's call on one state, and a Python loop over it (per state)
     big = _random_states(m, _n_states(case, cfg), cfg.seed + 300)
     n = max(1, min(big["q"].shape[0], cfg.n_loop))
     loop_states = [(mp.q_to_pin(big["q"][k]), mp.v_to_pin(big["v"][k]),
                     mp.v_to_pin(big[spec.third][k])) for k in range(n)]  # fmt: skip
-    peer_loop = _time(lambda: [spec.pin(pin, pm, pd, *s) for s in loop_states], cfg) / n
+    peer = (lambda: spec.pin(pin, pm, pd, *pin_states[0]), 1)
+    peer_loop = (lambda: [spec.pin(pin, pm, pd, *s) for s in loop_states], n)
 
     one = [spec.rd(m, Q[k], V[k], X[k], None) for k in range(len(Q))]
     rows = [_timed(row("one state", call=spec.call, threads=1), err(one), RTOL,
-                   lambda: spec.rd(m, Q[0], V[0], X[0], None), 1, peer, cfg)]  # fmt: skip
+                   (lambda: spec.rd(m, Q[0], V[0], X[0], None), 1), peer, cfg)]  # fmt: skip
     N = big["q"].shape[0]
     for th in cfg.threads:
         batch = spec.rd(m, Q, V, X, th)
@@ -151,29 +152,41 @@ def _quantity_rows(case: Case, pin, spec: Quantity, cfg: Config) -> list[dict]:
         )
         call = f"{spec.call.split('(')[0]} on {N} states, threads={th}"
         rows.append(_timed(row("batch", call=call, threads=th, n_states=N), e, RTOL,
-                           lambda th=th: spec.rd(m, big["q"], big["v"], big[spec.third], th),
-                           N, peer_loop, cfg))  # fmt: skip
+                           (lambda th=th: spec.rd(m, big["q"], big["v"], big[spec.third], th),
+                            N), peer_loop, cfg))  # fmt: skip
     nfd = max(1, min(N, 2000))
     fd = differences(m, spec, Q, V, X)
     e = err([tuple(d[k] for d in fd) for k in range(len(Q))])
     sub = {k: big[k][:nfd] for k in ("q", "v", spec.third)}
     call = f"central differences of {spec.of_call} on {nfd} states x 6 nv, threads=1"
     rows.append(_timed(row("finite differences", call=call, threads=1, n_states=nfd), e,
-                       FD_RTOL, lambda: differences(m, spec, sub["q"], sub["v"], sub[spec.third]),
-                       nfd, peer_loop, cfg))  # fmt: skip
+                       FD_RTOL, (lambda: differences(m, spec, sub["q"], sub["v"],
+                                                     sub[spec.third]), nfd),
+                       peer_loop, cfg))  # fmt: skip
     return rows
 
 
-def _timed(row: dict, err: float, tol: float, call, n: int, peer: float, cfg: Config) -> dict:
-    """``row`` with its check, and when it passed its time per state and ratio to ``peer``
-    (a failed check: a FAIL row without times)."""
+def _timed(row: dict, err: float, tol: float, ours: tuple, peer: tuple, cfg: Config) -> dict:
+    """``row`` with its check, and when it passed the time per state of ``ours`` and of
+    ``peer`` (each ``(call, states per call)``) and their ratio; a failed check: a FAIL
+    row without times. The two are timed in turns, ``cfg.repeat`` rounds of one loop of
+    each (sized like ``timeit``'s autorange), so that a load that comes and goes on the
+    machine meets both: the times are medians over the rounds, the ratio the median of
+    the rounds' ratios."""
     row["check_err"] = err
-    row["peer_s"] = peer
     if not err <= tol:
         row["status"] = "FAIL vs Pinocchio"
         return row
-    t = _time(call, cfg) / n
-    row.update(median_s=t, ratio_to_pinocchio=t / peer)
+    timers = [timeit.Timer(f) for f, _ in (ours, peer)]
+    loops = [_median_time(f, 1, cfg.target)["loops"] for f, _ in (ours, peer)]  # warms up
+    rounds = [[t.timeit(k) / k / per for t, k, (_, per) in zip(timers, loops, (ours, peer))]
+              for _ in range(cfg.repeat)]  # fmt: skip
+    row.update(
+        median_s=statistics.median(r[0] for r in rounds),
+        peer_s=statistics.median(r[1] for r in rounds),
+        ratio_to_pinocchio=statistics.median(r[0] / r[1] for r in rounds),
+        runs_s=[r[0] for r in rounds],
+    )
     return row
 
 
@@ -182,11 +195,6 @@ def _n_states(case: Case, cfg: Config) -> int:
     one call below about a second."""
     out = 3 * 8 * case.model.nv**2
     return max(1, min(cfg.n_batch, int(cfg.max_batch_bytes // out), 200_000))
-
-
-def _time(call: Callable[[], Any], cfg: Config) -> float:
-    call()  # warm up
-    return _median_time(call, cfg.repeat, cfg.target)["median_s"]
 
 
 def text_lines(rows: list[dict]) -> list[str]:
