@@ -127,21 +127,21 @@ RD_INLINE void world_inertia(int L, const double *Fi, const double *R, const dou
      * h = m c', I_o = R I_c R^T + m (|c'|^2 1 - c' c'^T); its rate dG/dt = V x* G - G V x:
      * dh = m v + w x h, dI_o = A + A^T + 2 (v.h) 1 - (h v^T + v h^T), A = [w] I_o */
     const double m = Fi[BF_MASS];
-    double c[3 * LANES], T[9 * LANES], A[9 * LANES];
+    double c[3 * LANES], T[9 * LANES], A[9 * LANES], cc[LANES], vh[LANES];
     double *h = Wi + D_H * L, *Io = Wi + D_IO * L, *dh = Wi + D_DH * L, *dI = Wi + D_DIO * L;
     const double *w = V, *v = V + 3 * L;
     rmul_lc(L, R, Fi + BF_C, c);
     mm_lc(L, R, Fi + BF_IC, T);
     for (int r = 0; r < 3; r++)
         LANE { c[r * L + l] += p[r * L + l], h[r * L + l] = m * c[r * L + l]; }
+    LANE { cc[l] = c[l] * c[l] + c[L + l] * c[L + l] + c[2 * L + l] * c[2 * L + l]; }
     for (int r = 0; r < 3; r++) /* symmetric: 6 entries computed, 3 mirrored */
         for (int s = r; s < 3; s++)
             LANE {
-                const double cc = c[l] * c[l] + c[L + l] * c[L + l] + c[2 * L + l] * c[2 * L + l];
                 Io[(3 * r + s) * L + l] = Io[(3 * s + r) * L + l]
                     = T[3 * r * L + l] * R[3 * s * L + l] + T[(3 * r + 1) * L + l] * R[(3 * s + 1) * L + l]
                       + T[(3 * r + 2) * L + l] * R[(3 * s + 2) * L + l]
-                      + m * ((r == s ? cc : 0.0) - c[r * L + l] * c[s * L + l]);
+                      + m * ((r == s ? cc[l] : 0.0) - c[r * L + l] * c[s * L + l]);
             }
     LANE { Wi[D_M * L + l] = m; }
     cross_l(L, w, h, dh);
@@ -154,12 +154,12 @@ RD_INLINE void world_inertia(int L, const double *Fi, const double *R, const dou
             A[(3 + s) * L + l] = w[2 * L + l] * x0 - w[l] * x2;
             A[(6 + s) * L + l] = w[l] * x1 - w[L + l] * x0;
         }
+    LANE { vh[l] = v[l] * h[l] + v[L + l] * h[L + l] + v[2 * L + l] * h[2 * L + l]; }
     for (int r = 0; r < 3; r++)
         for (int s = r; s < 3; s++)
             LANE {
-                const double vh = v[l] * h[l] + v[L + l] * h[L + l] + v[2 * L + l] * h[2 * L + l];
                 dI[(3 * r + s) * L + l] = dI[(3 * s + r) * L + l]
-                    = A[(3 * r + s) * L + l] + A[(3 * s + r) * L + l] + (r == s ? 2.0 * vh : 0.0)
+                    = A[(3 * r + s) * L + l] + A[(3 * s + r) * L + l] + (r == s ? 2.0 * vh[l] : 0.0)
                       - (h[r * L + l] * v[s * L + l] + v[r * L + l] * h[s * L + l]);
             }
 }
