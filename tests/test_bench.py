@@ -386,6 +386,7 @@ def test_derivatives_rows_checked_with_ratios(quick_run):
         assert r["status"] == "ok" and r["check_err"] is not None and r["check_err"] <= tol, r
         assert r["median_s"] > 0 and r["ratio_to_pinocchio"] > 0 and r["peer_s"] > 0, r
     assert "DERIVATIVES" in format_table(result)
+    assert "| ur5 | `rnea_derivatives` |" in result["_markdown"]
 
 
 def test_derivatives_row_fails_on_a_wrong_result():
