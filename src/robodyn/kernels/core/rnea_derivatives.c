@@ -12,11 +12,12 @@
  *   psidd_c = A_p x S_c + V_p x psid_c            its second rate
  *   A_i = A_lambda + sum_c (S_c qdd_c + psid_c qd_c),  A_0 = [0; -g]
  *   F_i = G_i A_i + V_i x* (G_i V_i) - F_ext,i    (MR 8.53 in world coordinates)
- *   sig_c = V_i x S_c + psid_c                    (dS_c/dt + psid_c: d A / d qd_c)
+ *   sig_c = V_b x S_c + psid_c                    (dS_c/dt + psid_c: d A / d qd_c)
  *
  * with x the motion cross product ad_V (MR def. 8.2), x* = -ad^T its dual, p = lambda(i)
- * (a universal joint's second column: the body between its two axes, V_p = V_lambda +
- * S_u qd_u). Over the subtree of body i: Ic = sum G, Bc = sum (dG/dt + bar(G V)) with
+ * and b = i, but for a universal joint, whose axes are two revolute joints with a
+ * massless body between them: its first column has b = that body (V_b x S_u = V_p x
+ * S_u), its second p = that body (V_p = V_lambda + S_u qd_u, A_p likewise). Over the subtree of body i: Ic = sum G, Bc = sum (dG/dt + bar(G V)) with
  * dG/dt = V x* G - G V x and bar(h) x = x x* h, Fc = sum F. A perturbation of q_c in the
  * tangent space moves the subtree of body(c) by exp([S_c] eps) (q (+) eps e_c); with qd
  * held, each of the subtree's V, A, G, F changes covariantly but for what flows in from
