@@ -36,7 +36,7 @@ CORE_DIR = "src/robodyn/kernels/core"
 CORE = [
     "module.c", "batch.c", "kinematics.c", "rnea.c", "crba.c", "aba.c", "coriolis.c",
     "minv.c", "rigidbody.c", "sim.c", "ik.c", "regressor.c", "momentum.c",
-    "cspace.c", "constrained.c", "kinderiv.c",
+    "cspace.c", "constrained.c", "kinderiv.c", "rnea_derivatives.c",
 ]  # fmt: skip
 # compiled objects kept between builds (build/ is git-ignored)
 OBJECT_CACHE = ROOT / "build" / "core-objects"

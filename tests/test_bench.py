@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from robodyn.bench import FUNCTIONS, LIBRARIES, flop_count, main, mjcf_from
+from robodyn.bench.report import format_table
 from robodyn.models import load
 
 
@@ -247,9 +248,9 @@ def test_without_optional_packages_one_line_per_section(tmp_path):
     def count(text):
         return sum(text in line for line in lines)
 
-    # Pinocchio in latency, batch, functions, cold, memory and simulate; MuJoCo in latency
-    # and simulate
-    assert count("pinocchio: skipped: install Pinocchio (pip install pin)") == 6
+    # Pinocchio in latency, batch, functions, derivatives, cold, memory and simulate; MuJoCo
+    # in latency and simulate
+    assert count("pinocchio: skipped: install Pinocchio (pip install pin)") == 7
     assert count("mujoco: skipped: install MuJoCo (pip install mujoco)") == 2
     # modern_robotics in latency and ik
     assert count("skipped: install modern_robotics (pip install modern-robotics)") == 2
@@ -319,8 +320,8 @@ _NOT_IN_FUNCTIONS = {
     "energy_regressor", "normalize", "christoffel_reference",
     "coriolis_matrix_reference", "mass_matrix_derivative_reference", "singularities",
     "workspace", "ik", "ik_batch", "ik_all", "holonomic_forward_dynamics", "simulate",
-    "forward_dynamics_trajectory",
-    "inverse_dynamics_trajectory",
+    "forward_dynamics_trajectory", "inverse_dynamics_trajectory",
+    "inverse_dynamics_derivatives", "rnea_derivatives",
 }  # fmt: skip
 
 
@@ -380,3 +381,46 @@ def test_functions_row_fails_on_a_wrong_result():
     assert row["status"].startswith("FAIL") and row["median_s"] is None, row
     assert 0.5e-6 < row["check_err"] < 2e-6
     assert _function_row(case, P, spec, big, cfg)["status"] == "ok"
+
+
+# ------------------------------------------------------------------ the derivatives section
+def test_derivatives_rows_checked_with_ratios(quick_run):
+    # per quantity: one state (ratio to Pinocchio's computeRNEADerivatives), the batch at
+    # each thread count and the finite-difference route (ratios to a Python loop over it),
+    # each checked before it is timed (their values are not asserted)
+    from robodyn.bench.derivatives import FD_RTOL, quantities
+
+    _, result, _ = quick_run
+    rows = result["derivatives"]
+    threads = result["config"]["threads"]
+    want = {(q.name, "one state", 1) for q in quantities()}
+    want |= {(q.name, "batch", t) for q in quantities() for t in threads}
+    want |= {(q.name, "finite differences", 1) for q in quantities()}
+    assert {(r["function"], r["kind"], r["threads"]) for r in rows} == want
+    assert len(rows) == len(want) and {r["model"] for r in rows} == {"ur5"}
+    for r in rows:
+        tol = FD_RTOL if r["kind"] == "finite differences" else 1e-8
+        assert r["status"] == "ok" and r["check_err"] is not None and r["check_err"] <= tol, r
+        assert r["median_s"] > 0 and r["ratio_to_pinocchio"] > 0 and r["peer_s"] > 0, r
+    assert "DERIVATIVES" in format_table(result)
+    assert "| ur5 | `rnea_derivatives` |" in result["_markdown"]
+
+
+def test_derivatives_row_fails_on_a_wrong_result():
+    # a result off by 1e-6 relative is a FAIL row, and its times are not shown
+    import dataclasses
+
+    import pinocchio as pin
+
+    from robodyn.bench.common import Config
+    from robodyn.bench.derivatives import _quantity_rows, quantities
+    from robodyn.bench.robots import _build_case
+
+    cfg = Config(models=("ur5",), n_check=2, repeat=1, target=1e-4, n_batch=4, n_loop=2,
+                 threads=(1,))  # fmt: skip
+    case = _build_case("ur5", cfg, pin)
+    spec = quantities()[0]
+    off = lambda m, q, v, a, th: tuple(x * (1 + 1e-6) for x in spec.rd(m, q, v, a, th))  # noqa: E731
+    for r in _quantity_rows(case, pin, dataclasses.replace(spec, rd=off), cfg)[:2]:
+        assert r["status"].startswith("FAIL") and r["median_s"] is None, r
+    assert all(r["status"] == "ok" for r in _quantity_rows(case, pin, spec, cfg))

@@ -30,6 +30,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
         (
             "kinematics",
             "dynamics",
+            "derivatives",
             "coriolis",
             "energy",
             "taskspace",

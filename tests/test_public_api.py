@@ -10,7 +10,8 @@ import pytest
 
 import robodyn as rd
 
-# dir(robodyn) on main before the move (commit 89baf22)
+# dir(robodyn) on main before the move (commit 89baf22), plus the names added since (issue
+# 30: inverse_dynamics_derivatives, rnea_derivatives)
 DIR_ROBODYN = [
     "Ellipsoid",
     "HolonomicConstraint",
@@ -87,6 +88,7 @@ DIR_ROBODYN = [
     "integrate",
     "inv_transform",
     "inverse_dynamics",
+    "inverse_dynamics_derivatives",
     "inverse_dynamics_trajectory",
     "jacobian",
     "jacobian_body",
@@ -121,6 +123,7 @@ DIR_ROBODYN = [
     "regressor",
     "rigidbody",
     "rnea",
+    "rnea_derivatives",
     "sim",
     "simulate",
     "singularities",

@@ -83,6 +83,9 @@ _LAZY: dict[str, str] = {
     "gravity_forces": "robodyn.dynamics",
     "velocity_forces": "robodyn.dynamics",
     "bias_forces": "robodyn.dynamics",
+    # analytic derivatives of the dynamics (issue 30)
+    "inverse_dynamics_derivatives": "robodyn.derivatives",
+    "rnea_derivatives": "robodyn.derivatives",
     "coriolis_matrix": "robodyn.coriolis",
     "christoffel": "robodyn.coriolis",
     "christoffel_reference": "robodyn.coriolis",

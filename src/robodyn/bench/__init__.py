@@ -14,6 +14,10 @@ process and one run it measures, on the same models and the same random states:
   Christoffel symbols, ...), one row each, checked against its Pinocchio peer (or finite
   differences of Pinocchio's M), timed on one state and per state of a batch, as ratios
   to the peer and to a Python loop over it (:mod:`robodyn.bench.functions`);
+* **derivatives**: the analytic derivatives of the dynamics
+  (``inverse_dynamics_derivatives`` beside Pinocchio's ``computeRNEADerivatives``): one
+  state, per state of a batch and by central differences of robodyn's batch inverse
+  dynamics, each checked first (:mod:`robodyn.bench.derivatives`);
 * **cold**: ``import robodyn`` in a fresh process, the first call in a fresh process, and a
   typical script in a fresh process, import included (fk, jacobian, rnea, crba, aba,
   gravity and coriolis, each on one state and on a 10,000-state batch);

@@ -26,6 +26,7 @@ from .common import (
     skipped_line,
 )
 from .dask import run_dask
+from .derivatives import quantities, run_derivatives
 from .functions import function_specs, run_functions
 from .ident import run_ident
 from .ik import run_ik
@@ -132,6 +133,7 @@ def _empty_result(cfg: Config, mach: dict, mods: dict) -> dict[str, Any]:
         "latency": [],
         "batch": [],
         "functions": [],
+        "derivatives": [],
         "cold": [],
         "memory": [],
         "simulate": [],
@@ -170,6 +172,8 @@ def _steps(cfg: Config) -> int:
         total += len(cfg.models) * nf * 2 * len(cfg.threads)
     if "functions" in cfg.sections:
         total += len(cfg.models) * len(function_specs())
+    if "derivatives" in cfg.sections:
+        total += len(cfg.models) * len(quantities())
     return total + sum(n for sec, n in _SECTION_STEPS.items() if sec in cfg.sections)
 
 
@@ -198,6 +202,8 @@ def _run_model(name: str, cfg: Config, mods: dict, result: dict, prog: Progress)
         result["batch"] += run_batch(case, libs, cfg, prog)
     if "functions" in cfg.sections:
         result["functions"] += run_functions(case, libs, cfg, prog)
+    if "derivatives" in cfg.sections:
+        result["derivatives"] += run_derivatives(case, libs, cfg, prog)
     return case
 
 
@@ -296,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_plot(result, tmp, overwrite=True)  # tmp exists: atomic_write made it
     failed = any(
         str(r.get("status", "")).startswith("FAIL")
-        for sec in ("latency", "batch", "functions")
+        for sec in ("latency", "batch", "functions", "derivatives")
         for r in result[sec]
     )
     return 1 if failed else 0

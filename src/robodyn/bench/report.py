@@ -8,6 +8,7 @@ import numpy as np
 
 from .common import _fmt_ratio, _fmt_time
 from .dask import text_lines as dask_lines
+from .derivatives import text_lines as derivatives_lines
 from .ident import text_lines as ident_lines
 from .viz import viz_lines
 
@@ -153,6 +154,9 @@ _TEXT_SECTIONS = (
     ("functions", "FUNCTIONS: every other public numeric function, one state and per state of "
      "a batch (ratio to its Pinocchio peer; batch: to a Python loop over it)",
      _functions_lines, True),
+    ("derivatives", "DERIVATIVES: analytic derivatives of the dynamics, one state, per state of a "
+     "batch and by finite differences (ratio to Pinocchio; batch and differences: to a Python "
+     "loop over it)", derivatives_lines, True),
     ("cold", "COLD START (fresh processes)", _cold_lines, True),
     ("memory", "MEMORY: peak RSS of an inverse-dynamics batch (fresh process)", _memory_lines,
      True),
@@ -200,6 +204,7 @@ def format_markdown(result: dict) -> str:
     lines += _latency_markdown(lat, models)
     lines += _batch_markdown(result, models)
     lines += _functions_markdown(result)
+    lines += _derivatives_markdown(result)
     cold = [r for r in result["cold"] if r.get("median_s") and r["library"] == "robodyn"]
     if cold:
         lines.append(
@@ -271,6 +276,28 @@ def _batch_markdown(result: dict, models: list[str]) -> list[str]:
         "abaInParallel, or to a Python loop over crba, at the same thread count)"
     )
     return _markdown_table(title, [f"{f}, {t} thr." for f in fns for t in threads], cells)
+
+
+def _derivatives_markdown(result: dict) -> list[str]:
+    """The derivatives section: a row per model and quantity, a column per route (the
+    batch at each thread count)."""
+    rows = [r for r in result.get("derivatives", []) if r.get("median_s")]
+    if not rows:
+        return []
+    routes = list(dict.fromkeys((r["kind"], r["threads"]) for r in rows))
+    head = [k if k != "batch" else f"batch, {t} thr." for k, t in routes]
+    cells = {}
+    for key in dict.fromkeys((r["model"], r["function"]) for r in rows):
+        cells[f"{key[0]} | `{key[1]}`"] = [
+            _cell([r for r in rows if (r["model"], r["function"], r["kind"], r["threads"])
+                   == (*key, *route)])
+            for route in routes
+        ]  # fmt: skip
+    title = (
+        "Derivatives of the dynamics: robodyn's time per state (ratio to Pinocchio's call; "
+        "batch and finite differences: to a Python loop over it)"
+    )
+    return _markdown_table(title, ["function", *head], cells)
 
 
 def _functions_markdown(result: dict) -> list[str]:

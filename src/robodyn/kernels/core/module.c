@@ -11,6 +11,8 @@
  *   coriolis(P, q, v, flags, threads)                  -> C (nv, nv)
  *   minv(P, q, flags, threads)                         -> M^-1 (nv, nv)
  *   mass_matrix_dot(P, q, v, flags, threads)           -> dM/dt = C + C^T (nv, nv)
+ *   rnea_derivatives(P, q, v, a, fext, flags, eps, threads)
+ *                                                      -> [dtau/dq, dtau/dv, M] (3, nv, nv)
  *   forward(P, q, v, tau, fext, flags, eps, threads)   -> qdd (nv), by Cholesky of M
  *   body_poses(P, q, threads)                          -> T (nb, 4, 4)
  *   frame_poses(P, q, threads)                         -> T (nf, 4, 4)
@@ -89,13 +91,14 @@ static int64_t sz_eregressor(const model_t *md) { return 10 * (md->nb - 1); }
 static int64_t sz_6nv2(const model_t *md) { return 6 * md->nv * md->nv; }
 static int64_t sz_12nv(const model_t *md) { return 12 * md->nv; }
 static int64_t sz_18nv(const model_t *md) { return 18 * md->nv; }
+static int64_t sz_3nv2(const model_t *md) { return 3 * md->nv * md->nv; }
 
 enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRAME_POSES, A_FRAME_POSE, A_JACOBIAN,
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
        A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR,
        A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT,
        A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE, A_CONSTRAINED, A_KIN_HESSIAN, A_FRAME_VEL_DERIV,
-       A_FRAME_ACC_DERIV };
+       A_FRAME_ACC_DERIV, A_RNEA_DERIV };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -153,6 +156,8 @@ static const algo_t ALGOS[] = {
                            sz_12nv, 2, {SZ_NQ, SZ_NV}, {0, 0}},
     [A_FRAME_ACC_DERIV] = {"frame_acceleration_derivatives", rd_motion_derivatives,
                            rd_kinderiv_work, sz_18nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
+    [A_RNEA_DERIV] = {"rnea_derivatives", rd_rnea_derivatives, rd_rnea_derivatives_work, sz_3nv2,
+                      3, {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
 };
 
 static int out_dims(const model_t *md, int algo, const args_t *a, npy_intp *d)
@@ -176,6 +181,7 @@ static int out_dims(const model_t *md, int algo, const args_t *a, npy_intp *d)
     case A_KIN_HESSIAN: d[0] = 6, d[1] = d[2] = md->nv; return 3;
     case A_FRAME_VEL_DERIV: d[0] = 2, d[1] = 6, d[2] = md->nv; return 3;
     case A_FRAME_ACC_DERIV: d[0] = 3, d[1] = 6, d[2] = md->nv; return 3;
+    case A_RNEA_DERIV: d[0] = 3, d[1] = d[2] = md->nv; return 3;
     default: d[0] = rd_out_size(md, &ALGOS[algo], a); return 1;
     }
 }
@@ -472,6 +478,7 @@ DYN(minv, A_MINV, 1)
 DYN(coriolis, A_CORIOLIS, 2)
 DYN(mass_matrix_dot, A_MDOT, 2)
 DYN(regressor, A_REGRESSOR, 3)
+DYN(rnea_derivatives, A_RNEA_DERIV, 3)
 
 static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
                           int nx)
@@ -666,9 +673,11 @@ static PyObject *py_difference(PyObject *self, PyObject *const *args, Py_ssize_t
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
        OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_JDOT_DJ, OP_COM_J, OP_MANIP,
-       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_CONSTRAINED, OP_COUNT };
+       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_CONSTRAINED, OP_RNEA_DERIV, OP_COUNT };
 enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_OUT, KW_DT,
        KW_COUNT };
+
+enum { SPLIT_STACK = 1, SPLIT_ROWS = 2 };
 
 typedef struct {
     const char *name;
@@ -680,8 +689,10 @@ typedef struct {
     int last_acc;     /* 1: the last state argument (a) may be left out or None: FL_ACC off */
     int scalar;       /* 1: one state's result is a float */
     int dt;           /* slot of a time step dt after the states (a float, default 1; 0: none) */
-    int split;        /* 1: the result [x (nv), y (k)] is returned as the views (x, y); its
-                       * rows k are the last state argument's last dimension */
+    int split;        /* SPLIT_STACK: one state's result is a stack of matrices (k, r, c),
+                       * returned as the tuple of its k matrices (views); SPLIT_ROWS: the
+                       * result [x (nv), y (k)] returned as the views (x, y), its rows k the
+                       * last state argument's last dimension */
 } op_t;
 
 static const op_t OPS[OP_COUNT] = {
@@ -710,7 +721,8 @@ static const op_t OPS[OP_COUNT] = {
     [OP_MANIP] = {"manipulability", A_MANIP, 1, 0, 1, 2, 1, .scalar = 1},
     [OP_INTEGRATE] = {"integrate", A_INTEGRATE, 2, 1, .dt = 1},
     [OP_DIFFERENCE] = {"difference", A_DIFFERENCE, 2, 1},
-    [OP_CONSTRAINED] = {"constrained", A_CONSTRAINED, 5, 1, .split = 1},
+    [OP_CONSTRAINED] = {"constrained", A_CONSTRAINED, 5, 1, .split = SPLIT_ROWS},
+    [OP_RNEA_DERIV] = {"rnea_derivatives", A_RNEA_DERIV, 3, 1, .split = SPLIT_STACK},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
@@ -754,6 +766,34 @@ static PyObject *split_rows(PyObject *r, npy_intp n)
         Py_XDECREF(x), Py_XDECREF(y), Py_XDECREF(ilo), Py_XDECREF(ihi);
     }
     Py_XDECREF(lo), Py_XDECREF(hi), Py_XDECREF(n_obj), Py_DECREF(r);
+    return t;
+}
+
+static PyObject *split_views(PyObject *r)
+{
+    /* the matrices of a stacked result r, (k, n, m) or (N, k, n, m), as a tuple of k views
+     * (n, m) or (N, n, m) of it (steals the reference to r) */
+    PyArrayObject *a = (PyArrayObject *)r;
+    const int nd = PyArray_NDIM(a), k = (int)PyArray_DIM(a, nd - 3);
+    PyObject *t = PyTuple_New(k);
+    for (int j = 0; t != NULL && j < k; j++) {
+        npy_intp dims[3], strides[3];
+        int m = 0;
+        for (int d = 0; d < nd; d++)
+            if (d != nd - 3)
+                dims[m] = PyArray_DIM(a, d), strides[m++] = PyArray_STRIDE(a, d);
+        Py_INCREF(PyArray_DESCR(a));
+        PyObject *v = PyArray_NewFromDescr(&PyArray_Type, PyArray_DESCR(a), nd - 1, dims,
+                                           strides, PyArray_BYTES(a) + j * PyArray_STRIDE(a, nd - 3),
+                                           NPY_ARRAY_WRITEABLE, NULL);
+        if (v != NULL && PyArray_SetBaseObject((PyArrayObject *)v, Py_NewRef(r)) < 0)
+            Py_CLEAR(v);
+        if (v == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, j, v);
+    }
+    Py_DECREF(r);
     return t;
 }
 
@@ -811,6 +851,8 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
                 Py_RETURN_NONE;
         }
     }
+    if (op->split && dest != NULL && dest != Py_None) /* out: a tuple of matrices */
+        Py_RETURN_NONE;
     for (int k = 0; k < 1 + e->nx - op->last_acc; k++) /* the required arguments */
         if (slot[k] == NULL)
             Py_RETURN_NONE;
@@ -883,7 +925,7 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
     for (int k = 0; k < RD_MAX_X; k++)
         xs[k] = k < e->nx ? slot[1 + k] : Py_None;
     int64_t nk = 0;
-    if (op->split) { /* the rows k: the last state argument's last dimension */
+    if (op->split == SPLIT_ROWS) { /* the rows k: the last state argument's last dimension */
         PyObject *last = slot[e->nx];
         if ((dest != NULL && dest != Py_None) || !PyArray_Check(last)
             || PyArray_NDIM((PyArrayObject *)last) < 1) {
@@ -894,13 +936,15 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
     }
     PyObject *r = call_k(algo, P, xs, Py_None, flags, eps, frame, (int)kind, threads, 0, nk, dest);
     Py_DECREF(pack);
-    if (r != NULL && op->split && PyArray_Check(r))
+    if (r != NULL && op->split == SPLIT_ROWS && PyArray_Check(r))
         return split_rows(r, PyArray_DIM((PyArrayObject *)r, PyArray_NDIM((PyArrayObject *)r) - 1) - nk);
     if (r != NULL && op->scalar && (dest == NULL || dest == Py_None) && PyArray_Check(r) && PyArray_NDIM((PyArrayObject *)r) == 0) {
         PyObject *f = PyFloat_FromDouble(*(const double *)PyArray_DATA((PyArrayObject *)r));
         Py_DECREF(r);
         return f;
     }
+    if (r != NULL && op->split == SPLIT_STACK && PyArray_Check(r))
+        return split_views(r);
     if (r == NULL || PyArray_Check(r))
         return r;
     Py_DECREF(r); /* a code: the general path */
@@ -1265,6 +1309,8 @@ static PyMethodDef methods[] = {
     METHOD(mass_matrix_dot, "mass_matrix_dot(P, q, v, flags, threads) -> dM/dt = C + C^T"),
     METHOD(forward, "forward(P, q, v, tau, fext, flags, eps, threads) -> qdd (via M)"),
     METHOD(regressor, "regressor(P, q, v, a, fext, flags, eps, threads) -> Y (nv, 10 (nb - 1))"),
+    METHOD(rnea_derivatives, "rnea_derivatives(P, q, v, a, fext, flags, eps, threads) -> "
+                             "[dtau/dq, dtau/dv, M] (3, nv, nv) (rnea_derivatives.c)"),
     METHOD(kinetic, "kinetic(P, q, v, flags, kind, threads) -> K (kind 0), K + U (kind 1)"),
     METHOD(potential, "potential(P, q, flags, 0, threads) -> U"),
     METHOD(energy_regressor, "energy_regressor(P, q, v, flags, 0, threads) -> e (10 (nb - 1))"),

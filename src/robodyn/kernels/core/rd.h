@@ -430,6 +430,9 @@ RD_INLINE int nonfinite_sum(const double *x, int64_t n)
 int rd_rnea(const model_t *md, int L, const args_t *a, double *RESTRICT out,
             double *RESTRICT W, int *lane);
 int64_t rd_rnea_work(const model_t *md);
+int rd_rnea_derivatives(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                        double *RESTRICT W, int *lane);
+int64_t rd_rnea_derivatives_work(const model_t *md);
 int rd_regressor(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                  double *RESTRICT W, int *lane);
 int64_t rd_regressor_work(const model_t *md);
