@@ -1,10 +1,12 @@
-"""The derivatives of inverse dynamics (issue 30): rd.inverse_dynamics_derivatives against
-central finite differences of rd.inverse_dynamics on hypothesis-built trees of every joint
-type (q moved through rd.integrate, the tangent the docstring states), with mimic joints,
-joint friction (smoothed and not, away from v = 0), armature and external wrenches; the
-Coulomb term at v = 0; a physical identity (gravity's stiffness is symmetric on a tree of
-1-dof joints); batches, broadcasting, threads, out=, dask and the errors. Pinocchio is the
-oracle in tests/oracle/test_oracle_derivatives.py."""
+"""The derivatives of inverse and forward dynamics (issue 30): rd.inverse_dynamics_derivatives
+and rd.forward_dynamics_derivatives against central finite differences of
+rd.inverse_dynamics and rd.forward_dynamics on hypothesis-built trees of every joint type
+(q moved through rd.integrate, the tangent the docstring states), with mimic joints, joint
+friction (smoothed and not, away from v = 0), armature and external wrenches; the Coulomb
+term at v = 0; physical identities (gravity's stiffness is symmetric on a tree of 1-dof
+joints; the forward derivatives are the inverse ones solved with M); batches,
+broadcasting, threads, out=, dask and the errors. Pinocchio is the oracle in
+tests/oracle/test_oracle_derivatives.py."""
 
 from __future__ import annotations
 
@@ -198,7 +200,8 @@ def test_errors_name_the_argument():
 
 
 def test_dask_arrays_give_lazy_results(tree):
-    da = pytest.importorskip("dask.array")
+    import dask.array as da
+
     rng = np.random.default_rng(10)
     Q, V, A = random_state(tree, rng, 9)
     got = rd.inverse_dynamics_derivatives(tree, da.from_array(Q, chunks=(4, -1)), V, A)
@@ -210,3 +213,70 @@ def test_dask_arrays_give_lazy_results(tree):
 
 def test_alias():
     assert rd.rnea_derivatives is rd.inverse_dynamics_derivatives
+
+
+# ---------------------------------------------------------------- forward dynamics
+def fd_differences(model, q, v, tau, f_ext=None, **kw):
+    """(da/dq, da/dv, da/dtau) by central differences of rd.forward_dynamics, q moved by
+    rd.integrate."""
+    E = H * np.eye(model.nv)
+
+    def acc(q_, v_, t_):
+        return rd.forward_dynamics(model, q_, v_, t_, f_ext, **kw)
+
+    dq = [acc(rd.integrate(model, q, e), v, tau) - acc(rd.integrate(model, q, -e), v, tau)
+          for e in E]  # fmt: skip
+    dv = [acc(q, v + e, tau) - acc(q, v - e, tau) for e in E]
+    dt = [acc(q, v, tau + e) - acc(q, v, tau - e) for e in E]
+    return tuple(np.array(d).T / (2 * H) for d in (dq, dv, dt))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    trees(max_bodies=6, floating=None, mimic=None, damping=None, require=MR_KINDS),
+    st.data(),
+    st.sampled_from([0.0, 0.3]),
+)
+def test_forward_derivatives_equal_finite_differences(tree, data, coulomb_eps):
+    """da/dq, da/dv, da/dtau of rd.forward_dynamics on every joint type, mimic joints (the
+    Cholesky road), friction, armature and external wrenches."""
+    model = tree.model
+    q, v, tau = data.draw(states(model))
+    v = _away_from_zero(v)
+    f_ext = data.draw(wrenches(model))
+    got = rd.forward_dynamics_derivatives(model, q, v, tau, f_ext, coulomb_eps=coulomb_eps)
+    want = fd_differences(model, q, v, tau, f_ext, coulomb_eps=coulomb_eps)
+    for name, g, w in zip(("da_dq", "da_dv", "da_dtau"), got, want):
+        assert_close(g, w, FD_TOL, f"{tree!r} {name}")
+
+
+def test_forward_derivatives_are_the_inverse_dynamics_ones_solved(tree):
+    """The implicit function theorem, term by term: at a = forward_dynamics(q, v, tau),
+    M da/dq = -dtau/dq, M da/dv = -dtau/dv and da/dtau M = 1."""
+    rng = np.random.default_rng(11)
+    q, v, tau = random_state(tree, rng)
+    a = rd.forward_dynamics(tree, q, v, tau)
+    dq, dv, dtau = rd.forward_dynamics_derivatives(tree, q, v, tau)
+    tq, tv, M = rd.inverse_dynamics_derivatives(tree, q, v, a)
+    assert_close(M @ dq, -tq, 1e-12, "M da/dq")
+    assert_close(M @ dv, -tv, 1e-12, "M da/dv")
+    assert_close(dtau @ M, np.eye(tree.nv), 1e-12, "da/dtau M")
+
+
+def test_forward_derivatives_batch_out_dask_and_errors(tree):
+    import dask.array as da
+
+    rng = np.random.default_rng(12)
+    Q, V, T = random_state(tree, rng, 21)
+    got = rd.forward_dynamics_derivatives(tree, Q, V, T, threads=2)
+    for n in range(21):
+        for g, o in zip(got, rd.forward_dynamics_derivatives(tree, Q[n], V[n], T[n])):
+            assert np.array_equal(g[n], o)
+    again = rd.forward_dynamics_derivatives(tree, Q, V, T, out=got)  # in place
+    assert all(x is y for x, y in zip(again, got))
+    lazy = rd.forward_dynamics_derivatives(tree, da.from_array(Q, chunks=(8, -1)), V, T)
+    assert all(np.array_equal(x.compute(), y) for x, y in zip(lazy, got))
+    T[4, 1] = np.nan
+    with pytest.raises(ValueError, match=r"^tau\[4\] contains NaN or inf$"):
+        rd.forward_dynamics_derivatives(tree, Q, V, T)
+    assert rd.aba_derivatives is rd.forward_dynamics_derivatives

@@ -11,7 +11,8 @@ import pytest
 import robodyn as rd
 
 # dir(robodyn) on main before the move (commit 89baf22), plus the names added since (issue
-# 30: inverse_dynamics_derivatives, rnea_derivatives)
+# 30: inverse_dynamics_derivatives, rnea_derivatives, forward_dynamics_derivatives,
+# aba_derivatives)
 DIR_ROBODYN = [
     "Ellipsoid",
     "HolonomicConstraint",
@@ -30,6 +31,7 @@ DIR_ROBODYN = [
     "Workspace",
     "__version__",
     "aba",
+    "aba_derivatives",
     "ad",
     "adjoint",
     "base_parameters",
@@ -67,6 +69,7 @@ DIR_ROBODYN = [
     "fk_space",
     "force_ellipsoid",
     "forward_dynamics",
+    "forward_dynamics_derivatives",
     "forward_dynamics_trajectory",
     "forward_kinematics",
     "frame_acceleration",

@@ -86,6 +86,8 @@ _LAZY: dict[str, str] = {
     # analytic derivatives of the dynamics (issue 30)
     "inverse_dynamics_derivatives": "robodyn.derivatives",
     "rnea_derivatives": "robodyn.derivatives",
+    "forward_dynamics_derivatives": "robodyn.derivatives",
+    "aba_derivatives": "robodyn.derivatives",
     "coriolis_matrix": "robodyn.coriolis",
     "christoffel": "robodyn.coriolis",
     "christoffel_reference": "robodyn.coriolis",

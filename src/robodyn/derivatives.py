@@ -4,6 +4,9 @@
   d tau/da = M(q) of :func:`robodyn.inverse_dynamics`, by one recursive pass over the
   spatial equations of RNEA (``kernels/core/rnea_derivatives.c``; the structure of
   Carpentier & Mansard, RSS 2018), O(n d) for n dofs and tree depth d.
+* ``forward_dynamics_derivatives`` (``aba_derivatives``): d a/dq, d a/dv and d a/dtau =
+  M(q)^-1 of :func:`robodyn.forward_dynamics`, from those of inverse dynamics at the
+  forward dynamics' a (``kernels/core/aba_derivatives.c``: d a/dx = -M^-1 d tau/dx).
 
 Derivatives with respect to q are taken in the tangent space, the space of v: column k of
 d tau/dq is ``d/d eps tau(integrate(model, q, eps e_k), v, a)`` at ``eps = 0``. For a
@@ -31,37 +34,71 @@ from .kernels.call import LazyInput, batched, run
 from .kernels.call import threads as _threads
 from .kernels.lazy import lazy_call
 
-__all__ = ["inverse_dynamics_derivatives", "rnea_derivatives"]
+__all__ = [
+    "inverse_dynamics_derivatives",
+    "rnea_derivatives",
+    "forward_dynamics_derivatives",
+    "aba_derivatives",
+]
 
 _ND = np.ndarray
 _F8 = np.dtype(np.float64)
-_RD = _core.rnea_derivatives
-_NAMES = ("q", "v", "a", "f_ext")
+_ID_NAMES = ("q", "v", "a", "f_ext")
+_FD_NAMES = ("q", "v", "tau", "f_ext")
 
 
-def _stacked(model, q, v, a, f_ext=None, *, options: tuple, dest=None) -> np.ndarray:
-    """The three matrices stacked, shape (..., 3, nv, nv): the core's result, ``options``
-    = (flags, eps, threads) as the core takes them (with ``dest``, an array of that shape,
-    the core writes there when it can)."""
+def _stacked(entry, names, model, xs, f_ext, options: tuple, dest=None) -> np.ndarray:
+    """The three matrices stacked, shape (..., 3, nv, nv): the core's ``entry`` on the state
+    arguments ``xs`` (named ``names``), ``options`` = (flags, eps, threads) as the core
+    takes them (with ``dest``, an array of that shape, the core writes there when it can)."""
     flags, eps, th = options
     flags |= 0 if f_ext is None else FL_FEXT
     pk = model._rd_packed or packed(model)
     if dest is None:
-        r = _RD(pk.P, q, v, a, f_ext, flags, eps, th)
+        r = entry(pk.P, *xs, f_ext, flags, eps, th)
     else:
-        r = _RD(pk.P, q, v, a, f_ext, flags, eps, th, dest)
+        r = entry(pk.P, *xs, f_ext, flags, eps, th, dest)
     if r.__class__ is _ND:
         return r
     # the general path: lists, views, broadcasting, several batch axes, bad shapes, NaN
-    xs, tails = [q, v, a], [(pk.nq,), (pk.nv,), (pk.nv,)]
+    xs, tails = list(xs), [(pk.nq,), (pk.nv,), (pk.nv,)]
     if f_ext is not None:
         xs.append(f_ext), tails.append((pk.nb, 6))
 
     def call(arrs):  # the whole batch, or a piece of it (robodyn.kernels.call.run)
         fe = arrs[3] if f_ext is not None else None
-        return _RD(pk.P, arrs[0], arrs[1], arrs[2], fe, flags, eps, th)
+        return entry(pk.P, arrs[0], arrs[1], arrs[2], fe, flags, eps, th)
 
-    return run(call, _NAMES[: len(xs)], xs, tails, model, _NAMES)
+    return run(call, names[: len(xs)], xs, tails, model, names)
+
+
+def _id_stacked(model, q, v, a, f_ext=None, *, options: tuple, dest=None) -> np.ndarray:
+    """Inverse dynamics' three matrices stacked (the parameter names are the states' for
+    kernels/lazy.py)."""
+    return _stacked(_core.rnea_derivatives, _ID_NAMES, model, (q, v, a), f_ext, options, dest)
+
+
+def _fd_stacked(model, q, v, tau, f_ext=None, *, options: tuple, dest=None) -> np.ndarray:
+    """Forward dynamics' three matrices stacked."""
+    return _stacked(_core.aba_derivatives, _FD_NAMES, model, (q, v, tau), f_ext, options, dest)
+
+
+def _derivatives(stacked, model, q, v, x, f_ext, flags, eps, threads, out) -> tuple:
+    """The public road of both: the stacked result (into ``out`` when it is an earlier
+    result's three views), dask arrays mapped over their chunks, the three views."""
+    th = 0 if threads is None else _threads(threads)
+    dest = None if out is None else _dest(out, (model._rd_packed or packed(model)).nv)
+    try:
+        r = stacked(model, q, v, x, f_ext, options=(flags, float(eps), th), dest=dest)
+    except LazyInput:  # dask arrays: the core mapped over their chunks (one thread each)
+        if out is not None:
+            raise ValueError("out must be None when an argument is a dask array") from None
+        r = lazy_call(stacked, (model, q, v, x, f_ext), {"options": (flags, float(eps), 1)})
+    if out is not None:
+        return tuple(out) if dest is not None and r is dest else _into(out, r)
+    if r.ndim == 3:
+        return r[0], r[1], r[2]
+    return r[..., 0, :, :], r[..., 1, :, :], r[..., 2, :, :]
 
 
 def _dest(out, nv: int):
@@ -214,27 +251,83 @@ def inverse_dynamics_derivatives(
     [[1.9325 0.47  ]
      [0.47   0.17  ]]
     """
-    flags = (
+    flags = _flags(friction, armature, check)
+    return _derivatives(_id_stacked, model, q, v, a, f_ext, flags, coulomb_eps, threads, out)
+
+
+def _flags(friction: bool, armature: bool, check: bool) -> int:
+    return (
         FL_GRAVITY
         | (FL_FRICTION if friction else 0)
         | (FL_ARMATURE if armature else 0)
         | (FL_CHECK if check else 0)
     )
-    th = 0 if threads is None else _threads(threads)
-    dest = None if out is None else _dest(out, (model._rd_packed or packed(model)).nv)
-    try:
-        r = _stacked(model, q, v, a, f_ext, options=(flags, float(coulomb_eps), th), dest=dest)
-    except LazyInput:  # dask arrays: the core mapped over their chunks (one thread each)
-        if out is not None:
-            raise ValueError("out must be None when an argument is a dask array") from None
-        r = lazy_call(
-            _stacked, (model, q, v, a, f_ext), {"options": (flags, float(coulomb_eps), 1)}
-        )
-    if out is not None:
-        return tuple(out) if dest is not None and r is dest else _into(out, r)
-    if r.ndim == 3:
-        return r[0], r[1], r[2]
-    return r[..., 0, :, :], r[..., 1, :, :], r[..., 2, :, :]
 
 
 rnea_derivatives = inverse_dynamics_derivatives
+
+
+@batched(fast=("aba_derivatives", 3, FL_GRAVITY | FL_FRICTION | FL_ARMATURE | FL_CHECK))
+def forward_dynamics_derivatives(
+    model,
+    q,
+    v,
+    tau,
+    f_ext=None,
+    *,
+    friction: bool = True,
+    armature: bool = True,
+    coulomb_eps: float = 0.0,
+    check: bool = True,
+    threads: int | None = None,
+    out=None,
+) -> tuple:
+    """The partial derivatives of forward dynamics: d a/dq, d a/dv and d a/dtau.
+
+    For ``a = forward_dynamics(model, q, v, tau, f_ext)`` (the equation of
+    :func:`inverse_dynamics_derivatives` solved for a), by the implicit function theorem
+    on ``inverse_dynamics(q, v, a) = tau``::
+
+        da/dq = -M^-1 dtau/dq,   da/dv = -M^-1 dtau/dv,   da/dtau = M^-1
+
+    with the inverse dynamics derivatives at that a and M's Cholesky factor, in one call
+    of robodyn's compiled core (``kernels/core/aba_derivatives.c``; a by ABA, or by the
+    Cholesky road for a model with mimic joints). The conventions are those of
+    :func:`inverse_dynamics_derivatives`: q in the tangent space (column k moves q by
+    ``integrate(model, q, eps e_k)``), friction, armature and ``f_ext`` as there.
+    Pinocchio's ``computeABADerivatives`` gives the same three matrices after the
+    ``[v; omega]`` reordering (``PinocchioMap.matrix_from_pin``), with ``friction=False``.
+
+    Parameters
+    ----------
+    model : Model
+    q, v, tau, f_ext, friction, armature, coulomb_eps, check, threads
+        As in :func:`robodyn.forward_dynamics` and :func:`inverse_dynamics_derivatives`.
+    out : tuple of three numpy.ndarray, optional
+        As in :func:`inverse_dynamics_derivatives`.
+
+    Returns
+    -------
+    da_dq, da_dv, da_dtau : numpy.ndarray, shape (..., nv, nv) each
+        ``da_dtau`` is ``M(q)^-1``. The three are views of one array (..., 3, nv, nv).
+
+    Raises
+    ------
+    ValueError
+        Bad shapes or NaN (naming the argument and the state), a singular mass matrix.
+
+    Examples
+    --------
+    ``da/dtau`` is the inverse of the mass matrix (the 2R arm of course notes 003):
+
+    >>> import robodyn as rd
+    >>> arm = rd.models.load("planar_2r")
+    >>> dq, dv, dtau = rd.forward_dynamics_derivatives(arm, [0.3, 0.2], [0.0, 0.0], [0.0, 0.0])
+    >>> bool(abs(dtau @ rd.mass_matrix(arm, [0.3, 0.2]) - [[1, 0], [0, 1]]).max() < 1e-12)
+    True
+    """
+    flags = _flags(friction, armature, check)
+    return _derivatives(_fd_stacked, model, q, v, tau, f_ext, flags, coulomb_eps, threads, out)
+
+
+aba_derivatives = forward_dynamics_derivatives

@@ -1,5 +1,6 @@
-"""The derivatives of inverse dynamics vs Pinocchio's ``computeRNEADerivatives`` (Carpentier
-& Mansard's analytic derivatives; Pinocchio loads the URDF itself): on every
+"""The derivatives of inverse and forward dynamics vs Pinocchio's ``computeRNEADerivatives``
+and ``computeABADerivatives`` (Carpentier & Mansard's analytic derivatives; Pinocchio loads
+the URDF itself): on every
 example-robot-data URDF Pinocchio loads, fixed and floating base, with external wrenches
 on every body, and on random trees of every joint type built by Pinocchio's own joint
 models, after the [v, omega] / quaternion reorderings (robodyn.convert.PinocchioMap).
@@ -18,7 +19,7 @@ import pinocchio as pin
 import pytest
 
 from helpers import JOINT_KINDS, load_pair, random_joint_pair, rel_err
-from robodyn import inverse_dynamics_derivatives
+from robodyn import forward_dynamics_derivatives, inverse_dynamics_derivatives
 from robodyn.model.configuration import random_configuration
 
 STATES = 4
@@ -120,3 +121,57 @@ def test_universal_joints_match_differences_of_pinocchio(seed):
                                 ("dtau_da", da, want_M, TOL)):  # fmt: skip
             err = rel_err(g, w)
             assert err <= tol, f"tree {seed} state {s} {name}: relative error {err:.3g} > {tol}"
+
+
+# ---------------------------------------------------------------- forward dynamics
+def _pinocchio_aba(pm, pd, mp, q, v, tau):
+    """Pinocchio's computeABADerivatives (ddq_dq, ddq_dv, Minv) in robodyn's dof order
+    (its Minv's upper triangle made whole)."""
+    pin.computeABADerivatives(pm, pd, mp.q_to_pin(q), mp.v_to_pin(v), mp.v_to_pin(tau))
+    Minv = np.array(pd.Minv)
+    Minv = np.triu(Minv) + np.triu(Minv, 1).T
+    return tuple(mp.matrix_from_pin(np.array(X)) for X in (pd.ddq_dq, pd.ddq_dv, Minv))
+
+
+#: typed: the robots on which a joint drives only massless links, M singular (as in
+#: test_oracle_dynamics.py); their forward dynamics is refused
+SINGULAR = {"romeo_description/urdf/romeo", "romeo_description/urdf/romeo_laas_small"}
+
+
+@pytest.mark.parametrize("floating", [False, True], ids=["fixed", "floating"])
+def test_aba_derivatives_match_pinocchio(erd_robot, floating):
+    """rd.forward_dynamics_derivatives vs computeABADerivatives (da/dq, da/dv, M^-1)."""
+    name, path = erd_robot
+    model, pm, pd, mp = load_pair(path, floating_base=floating)
+    rng = np.random.default_rng(zlib.crc32(f"aba-deriv{name}{floating}".encode()))
+    q = random_configuration(model, rng)
+    v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    if name in SINGULAR:
+        with pytest.raises(ValueError, match="singular"):
+            forward_dynamics_derivatives(model, q, v, tau, friction=False)
+        return
+    for s in range(STATES):
+        got = forward_dynamics_derivatives(model, q, v, tau, friction=False)
+        want = _pinocchio_aba(pm, pd, mp, q, v, tau)
+        # both sides solve with M: each is exact to ~cond(M) eps (the bound of any
+        # backward-stable solve), which is 2e-7 on iCub (cond(M) ~ 2e9); the UR5's 6e-12
+        tol = TOL + 1e-15 * np.linalg.cond(want[2])
+        for k, (g, w) in enumerate(zip(got, want)):
+            err = rel_err(g, w)
+            assert err <= tol, f"{name} state {s} {('da_dq', 'da_dv', 'Minv')[k]}: {err:.3g}"
+        q = random_configuration(model, rng)
+        v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_aba_derivatives_on_every_joint_type_match_pinocchio(seed):
+    """Trees of every joint type but the universal (whose Pinocchio derivatives are not an
+    oracle, above) built by Pinocchio's own joint models."""
+    kinds = tuple(k for k in JOINT_KINDS if k != "universal")
+    model, pm, pd, mp = random_joint_pair(seed, n=10, kinds=kinds)
+    rng = np.random.default_rng(seed)
+    q = random_configuration(model, rng)
+    v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    got = forward_dynamics_derivatives(model, q, v, tau, friction=False)
+    for g, w in zip(got, _pinocchio_aba(pm, pd, mp, q, v, tau)):
+        assert rel_err(g, w) <= TOL

@@ -1,8 +1,9 @@
 """The ``derivatives`` section of ``robodyn bench``: analytic derivatives of the dynamics.
 
-For each quantity (now the derivatives of inverse dynamics, ``rd.inverse_dynamics_derivatives``
-against Pinocchio's ``computeRNEADerivatives``; the forward-dynamics derivatives join as
-another :class:`Quantity` in :func:`quantities`) and each robot, three rows:
+For each quantity (the derivatives of inverse dynamics, ``rd.inverse_dynamics_derivatives``
+against Pinocchio's ``computeRNEADerivatives``, and of forward dynamics,
+``rd.forward_dynamics_derivatives`` against ``computeABADerivatives``) and each robot, three
+rows:
 
 * **one state**: robodyn's call on one state, ratio to Pinocchio's call;
 * **batch**: robodyn's call on N states (per thread count of ``--threads``), time per
@@ -65,6 +66,17 @@ def _rnea_post(pin, pm, pd, raw, mp) -> tuple:
     return tuple(mp.matrix_from_pin(np.array(X)) for X in (pd.dtau_dq, pd.dtau_dv, M))
 
 
+def _aba_pin(pin, pm, pd, qp, vp, taup):
+    return pin.computeABADerivatives(pm, pd, qp, vp, taup)
+
+
+def _aba_post(pin, pm, pd, raw, mp) -> tuple:
+    """Pinocchio's ddq_dq, ddq_dv and M^-1 (its upper triangle made whole), robodyn's order."""
+    Minv = np.array(pd.Minv)
+    Minv = np.triu(Minv) + np.triu(Minv, 1).T
+    return tuple(mp.matrix_from_pin(np.array(X)) for X in (pd.ddq_dq, pd.ddq_dv, Minv))
+
+
 def quantities() -> list[Quantity]:
     """The rows' quantities, in the order of the table."""
     import robodyn as rd
@@ -75,6 +87,13 @@ def quantities() -> list[Quantity]:
             lambda m, q, v, a, th: rd.inverse_dynamics_derivatives(m, q, v, a, threads=th),
             "computeRNEADerivatives", _rnea_pin, _rnea_post,
             lambda m, q, v, a: rd.inverse_dynamics(m, q, v, a, threads=1), "inverse_dynamics",
+        ),
+        Quantity(
+            "aba_derivatives", "forward_dynamics_derivatives(model, q, v, tau)",
+            lambda m, q, v, t, th: rd.forward_dynamics_derivatives(m, q, v, t, threads=th),
+            "computeABADerivatives", _aba_pin, _aba_post,
+            lambda m, q, v, t: rd.forward_dynamics(m, q, v, t, threads=1), "forward_dynamics",
+            third="tau",
         ),
     ]  # fmt: skip
 

@@ -68,6 +68,11 @@ int rd_motion_derivatives(const model_t *md, int L, const args_t *a, double *RES
                           double *RESTRICT W, int *lane);
 int64_t rd_kinderiv_work(const model_t *md);
 
+/* aba_derivatives.c: [da/dq, da/dv, M^-1] of forward dynamics (x = q, qd, tau) */
+int rd_aba_derivatives(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                       double *RESTRICT W, int *lane);
+int64_t rd_aba_derivatives_work(const model_t *md);
+
 /* constrained.c */
 int rd_constrained(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                    double *RESTRICT W, int *lane);

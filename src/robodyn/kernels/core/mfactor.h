@@ -83,6 +83,35 @@ RD_INLINE void cholesky_solve(int L, int64_t n, const double *A, double *x, int6
         }
 }
 
+RD_INLINE void cholesky_reciprocals(int L, int64_t n, const double *A, double *dinv)
+{
+    /* dinv (n, laned) = 1 / the pivots of the factor in A, for cholesky_solve_many */
+    for (int64_t r = 0; r < n; r++)
+        LANE { dinv[r * L + l] = 1.0 / A[(r * n + r) * L + l]; }
+}
+
+RD_INLINE void cholesky_solve_many(int L, int64_t n, const double *A, const double *dinv,
+                                   double *X, int64_t m)
+{
+    /* X <- (L L^T)^-1 X for the factor in A and the laned n x m matrix X (entry (r, c) at
+     * X[(r m + c) L + l]): its m columns at once, multiplying by the pivots' reciprocals
+     * dinv (cholesky_reciprocals) where cholesky_solve divides */
+    for (int64_t r = 0; r < n; r++) { /* forward: L y = x, row by row */
+        for (int64_t k = 0; k < r; k++)
+            for (int64_t c = 0; c < m; c++)
+                LANE { X[(r * m + c) * L + l] -= A[(r * n + k) * L + l] * X[(k * m + c) * L + l]; }
+        for (int64_t c = 0; c < m; c++)
+            LANE { X[(r * m + c) * L + l] *= dinv[r * L + l]; }
+    }
+    for (int64_t r = n - 1; r >= 0; r--) { /* backward: L^T x = y */
+        for (int64_t k = r + 1; k < n; k++)
+            for (int64_t c = 0; c < m; c++)
+                LANE { X[(r * m + c) * L + l] -= A[(k * n + r) * L + l] * X[(k * m + c) * L + l]; }
+        for (int64_t c = 0; c < m; c++)
+            LANE { X[(r * m + c) * L + l] *= dinv[r * L + l]; }
+    }
+}
+
 RD_INLINE int first_bad(int L, const double *bad, int *lane)
 {
     for (int l = 0; l < L; l++)

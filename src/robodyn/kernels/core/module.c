@@ -11,6 +11,7 @@
  *   coriolis(P, q, v, flags, threads)                  -> C (nv, nv)
  *   minv(P, q, flags, threads)                         -> M^-1 (nv, nv)
  *   mass_matrix_dot(P, q, v, flags, threads)           -> dM/dt = C + C^T (nv, nv)
+ *   aba_derivatives(P, q, v, tau, fext, flags, eps, threads) -> [da/dq, da/dv, M^-1]
  *   rnea_derivatives(P, q, v, a, fext, flags, eps, threads)
  *                                                      -> [dtau/dq, dtau/dv, M] (3, nv, nv)
  *   forward(P, q, v, tau, fext, flags, eps, threads)   -> qdd (nv), by Cholesky of M
@@ -98,7 +99,7 @@ enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRA
        A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR,
        A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT,
        A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE, A_CONSTRAINED, A_KIN_HESSIAN, A_FRAME_VEL_DERIV,
-       A_FRAME_ACC_DERIV, A_RNEA_DERIV };
+       A_FRAME_ACC_DERIV, A_RNEA_DERIV, A_ABA_DERIV };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -156,6 +157,8 @@ static const algo_t ALGOS[] = {
                            sz_12nv, 2, {SZ_NQ, SZ_NV}, {0, 0}},
     [A_FRAME_ACC_DERIV] = {"frame_acceleration_derivatives", rd_motion_derivatives,
                            rd_kinderiv_work, sz_18nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
+    [A_ABA_DERIV] = {"aba_derivatives", rd_aba_derivatives, rd_aba_derivatives_work, sz_3nv2, 3,
+                     {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
     [A_RNEA_DERIV] = {"rnea_derivatives", rd_rnea_derivatives, rd_rnea_derivatives_work, sz_3nv2,
                       3, {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
 };
@@ -181,7 +184,7 @@ static int out_dims(const model_t *md, int algo, const args_t *a, npy_intp *d)
     case A_KIN_HESSIAN: d[0] = 6, d[1] = d[2] = md->nv; return 3;
     case A_FRAME_VEL_DERIV: d[0] = 2, d[1] = 6, d[2] = md->nv; return 3;
     case A_FRAME_ACC_DERIV: d[0] = 3, d[1] = 6, d[2] = md->nv; return 3;
-    case A_RNEA_DERIV: d[0] = 3, d[1] = d[2] = md->nv; return 3;
+    case A_RNEA_DERIV: case A_ABA_DERIV: d[0] = 3, d[1] = d[2] = md->nv; return 3;
     default: d[0] = rd_out_size(md, &ALGOS[algo], a); return 1;
     }
 }
@@ -479,6 +482,7 @@ DYN(coriolis, A_CORIOLIS, 2)
 DYN(mass_matrix_dot, A_MDOT, 2)
 DYN(regressor, A_REGRESSOR, 3)
 DYN(rnea_derivatives, A_RNEA_DERIV, 3)
+DYN(aba_derivatives, A_ABA_DERIV, 3)
 
 static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
                           int nx)
@@ -673,7 +677,7 @@ static PyObject *py_difference(PyObject *self, PyObject *const *args, Py_ssize_t
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
        OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_JDOT_DJ, OP_COM_J, OP_MANIP,
-       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_CONSTRAINED, OP_RNEA_DERIV, OP_COUNT };
+       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_CONSTRAINED, OP_RNEA_DERIV, OP_ABA_DERIV, OP_COUNT };
 enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_OUT, KW_DT,
        KW_COUNT };
 
@@ -723,6 +727,7 @@ static const op_t OPS[OP_COUNT] = {
     [OP_DIFFERENCE] = {"difference", A_DIFFERENCE, 2, 1},
     [OP_CONSTRAINED] = {"constrained", A_CONSTRAINED, 5, 1, .split = SPLIT_ROWS},
     [OP_RNEA_DERIV] = {"rnea_derivatives", A_RNEA_DERIV, 3, 1, .split = SPLIT_STACK},
+    [OP_ABA_DERIV] = {"aba_derivatives", A_ABA_DERIV, 3, 1, .split = SPLIT_STACK},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
@@ -1311,6 +1316,8 @@ static PyMethodDef methods[] = {
     METHOD(regressor, "regressor(P, q, v, a, fext, flags, eps, threads) -> Y (nv, 10 (nb - 1))"),
     METHOD(rnea_derivatives, "rnea_derivatives(P, q, v, a, fext, flags, eps, threads) -> "
                              "[dtau/dq, dtau/dv, M] (3, nv, nv) (rnea_derivatives.c)"),
+    METHOD(aba_derivatives, "aba_derivatives(P, q, v, tau, fext, flags, eps, threads) -> "
+                            "[da/dq, da/dv, M^-1] (3, nv, nv) (aba_derivatives.c)"),
     METHOD(kinetic, "kinetic(P, q, v, flags, kind, threads) -> K (kind 0), K + U (kind 1)"),
     METHOD(potential, "potential(P, q, flags, 0, threads) -> U"),
     METHOD(energy_regressor, "energy_regressor(P, q, v, flags, 0, threads) -> e (10 (nb - 1))"),
