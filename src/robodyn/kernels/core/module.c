@@ -11,6 +11,8 @@
  *   coriolis(P, q, v, flags, threads)                  -> C (nv, nv)
  *   minv(P, q, flags, threads)                         -> M^-1 (nv, nv)
  *   mass_matrix_dot(P, q, v, flags, threads)           -> dM/dt = C + C^T (nv, nv)
+ *   christoffel(P, q, flags, threads)                  -> Gamma (nv, nv, nv), [i, j, k]
+ *   mass_matrix_derivative(P, q, flags, threads)       -> dM_ij/dq_k (nv, nv, nv)
  *   forward(P, q, v, tau, fext, flags, eps, threads)   -> qdd (nv), by Cholesky of M
  *   body_poses(P, q, threads)                          -> T (nb, 4, 4)
  *   frame_poses(P, q, threads)                         -> T (nf, 4, 4)
@@ -69,6 +71,7 @@
 /* ---------------------------------------------------------------- the algorithms */
 static int64_t sz_nv(const model_t *md) { return md->nv; }
 static int64_t sz_nv2(const model_t *md) { return md->nv * md->nv; }
+static int64_t sz_nv3(const model_t *md) { return md->nv * md->nv * md->nv; }
 static int64_t sz_bodies16(const model_t *md) { return 16 * md->nb; }
 static int64_t sz_frames16(const model_t *md) { return 16 * md->nf; }
 static int64_t sz_16(const model_t *md) { (void)md; return 16; }
@@ -89,7 +92,7 @@ enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRA
        A_JACOBIAN_DOT, A_COM, A_COM_JACOBIAN, A_IK_RESIDUAL, A_REGRESSOR, A_KINETIC, A_POTENTIAL, A_MOMENTUM,
        A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR,
        A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT,
-       A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE };
+       A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE, A_CHRISTOFFEL, A_DMDQ };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -138,6 +141,9 @@ static const algo_t ALGOS[] = {
                      {SZ_NQ, SZ_NV}, {0, 0}, .min_chunks = 256},
     [A_DIFFERENCE] = {"difference", rd_difference, rd_cspace_work, sz_nv, 2, {SZ_NQ, SZ_NQ},
                       {0, 0}, .min_chunks = 256},
+    [A_CHRISTOFFEL] = {"christoffel", rd_christoffel, rd_christoffel_work, sz_nv3, 1, {SZ_NQ}, {0}},
+    [A_DMDQ] = {"mass_matrix_derivative", rd_mass_matrix_derivative, rd_christoffel_work, sz_nv3,
+                1, {SZ_NQ}, {0}},
 };
 
 static int out_dims(const model_t *md, int algo, npy_intp *d)
@@ -146,6 +152,7 @@ static int out_dims(const model_t *md, int algo, npy_intp *d)
     switch (algo) {
     case A_RNEA: case A_ABA: case A_FORWARD: d[0] = md->nv; return 1;
     case A_CRBA: case A_CORIOLIS: case A_MINV: case A_MDOT: d[0] = d[1] = md->nv; return 2;
+    case A_CHRISTOFFEL: case A_DMDQ: d[0] = d[1] = d[2] = md->nv; return 3;
     case A_BODY_POSES: d[0] = md->nb, d[1] = d[2] = 4; return 3;
     case A_FRAME_POSES: d[0] = md->nf, d[1] = d[2] = 4; return 3;
     case A_FRAME_POSE: d[0] = d[1] = 4; return 2;
@@ -441,6 +448,8 @@ DYN(minv, A_MINV, 1)
 DYN(coriolis, A_CORIOLIS, 2)
 DYN(mass_matrix_dot, A_MDOT, 2)
 DYN(regressor, A_REGRESSOR, 3)
+DYN(christoffel, A_CHRISTOFFEL, 1)
+DYN(mass_matrix_derivative, A_DMDQ, 1)
 
 static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
                           int nx)
@@ -602,7 +611,7 @@ static PyObject *py_difference(PyObject *self, PyObject *const *args, Py_ssize_t
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
        OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_JDOT_DJ, OP_COM_J, OP_MANIP,
-       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_COUNT };
+       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_CHRISTOFFEL, OP_DMDQ, OP_COUNT };
 enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_OUT, KW_DT,
        KW_COUNT };
 
@@ -644,6 +653,8 @@ static const op_t OPS[OP_COUNT] = {
     [OP_MANIP] = {"manipulability", A_MANIP, 1, 0, 1, 2, 1, .scalar = 1},
     [OP_INTEGRATE] = {"integrate", A_INTEGRATE, 2, 1, .dt = 1},
     [OP_DIFFERENCE] = {"difference", A_DIFFERENCE, 2, 1},
+    [OP_CHRISTOFFEL] = {"christoffel", A_CHRISTOFFEL, 1, 1},
+    [OP_DMDQ] = {"mass_matrix_derivative", A_DMDQ, 1, 1},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
@@ -1164,6 +1175,9 @@ static PyMethodDef methods[] = {
     METHOD(minv, "minv(P, q, flags, threads) -> M^-1"),
     METHOD(mass_matrix_dot, "mass_matrix_dot(P, q, v, flags, threads) -> dM/dt = C + C^T"),
     METHOD(forward, "forward(P, q, v, tau, fext, flags, eps, threads) -> qdd (via M)"),
+    METHOD(christoffel, "christoffel(P, q, flags, threads) -> Gamma (nv, nv, nv)"),
+    METHOD(mass_matrix_derivative, "mass_matrix_derivative(P, q, flags, threads) -> dM/dq "
+                                   "(nv, nv, nv)"),
     METHOD(regressor, "regressor(P, q, v, a, fext, flags, eps, threads) -> Y (nv, 10 (nb - 1))"),
     METHOD(kinetic, "kinetic(P, q, v, flags, kind, threads) -> K (kind 0), K + U (kind 1)"),
     METHOD(potential, "potential(P, q, flags, 0, threads) -> U"),
