@@ -22,6 +22,14 @@ typedef struct {
     pattern_fn pattern; /* a batch writes only these entries into zeroed rows (NULL: all) */
     int min_chunks;     /* chunks a thread must have to be worth starting (0: 4); an
                          * algorithm of a few ns a state (cspace.c) needs thousands of states */
+    /* optional: the algorithm on the row-major states s0 .. s1-1 of a whole batch, straight
+     * from and into the rows (no lanes), the checks of check_state and of the output made
+     * on the way; 0 or the error code of the first failing state, *bad = that state. Used
+     * when rows_ok(md) says this model takes it (cspace.c: integrate of a model whose
+     * every coordinate is integrated as q + v dt). */
+    int (*rows)(const model_t *md, const args_t *a, int64_t s0, int64_t s1, double *out,
+                int check, int64_t *bad);
+    int (*rows_ok)(const model_t *md);
 } algo_t;
 
 int64_t rd_size(const model_t *md, int sz);
