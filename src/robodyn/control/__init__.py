@@ -203,9 +203,9 @@ def _error(model, q_d, q):
     """``e = q_d (-) q``: a difference on the configuration manifold (rd.difference) when
     there is a model with a free joint, else ``q_d - q``."""
     if model is not None and model.nq != model.nv:
-        from ..model.configuration import difference
+        from ..kinematics.configuration import difference
 
-        return difference(model, q, q_d)
+        return difference(model, q, q_d, check=False)
     return q_d - q
 
 
