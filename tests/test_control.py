@@ -33,6 +33,43 @@ def test_pd_is_mr_11_27_with_gravity_from_pinocchio():
     np.testing.assert_allclose(plain(0.0, q, v), kp * (q_d - q) - kd * v, rtol=0, atol=1e-12)
 
 
+def test_the_former_order_without_a_model_on_a_floating_base_is_refused_clearly():
+    """PD(kp, kd, target=...) (deprecated, no model) on a floating base: q has nq entries,
+    v nv, and q_d (-) q needs the model. A vector gain whose size is not the target's is
+    refused at construction, a scalar gain at the first call, and rd.simulate stops with
+    that message (not numpy's broadcast error). Given the model, the same PD runs: its
+    error is the configuration difference (the model layer's numpy difference)."""
+    from helpers import random_tree
+    from robodyn.errors import SimulationError
+    from robodyn.model.configuration import difference as numpy_difference
+
+    model = random_tree(3, 4, floating=True)[0]
+    nq, nv = model.nq, model.nv
+    rng = np.random.default_rng(3)
+    q, q_d = rd.random_configuration(model, rng, size=2)
+    v = rng.normal(size=nv)
+    no_model = r"^PD has no model \(built gains first, PD\(kp, kd, target=\.\.\.\).*"
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(ValueError, match=no_model + rf"target has {nq} entries but kp {nv}"),
+    ):
+        rd.control.PD(np.full(nv, 50.0), 5.0, target=q_d)
+    with pytest.warns(DeprecationWarning):
+        pd = rd.control.PD(50.0, 5.0, target=q_d)
+        pid = rd.control.PID(50.0, np.ones(nv), 5.0, q_d)  # a vector ki: PID knows nv
+    sizes = rf"q has {nq} entries and v {nv}.*give it first: PD\(model, target, kp, kd\)$"
+    with pytest.raises(ValueError, match=no_model + sizes):
+        pd(0.0, q, v)
+    with pytest.raises(ValueError, match=r"^PID has no model .* PID\(model, target, kp, kd\)$"):
+        pid(0.0, q, v, np.zeros(nv))
+    with pytest.raises(SimulationError, match=r"the controller 'pd' raised ValueError: PD has no"):
+        rd.simulate(model, q, v, controller=pd, duration=0.01, dt=1e-3)
+    good = rd.control.PD(model, q_d, 50.0, 5.0)
+    want = 50.0 * numpy_difference(model, q, q_d) - 5.0 * v
+    np.testing.assert_allclose(good(0.0, q, v), want, rtol=0, atol=1e-12)
+    assert rd.simulate(model, q, v, controller=good, duration=0.01, dt=1e-3).q.shape == (11, nq)
+
+
 def test_the_former_order_gives_the_same_torques_and_warns(arm):
     q, v, q_d = np.array([0.2, -0.3]), np.array([0.5, 0.1]), np.array([0.7, 0.4])
     new = rd.control.PD(arm, q_d, 50.0, 8.0, gravity_compensation=True)

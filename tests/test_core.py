@@ -337,6 +337,8 @@ def _entry_calls(model):
             (rd.manipulability, (model, x, f), {}),
             (rd.manipulability, (model, x, f, "space"), {}),
             (rd.mass_matrix_dot, (model, x, y), {}),
+            (rd.christoffel, (model, x), {}),
+            (rd.mass_matrix_derivative, (model, x), dict(threads=1)),
         ]
     return out
 

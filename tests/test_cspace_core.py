@@ -280,6 +280,67 @@ def test_bad_input_names_the_argument():
         rd.difference("ur5", q, q)
 
 
+@pytest.mark.parametrize(
+    "kinds", [("revolute", "prismatic"), ("helical", "universal", "cylindrical", "revolute")]
+)
+def test_vector_joints_take_the_row_path_with_its_checks(kinds):
+    """A model whose every coordinate is integrated as q + v dt (no free, spherical or
+    planar joint; mimic joints) runs a batch straight on its rows (cspace.c's
+    rd_integrate_rows): the result is numpy's q + v dt to the bit, at sizes that run on
+    one thread and on several (2^17 + 5 states); a NaN or inf in q or v, and a sum that
+    overflows, are refused naming the argument and the first failing state, whichever
+    block and thread it falls in."""
+    model = random_tree(11, 7, mimic=True, kinds=kinds)[0]
+    assert model.nq == model.nv and np.any(model.jnt_mimic >= 0)
+    rng = np.random.default_rng(11)
+    for n in (3, 100, 2**17 + 5):
+        Q, V = rng.normal(size=(n, model.nq)), rng.normal(size=(n, model.nv))
+        for dt in (0.01, -2.5):
+            assert np.array_equal(rd.integrate(model, Q, V, dt), Q + V * dt)
+            assert np.array_equal(rd.integrate(model, Q, V, dt, threads=1), Q + V * dt)
+    for k in (0, 63, 64, 4097, n - 1):  # block and piece edges, the second thread's range
+        for arg, bad in (("q", np.nan), ("v", np.inf), ("v", -np.inf)):
+            Q2, V2 = Q.copy(), V.copy()
+            (Q2 if arg == "q" else V2)[k, k % model.nq] = bad
+            (Q2 if arg == "q" else V2)[min(k + 70, n - 1), 0] = np.nan  # a later one
+            with pytest.raises(ValueError, match=rf"^{arg}\[{k}\] contains NaN or inf"):
+                rd.integrate(model, Q2, V2, 0.1)
+        Q2, V2 = Q.copy(), V.copy()
+        Q2[k, 1], V2[k, 1] = 1e308, 1e308  # finite inputs, an infinite sum
+        with pytest.raises(ValueError, match=rf"^the result at state \[{k}\] overflowed"):
+            rd.integrate(model, Q2, V2, 1.0)
+
+
+def test_check_false_lets_nan_through():
+    """check=False (for loops that check their own numbers: the simulator's next
+    evaluation, IK's finite-lane test): finite input gives the checked call's result
+    bitwise; NaN in v, which the checked call refuses naming it, passes into the
+    coordinates it moves (a free joint's omega: its whole pose) and nowhere else; inf in
+    q1 gives NaN in difference."""
+    model = random_tree(12, 8, floating=True, kinds=JOINT_KINDS)[0]
+    assert int(model.jnt_type[1]) == JOINT_FREE
+    rng = np.random.default_rng(12)
+    Q, Q1 = rd.random_configuration(model, rng, size=(2, 20))
+    V = rng.normal(size=(20, model.nv))
+    for k in (slice(None), 3):  # a batch, one state
+        want = rd.integrate(model, Q[k], V[k], 0.1)
+        assert np.array_equal(rd.integrate(model, Q[k], V[k], 0.1, check=False), want)
+        want = rd.difference(model, Q[k], Q1[k])
+        assert np.array_equal(rd.difference(model, Q[k], Q1[k], check=False), want)
+    want = rd.integrate(model, Q, V, 0.1)
+    V[4, 0] = np.nan  # the free joint's omega_x
+    with pytest.raises(ValueError, match=r"v\[4\] contains NaN"):
+        rd.integrate(model, Q, V, 0.1)
+    got = rd.integrate(model, Q, V, 0.1, check=False)
+    assert np.isnan(got[4, :7]).all() and not np.isnan(np.delete(got, np.s_[:7], 1)).any()
+    assert np.array_equal(got[4, 7:], want[4, 7:])
+    assert np.array_equal(np.delete(got, 4, 0), np.delete(want, 4, 0))
+    Q1[7, -1] = np.inf
+    with pytest.raises(ValueError, match=r"q1\[7\] contains NaN or inf"):
+        rd.difference(model, Q, Q1)
+    assert np.isnan(rd.difference(model, Q, Q1, check=False)[7]).any()
+
+
 def test_zero_quaternion_names_the_argument_and_the_state():
     """A zero quaternion (free or spherical joint) is refused, never a silent NaN: in q of
     integrate, q0 or q1 of difference, one state or a batch."""

@@ -278,3 +278,39 @@ def test_bad_input_is_named():
         sp.ad(np.zeros((6, 1)))
     with pytest.raises(ValueError, match="numeric"):
         sp.skew("abc")
+
+
+def _mp_exp6(V) -> np.ndarray:
+    """exp6(V) in 40-digit arithmetic: R by Rodrigues' formula, p = G(t) v with
+    G = I + (1 - cos t)/t^2 [w] + (t - sin t)/t^3 [w]^2 (MR prop. 3.25)."""
+    import mpmath as mp
+
+    with mp.workdps(40):
+        w = [mp.mpf(float(c)) for c in V[:3]]
+        t = mp.sqrt(sum(c**2 for c in w))
+        W = mp.matrix([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
+        R = mp.eye(3) + mp.sin(t) / t * W + (1 - mp.cos(t)) / t**2 * W * W
+        G = mp.eye(3) + (1 - mp.cos(t)) / t**2 * W + (t - mp.sin(t)) / t**3 * W * W
+        p = G * mp.matrix([float(c) for c in V[3:]])
+        T = np.eye(4)
+        T[:3, :3] = [[float(R[i, j]) for j in range(3)] for i in range(3)]
+        T[:3, 3] = [float(p[i]) for i in range(3)]
+    return T
+
+
+@pytest.mark.parametrize("angle", [9e-4, 1.0001e-3, 1.05e-3, 2e-3, 6e-3, 0.03, 1.0])
+def test_exp6_equals_40_digits_each_side_of_the_series(angle):
+    """exp6 (one twist and a batch) and exp3 against a 40-digit evaluation, the rotation
+    angle each side of the series' threshold (1e-3). B = (1 - cos t)/t^2 in the
+    half-angle form 2 sin^2(t/2)/t^2: measured over 30 twists each <= 4.4e-16 (exp6) and
+    <= 1.2e-16 (exp3); the form 1 - cos t lost 1.2e-13 in G v at t = 1.0001e-3 and
+    2.7e-14 at 2e-3. Tolerance 1e-15 (absolute; |v| ~ 1)."""
+    rng = np.random.default_rng(int(angle * 1e7))
+    V = rng.normal(size=(30, 6))
+    V[:, :3] *= angle / np.linalg.norm(V[:, :3], axis=1, keepdims=True)
+    batch = sp.exp6(V)
+    for k in range(30):
+        want = _mp_exp6(V[k])
+        assert np.abs(sp.exp6(V[k]) - want).max() < 1e-15
+        assert np.abs(batch[k] - want).max() < 1e-15
+        assert np.abs(sp.exp3(V[k, :3]) - want[:3, :3]).max() < 1e-15

@@ -59,9 +59,9 @@ contraction of dM/dq, Gamma and C.
 included; batches run vectorised across states on all cores);
 :func:`coriolis_matrix_reference` is the numpy version written above, kept for teaching
 and parity tests. :func:`christoffel` and :func:`mass_matrix_derivative` take their n^3
-numbers from the same kernel (C is linear in v: ``Gamma[:, :, k] = C(q, e_k)``, one batch
-call of n columns); ``christoffel_reference`` and ``mass_matrix_derivative_reference`` are
-the numpy closed forms above.
+numbers from the same kernel (C is linear in v: ``Gamma[:, :, k] = C(q, e_k)``, the part
+of q computed once for the n columns); ``christoffel_reference`` and
+``mass_matrix_derivative_reference`` are the numpy closed forms above.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ import numpy as np
 
 from .errors import ModelError
 from .kernels import core as _core
-from .kernels._pack import FL_CHECK, packed
+from .kernels._pack import FL_CHECK
 from .kernels.call import batched, compute, nonfinite, run
 from .kernels.call import threads as _threads
 from .kinematics import body_poses
@@ -382,50 +382,33 @@ def _coriolis_one(model: Model, tree: _Tree, q: np.ndarray, v: np.ndarray) -> np
 
 
 # ============================================================================ public API
-def _christoffel_core(model: Model, q, threads, dM: bool = False) -> np.ndarray:
-    """Gamma[..., i, j, k] from the compiled Coriolis kernel: C(q, v) is linear in v with
-    C_ij = sum_k Gamma_ijk v_k, so Gamma[:, :, k] = C(q, e_k) exactly (all nv columns of
-    all states in one batch call); ``dM``: dM/dq instead, ``Gamma_ijk + Gamma_jik``."""
+def _gamma(entry, model: Model, q, threads, out) -> np.ndarray:
+    """Gamma or dM/dq (..., nv, nv, nv) from the core's ``entry`` (coriolis.c: the part of
+    q once, then C(q, e_k) for each k)."""
     if not isinstance(model, Model):
         raise TypeError(f"model must be a robodyn Model, got {type(model).__name__}")
-    nq, nv = model.nq, model.nv
     th = 0 if threads is None else _threads(threads)
-    P = (model._rd_packed or packed(model)).P
-    eye = np.eye(nv)
-
-    def call(arrs):  # one state, the whole batch, or a piece of it
-        Q = arrs[0].reshape(-1, nq)
-        N = Q.shape[0]
-        Qk = np.ascontiguousarray(np.repeat(Q, nv, axis=0))  # state s, column k at row s nv + k
-        Vk = np.ascontiguousarray(np.tile(eye, (N, 1)))
-        C = _core.coriolis(P, Qk, Vk, FL_CHECK, th)
-        if C.__class__ is not _ND:  # row s nv + k failed: name state s of the user's batch
-            return (C[0], C[1] // nv, *C[2:]) if C.__class__ is tuple else C
-        G = np.ascontiguousarray(C.reshape(N, nv, nv, nv).transpose(0, 2, 3, 1))  # [s, i, j, k]
-        if arrs[0].ndim == 1:
-            G = G[0]
-        return G + np.swapaxes(G, -3, -2) if dM else G  # dM_ijk = Gamma_ijk + Gamma_jik
-
-    scratch = 8 * (nv * nq + nv * nv + 2 * nv**3)  # Qk, Vk, C (and Gamma for dM) of a state
-    return run(call, ("q",), (q,), ((nq,),), model, ("q", "v"), scratch=scratch)
+    return compute(entry, model, ("q",), (q,), FL_CHECK, th, out=out)
 
 
-@batched
-def mass_matrix_derivative(model: Model, q, *, threads: int | None = None) -> np.ndarray:
+@batched(fast=("mass_matrix_derivative", 1, FL_CHECK))
+def mass_matrix_derivative(model: Model, q, *, threads: int | None = None, out=None) -> np.ndarray:
     """Derivative of the mass matrix, ``dM[i, j, k] = dM_ij / dq_k``.
 
     Exact, not finite differences: ``dM_ij/dq_k = Gamma_ijk + Gamma_jik`` from the
     Christoffel symbols (:func:`christoffel`), which the compiled Coriolis kernel gives
-    column by column. For a floating base, ``dq_k`` along a base dof is the
+    column by column (``coriolis.c``: the poses and composite inertias once, then
+    ``C(q, e_k)`` for each k). For a floating base, ``dq_k`` along a base dof is the
     right-trivialised derivative along the body-twist direction ``e_k``
     (``rd.integrate(q, eps e_k)``). Armature is constant and does not appear.
     :func:`mass_matrix_derivative_reference` is the closed form of the module docstring in
     numpy (world-frame CRBA), the parity oracle.
 
-    Takes ``q`` of shape (..., nq) and ``threads`` (for a batch; default every core);
-    returns an array of shape (..., nv, nv, nv).
+    Takes ``q`` of shape (..., nq), ``threads`` (for a batch; default every core) and
+    ``out`` (an array of the result's shape to write into, as
+    :func:`robodyn.inverse_dynamics`'s); returns an array of shape (..., nv, nv, nv).
     """
-    return _christoffel_core(model, q, threads, dM=True)
+    return _gamma(_core.mass_matrix_derivative, model, q, threads, out)
 
 
 @batched
@@ -440,22 +423,24 @@ def mass_matrix_derivative_reference(model: Model, q) -> np.ndarray:
     return _each(model, ("q",), (q,), lambda x: _dM_one(model, tree, x), (nv, nv, nv))
 
 
-@batched
-def christoffel(model: Model, q, *, threads: int | None = None) -> np.ndarray:
+@batched(fast=("christoffel", 1, FL_CHECK))
+def christoffel(model: Model, q, *, threads: int | None = None, out=None) -> np.ndarray:
     """Christoffel symbols of the first kind of M(q) (course notes 001 eq. 10.9).
 
     ``Gamma[i, j, k] = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i)``, so that
     ``C_ij = sum_k Gamma[i, j, k] v_k`` and the velocity forces are
     ``sum_jk Gamma[i, j, k] v_j v_k``. Computed by the compiled Coriolis kernel, which is
-    linear in v: ``Gamma[:, :, k] = C(q, e_k)``. For a floating base the derivatives are
-    right-trivialised and Koszul's bracket terms are included (module docstring); Gamma is
-    then not symmetric in (j, k) within the base's six dofs, only its contraction with
-    ``v v`` is. :func:`christoffel_reference` is the numpy closed form.
+    linear in v: ``Gamma[:, :, k] = C(q, e_k)`` (``coriolis.c``: the poses and composite
+    inertias once, then the rates and columns for each k). For a floating base the
+    derivatives are right-trivialised and Koszul's bracket terms are included (module
+    docstring); Gamma is then not symmetric in (j, k) within the base's six dofs, only its
+    contraction with ``v v`` is. :func:`christoffel_reference` is the numpy closed form.
 
-    Takes ``q`` of shape (..., nq) and ``threads`` (for a batch; default every core);
-    returns an array of shape (..., nv, nv, nv).
+    Takes ``q`` of shape (..., nq), ``threads`` (for a batch; default every core) and
+    ``out`` (an array of the result's shape to write into, as
+    :func:`robodyn.inverse_dynamics`'s); returns an array of shape (..., nv, nv, nv).
     """
-    return _christoffel_core(model, q, threads)
+    return _gamma(_core.christoffel, model, q, threads, out)
 
 
 @batched
@@ -468,9 +453,6 @@ def christoffel_reference(model: Model, q) -> np.ndarray:
     tree = _tree(model)
     nv = model.nv
     return _each(model, ("q",), (q,), lambda x: _christoffel_one(model, tree, x), (nv, nv, nv))
-
-
-_ND = np.ndarray
 
 
 def _of_qv(entry, model, q, v, check, threads, out):

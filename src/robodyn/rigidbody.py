@@ -402,6 +402,7 @@ def _expm3(phi: np.ndarray) -> np.ndarray:
     """Rodrigues' formula (MR eq. 3.51) for one 3-vector, without argument checks."""
     x, y, z = float(phi[0]), float(phi[1]), float(phi[2])
     t2 = x * x + y * y + z * z
+    # B = (1 - cos t) / t^2 as rigidbody.c computes it (why not the half-angle form: there)
     if t2 < 1e-6:  # Taylor series of A = sin t / t and B = (1 - cos t) / t^2
         A, B = 1.0 - t2 / 6.0 + t2 * t2 / 120.0, 0.5 - t2 / 24.0 + t2 * t2 / 720.0
     else:

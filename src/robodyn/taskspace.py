@@ -28,7 +28,7 @@ import numpy as np
 
 from .kernels import core as _core
 from .kernels._pack import FL_CHECK, KIND_BODY
-from .kernels.call import batched, compute, into
+from .kernels.call import batched, compute, into, into_fields
 from .kinematics.forward import JACOBIAN_KINDS, _frame_index, _kind, _packed
 from .model.model import Model
 
@@ -154,17 +154,20 @@ class InertiaEllipsoid(NamedTuple):
 
 
 def task_space_ellipsoid(
-    model: Model, q, frame, kind: str = "body", part="linear"
+    model: Model, q, frame, kind: str = "body", part="linear", *, out=None
 ) -> InertiaEllipsoid:
     """Principal apparent masses and directions of :func:`task_space_inertia`.
 
     Takes the arguments of :func:`task_space_inertia` (``part`` defaults to the linear
-    rows here); returns an :class:`InertiaEllipsoid`: ``masses`` (..., k), largest first,
-    and ``axes`` (..., k, k) (columns).
+    rows here) and ``out``, a tuple of two arrays to write the result into in the order of
+    the fields, ``(masses, axes)`` (computed, then copied); returns an
+    :class:`InertiaEllipsoid`: ``masses`` (..., k), largest first, and ``axes``
+    (..., k, k) (columns).
     """
     Lam = task_space_inertia(model, q, frame, kind, part)  # q checked there
     w, U = np.linalg.eigh(Lam)  # ascending: reversed, largest first
-    return InertiaEllipsoid(w[..., ::-1].copy(), U[..., :, ::-1].copy())
+    r = InertiaEllipsoid(w[..., ::-1].copy(), U[..., :, ::-1].copy())
+    return r if out is None else into_fields(out, r)
 
 
 @batched(fast=("task_jbar", 1, FL_CHECK, JACOBIAN_KINDS, KIND_BODY))

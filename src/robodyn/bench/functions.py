@@ -535,7 +535,7 @@ def _third(model, spec: Spec, q, a):
     (``spec.pair``: difference) q1 = q (+) a, made before anything is timed."""
     if not spec.pair:
         return a
-    from ..model.configuration import integrate
+    from ..kinematics.configuration import integrate
 
     return integrate(model, q, a)
 

@@ -205,14 +205,28 @@ class _Reference:
         return self.q, self.zero, self.zero
 
 
-def _error(model, q_d, q):
+def _error(model, q_d, q, nv: int, cls: str):
     """``e = q_d (-) q``: a difference on the configuration manifold (rd.difference) when
-    there is a model with a free joint, else ``q_d - q``."""
+    there is a model with a free joint, else ``q_d - q``. A controller built without its
+    model (the deprecated gains-first form) on a robot whose q and v differ in size (``nv``
+    entries of v): ValueError naming the model, not numpy's broadcast error."""
     if model is not None and model.nq != model.nv:
-        from ..model.configuration import difference
+        from ..kinematics.configuration import difference
 
-        return difference(model, q, q_d)
+        return difference(model, q, q_d, check=False)
+    if model is None and q.shape[-1] != nv:
+        raise ValueError(_no_model(cls, f"q has {q.shape[-1]} entries and v {nv}"))
     return q_d - q
+
+
+def _no_model(cls: str, sizes: str) -> str:
+    """Why a controller without its model cannot run on a floating base, and the fix."""
+    return (
+        f"{cls} has no model (built gains first, {cls}(kp, kd, target=...), the deprecated "
+        f"form) and {sizes}: on a floating base (or a spherical or planar joint) the error "
+        "q_d (-) q is rd.difference on the configuration manifold, which needs the model; "
+        f"give it first: {cls}(model, target, kp, kd)"
+    )
 
 
 def _saturate(tau, tau_max):
@@ -354,7 +368,8 @@ class PD(Controller):
         q_d, v_d, _ = self.ref(t, v.shape[-1])
         if q_d is None:
             q_d = np.zeros(q.shape[-1])
-        tau = _times(self.kp, _error(self.model, q_d, q)) + _times(self.kd, v_d - v)
+        e = _error(self.model, q_d, q, v.shape[-1], "PD")
+        tau = _times(self.kp, e) + _times(self.kd, v_d - v)
         if self.gravity_model is not None:
             from ..dynamics import gravity_forces
 
@@ -392,7 +407,12 @@ def _default_gains(model, ref, kp, kd, cls: str):
         kp = kp0 if kp is None else kp
         kd = kd0 if kd is None else kd
     nv = None if model is None else model.nv
-    return _gain(kp, "kp", nv), _gain(kd, "kd", nv)
+    kp, kd = _gain(kp, "kp", nv), _gain(kd, "kd", nv)
+    for name, k in (("kp", kp), ("kd", kd)):
+        if model is None and ref.q is not None and k.ndim >= 1 and k.shape[0] != ref.q.size:
+            raise ValueError(_no_model(cls, f"target has {ref.q.size} entries but {name} "
+                                            f"{k.shape[0]}"))  # fmt: skip
+    return kp, kd
 
 
 class PID(Controller):
@@ -471,7 +491,7 @@ class PID(Controller):
         q_d, v_d, _ = self.ref(t, v.shape[-1])
         if q_d is None:
             q_d = np.zeros(q.shape[-1])
-        e = _error(self.model, q_d, q)
+        e = _error(self.model, q_d, q, v.shape[-1], "PID")
         i_term = _times(self.ki, z)
         dz = e
         if self.i_max is not None:
@@ -570,7 +590,7 @@ class ComputedTorque(Controller):
 
     def _tau(self, t, q, v, z):
         q_d, v_d, a_d = self.ref(t, self._nv)
-        e = q_d - q if self._flat else _error(self.model, q_d, q)
+        e = q_d - q if self._flat else _error(self.model, q_d, q, self._nv, "ComputedTorque")
         # a = a_d + K_d (v_d - v) + K_p e (+ K_i z)
         a = a_d + _times(self.kd, v_d - v) + _times(self.kp, e)
         if z is not None:

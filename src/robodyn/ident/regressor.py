@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import ModelError
 from ..kernels import core as _core
 from ..kernels._pack import FL_CHECK, packed
-from ..kernels.call import compute, prepare, run
+from ..kernels.call import compute, into, prepare, run
 from ..kernels.call import threads as _threads
 from ..model.model import JOINT_FIXED, JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
 from ..model.parameters import layout
@@ -179,6 +179,7 @@ def regressor(
     offset: bool = False,
     armature: bool = True,
     threads: int | None = None,
+    out=None,
 ) -> np.ndarray:
     """The joint-torque regressor ``Y`` with ``inverse_dynamics(model, q, v, a) = Y @ pi``.
 
@@ -198,6 +199,11 @@ def regressor(
         Leading dimensions broadcast.
     threads : int, optional
         Threads for a batch (default: ``ROBODYN_NUM_THREADS``, else every core).
+    out : numpy.ndarray, optional
+        A float64 array of the result's shape to write it into (as
+        :func:`robodyn.inverse_dynamics`'s ``out``): the core writes there when the
+        columns are the bodies' alone (``friction=False, armature=False``); with the joint
+        columns the result is computed, then copied.
 
     Returns
     -------
@@ -206,6 +212,10 @@ def regressor(
     tails = ((model.nq,), (model.nv,), (model.nv,))
     lay = layout(model, friction=friction, offset=offset, armature=armature)
     th = 0 if threads is None else _threads(threads)
+    if out is not None and lay.size == lay.n_body:  # the core's result is the answer
+        xs, rest = (q, v, a), (None, FL_CHECK, 0.0, th)
+        what = "the regressor"
+        return compute(_core.regressor, model, ("q", "v", "a"), xs, *rest, what=what, out=out)
     P = (model._rd_packed or packed(model)).P
 
     def call(arrs):  # one state (a batch of one), the whole batch, or a piece of it
@@ -221,7 +231,8 @@ def regressor(
 
     # the core checks q, v and a (an error names the state in the batch)
     scratch = 0 if lay.size == lay.n_body else 8 * model.nv * lay.n_body  # the core's Yb
-    return run(call, ("q", "v", "a"), (q, v, a), tails, model, None, "the regressor", scratch)
+    Y = run(call, ("q", "v", "a"), (q, v, a), tails, model, None, "the regressor", scratch)
+    return Y if out is None else into(out, Y)
 
 
 def regressor_reference(
@@ -324,7 +335,7 @@ def _finite(*arrays) -> None:
 
 
 def energy_regressor(
-    model, q, v, *, friction: bool = True, offset: bool = False, armature: bool = True
+    model, q, v, *, friction: bool = True, offset: bool = False, armature: bool = True, out=None
 ) -> np.ndarray:
     """The energy regressor ``e(q, v)`` with total energy ``H = K + U = e @ pi``.
 
@@ -338,6 +349,11 @@ def energy_regressor(
     model : Model
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
+    out : numpy.ndarray, optional
+        A float64 array of the result's shape to write it into (as
+        :func:`robodyn.inverse_dynamics`'s ``out``): the core writes there when the
+        columns are the bodies' alone (``friction=False, armature=False``); else the
+        result is computed, then copied.
 
     Returns
     -------
@@ -345,7 +361,8 @@ def energy_regressor(
     """
     lay = layout(model, friction=friction, offset=offset, armature=armature)
     # the bodies' 10 (nb - 1) columns from the compiled core (one forward pass a state)
-    eb = compute(_core.energy_regressor, model, ("q", "v"), (q, v), FL_CHECK, 0, 0)
+    core_out = out if lay.size == lay.n_body else None
+    eb = compute(_core.energy_regressor, model, ("q", "v"), (q, v), FL_CHECK, 0, 0, out=core_out)
     if lay.size == eb.shape[-1]:
         return eb
     e = np.zeros((*eb.shape[:-1], lay.size))
@@ -354,4 +371,4 @@ def energy_regressor(
     if sl is not None:  # 1/2 armature_k v_k^2
         vk = np.asarray(v, dtype=float)[..., lay.dofs]
         e[..., sl] = 0.5 * vk**2
-    return e
+    return e if out is None else into(out, e)

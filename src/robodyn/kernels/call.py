@@ -52,8 +52,8 @@ from ._pack import packed
 from .lazy import is_dask, lazy_call
 
 __all__ = [
-    "threads", "prepare", "run", "compute", "into", "finish", "nonfinite", "describe",
-    "batched", "LazyInput",
+    "threads", "prepare", "run", "compute", "into", "into_fields", "finish", "nonfinite",
+    "describe", "batched", "LazyInput",
 ]  # fmt: skip
 
 _ND = np.ndarray
@@ -314,20 +314,37 @@ def compute(entry, model, names, xs, *rest, what: str = "", out=None):
     return r if out is None else into(out, r)
 
 
-def into(out, result: np.ndarray) -> np.ndarray:
+def into(out, result: np.ndarray, name: str = "out") -> np.ndarray:
     """``result`` copied into the caller's ``out`` and ``out`` returned: the general path
     of a call with ``out=`` (the core's fast path, float64 C-contiguous states and an
     ``out`` that is a writeable C-contiguous float64 array of the result's shape, sharing
     no memory with them, writes into ``out`` itself and allocates nothing). A ValueError
-    names ``out`` when it cannot hold the result."""
+    names ``out`` (``name``) when it cannot hold the result."""
     shape = np.shape(result)
     if not (
         isinstance(out, _ND) and out.dtype == _F8 and out.shape == shape and out.flags.writeable
     ):
         got = f"{out.dtype} {out.shape}" if isinstance(out, _ND) else type(out).__name__
-        raise ValueError(f"out must be a writeable float64 array of shape {shape}, got {got}")
+        raise ValueError(f"{name} must be a writeable float64 array of shape {shape}, got {got}")
     np.copyto(out, result)
     return out
+
+
+def into_fields(out, result: tuple) -> tuple:
+    """A named tuple of arrays ``result`` copied into the caller's ``out``, a tuple (or
+    list) of arrays in the order of ``result``'s fields (:func:`into` for each); the named
+    tuple of the caller's arrays is returned. A ValueError names ``out`` (and the field)
+    when it cannot hold the result."""
+    fields = result._fields
+    if not isinstance(out, (tuple, list)) or len(out) != len(fields):
+        shapes = ", ".join(f"{f} {np.shape(r)}" for f, r in zip(fields, result))
+        got = f"{len(out)} items" if isinstance(out, (tuple, list)) else type(out).__name__
+        raise ValueError(
+            f"out must be a tuple of {len(fields)} writeable float64 arrays ({shapes}), got {got}"
+        )
+    return type(result)(
+        *(into(o, r, f"out[{k}] ({f})") for k, (o, r, f) in enumerate(zip(out, result, fields)))
+    )
 
 
 def run(call, names, xs, tails, model, codes=None, what: str = "", scratch: int = 0):

@@ -61,7 +61,9 @@ def _step(dt):
 
 
 @batched(fast=("integrate", 2, FL_CHECK))
-def integrate(model: Model, q, v, dt=1.0, *, threads: int | None = None, out=None) -> np.ndarray:
+def integrate(
+    model: Model, q, v, dt=1.0, *, check: bool = True, threads: int | None = None, out=None
+) -> np.ndarray:
     """``q (+) v dt``: move along the constant velocity v for a time dt.
 
     1-dof joints (and the helical, cylindrical and universal joints' coordinates):
@@ -79,6 +81,11 @@ def integrate(model: Model, q, v, dt=1.0, *, threads: int | None = None, out=Non
     v : array_like, shape (..., nv)
     dt : float or array_like, shape (...)
         The time step; an array gives each state its own (broadcast with the batch).
+    check : bool
+        True (default): NaN or inf in q or v, a zero quaternion, or a result that
+        overflows raises ValueError naming the argument and the state. False: no checks,
+        NaN and inf pass through as numpy's arithmetic passes them (for a loop that
+        checks its own numbers, as the simulators and IK do).
     threads : int, optional
         For a batch (default every core).
     out : numpy.ndarray, optional
@@ -95,19 +102,21 @@ def integrate(model: Model, q, v, dt=1.0, *, threads: int | None = None, out=Non
         state), a zero quaternion in q.
     """
     m, th = _model(model), _th(threads)
-    step = _step(dt)
+    step, flags = _step(dt), FL_CHECK if check else 0
     if step.__class__ is float:
-        return compute(_core.integrate, m, ("q", "v"), (q, v), step, FL_CHECK, th, out=out)
+        return compute(_core.integrate, m, ("q", "v"), (q, v), step, flags, th, out=out)
     # one step per state: v dt first (as the numpy reference does), then a unit step
     vv = np.asarray(v, dtype=float)
     if vv.ndim < 1 or vv.shape[-1] != m.nv:
         raise ValueError(f"v must have shape (..., {m.nv}), got {describe(v)}")
     vdt = vv * step[..., None]
-    return compute(_core.integrate, m, ("q", "v"), (q, vdt), 1.0, FL_CHECK, th, out=out)
+    return compute(_core.integrate, m, ("q", "v"), (q, vdt), 1.0, flags, th, out=out)
 
 
 @batched(fast=("difference", 2, FL_CHECK))
-def difference(model: Model, q0, q1, *, threads: int | None = None, out=None) -> np.ndarray:
+def difference(
+    model: Model, q0, q1, *, check: bool = True, threads: int | None = None, out=None
+) -> np.ndarray:
     """``q1 (-) q0``: the velocity v such that ``integrate(model, q0, v, 1) == q1``.
 
     1-dof joints: ``q1 - q0``. Free joint: ``V_b = log6(T0^-1 T1)`` (MR alg. 3.3.3.2), the
@@ -120,7 +129,7 @@ def difference(model: Model, q0, q1, *, threads: int | None = None, out=None) ->
     ----------
     model : Model
     q0, q1 : array_like, shape (..., nq)
-    threads, out
+    check, threads, out
         As in :func:`integrate`.
 
     Returns
@@ -133,11 +142,11 @@ def difference(model: Model, q0, q1, *, threads: int | None = None, out=None) ->
         A shape that is not the state's, NaN or inf, or a zero quaternion in q0 or q1
         (naming it and the state).
     """
-    m, th = _model(model), _th(threads)
+    m, th, flags = _model(model), _th(threads), FL_CHECK if check else 0
     P = (m._rd_packed or packed(m)).P
-    r = _core.difference(P, q0, q1, FL_CHECK, th, *(() if out is None else (out,)))
+    r = _core.difference(P, q0, q1, flags, th, *(() if out is None else (out,)))
     if r.__class__ is np.ndarray:
         return r
     tails = ((m.nq,), (m.nq,))
-    r = run(lambda x: _core.difference(P, *x, FL_CHECK, th), ("q0", "q1"), (q0, q1), tails, m)
+    r = run(lambda x: _core.difference(P, *x, flags, th), ("q0", "q1"), (q0, q1), tails, m)
     return r if out is None else into(out, r)

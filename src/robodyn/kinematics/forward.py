@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import ModelError
 from ..kernels import core as _core
 from ..kernels._pack import FL_ACC, FL_CHECK, KIND_BODY, KIND_SPACE, KIND_WORLD_ALIGNED, packed
-from ..kernels.call import batched, into, run
+from ..kernels.call import batched, into, into_fields, run
 from ..kernels.call import threads as _threads
 from ..model.configuration import _joint_slices
 from ..model.model import Model
@@ -489,7 +489,9 @@ def _ellipsoid_svd(model, q, frame, kind, part) -> tuple[np.ndarray, np.ndarray]
     return sigma, U
 
 
-def velocity_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear") -> Ellipsoid:
+def velocity_ellipsoid(
+    model: Model, q, frame, kind: str = "body", part="linear", *, out=None
+) -> Ellipsoid:
     """Velocity (manipulability) ellipsoid ``{J qdot : |qdot| = 1}`` (MR sec. 5.4).
 
     With ``A = J J^T`` and eigenpairs ``(lambda_i, v_i)``, the principal semi-axes are
@@ -504,6 +506,10 @@ def velocity_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear"
     part : {"linear", "angular", "full"} or sequence of int
         Rows of J kept (see :func:`manipulability`). The default separates the linear
         part, as MR recommends (angular and linear rates have different units).
+    out : tuple of two numpy.ndarray, optional
+        Arrays to write the result into, in the order of the fields: ``(lengths, axes)``
+        of shapes (..., k) and (..., k, k), float64 and writeable (computed, then copied;
+        the returned :class:`Ellipsoid` holds these arrays).
 
     Returns
     -------
@@ -511,20 +517,25 @@ def velocity_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear"
         ``lengths`` (..., k) largest first and ``axes`` (..., k, k) as columns.
     """
     sigma, U = _ellipsoid_svd(model, q, frame, kind, part)
-    return Ellipsoid(sigma, U)
+    r = Ellipsoid(sigma, U)
+    return r if out is None else into_fields(out, r)
 
 
-def force_ellipsoid(model: Model, q, frame, kind: str = "body", part="linear") -> Ellipsoid:
+def force_ellipsoid(
+    model: Model, q, frame, kind: str = "body", part="linear", *, out=None
+) -> Ellipsoid:
     """Force ellipsoid ``{F : |J^T F| = 1}``: semi-axes ``v_i / sqrt(lambda_i)`` with
     ``(lambda_i, v_i)`` the eigenpairs of ``A = J J^T`` (MR sec. 5.4, ``B = A^-1``).
 
-    Takes the arguments of :func:`velocity_ellipsoid`; returns an :class:`Ellipsoid` with
-    ``lengths`` (..., k) largest first (``inf`` along a singular direction) and ``axes``.
+    Takes the arguments of :func:`velocity_ellipsoid` (``out``: ``(lengths, axes)``);
+    returns an :class:`Ellipsoid` with ``lengths`` (..., k) largest first (``inf`` along a
+    singular direction) and ``axes``.
     """
     sigma, U = _ellipsoid_svd(model, q, frame, kind, part)
     with np.errstate(divide="ignore"):  # 1 / 0 = inf: a singular direction
         lengths = 1.0 / sigma[..., ::-1]
-    return Ellipsoid(lengths, U[..., :, ::-1].copy())
+    r = Ellipsoid(lengths, U[..., :, ::-1].copy())
+    return r if out is None else into_fields(out, r)
 
 
 # ---------------------------------------- configuration ranges (IK and workspace maps)

@@ -38,9 +38,10 @@ from .._checks import as_array, as_vector
 from ..kernels import core as _core
 from ..kernels.call import finish
 from ..kernels.call import threads as _threads
-from ..model.configuration import integrate, neutral, random_configuration
+from ..model.configuration import neutral, random_configuration
 from ..model.model import JOINT_FREE, JOINT_REVOLUTE, JOINT_SPHERICAL, Model
 from ..spatial import check_transform, inv_transform, log6
+from .configuration import integrate
 from .forward import _frame_index, _lie, _Pack, _packed, _sample_ranges, fk
 
 __all__ = ["ik", "ik_batch", "ik_all", "IKResult"]
@@ -428,7 +429,7 @@ def _python_update(p: _Problem, q, J, e):
     big = float(np.abs(dq).max()) if dq.size else 0.0
     if big > p.max_step:
         dq *= p.max_step / big  # step cap: keeps Newton out of wild jumps
-    q = integrate(p.model, q, dq) if p.lim.floating else q + dq
+    q = integrate(p.model, q, dq, check=False) if p.lim.floating else q + dq
     if p.clip:
         q = np.clip(q, p.lim.lo, p.lim.hi)
     return q
@@ -825,7 +826,7 @@ def _batch_update(p: _Problem, L: _Lanes, idx, e, G, qs) -> None:
     big = np.abs(dq).max(axis=1) if nv else np.zeros(idx.size)
     scale = np.where(big > p.max_step, p.max_step / np.where(big > 0, big, 1.0), 1.0)
     dq *= scale[:, None]
-    qn = integrate(p.model, qs, dq) if p.lim.floating else qs + dq
+    qn = integrate(p.model, qs, dq, check=False) if p.lim.floating else qs + dq
     qn = np.clip(qn, p.lim.lo, p.lim.hi) if p.clip else qn
     bad = ~np.all(np.isfinite(qn), axis=1)
     if bad.any():  # off the finite numbers: end that start at its best iterate

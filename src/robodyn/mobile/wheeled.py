@@ -130,7 +130,8 @@ def planar_exp(twist) -> np.ndarray:
     ws = np.where(small, 1.0, w)
     w2 = w * w
     sinc = np.where(small, 1.0 - w2 / 6.0 + w2 * w2 / 120.0, np.sin(ws) / ws)  # sin(w)/w
-    cosc = np.where(small, w / 2.0 - w * w2 / 24.0 + w * w2 * w2 / 720.0, (1.0 - np.cos(ws)) / ws)
+    h = np.sin(ws / 2.0)  # (1 - cos w)/w = 2 sin^2(w/2)/w: no cancelling 1 - cos w
+    cosc = np.where(small, w / 2.0 - w * w2 / 24.0 + w * w2 * w2 / 720.0, 2.0 * (h * h) / ws)
     return np.stack([w, vx * sinc - vy * cosc, vy * sinc + vx * cosc], axis=-1)
 
 

@@ -78,12 +78,13 @@ class Chart:
         self.flat = not self.free  # every coordinate is a vector: q (+) dq = q + dq
 
     def plus(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        """``q (+) dq`` (:func:`robodyn.integrate` with dt = 1)."""
+        """``q (+) dq`` (:func:`robodyn.integrate` with dt = 1, the compiled core; NaN
+        passes through to the loop's own divergence check)."""
         if self.flat:
             return q + dq
-        from ..model.configuration import integrate
+        from ..kinematics.configuration import integrate
 
-        return integrate(self.model, q, dq)
+        return integrate(self.model, q, dq, check=False)
 
     def rate(self, delta: np.ndarray, v: np.ndarray) -> np.ndarray:
         """The chart rate ``d delta / dt`` of ``q (+) delta`` moving with velocity v."""

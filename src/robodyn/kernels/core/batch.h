@@ -27,6 +27,14 @@ typedef struct {
      * doubles a state per row, and the workspace's extra doubles a lane for k rows */
     int64_t out_per_row;
     int64_t (*work_rows)(const model_t *md, int64_t nk);
+    /* optional: the algorithm on the row-major states s0 .. s1-1 of a whole batch, straight
+     * from and into the rows (no lanes), the checks of check_state and of the output made
+     * on the way; 0 or the error code of the first failing state, *bad = that state. Used
+     * when rows_ok(md) says this model takes it (cspace.c: integrate of a model whose
+     * every coordinate is integrated as q + v dt). */
+    int (*rows)(const model_t *md, const args_t *a, int64_t s0, int64_t s1, double *out,
+                int check, int64_t *bad);
+    int (*rows_ok)(const model_t *md);
 } algo_t;
 
 int64_t rd_size(const model_t *md, const args_t *a, int sz);

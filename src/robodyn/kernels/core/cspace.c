@@ -318,6 +318,65 @@ RD_INLINE int difference_lanes(const model_t *md, int L, const args_t *a, double
     return 0;
 }
 
+/* ---------------------------------------------------------------- q + v dt on rows
+ * A model whose every coordinate is integrated as q + v dt (no free, spherical or planar
+ * joint; then nq = nv and each joint's coordinates sit at its velocities' indices) needs
+ * neither lanes nor a joint loop: a batch is one pass over its rows (batch.c, algo_t.rows),
+ * the checks fused into it. */
+int rd_integrate_vector(const model_t *md)
+{
+    /* 1 when q (+) v dt = q + v dt entry by entry */
+    if (md->has_free || md->nq != md->nv)
+        return 0;
+    for (int64_t i = 1; i < md->nb; i++) {
+        const int64_t *Ii = body_i(md, i);
+        if (Ii[BI_TYPE] != J_FIXED && !Ii[BI_MIMIC] && Ii[BI_QIDX] != Ii[BI_VIDX])
+            return 0;
+    }
+    return 1;
+}
+
+static int first_bad_row(const double *q, const double *v, const double *o, int64_t n,
+                         int64_t s0, int64_t s1, int64_t *bad)
+{
+    /* the error of the first of states s0 .. s1-1 with NaN or inf in q (E_NONFINITE), v
+     * (E_NONFINITE + 1) or the result (E_OVERFLOW), the order of batch.c's checks */
+    for (int64_t s = s0; s < s1; s++) {
+        const int e = nonfinite(q + s * n, n) ? E_NONFINITE
+                      : nonfinite(v + s * n, n) ? E_NONFINITE + 1
+                      : nonfinite(o + s * n, n) ? E_OVERFLOW : 0;
+        if (e) {
+            *bad = s;
+            return e;
+        }
+    }
+    return 0;
+}
+
+CLONES int rd_integrate_rows(const model_t *md, const args_t *a, int64_t s0, int64_t s1,
+                             double *out, int check, int64_t *bad)
+{
+    /* out = q + v dt on the rows s0 .. s1-1; with check, x - x (0 for a finite x, NaN for
+     * NaN or inf) of q, v and the result tells, per block of rows, whether to look for the
+     * failing state */
+    enum { BLOCK = 64 };
+    const int64_t n = md->nq;
+    const double *q = a->x[0], *v = a->x[1], dt = a->eps;
+    for (int64_t b0 = s0; b0 < s1; b0 += BLOCK) {
+        const int64_t b1 = b0 + BLOCK < s1 ? b0 + BLOCK : s1;
+        int nan = 0;
+        for (int64_t k = b0 * n; k < b1 * n; k++) {
+            const double x = q[k] + v[k] * dt;
+            out[k] = x;
+            const double z = (q[k] - q[k]) + (v[k] - v[k]) + (x - x);
+            nan |= z != z;
+        }
+        if (check && nan)
+            return first_bad_row(q, v, out, n, b0, b1, bad);
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- entry points */
 #define CSPACE_ENTRY(name)                                                                     \
     CLONES int rd_##name(const model_t *md, int L, const args_t *a, double *RESTRICT out,       \

@@ -18,5 +18,10 @@ int rd_difference(const model_t *md, int L, const args_t *a, double *RESTRICT ou
                   double *RESTRICT W, int *lane);
 int64_t rd_cspace_work(const model_t *md);
 int64_t rd_integrate_out(const model_t *md); /* nq */
+/* integrate as q + v dt on a batch's rows (algo_t.rows) for the models rd_integrate_vector
+ * takes (every coordinate integrated as q + v dt) */
+int rd_integrate_rows(const model_t *md, const args_t *a, int64_t s0, int64_t s1, double *out,
+                      int check, int64_t *bad);
+int rd_integrate_vector(const model_t *md);
 
 #endif

@@ -14,6 +14,8 @@
  *   aba_derivatives(P, q, v, tau, fext, flags, eps, threads) -> [da/dq, da/dv, M^-1]
  *   rnea_derivatives(P, q, v, a, fext, flags, eps, threads)
  *                                                      -> [dtau/dq, dtau/dv, M] (3, nv, nv)
+ *   christoffel(P, q, flags, threads)                  -> Gamma (nv, nv, nv), [i, j, k]
+ *   mass_matrix_derivative(P, q, flags, threads)       -> dM_ij/dq_k (nv, nv, nv)
  *   forward(P, q, v, tau, fext, flags, eps, threads)   -> qdd (nv), by Cholesky of M
  *   body_poses(P, q, threads)                          -> T (nb, 4, 4)
  *   frame_poses(P, q, threads)                         -> T (nf, 4, 4)
@@ -74,6 +76,7 @@
 /* ---------------------------------------------------------------- the algorithms */
 static int64_t sz_nv(const model_t *md) { return md->nv; }
 static int64_t sz_nv2(const model_t *md) { return md->nv * md->nv; }
+static int64_t sz_nv3(const model_t *md) { return md->nv * md->nv * md->nv; }
 static int64_t sz_bodies16(const model_t *md) { return 16 * md->nb; }
 static int64_t sz_frames16(const model_t *md) { return 16 * md->nf; }
 static int64_t sz_16(const model_t *md) { (void)md; return 16; }
@@ -99,7 +102,8 @@ enum { A_RNEA, A_ABA, A_CRBA, A_CORIOLIS, A_MINV, A_FORWARD, A_BODY_POSES, A_FRA
        A_MOMENTUM_RATE, A_COM_VEL, A_COM_ACC, A_CCRBA, A_TASK_LAMBDA, A_TASK_JBAR,
        A_ENERGY_REGRESSOR, A_FRAME_VEL, A_FRAME_ACC, A_JDOT_DJ, A_COM_J, A_MANIP, A_MDOT,
        A_ELLIPSOID, A_INTEGRATE, A_DIFFERENCE, A_CONSTRAINED, A_KIN_HESSIAN, A_FRAME_VEL_DERIV,
-       A_FRAME_ACC_DERIV, A_RNEA_DERIV, A_ABA_DERIV };
+       A_FRAME_ACC_DERIV, A_RNEA_DERIV, A_ABA_DERIV,
+       A_CHRISTOFFEL, A_DMDQ };
 
 static const algo_t ALGOS[] = {
     [A_RNEA] = {"rnea", rd_rnea, rd_rnea_work, sz_nv, 3, {SZ_NQ, SZ_NV, SZ_NV}, {0, FL_VEL, FL_ACC}},
@@ -145,7 +149,8 @@ static const algo_t ALGOS[] = {
     [A_ELLIPSOID] = {"ellipsoid", rd_ellipsoid, rd_kin_part_work, sz_42, 1, {SZ_NQ}, {0}},
     [A_TASK_JBAR] = {"task_jbar", rd_task_jbar, rd_task_space_work, sz_6nv, 1, {SZ_NQ}, {0}},
     [A_INTEGRATE] = {"integrate", rd_integrate, rd_cspace_work, rd_integrate_out, 2,
-                     {SZ_NQ, SZ_NV}, {0, 0}, .min_chunks = 256},
+                     {SZ_NQ, SZ_NV}, {0, 0}, .min_chunks = 256, .rows = rd_integrate_rows,
+                     .rows_ok = rd_integrate_vector},
     [A_DIFFERENCE] = {"difference", rd_difference, rd_cspace_work, sz_nv, 2, {SZ_NQ, SZ_NQ},
                       {0, 0}, .min_chunks = 256},
     [A_CONSTRAINED] = {"constrained", rd_constrained, rd_constrained_work, sz_nv, 5,
@@ -161,6 +166,9 @@ static const algo_t ALGOS[] = {
                      {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
     [A_RNEA_DERIV] = {"rnea_derivatives", rd_rnea_derivatives, rd_rnea_derivatives_work, sz_3nv2,
                       3, {SZ_NQ, SZ_NV, SZ_NV}, {0, 0, 0}},
+    [A_CHRISTOFFEL] = {"christoffel", rd_christoffel, rd_christoffel_work, sz_nv3, 1, {SZ_NQ}, {0}},
+    [A_DMDQ] = {"mass_matrix_derivative", rd_mass_matrix_derivative, rd_christoffel_work, sz_nv3,
+                1, {SZ_NQ}, {0}},
 };
 
 static int out_dims(const model_t *md, int algo, const args_t *a, npy_intp *d)
@@ -169,6 +177,7 @@ static int out_dims(const model_t *md, int algo, const args_t *a, npy_intp *d)
     switch (algo) {
     case A_RNEA: case A_ABA: case A_FORWARD: d[0] = md->nv; return 1;
     case A_CRBA: case A_CORIOLIS: case A_MINV: case A_MDOT: d[0] = d[1] = md->nv; return 2;
+    case A_CHRISTOFFEL: case A_DMDQ: d[0] = d[1] = d[2] = md->nv; return 3;
     case A_BODY_POSES: d[0] = md->nb, d[1] = d[2] = 4; return 3;
     case A_FRAME_POSES: d[0] = md->nf, d[1] = d[2] = 4; return 3;
     case A_FRAME_POSE: d[0] = d[1] = 4; return 2;
@@ -483,6 +492,8 @@ DYN(mass_matrix_dot, A_MDOT, 2)
 DYN(regressor, A_REGRESSOR, 3)
 DYN(rnea_derivatives, A_RNEA_DERIV, 3)
 DYN(aba_derivatives, A_ABA_DERIV, 3)
+DYN(christoffel, A_CHRISTOFFEL, 1)
+DYN(mass_matrix_derivative, A_DMDQ, 1)
 
 static PyObject *mom_call(int algo, const char *name, PyObject *const *args, Py_ssize_t nargs,
                           int nx)
@@ -677,7 +688,8 @@ static PyObject *py_difference(PyObject *self, PyObject *const *args, Py_ssize_t
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
        OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_JDOT_DJ, OP_COM_J, OP_MANIP,
-       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_CONSTRAINED, OP_RNEA_DERIV, OP_ABA_DERIV, OP_COUNT };
+       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_CONSTRAINED, OP_RNEA_DERIV, OP_ABA_DERIV,
+       OP_CHRISTOFFEL, OP_DMDQ, OP_COUNT };
 enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_OUT, KW_DT,
        KW_COUNT };
 
@@ -728,6 +740,8 @@ static const op_t OPS[OP_COUNT] = {
     [OP_CONSTRAINED] = {"constrained", A_CONSTRAINED, 5, 1, .split = SPLIT_ROWS},
     [OP_RNEA_DERIV] = {"rnea_derivatives", A_RNEA_DERIV, 3, 1, .split = SPLIT_STACK},
     [OP_ABA_DERIV] = {"aba_derivatives", A_ABA_DERIV, 3, 1, .split = SPLIT_STACK},
+    [OP_CHRISTOFFEL] = {"christoffel", A_CHRISTOFFEL, 1, 1},
+    [OP_DMDQ] = {"mass_matrix_derivative", A_DMDQ, 1, 1},
 };
 
 static const char *const KW_NAMES[KW_COUNT] = {"threads", "check", "armature", "friction",
@@ -1313,6 +1327,9 @@ static PyMethodDef methods[] = {
     METHOD(minv, "minv(P, q, flags, threads) -> M^-1"),
     METHOD(mass_matrix_dot, "mass_matrix_dot(P, q, v, flags, threads) -> dM/dt = C + C^T"),
     METHOD(forward, "forward(P, q, v, tau, fext, flags, eps, threads) -> qdd (via M)"),
+    METHOD(christoffel, "christoffel(P, q, flags, threads) -> Gamma (nv, nv, nv)"),
+    METHOD(mass_matrix_derivative, "mass_matrix_derivative(P, q, flags, threads) -> dM/dq "
+                                   "(nv, nv, nv)"),
     METHOD(regressor, "regressor(P, q, v, a, fext, flags, eps, threads) -> Y (nv, 10 (nb - 1))"),
     METHOD(rnea_derivatives, "rnea_derivatives(P, q, v, a, fext, flags, eps, threads) -> "
                              "[dtau/dq, dtau/dv, M] (3, nv, nv) (rnea_derivatives.c)"),

@@ -449,6 +449,11 @@ int64_t rd_coriolis_work(const model_t *md);
 int rd_mass_matrix_dot(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                        double *RESTRICT W, int *lane);
 int64_t rd_mass_matrix_dot_work(const model_t *md);
+int rd_christoffel(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                   double *RESTRICT W, int *lane);
+int rd_mass_matrix_derivative(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                              double *RESTRICT W, int *lane);
+int64_t rd_christoffel_work(const model_t *md);
 int rd_minv(const model_t *md, int L, const args_t *a, double *RESTRICT out,
             double *RESTRICT W, int *lane);
 int rd_forward(const model_t *md, int L, const args_t *a, double *RESTRICT out,

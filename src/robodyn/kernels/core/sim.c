@@ -91,16 +91,17 @@ RD_INLINE void rodrigues(const double *w, double A, double B, double *R)
 
 RD_INLINE void exp_coeffs(const double *w, double *A, double *B, double *C)
 {
-    /* A = sin t / t, B = (1 - cos t) / t^2, C = (t - sin t) / t^3 of t = |w|, series below
-     * 1e-3 (spatial.py's _coeffs1) */
+    /* A = sin t / t, B = (1 - cos t) / t^2 = 2 sin^2(t/2) / t^2 (the half-angle form: no
+     * cancelling 1 - cos t), C = (t - sin t) / t^3 of t = |w|, series below 1e-3
+     * (spatial.py's _coeffs1) */
     const double t = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
     if (t < 1e-3) {
         const double t2 = t * t;
         *A = 1 - t2 / 6 + t2 * t2 / 120, *B = 0.5 - t2 / 24 + t2 * t2 / 720, *C = 1.0 / 6 - t2 / 120;
         return;
     }
-    const double sn = sin(t), cs = cos(t);
-    *A = sn / t, *B = (1 - cs) / (t * t), *C = (t - sn) / (t * t * t);
+    const double sn = sin(t), h = sin(t / 2);
+    *A = sn / t, *B = 2 * (h * h) / (t * t), *C = (t - sn) / (t * t * t);
 }
 
 RD_INLINE void pose_times(const double *Xa, const double *R, const double *p, double *X)
