@@ -12,7 +12,7 @@ import robodyn as rd
 
 # dir(robodyn) on main before the move (commit 89baf22), plus the names added since (issue
 # 30: inverse_dynamics_derivatives, rnea_derivatives, forward_dynamics_derivatives,
-# aba_derivatives)
+# aba_derivatives, linearize)
 DIR_ROBODYN = [
     "Ellipsoid",
     "HolonomicConstraint",
@@ -101,6 +101,7 @@ DIR_ROBODYN = [
     "kinematics",
     "kinetic_energy",
     "kkt_solve",
+    "linearize",
     "load_urdf",
     "log3",
     "log6",
@@ -370,6 +371,7 @@ MODULE_ALL = {
         "INTEGRATORS",
         "StepCheck",
         "Trajectory",
+        "linearize",
         "nice_step",
         "simulate",
         "stable_step",

@@ -117,6 +117,7 @@ _LAZY: dict[str, str] = {
     # simulation and control (MR ch. 9, 11)
     "sim": "robodyn.sim",
     "simulate": "robodyn.sim",
+    "linearize": "robodyn.sim",
     "Trajectory": "robodyn.sim",
     "control": "robodyn.control",
     "trajectory": "robodyn.trajectory",

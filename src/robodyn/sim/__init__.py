@@ -2,12 +2,15 @@
 
 See :mod:`robodyn.sim.simulate` (the loop and its options), :mod:`robodyn.sim.integrators`
 (Euler, semi-implicit Euler, RK4 on the configuration manifold),
-:mod:`robodyn.sim.stability` (the largest stable step for a controller's gains) and
+:mod:`robodyn.sim.stability` (the largest stable step for a controller's gains),
+:mod:`robodyn.sim.linearize` (the state-space matrices about a state, continuous or of one
+step) and
 :mod:`robodyn.sim.plot` (figures and animations).
 """
 
 from __future__ import annotations
 
+from .linearize import linearize
 from .result import Trajectory
 from .simulate import INTEGRATORS, simulate
 from .stability import StepCheck, nice_step, stable_step, step_for
@@ -20,4 +23,5 @@ __all__ = [
     "step_for",
     "nice_step",
     "StepCheck",
+    "linearize",
 ]
