@@ -152,8 +152,10 @@ MODULE_ALL = {
     "control": [
         "ComputedTorque",
         "Controller",
+        "LQR",
         "PD",
         "PID",
+        "TVLQR",
         "TaskSpaceComputedTorque",
         "gains_for",
         "perturbed",

@@ -24,6 +24,9 @@ warns (DeprecationWarning).
   true model the error obeys ``e_dd + K_d e_d + K_p e = 0``.
 * :class:`TaskSpaceComputedTorque`: a frame follows an SE(3) reference (MR sec. 11.4.2),
   by resolved accelerations ``qdd = J_b^+ (dV_cmd - dJ_b v)`` and ``tau = rnea(q, v, qdd)``.
+* :class:`LQR`, :class:`TVLQR` (:mod:`robodyn.control.lqr`): linear-quadratic regulators
+  about an operating point and along a reference trajectory, from the linearized dynamics
+  (:func:`robodyn.linearize`).
 * :func:`perturbed` : a copy of a model with scaled masses and inertias, for a controller
   whose model is wrong (robustness).
 
@@ -42,13 +45,15 @@ __all__ = [
     "PID",
     "ComputedTorque",
     "TaskSpaceComputedTorque",
+    "LQR",
+    "TVLQR",
     "perturbed",
     "Controller",
     "gains_for",
 ]
 
-OMEGA_N = 10.0  #: rad/s, the default closed-loop natural frequency of every joint
-ZETA = 1.0  #: the default damping ratio (critical damping)
+from .base import OMEGA_N, ZETA, Controller, _fingerprint, _gain, _numbers, _saturate
+from .lqr import LQR, TVLQR
 
 
 def gains_for(model, zeta: float = ZETA, omega_n: float = OMEGA_N, *, q=None):
@@ -137,19 +142,6 @@ def _model_first(cls: str, args: tuple, kwargs: dict, old: tuple[str, ...]) -> d
     return kwargs
 
 
-def _gain(k, name: str, nv: int | None = None) -> np.ndarray:
-    k = np.asarray(k, dtype=float)
-    if k.ndim > 2 or (k.ndim == 2 and k.shape[0] != k.shape[1]):
-        raise ValueError(
-            f"{name} must be a scalar, a vector (nv,) or a matrix (nv, nv), got {k.shape}"
-        )
-    if nv is not None and k.ndim >= 1 and k.shape[0] != nv:
-        raise ValueError(f"{name} must have {nv} entries (nv), got shape {k.shape}")
-    if not np.all(np.isfinite(k)):
-        raise ValueError(f"{name} contains NaN or inf")
-    return k
-
-
 def _times(k, e: np.ndarray) -> np.ndarray:
     """K e for a scalar, diagonal (vector) or full (matrix) gain, e of shape (..., nv)."""
     return e @ k.T if k.ndim == 2 else k * e
@@ -229,24 +221,6 @@ def _no_model(cls: str, sizes: str) -> str:
     )
 
 
-def _saturate(tau, tau_max):
-    return tau if tau_max is None else np.clip(tau, -tau_max, tau_max)
-
-
-def _numbers(x):
-    """An array's numbers as JSON (a float, nested lists), None as None (for describe())."""
-    return None if x is None else np.asarray(x, dtype=float).tolist()
-
-
-def _fingerprint(model):
-    """A model's fingerprint (robodyn.model.fingerprint.model_fingerprint), None as None."""
-    if model is None:
-        return None
-    from ..model.fingerprint import model_fingerprint
-
-    return model_fingerprint(model)
-
-
 def _describe_callable(fn, what: str) -> dict:
     """``fn.describe()`` (a reference or scaling that can say what it is), or TypeError
     naming ``what`` when ``fn`` cannot describe itself (a function, a lambda)."""
@@ -257,25 +231,6 @@ def _describe_callable(fn, what: str) -> dict:
         raise TypeError(f"{what} is {kind} {name!r}, which cannot describe itself (it has "
                         "no describe() method returning its parameters)")  # fmt: skip
     return d()
-
-
-class Controller:
-    """Base of robodyn's controllers: ``__call__(t, q, v) -> tau``; ``state_size`` is the
-    number of the controller's own states per rollout (0: none)."""
-
-    state_size = 0
-    name = "controller"
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}>"
-
-    def describe(self) -> dict:
-        """What determines this controller's torques, as JSON (class, gains, target, models
-        by fingerprint): a store of rollouts keeps it and refuses to be resumed with a
-        controller that describes itself otherwise. Raises TypeError for a controller (or
-        its reference) that cannot say what it is."""
-        raise TypeError(f"the controller {type(self).__name__} cannot describe itself (it "
-                        "has no describe() method of its own)")  # fmt: skip
 
 
 class PD(Controller):

@@ -14,7 +14,7 @@ from ._record import _Record
 from .result import Trajectory
 
 _LAWS = {"none": 0, "pd": 1, "pd+gravity": 2, "computed_torque": 3,
-         "task_space_computed_torque": 4}  # fmt: skip
+         "task_space_computed_torque": 4, "schedule": 5}  # fmt: skip
 _C_INTEGRATORS = {"euler": 0, "semi_implicit_euler": 1, "rk4": 2}
 
 
@@ -53,6 +53,7 @@ def _c_setup(model, controller, integrator, friction, clip_torque):
         np.broadcast_to(np.asarray(law["kd"], dtype=float), (nv,)),
         q_a, q_b, tau_max, [float(law["T"])], law["c"],
         law.get("task", ()),  # the task-space law's parameters (kernels/core/sim.h: TP_*)
+        law.get("schedule", ()),  # LQR's and TVLQR's gain schedule (sim.h: LAW_SCHEDULE)
     ])  # fmt: skip
     flags = FL_GRAVITY | FL_ARMATURE | (FL_FRICTION if friction else 0)
     return (pk.P, pc.P, _C_INTEGRATORS[integrator], _LAWS[law["law"]], flags, law["cflags"],

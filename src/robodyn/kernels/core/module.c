@@ -1217,7 +1217,8 @@ static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t n
 {
     /* (P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU, k0) with
      * params = [kp, kd (nv each), q_a, q_b (nq each), tau_max (nv), T, c_0 .. c_5], and for
-     * LAW_TASK_CT then the task-space law's TP_SIZE parameters (sim.h); Q (K + 1, nq),
+     * LAW_TASK_CT then the task-space law's TP_SIZE parameters, for LAW_SCHEDULE the gain
+     * schedule (sim.h); Q (K + 1, nq),
      * V, A, TAU (K + 1, nv) -> (code, done, exc): exc is the exception of a signal handler
      * that stopped the run (Ctrl-C: KeyboardInterrupt, code E_INTERRUPTED), else None */
     (void)self;
@@ -1236,11 +1237,20 @@ static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t n
     const npy_intp n = md.nv, nq = md.nq, npar = 3 * n + 2 * nq + 7; /* params before task's */
     const double *q0, *v0, *par;
     double *Q, *V, *A, *TAU;
-    const int task = law == LAW_TASK_CT;
+    const int task = law == LAW_TASK_CT, sched = law == LAW_SCHEDULE;
+    npy_intp extra = task ? TP_SIZE : 0; /* the law's parameters after the common ones */
+    if (sched && PyArray_Check(args[10]) && PyArray_NDIM((PyArrayObject *)args[10]) == 1
+        && PyArray_TYPE((PyArrayObject *)args[10]) == NPY_DOUBLE
+        && PyArray_DIM((PyArrayObject *)args[10], 0) > npar + 3) { /* N samples */
+        const double N = ((const double *)PyArray_DATA((PyArrayObject *)args[10]))[npar];
+        extra = N >= 1.0 && N < 1e9 && N == floor(N) ? 3 + (npy_intp)N * sched_record(&md) : -1;
+    }
+    else if (sched)
+        extra = -1;
     if (mc.nq != md.nq || mc.nv != md.nv || K < 0 || k0 < 0 || integrator < 0
-        || integrator > INT_RK4 || law < 0 || law > LAW_TASK_CT
+        || integrator > INT_RK4 || law < 0 || law > LAW_SCHEDULE || extra < 0
         || state_array(args[2], 1, 1, nq, 1, &q0) || state_array(args[3], 1, 1, n, 1, &v0)
-        || state_array(args[10], 1, 1, npar + (task ? TP_SIZE : 0), 1, &par)
+        || state_array(args[10], 1, 1, npar + extra, 1, &par)
         || (task && !(par[npar + TP_FRAME] >= 0 && par[npar + TP_FRAME] < mc.nf))
         || !(Q = out_array(args[11], K + 1, nq)) || !(V = out_array(args[12], K + 1, n))
         || !(A = out_array(args[13], K + 1, n)) || !(TAU = out_array(args[14], K + 1, n))) {
@@ -1255,6 +1265,7 @@ static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t n
     for (int k = 0; k < 6; k++)
         s.c[k] = tau_max[n + 1 + k];
     s.task = task ? par + npar : NULL;
+    s.sched = sched ? par + npar : NULL;
     int64_t done = 0;
     const int code = rd_simulate(&s, q0, v0, K, h, Q, V, A, TAU, &done);
     PyEval_RestoreThread(save);

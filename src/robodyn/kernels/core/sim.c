@@ -504,6 +504,44 @@ static int joint_torque(const sim_t *s, double t, const double *q, const double 
     return code;
 }
 
+static void schedule_torque(const sim_t *s, double t, const double *q, const double *v,
+                            double *tau, double *W)
+{
+    /* tau = tau_ref - K_k dx, dx = (q_ref^-1 q: cspace.c's difference, or q - q_ref;
+     * v - v_ref), the reference from sample k to k + 1 at s = (t - t_k) / step
+     * (robodyn.control.lqr's _Schedule) */
+    const model_t *md = s->md;
+    const int64_t nq = md->nq, nv = md->nv, n = (int64_t)s->sched[0], R = sched_record(md);
+    const double u = (t - s->sched[1]) / s->sched[2];
+    int64_t k = n == 1 ? 0 : (int64_t)floor(u + 1e-9);
+    k = k < 0 ? 0 : (k > n - 1 ? n - 1 : k);
+    const double *qk = s->sched + 3 + k * R, *dk = qk + nq, *vk = dk + nv, *tk = vk + nv;
+    const double *K = tk + nv, *vn = vk + (k + 1 < n ? R : 0), *tn = tk + (k + 1 < n ? R : 0);
+    double sk = k + 1 < n ? u - (double)k : 0.0;
+    sk = sk < 0.0 ? 0.0 : (sk > 1.0 ? 1.0 : sk);
+    double *dx = W, *qr = dx + 2 * nv, *sd = qr + nq;
+    int lane = 0;
+    for (int64_t j = 0; j < nv; j++)
+        sd[j] = sk * dk[j];
+    args_t a = {{qk, sd, NULL, NULL}, NULL, 0, 1.0, 0, 0}; /* q_ref = q_k (+) s d_k */
+    rd_integrate(md, 1, &a, qr, NULL, &lane);
+    if (nq != nv) {
+        args_t b = {{qr, q, NULL, NULL}, NULL, 0, 0.0, 0, 0};
+        rd_difference(md, 1, &b, dx, NULL, &lane);
+    }
+    else
+        for (int64_t j = 0; j < nv; j++)
+            dx[j] = q[j] - qr[j];
+    for (int64_t j = 0; j < nv; j++)
+        dx[nv + j] = v[j] - (vk[j] + sk * (vn[j] - vk[j]));
+    for (int64_t i = 0; i < nv; i++) {
+        double f = tk[i] + sk * (tn[i] - tk[i]);
+        for (int64_t j = 0; j < 2 * nv; j++)
+            f -= K[2 * nv * i + j] * dx[j];
+        tau[i] = f;
+    }
+}
+
 static int torque(const sim_t *s, double t, const double *q, const double *v, double *tau,
                   double *W, double *Wc)
 {
@@ -517,6 +555,10 @@ static int torque(const sim_t *s, double t, const double *q, const double *v, do
     }
     if (s->law == LAW_TASK_CT)
         code = task_torque(s, t, q, v, tau, W, Wc);
+    else if (s->law == LAW_SCHEDULE) {
+        schedule_torque(s, t, q, v, tau, W);
+        code = 0;
+    }
     else
         code = joint_torque(s, t, q, v, tau, W, Wc);
     for (int64_t j = 0; j < nv; j++) /* saturation */

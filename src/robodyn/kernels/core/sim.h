@@ -7,7 +7,17 @@
 #include "batch.h"
 
 enum { INT_EULER = 0, INT_SEMI_IMPLICIT = 1, INT_RK4 = 2 };
-enum { LAW_NONE = 0, LAW_PD = 1, LAW_PD_GRAVITY = 2, LAW_CT = 3, LAW_TASK_CT = 4 };
+enum { LAW_NONE = 0, LAW_PD = 1, LAW_PD_GRAVITY = 2, LAW_CT = 3, LAW_TASK_CT = 4,
+       LAW_SCHEDULE = 5 };
+/* The gain schedule's parameters (sim_t.sched; LQR and TVLQR): N, t_0, the step, then N
+ * records of q_k (nq), d_k = q_{k+1} (-) q_k, v_k, tau_k (nv each) and K_k (nv x 2 nv,
+ * row-major): over [t_k, t_k + step) (k clamped to 0 .. N - 1) the reference runs from
+ * sample k to k + 1 (q_k (+) s d_k, v and tau linear in s; the last sample held), and
+ * tau = tau_ref - K_k [q_ref^-1 q; v - v_ref] */
+RD_INLINE int64_t sched_record(const model_t *md)
+{
+    return md->nq + 3 * md->nv + 2 * md->nv * md->nv;
+}
 /* The task-space law's parameters (sim_t.task), offsets in doubles: the frame (an index of
  * the controller's model), K_p and K_d (6 x 6, row-major), k_null, the inverse's largest
  * damping and the singular value below which it damps, the reference's kind (REF_*), its
@@ -37,6 +47,7 @@ typedef struct {
     int64_t k0;             /* the first sample's index: t = (k0 + k) h (a run in pieces) */
     const poll_t *poll;     /* asked every POLL_STEPS steps whether to stop (NULL: never) */
     const double *task;     /* (TP_SIZE) the task-space law's parameters (LAW_TASK_CT) */
+    const double *sched;    /* the gain schedule (LAW_SCHEDULE) */
 } sim_t;
 
 /* kinematics.c: the exponential coordinates [omega theta; v theta] of T (4 x 4, row-major) */
