@@ -56,7 +56,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "mr",
         ),
     ),
-    (6, "interfaces", ("cli", "bench")),
+    (6, "interfaces", ("cli", "bench", "jax")),
 ]
 
 # the longest a function may be, in lines of code (docstring, blank lines and comments aside)
