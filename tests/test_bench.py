@@ -321,7 +321,8 @@ _NOT_IN_FUNCTIONS = {
     "coriolis_matrix_reference", "mass_matrix_derivative_reference", "singularities",
     "workspace", "ik", "ik_batch", "ik_all", "holonomic_forward_dynamics", "simulate",
     "forward_dynamics_trajectory", "inverse_dynamics_trajectory",
-    "inverse_dynamics_derivatives", "rnea_derivatives",
+    "inverse_dynamics_derivatives", "rnea_derivatives", "forward_dynamics_derivatives",
+    "aba_derivatives", "linearize",  # the derivatives section's
 }  # fmt: skip
 
 

@@ -1,9 +1,10 @@
 """The ``derivatives`` section of ``robodyn bench``: analytic derivatives of the dynamics.
 
 For each quantity (the derivatives of inverse dynamics, ``rd.inverse_dynamics_derivatives``
-against Pinocchio's ``computeRNEADerivatives``, and of forward dynamics,
-``rd.forward_dynamics_derivatives`` against ``computeABADerivatives``) and each robot, three
-rows:
+against Pinocchio's ``computeRNEADerivatives``; of forward dynamics,
+``rd.forward_dynamics_derivatives`` against ``computeABADerivatives``; the continuous
+``rd.linearize``, its blocks da/dq, da/dv, da/dtau checked, against
+``computeABADerivatives`` and numpy's block matrices) and each robot, three rows:
 
 * **one state**: robodyn's call on one state, ratio to Pinocchio's call;
 * **batch**: robodyn's call on N states (per thread count of ``--threads``), time per
@@ -77,6 +78,24 @@ def _aba_post(pin, pm, pd, raw, mp) -> tuple:
     return tuple(mp.matrix_from_pin(np.array(X)) for X in (pd.ddq_dq, pd.ddq_dv, Minv))
 
 
+def _linearize_pin(pin, pm, pd, qp, vp, taup):
+    """What a Pinocchio user writes for the continuous (A, B): computeABADerivatives, then
+    numpy's blocks [[0, 1], [da/dq, da/dv]] and [[0], [M^-1]]."""
+    pin.computeABADerivatives(pm, pd, qp, vp, taup)
+    nv = pm.nv
+    Minv = np.array(pd.Minv)
+    A = np.block([[np.zeros((nv, nv)), np.eye(nv)], [pd.ddq_dq, pd.ddq_dv]])
+    B = np.vstack([np.zeros((nv, nv)), np.triu(Minv) + np.triu(Minv, 1).T])
+    return A, B
+
+
+def _linearize_blocks(rd, m, q, v, tau) -> tuple:
+    """robodyn's continuous (A, B) as the three blocks ABA's derivatives give."""
+    A, B = rd.linearize(m, q, v, tau)
+    nv = m.nv
+    return A[..., nv:, :nv], A[..., nv:, nv:], B[..., nv:, :]
+
+
 def quantities() -> list[Quantity]:
     """The rows' quantities, in the order of the table."""
     import robodyn as rd
@@ -92,6 +111,13 @@ def quantities() -> list[Quantity]:
             "aba_derivatives", "forward_dynamics_derivatives(model, q, v, tau)",
             lambda m, q, v, t, th: rd.forward_dynamics_derivatives(m, q, v, t, threads=th),
             "computeABADerivatives", _aba_pin, _aba_post,
+            lambda m, q, v, t: rd.forward_dynamics(m, q, v, t, threads=1), "forward_dynamics",
+            third="tau",
+        ),
+        Quantity(
+            "linearize", "linearize(model, q, v, tau)",
+            lambda m, q, v, t, th: _linearize_blocks(rd, m, q, v, t),
+            "computeABADerivatives + numpy blocks", _linearize_pin, _aba_post,
             lambda m, q, v, t: rd.forward_dynamics(m, q, v, t, threads=1), "forward_dynamics",
             third="tau",
         ),
