@@ -18,9 +18,12 @@
 
 int64_t rd_aba_derivatives_work(const model_t *md)
 {
-    /* the largest of ABA's, the Cholesky road's and the derivatives' workspaces, then the
-     * inverse dynamics derivatives (3 nv^2), qdd (nv) and the pivots' scales (nv) */
-    int64_t w = rd_aba_work(md);
+    /* the largest of ABA's, the Cholesky road's and the derivatives' workspaces (and of the
+     * solve's right sides, 3 nv^2, which reuse it), then the inverse dynamics derivatives
+     * (3 nv^2), qdd (nv) and the pivots' scales (nv) */
+    int64_t w = 3 * md->nv * md->nv;
+    if (rd_aba_work(md) > w)
+        w = rd_aba_work(md);
     if (rd_minv_work(md) > w)
         w = rd_minv_work(md);
     if (rd_rnea_derivatives_work(md) > w)
@@ -49,17 +52,24 @@ RD_INLINE int aba_derivatives_lanes(const model_t *md, const int L, const args_t
     cholesky(L, nv, M, md->F[3], sc, bad);
     if ((e = first_bad(L, bad, lane)))
         return e;
-    /* [dqdd/dq, dqdd/dqd, dqdd/dtau] = M^-1 [-dtau/dq, -dtau/dqd, 1], each block's nv
-     * columns solved at once (the pivots' reciprocals in qdd's room: qdd is read no more) */
-    for (int64_t k = 0; k < 2 * n2 * L; k++)
-        out[k] = -D[k];
-    for (int64_t k = 0; k < n2 * L; k++)
-        out[2 * n2 * L + k] = 0.0;
-    for (int64_t k = 0; k < nv; k++)
-        LANE { out[(2 * n2 + k * nv + k) * L + l] = 1.0; }
+    /* [dqdd/dq, dqdd/dqd, dqdd/dtau] = M^-1 [-dtau/dq, -dtau/dqd, 1]: one solve with the
+     * 3 nv right sides side by side, X (nv x 3 nv) in out's room, then moved into the three
+     * blocks (the pivots' reciprocals in qdd's room: qdd is read no more) */
+    const int64_t m = 3 * nv;
+    double *X = W; /* the workspace's front: ABA's and the derivatives' passes are done */
+    for (int64_t r = 0; r < nv; r++)
+        for (int64_t j = 0; j < nv; j++)
+            LANE {
+                X[(r * m + j) * L + l] = -D[(r * nv + j) * L + l];
+                X[(r * m + nv + j) * L + l] = -D[(n2 + r * nv + j) * L + l];
+                X[(r * m + 2 * nv + j) * L + l] = r == j ? 1.0 : 0.0;
+            }
     cholesky_reciprocals(L, nv, M, qdd);
+    cholesky_solve_many(L, nv, M, qdd, X, m);
     for (int blk = 0; blk < 3; blk++)
-        cholesky_solve_many(L, nv, M, qdd, out + blk * n2 * L, nv);
+        for (int64_t r = 0; r < nv; r++)
+            for (int64_t j = 0; j < nv; j++)
+                LANE { out[(blk * n2 + r * nv + j) * L + l] = X[(r * m + blk * nv + j) * L + l]; }
     return 0;
 }
 
