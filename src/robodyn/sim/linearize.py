@@ -98,6 +98,15 @@ class _Blocks:
         return out
 
 
+def _blocks(model: Model) -> _Blocks:
+    """The model's joint blocks, made once (kept on the immutable model)."""
+    b = model.__dict__.get("_linearize_blocks")
+    if b is None:
+        b = _Blocks(model)
+        object.__setattr__(model, "_linearize_blocks", b)
+    return b
+
+
 def _plus_jacobians(blocks: _Blocks, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The Jacobians of ``q (+) d`` (tangent at the result) in q, ``Ad_{exp(-d)}``, and in d,
     ``J_r(d)``, per joint."""
@@ -184,15 +193,17 @@ def linearize(
         if x.ndim == 0 or x.shape[-1] != n:
             raise ValueError(f"{name} must have shape (..., {n}), got {x.shape}")
     lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], tau.shape[:-1])
-    q, v, tau = (np.broadcast_to(x, (*lead, x.shape[-1])) for x in (q, v, tau))
+    q, v, tau = (x if x.shape[:-1] == lead else np.broadcast_to(x, (*lead, x.shape[-1]))
+                 for x in (q, v, tau))  # fmt: skip
+    kw = {"friction": friction, "coulomb_eps": coulomb_eps}
+    blocks = _blocks(model)
+    if dt is None:
+        D = forward_dynamics_derivatives(model, q, v, tau, **kw)
+        return _continuous(blocks, D, v, lead)
 
-    def fdd(qs, vs):  # (da/dq, da/dv, da/dtau) and a at a stack of states
-        kw = {"friction": friction, "coulomb_eps": coulomb_eps}
+    def fdd(qs, vs):  # (da/dq, da/dv, da/dtau) at a stack of states
         return forward_dynamics_derivatives(model, qs, vs, np.broadcast_to(tau, vs.shape), **kw)
 
-    blocks = _Blocks(model)
-    if dt is None:
-        return _continuous(blocks, fdd(q, v), v, lead)
     from ..dynamics import forward_dynamics
 
     def acc(qs, vs):
@@ -205,16 +216,16 @@ def linearize(
     return steps[integrator](blocks, fdd, acc, plus, q, v, float(dt))
 
 
-def _stack(*rows) -> np.ndarray:
-    """A block matrix from rows of (..., nv, k) blocks."""
-    return np.concatenate([np.concatenate(r, axis=-1) for r in rows], axis=-2)
-
-
 def _continuous(blocks: _Blocks, D, v, lead) -> tuple[np.ndarray, np.ndarray]:
-    da_dq, da_dv, da_dtau = D
-    A_qq = blocks.build(lead, lambda x: -ad(x), v, zero=True)
-    eye, zero = blocks.identity(lead), np.zeros((*lead, blocks.nv, blocks.nv))
-    return _stack((A_qq, eye), (da_dq, da_dv)), _stack((zero,), (da_dtau,))
+    """``A = [[-ad(v), 1], [da/dq, da/dv]]``, ``B = [[0], [da/dtau]]``."""
+    nv = blocks.nv
+    A = np.zeros((*lead, 2 * nv, 2 * nv))
+    B = np.zeros((*lead, 2 * nv, nv))
+    if blocks.lie:
+        A[..., :nv, :nv] = blocks.build(lead, lambda x: -ad(x), v, zero=True)
+    A[..., :nv, nv:] = np.eye(nv)
+    A[..., nv:, :nv], A[..., nv:, nv:], B[..., nv:, :] = D
+    return A, B
 
 
 # ------------------------------------------------------------------ the steps' chain rules
