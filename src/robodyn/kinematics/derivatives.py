@@ -21,9 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import core as _core
+from ..kernels._pack import FL_ACC, FL_CHECK, KIND_SPACE
 from ..kernels.call import batched, into
 from ..model.model import Model
-from .forward import _call, _frame_call
+from .forward import JACOBIAN_KINDS, _call, _frame_call
 
 __all__ = ["kinematic_hessian", "frame_velocity_derivatives", "frame_acceleration_derivatives"]
 
@@ -38,7 +39,7 @@ def _parts(r, n: int, out) -> tuple:
     return tuple(into(o, x) for o, x in zip(out, parts))
 
 
-@batched
+@batched(fast=("kinematic_hessian", 1, FL_CHECK, JACOBIAN_KINDS, KIND_SPACE))
 def kinematic_hessian(
     model: Model, q, frame, kind: str = "space", *, threads: int | None = None, out=None
 ) -> np.ndarray:
@@ -65,7 +66,7 @@ def kinematic_hessian(
     return _call(model, _core.kinematic_hessian, ("q",), (q,), ((pack.nq,),), k, kd, th, out=out)
 
 
-@batched
+@batched(fast=("frame_velocity_derivatives", 2, FL_CHECK, JACOBIAN_KINDS, KIND_SPACE))
 def frame_velocity_derivatives(
     model: Model, q, v, frame, kind: str = "space", *, threads: int | None = None, out=None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -93,7 +94,7 @@ def frame_velocity_derivatives(
     return _parts(r, 2, out)
 
 
-@batched
+@batched(fast=("frame_acceleration_derivatives", 3, FL_CHECK | FL_ACC, JACOBIAN_KINDS, KIND_SPACE))
 def frame_acceleration_derivatives(
     model: Model, q, v, a, frame, kind: str = "space", *, threads: int | None = None, out=None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -23,10 +23,11 @@ int64_t rd_minv_work(const model_t *md)
 RD_INLINE int minv_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT out,
                          double *RESTRICT W, int *lane)
 {
-    /* M^-1 column by column: solve M x = e_c */
+    /* M^-1 = M^-1 1: the nv columns solved at once, by the pivots' reciprocals (in h's
+     * room, which M^-1 does not use) */
     const int64_t nv = md->nv;
     double *M = W + (rd_minv_work(md) - nv * nv - 2 * nv) * L;
-    double *sc = W + (rd_minv_work(md) - nv) * L;
+    double *dinv = M + nv * nv * L, *sc = W + (rd_minv_work(md) - nv) * L;
     int e = mass_factor(md, L, a, a->flags & FL_ARMATURE, M, sc, W, lane);
     if (e)
         return e;
@@ -34,8 +35,8 @@ RD_INLINE int minv_lanes(const model_t *md, const int L, const args_t *a, double
         out[k] = 0.0;
     for (int64_t k = 0; k < nv; k++)
         LANE { out[(k * nv + k) * L + l] = 1.0; }
-    for (int64_t k = 0; k < nv; k++) /* column k, its entries nv L apart */
-        cholesky_solve(L, nv, M, out + k * L, nv * L);
+    cholesky_reciprocals(L, nv, M, dinv);
+    cholesky_solve_many(L, nv, M, dinv, out, nv);
     return 0;
 }
 

@@ -363,8 +363,16 @@ static PyObject *call_k(int algo, PyObject *P, PyObject *const *xs, PyObject *fe
     /* a batch of an algorithm with a sparsity pattern fills only those entries of rows
      * that start at zero: fresh zero pages from the system, not a pass of stores; the
      * caller's array (out=) is zeroed first */
-    PyObject *out;
-    if (dest != NULL && dest != Py_None) {
+    /* dest = Py_Ellipsis (a compiled entry of a scalar function): one state's result is a
+     * float, computed into a double on the stack (no 0-d array) */
+    const int want_float = dest == Py_Ellipsis && ndim == 1 && od == 0;
+    if (dest == Py_Ellipsis)
+        dest = NULL;
+    PyObject *out = NULL;
+    double scalar = 0.0;
+    if (want_float)
+        ;
+    else if (dest != NULL && dest != Py_None) {
         if (!dest_ok(dest, od, dims, &a, al->nx, &md, al, N))
             return PyLong_FromLong(-1); /* the general path: converts, checks and copies */
         out = Py_NewRef(dest);
@@ -374,9 +382,9 @@ static PyObject *call_k(int algo, PyObject *P, PyObject *const *xs, PyObject *fe
     else
         out = ndim == 2 && al->pattern ? PyArray_ZEROS(od, dims, NPY_DOUBLE, 0)
                                        : PyArray_SimpleNew(od, dims, NPY_DOUBLE);
-    if (out == NULL)
+    if (out == NULL && !want_float)
         return NULL;
-    double *res = (double *)PyArray_DATA((PyArrayObject *)out);
+    double *res = want_float ? &scalar : (double *)PyArray_DATA((PyArrayObject *)out);
     const int check = (flags & FL_CHECK) != 0;
     int err = 0;
     int64_t bad = 0;
@@ -384,7 +392,7 @@ static PyObject *call_k(int algo, PyObject *P, PyObject *const *xs, PyObject *fe
         const int64_t wsz = rd_work_size(&md, al, &a);
         double stackW[STACK_WORK], *W = stackW;
         if (wsz > STACK_WORK && !(W = malloc(sizeof(double) * (size_t)wsz))) {
-            Py_DECREF(out);
+            Py_XDECREF(out);
             return PyErr_NoMemory();
         }
         /* one state of a model under 64 bodies takes a few microseconds: releasing and
@@ -417,8 +425,8 @@ static PyObject *call_k(int algo, PyObject *P, PyObject *const *xs, PyObject *fe
         }
     }
     if (err == 0)
-        return out;
-    Py_DECREF(out);
+        return want_float ? PyFloat_FromDouble(scalar) : out;
+    Py_XDECREF(out);
     if (err >= E_PIVOT) { /* a singular M: the message says how singular (its condition number) */
         const double *q = a.x[0] + (ndim == 2 ? bad * md.nq : 0);
         double cond;
@@ -688,7 +696,8 @@ static PyObject *py_difference(PyObject *self, PyObject *const *args, Py_ssize_t
 enum { OP_RNEA, OP_ABA, OP_CRBA, OP_CORIOLIS, OP_FK, OP_JACOBIAN, OP_MINV, OP_KINETIC,
        OP_POTENTIAL, OP_MOMENTUM, OP_MOMENTUM_RATE, OP_CCRBA, OP_COM, OP_COM_VEL, OP_COM_ACC,
        OP_TASK_LAMBDA, OP_TASK_JBAR, OP_FRAME_VEL, OP_FRAME_ACC, OP_JDOT_DJ, OP_COM_J, OP_MANIP,
-       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_CONSTRAINED, OP_RNEA_DERIV, OP_ABA_DERIV,
+       OP_MDOT, OP_INTEGRATE, OP_DIFFERENCE, OP_CONSTRAINED, OP_RNEA_DERIV, OP_ABA_DERIV, OP_KIN_HESSIAN,
+       OP_FRAME_VEL_DERIV, OP_FRAME_ACC_DERIV,
        OP_CHRISTOFFEL, OP_DMDQ, OP_COUNT };
 enum { KW_THREADS, KW_CHECK, KW_ARMATURE, KW_FRICTION, KW_FRAME, KW_KIND, KW_ABOUT, KW_OUT, KW_DT,
        KW_COUNT };
@@ -740,6 +749,11 @@ static const op_t OPS[OP_COUNT] = {
     [OP_CONSTRAINED] = {"constrained", A_CONSTRAINED, 5, 1, .split = SPLIT_ROWS},
     [OP_RNEA_DERIV] = {"rnea_derivatives", A_RNEA_DERIV, 3, 1, .split = SPLIT_STACK},
     [OP_ABA_DERIV] = {"aba_derivatives", A_ABA_DERIV, 3, 1, .split = SPLIT_STACK},
+    [OP_KIN_HESSIAN] = {"kinematic_hessian", A_KIN_HESSIAN, 1, 0, 1, 2, 1},
+    [OP_FRAME_VEL_DERIV] = {"frame_velocity_derivatives", A_FRAME_VEL_DERIV, 2, 0, 1, 2, 1,
+                            .split = SPLIT_STACK},
+    [OP_FRAME_ACC_DERIV] = {"frame_acceleration_derivatives", A_FRAME_ACC_DERIV, 3, 0, 1, 2, 1,
+                            .split = SPLIT_STACK},
     [OP_CHRISTOFFEL] = {"christoffel", A_CHRISTOFFEL, 1, 1},
     [OP_DMDQ] = {"mass_matrix_derivative", A_DMDQ, 1, 1},
 };
@@ -953,7 +967,8 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
         }
         nk = PyArray_DIM((PyArrayObject *)last, PyArray_NDIM((PyArrayObject *)last) - 1);
     }
-    PyObject *r = call_k(algo, P, xs, Py_None, flags, eps, frame, (int)kind, threads, 0, nk, dest);
+    PyObject *want = op->scalar && (dest == NULL || dest == Py_None) ? Py_Ellipsis : dest;
+    PyObject *r = call_k(algo, P, xs, Py_None, flags, eps, frame, (int)kind, threads, 0, nk, want);
     Py_DECREF(pack);
     if (r != NULL && op->split == SPLIT_ROWS && PyArray_Check(r))
         return split_rows(r, PyArray_DIM((PyArrayObject *)r, PyArray_NDIM((PyArrayObject *)r) - 1) - nk);
@@ -964,7 +979,7 @@ static PyObject *entry_fast(entry_t *e, PyObject *const *args, Py_ssize_t nargs,
     }
     if (r != NULL && op->split == SPLIT_STACK && PyArray_Check(r))
         return split_views(r);
-    if (r == NULL || PyArray_Check(r))
+    if (r == NULL || PyArray_Check(r) || PyFloat_CheckExact(r))
         return r;
     Py_DECREF(r); /* a code: the general path */
     Py_RETURN_NONE;
