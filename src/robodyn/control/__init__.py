@@ -27,6 +27,13 @@ warns (DeprecationWarning).
 * :class:`LQR`, :class:`TVLQR` (:mod:`robodyn.control.lqr`): linear-quadratic regulators
   about an operating point and along a reference trajectory, from the linearized dynamics
   (:func:`robodyn.linearize`).
+* :func:`error_dynamics` (:mod:`robodyn.control.error_dynamics`): the linear error
+  dynamics that choose gains (MR sec. 11.2): roots, damping ratio, natural frequency,
+  overshoot, settling time and the step response; :func:`gains_for` the per-joint gains
+  that give each joint an asked response.
+* :class:`KinematicJoint`, :class:`KinematicTaskSpace` (:mod:`robodyn.control.kinematic`):
+  motion control with velocity inputs (MR sec. 11.3), feedforward plus PI returning joint
+  velocity commands for ``robodyn.simulate(..., input="velocity")``.
 * :func:`perturbed` : a copy of a model with scaled masses and inertias, for a controller
   whose model is wrong (robustness).
 
@@ -41,6 +48,10 @@ import inspect
 import numpy as np
 
 __all__ = [
+    "error_dynamics",
+    "ErrorDynamics",
+    "KinematicJoint",
+    "KinematicTaskSpace",
     "PD",
     "PID",
     "ComputedTorque",
@@ -68,6 +79,8 @@ from .base import (
     _saturate,
     _times,
 )
+from .error_dynamics import ErrorDynamics, error_dynamics
+from .kinematic import KinematicJoint, KinematicTaskSpace
 from .lqr import LQR, TVLQR
 
 

@@ -47,10 +47,13 @@ def _fingerprint(model):
 
 class Controller:
     """Base of robodyn's controllers: ``__call__(t, q, v) -> tau``; ``state_size`` is the
-    number of the controller's own states per rollout (0: none)."""
+    number of the controller's own states per rollout (0: none); ``input`` what the law
+    returns: ``"torque"`` (joint forces) or ``"velocity"`` (joint velocity commands, for
+    ``robodyn.simulate(..., input="velocity")``)."""
 
     state_size = 0
     name = "controller"
+    input = "torque"
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
