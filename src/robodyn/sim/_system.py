@@ -183,6 +183,7 @@ def _torques(model, controller, shape, clip: bool):
     lim = np.asarray(model.effort_limit, dtype=float)
     if clip and not np.all(np.isfinite(lim)):
         lim = np.where(np.isfinite(lim), lim, np.inf)
+    motors = model.actuators if clip and _speed_limited(model) else None
     stateful = getattr(controller, "state_size", 0) > 0
     name = _name(controller)
 
@@ -206,8 +207,15 @@ def _torques(model, controller, shape, clip: bool):
                     f"{zero.shape} (one torque per joint velocity)",
                     3,
                 ) from None
-        if clip:
-            tau = np.clip(tau, -lim, lim)
+        if clip:  # the effort limit, or the motors' at this speed (Actuators.torque_limit)
+            top = lim if motors is None else np.minimum(lim, motors.torque_limit(v))
+            tau = np.clip(tau, -top, top)
         return tau, dz
 
     return torque
+
+
+def _speed_limited(model) -> bool:
+    """Whether the model's motors have a torque limit that falls with speed
+    (:meth:`robodyn.model.actuators.Actuators.torque_limit`)."""
+    return model.actuators is not None and model.actuators.speed_limited
