@@ -135,7 +135,7 @@ def _per_dof_argument(model, x, name: str, default: float, rule: str, ok) -> np.
     bad = motor & ~ok(a)
     if np.any(bad):
         j = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} must be {rule}; dof {j} has {a[j]!r}")
+        raise ValueError(f"{name} must be {rule}; dof {j} has {float(a[j])!r}")
     return a
 
 

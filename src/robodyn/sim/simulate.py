@@ -212,6 +212,11 @@ def simulate(
       :func:`robodyn.trajectory.screw_trajectory` or a
       :func:`robodyn.trajectory.cartesian_trajectory` under a cubic or quintic scaling.
 
+    ``clip_torque=True`` on a model whose motors' torque limit falls with speed
+    (:meth:`Model.with_actuators <robodyn.model.model.Model.with_actuators>` with
+    ``free_speed``) takes the Python loop, and ``input="velocity"`` its own Python road
+    (:mod:`robodyn.sim.kinematic_sim`).
+
     Every dof takes the law's torque, a floating base's six too (the laws know no
     actuators: zero gains on those dofs leave the base unactuated). Everything else (a
     batch, PID or another controller with its own state, any other callable, a held
