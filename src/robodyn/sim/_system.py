@@ -190,13 +190,7 @@ def _torques(model, controller, shape, clip: bool):
     def torque(t, q, v, z):
         if controller is None:
             return zero, None
-        try:
-            out = controller(t, q, v, z) if stateful else controller(t, q, v)
-        except Exception as exc:  # the user's code: keep what was simulated
-            raise _StepError(
-                f"the controller {name!r} raised {type(exc).__name__}: {exc}", 3
-            ) from exc
-        tau, dz = out if stateful else (out, None)
+        tau, dz = _called(controller, stateful, name, t, q, v, z)
         tau = np.asarray(tau, dtype=float)
         if tau.shape != zero.shape:
             try:
@@ -213,6 +207,17 @@ def _torques(model, controller, shape, clip: bool):
         return tau, dz
 
     return torque
+
+
+def _called(controller, stateful: bool, name: str, t, q, v, z):
+    """``(out, dz)``: the controller's output and, with its own state, the state's rate
+    (None without one); an exception from the user's code stops the run (a _StepError
+    naming the controller), keeping what was simulated."""
+    try:
+        out = controller(t, q, v, z) if stateful else controller(t, q, v)
+    except Exception as exc:
+        raise _StepError(f"the controller {name!r} raised {type(exc).__name__}: {exc}", 3) from exc
+    return out if stateful else (out, None)
 
 
 def _speed_limited(model) -> bool:

@@ -20,12 +20,14 @@ This road is Python over numpy (the controllers' batch calls); the compiled roll
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 
 from .._checks import as_positive
 from ._failure import _StepError, _stopped_at
 from ._record import _check_room, _npz_out
-from ._system import _check_controller, _name, _states, _steps
+from ._system import _called, _check_controller, _name, _states, _steps
 from .integrators import Chart
 from .result import Trajectory
 
@@ -65,12 +67,8 @@ def simulate_kinematic(
         "n_eval": K // hold + 1 if hold else (K + 1 if integrator == "euler" else 4 * K + 1),
     }  # fmt: skip
     run = _KinematicRun(model, _commands(model, controller, v.shape), integrator, dt, K, hold)
-    bar = _progress_bar(model, K) if progress else None
-    try:
+    with _progress_bar(model, K) if progress else nullcontext() as bar:
         res = run.integrate(q, v, z, batch, meta, bar, out)
-    finally:
-        if bar is not None:
-            bar.close()
     if out is not None:
         res.save(out, overwrite=True)  # out was checked before the run
     return res
@@ -126,13 +124,7 @@ def _commands(model, controller, shape_v):
     name = _name(controller)
 
     def command(t, q, v, z):
-        try:
-            out = controller(t, q, v, z) if stateful else controller(t, q, v)
-        except Exception as exc:  # the user's code: keep what was simulated
-            raise _StepError(
-                f"the controller {name!r} raised {type(exc).__name__}: {exc}", 3
-            ) from exc
-        u, dz = out if stateful else (out, None)
+        u, dz = _called(controller, stateful, name, t, q, v, z)
         u = np.asarray(u, dtype=float)
         if u.shape != shape_v:
             try:
