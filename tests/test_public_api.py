@@ -152,11 +152,15 @@ MODULE_ALL = {
     "control": [
         "ComputedTorque",
         "Controller",
+        "ErrorDynamics",  # issue 31 (MR sec. 11.2-11.3)
+        "KinematicJoint",  # issue 31
+        "KinematicTaskSpace",  # issue 31
         "LQR",
         "PD",
         "PID",
         "TVLQR",
         "TaskSpaceComputedTorque",
+        "error_dynamics",  # issue 31
         "gains_for",
         "perturbed",
     ],
@@ -502,6 +506,7 @@ PATH_ALL = {
         "TrajectoryFileError",
     ],
     "robodyn.model": [
+        "Actuators",  # issue 31 (MR sec. 8.9)
         "JOINT_FIXED",
         "JOINT_FREE",
         "JOINT_PRISMATIC",

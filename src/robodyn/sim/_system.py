@@ -183,19 +183,14 @@ def _torques(model, controller, shape, clip: bool):
     lim = np.asarray(model.effort_limit, dtype=float)
     if clip and not np.all(np.isfinite(lim)):
         lim = np.where(np.isfinite(lim), lim, np.inf)
+    motors = model.actuators if clip and _speed_limited(model) else None
     stateful = getattr(controller, "state_size", 0) > 0
     name = _name(controller)
 
     def torque(t, q, v, z):
         if controller is None:
             return zero, None
-        try:
-            out = controller(t, q, v, z) if stateful else controller(t, q, v)
-        except Exception as exc:  # the user's code: keep what was simulated
-            raise _StepError(
-                f"the controller {name!r} raised {type(exc).__name__}: {exc}", 3
-            ) from exc
-        tau, dz = out if stateful else (out, None)
+        tau, dz = _called(controller, stateful, name, t, q, v, z)
         tau = np.asarray(tau, dtype=float)
         if tau.shape != zero.shape:
             try:
@@ -206,8 +201,26 @@ def _torques(model, controller, shape, clip: bool):
                     f"{zero.shape} (one torque per joint velocity)",
                     3,
                 ) from None
-        if clip:
-            tau = np.clip(tau, -lim, lim)
+        if clip:  # the effort limit, or the motors' at this speed (Actuators.torque_limit)
+            top = lim if motors is None else np.minimum(lim, motors.torque_limit(v))
+            tau = np.clip(tau, -top, top)
         return tau, dz
 
     return torque
+
+
+def _called(controller, stateful: bool, name: str, t, q, v, z):
+    """``(out, dz)``: the controller's output and, with its own state, the state's rate
+    (None without one); an exception from the user's code stops the run (a _StepError
+    naming the controller), keeping what was simulated."""
+    try:
+        out = controller(t, q, v, z) if stateful else controller(t, q, v)
+    except Exception as exc:
+        raise _StepError(f"the controller {name!r} raised {type(exc).__name__}: {exc}", 3) from exc
+    return out if stateful else (out, None)
+
+
+def _speed_limited(model) -> bool:
+    """Whether the model's motors have a torque limit that falls with speed
+    (:meth:`robodyn.model.actuators.Actuators.torque_limit`)."""
+    return model.actuators is not None and model.actuators.speed_limited

@@ -57,6 +57,7 @@ def simulate(
     on_divergence: str = "raise",
     overwrite: bool = False,
     max_memory: float | None = None,
+    input: str = "torque",
 ) -> Trajectory:
     """Simulate a model from ``(q0, v0)`` under a controller (MR ch. 8 and 11).
 
@@ -94,7 +95,10 @@ def simulate(
         Joint damping and Coulomb friction of the model (default on, as in
         :func:`robodyn.forward_dynamics`).
     clip_torque : bool
-        Clip the controller's torque to the model's effort limits.
+        Clip the controller's torque to the model's effort limits; for a model with motors
+        (:meth:`Model.with_actuators <robodyn.model.model.Model.with_actuators>`) given
+        a stall torque, to the motor's torque-speed limit at each state's joint velocity
+        (:meth:`robodyn.model.actuators.Actuators.torque_limit`, on the Python road).
     rtol, atol : float
         Tolerances of the adaptive integrators.
     out : path, optional
@@ -143,6 +147,21 @@ def simulate(
         samples after its last good one are NaN, and the result's ``status`` (0 ok, 1
         diverged, 2 dynamics failed, 3 controller failed, :data:`robodyn.sim.result.STATUS`)
         and ``t_end`` (its last good sample's time) say which and when.
+    input : {"torque", "velocity"}
+        What the controller returns. "torque" (default): joint forces, and the model's
+        dynamics are integrated. "velocity": a kinematic robot (MR sec. 11.3), whose
+        drives track velocity commands exactly: the controller returns ``v_cmd`` (nv,)
+        (e.g. :class:`robodyn.control.KinematicJoint`,
+        :class:`robodyn.control.KinematicTaskSpace`), the run integrates ``q_dot = v_cmd``
+        (and the controller's state) with no dynamics, and the result records
+        ``v = v_cmd``, ``a`` its rate by central differences and ``tau`` NaN
+        (:mod:`robodyn.sim.kinematic_sim`). It runs in Python (the compiled rollout
+        integrates the dynamics only), one rollout or a batch, with "euler" or "rk4" and
+        optionally ``control_dt``; ``v0`` is the velocity the controller sees at the first
+        call (afterwards the command being executed). Refused, named: ``f_ext``,
+        ``clip_torque``, ``constraints``, ``client``/dask arrays, ``resume``,
+        ``on_divergence="mark"``, no controller, and a controller of :mod:`robodyn.control`
+        that returns torques (and, with ``input="torque"``, one that returns velocities).
 
     Returns
     -------
@@ -193,6 +212,11 @@ def simulate(
       :func:`robodyn.trajectory.screw_trajectory` or a
       :func:`robodyn.trajectory.cartesian_trajectory` under a cubic or quintic scaling.
 
+    ``clip_torque=True`` on a model whose motors' torque limit falls with speed
+    (:meth:`Model.with_actuators <robodyn.model.model.Model.with_actuators>` with
+    ``free_speed``) takes the Python loop, and ``input="velocity"`` its own Python road
+    (:mod:`robodyn.sim.kinematic_sim`).
+
     Every dof takes the law's torque, a floating base's six too (the laws know no
     actuators: zero gains on those dofs leave the base unactuated). Everything else (a
     batch, PID or another controller with its own state, any other callable, a held
@@ -203,6 +227,19 @@ def simulate(
     There is no contact model: links pass through each other and through the ground.
     For contact-rich simulation use MuJoCo (``rd.convert.to_mujoco`` writes the model).
     """
+    _check_input(input, controller)
+    if input == "velocity":  # a kinematic robot: robodyn.sim.kinematic_sim
+        if constraints is not None or client is not None or resume or is_dask(q0) or is_dask(v0):
+            raise ValueError("simulate: input='velocity' runs on this machine without "
+                             "constraints=, client=, resume= or dask arrays")  # fmt: skip
+        from .kinematic_sim import simulate_kinematic
+
+        return simulate_kinematic(model, q0, v0, controller, duration=duration, dt=dt,
+                                  integrator=integrator, control_dt=control_dt, f_ext=f_ext,
+                                  friction=friction, clip_torque=clip_torque, out=out,
+                                  overwrite=overwrite, max_memory=max_memory,
+                                  progress=progress, threads=threads,
+                                  on_divergence=on_divergence)  # fmt: skip
     if constraints is not None:  # Pfaffian constraints: robodyn.sim.constrained_sim
         return _run_constrained(model, q0, v0, controller, client=client, resume=resume,
                                 duration=duration, dt=dt, integrator=integrator,
@@ -225,6 +262,16 @@ def simulate(
         rtol=rtol, atol=atol, out=out, progress=progress, threads=threads,
         on_divergence=on_divergence, overwrite=overwrite, max_memory=max_memory,
     )  # fmt: skip
+
+
+def _check_input(input: str, controller) -> None:
+    """``input`` is "torque" or "velocity", and the controller returns what it says."""
+    if input not in ("torque", "velocity"):
+        raise ValueError(f"input must be 'torque' or 'velocity', got {input!r}")
+    if input == "torque" and getattr(controller, "input", None) == "velocity":
+        name = type(controller).__name__
+        raise ValueError(f"the controller {name} returns joint velocities: simulate a "
+                         "kinematic robot with input='velocity'")  # fmt: skip
 
 
 # ------------------------------------------------------------------------ the constrained branch
