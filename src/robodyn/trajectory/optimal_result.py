@@ -111,6 +111,7 @@ class TimeOptimal:
 
     @property
     def limit_curve(self) -> np.ndarray:
+        """MR's velocity limit curve at each grid point (1/s), computed when first read."""
         if self._limit_curve is None:
             from .phase_plane import limit_curve
 
