@@ -22,8 +22,16 @@
   RK4 written over Pinocchio in Python (``pin.aba``, ``pin.integrate``, and
   ``pin.dIntegrate`` for the stages' chart rates).
 
+* ``panda``, the time-optimal time scaling (MR sec. 9.4) of a 7-DoF via-point path on 1,000
+  grid points under the URDF's torque limits: :func:`robodyn.trajectory.time_optimal`
+  (TOPP-RA's reachability passes), beside the ``toppra`` package on the same path (its
+  ``SplineInterpolator`` through the same via points, ``JointTorqueConstraint`` on
+  Pinocchio's ``rnea`` with the same discretization, the interpolation scheme, and its
+  seidel LP solver), from the limits to a trajectory that can be followed.
+
 Each run is checked before it is timed: the final states agree with the peer's (the
-task-space run: with the same law called from the Python loop).
+task-space run: with the same law called from the Python loop; the time-optimal scaling:
+the durations within 1 %).
 """
 
 from __future__ import annotations
@@ -109,6 +117,8 @@ def run_simulate(cfg, libs: dict, prog, cases: dict) -> list[dict]:
         case = None
     if case is not None:
         rows += _floating_rows(cfg, pin, case, repeat)
+    prog.show("simulate: panda time-optimal scaling")
+    rows += _time_optimal_rows(pin, cases.get("panda") or _build_case("panda", cfg, pin))
     prog.step()
     return rows
 
@@ -382,3 +392,122 @@ def _pin_floating(pin, case, q0, v0, K, res, best, repeat, rd_row) -> dict:
                 call="the same Lie-group RK4 in Python over pin.aba, pin.integrate and "
                      "pin.dIntegrate", median_s=best_p, runs_s=runs_p, n_states=K,
                 status="reference", check_err=err)  # fmt: skip
+
+
+# the time-optimal row's via points (Panda, within its joint limits), evenly spaced in s
+_VIA_PANDA = [
+    [0.0, -0.6, 0.0, -2.2, 0.0, 1.6, 0.8],
+    [0.6, -0.2, 0.4, -1.8, 0.3, 1.9, 0.3],
+    [1.2, 0.3, -0.2, -1.4, -0.3, 2.2, -0.4],
+]
+
+
+def _toppra_duration(toppra, pin, case, knots, tau_max, n):
+    """toppra's run on the same path: a zero-argument call returning the duration; its
+    inverse dynamics is Pinocchio's rnea (robodyn's without Pinocchio)."""
+    import toppra.algorithm as ta
+    import toppra.constraint as tc
+
+    if pin is not None:
+        pm, pd, to_pin = case.pin_model, case.pin_model.createData(), case.pmap.q_to_pin
+
+        def inv_dyn(q, v, a):
+            return pin.rnea(pm, pd, to_pin(q), v, a)
+    else:
+        from ..dynamics import inverse_dynamics
+
+        def inv_dyn(q, v, a):
+            return inverse_dynamics(case.model, q, v, a, friction=False)
+
+    grid = np.linspace(0.0, 1.0, n)
+    path = toppra.SplineInterpolator(np.linspace(0.0, 1.0, len(knots)), knots, bc_type="clamped")
+    lim = np.column_stack([-tau_max, tau_max])
+
+    def run():
+        c = tc.JointTorqueConstraint(
+            inv_dyn,
+            lim,
+            np.zeros(len(tau_max)),
+            discretization_scheme=tc.DiscretizationType.Interpolation,
+        )
+        algo = ta.TOPPRA([c], path, gridpoints=grid, solver_wrapper="seidel")
+        return algo.compute_trajectory(0.0, 0.0).duration
+
+    return run
+
+
+def _time_optimal_rows(pin, case) -> list[dict]:
+    """The Panda's via-point path timed by ``time_optimal`` on 1,000 grid points, beside
+    toppra on the same path (the ratio in robodyn's row), checked first: the durations
+    within 1 % (without toppra: against robodyn's own bisection method)."""
+    import logging
+
+    from ..trajectory import spline_path, time_optimal
+
+    m, n, repeat = case.model, 1000, 20
+    knots = np.array(_VIA_PANDA)
+    tau_max = np.asarray(m.effort_limit, dtype=float)
+    path = spline_path(knots)
+
+    def rd_run():
+        return time_optimal(m, path, tau_max=tau_max, n=n)
+
+    T = rd_run().duration
+    best, runs = _best(rd_run, repeat)
+    call = f"time_optimal, {n} grid points, reachability, tau_max = the URDF's effort limits"
+    try:
+        import toppra
+    except ImportError:
+        T_peer = time_optimal(m, path, tau_max=tau_max, n=n, method="bisection").duration
+        err = abs(T - T_peer) / T_peer
+        return [
+            _row(
+                "simulate",
+                "panda",
+                "time-optimal scaling",
+                "robodyn",
+                call=call + f" ({T:.4g} s; toppra not installed: checked against "
+                "method='bisection')",
+                median_s=best,
+                runs_s=runs,
+                n_states=n,
+                duration_s=T,
+                status="ok" if err < 0.01 else "FAIL",
+                check_err=err,
+            )
+        ]
+    logging.getLogger("toppra").setLevel(logging.WARNING)
+    peer = _toppra_duration(toppra, pin, case, knots, tau_max, n)
+    T_peer = peer()
+    err = abs(T - T_peer) / T_peer
+    best_p, runs_p = _best(peer, repeat)
+    dyn = "pin.rnea" if pin is not None else "robodyn's rnea"
+    rd_row = _row(
+        "simulate",
+        "panda",
+        "time-optimal scaling",
+        "robodyn",
+        call=call + f" ({T:.4g} s): {best / best_p:.2f}x toppra's time",
+        median_s=best,
+        runs_s=runs,
+        n_states=n,
+        duration_s=T,
+        ratio_to_toppra=best / best_p,
+        status="ok" if err < 0.01 else "FAIL",
+        check_err=err,
+    )
+    return [
+        rd_row,
+        _row(
+            "simulate",
+            "panda",
+            "time-optimal scaling",
+            "toppra",
+            call=f"toppra.algorithm.TOPPRA, seidel, interpolation, inv_dyn {dyn} ({T_peer:.4g} s)",
+            median_s=best_p,
+            runs_s=runs_p,
+            n_states=n,
+            duration_s=T_peer,
+            status="reference",
+        ),
+    ]
