@@ -225,6 +225,9 @@ class Trajectory:
             more = f"; a stopped run left {str(hint)!r} (load that)" if hint.is_dir() else ""
             raise FileNotFoundError(f"no trajectory file {str(path)!r}{more}")
         meta, x = tf.read_npz(path, _ARRAYS, model, limit, text)
+        fc = x.get("contact_force")  # a streamed run's file holds 3 nc numbers a sample
+        if fc is not None and fc.ndim == x["q"].ndim:
+            x["contact_force"] = fc.reshape((*fc.shape[:-1], -1, 3))
         return cls(
             x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta, model=model,
             kinetic=x.get("kinetic"), potential=x.get("potential"),
@@ -305,9 +308,6 @@ def _load_partial(folder: Path, model, limit, limit_text) -> Trajectory:
     rollouts = tuple(meta.get("rollouts") or ())
     shapes = {k: (n,) if k == "t" else (*rollouts, n, shape[-1])
               for k, (_, shape) in layout["arrays"].items()}  # fmt: skip
-    if "contact_force" in shapes:  # streamed as 3 nc numbers per sample: (..., nc, 3)
-        *lead, width = shapes["contact_force"]
-        shapes["contact_force"] = (*lead, width // 3, 3 if width % 3 == 0 else width % 3)
     # shapes checked before the samples are read (arrays that take no memory)
     tf.check_arrays(folder, {k: np.broadcast_to(0.0, s) for k, s in shapes.items()}, meta, model)
     x = load_layout(folder, layout, n)
