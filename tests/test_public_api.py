@@ -150,8 +150,12 @@ DIR_ROBODYN = [
 # rd.<name> for the modules dir(robodyn) lists, and their __all__ before the move
 MODULE_ALL = {
     "control": [
+        "Admittance",
         "ComputedTorque",
         "Controller",
+        "ForceControl",
+        "HybridMotionForce",
+        "Impedance",
         "LQR",
         "PD",
         "PID",
@@ -370,7 +374,14 @@ MODULE_ALL = {
         "wrench",
     ],
     "sim": [
+        "Box",
+        "ContactPoint",
+        "Contacts",
+        "Environment",
+        "ForceSensor",
         "INTEGRATORS",
+        "Plane",
+        "Sphere",
         "StepCheck",
         "Trajectory",
         "linearize",

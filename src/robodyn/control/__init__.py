@@ -27,6 +27,13 @@ warns (DeprecationWarning).
 * :class:`LQR`, :class:`TVLQR` (:mod:`robodyn.control.lqr`): linear-quadratic regulators
   about an operating point and along a reference trajectory, from the linearized dynamics
   (:func:`robodyn.linearize`).
+* :class:`ForceControl`, :class:`HybridMotionForce` (:mod:`robodyn.control.force`): the
+  wrench at a frame by PI force control (MR eq. 11.47), and motion along natural
+  constraints with force against them (MR sec. 11.6), reading a
+  :class:`robodyn.sim.ForceSensor`.
+* :class:`Impedance`, :class:`Admittance` (:mod:`robodyn.control.impedance`): a frame that
+  behaves as a virtual mass-spring-damper (MR sec. 11.7), rendered in torque or as a
+  commanded motion from the measured wrench.
 * :func:`perturbed` : a copy of a model with scaled masses and inertias, for a controller
   whose model is wrong (robustness).
 
@@ -50,9 +57,15 @@ __all__ = [
     "perturbed",
     "Controller",
     "gains_for",
+    "ForceControl",
+    "HybridMotionForce",
+    "Impedance",
+    "Admittance",
 ]
 
 from .base import OMEGA_N, ZETA, Controller, _fingerprint, _gain, _numbers, _saturate
+from .force import ForceControl, HybridMotionForce
+from .impedance import Admittance, Impedance
 from .lqr import LQR, TVLQR
 
 
