@@ -67,12 +67,14 @@ def gain(k, name: str, n: int, *, positive: bool = False) -> np.ndarray:
                          f"got shape {k.shape}")  # fmt: skip
     if not np.all(np.isfinite(k)):
         raise ValueError(f"{name} contains NaN or inf")
-    low = np.linalg.eigvalsh(0.5 * (k + k.T)).min() if k.ndim == 2 else np.min(k)
-    if k.ndim == 2 and not np.allclose(k, k.T, rtol=1e-12, atol=0.0):
+    if k.ndim == 2 and not np.allclose(k, k.T, rtol=1e-12, atol=1e-12 * np.abs(k).max()):
         raise ValueError(f"{name} must be symmetric")
+    low = np.linalg.eigvalsh(0.5 * (k + k.T)).min() if k.ndim == 2 else np.min(k)
+    if k.ndim == 2 and not positive:  # semi-definite up to the eigenvalues' round-off
+        low = 0.0 if low > -1e-12 * np.abs(k).max() else low
     if (positive and not low > 0) or low < 0:
         what = "positive" if positive else ">= 0"
-        form = " (positive definite)" if k.ndim == 2 else ""
+        form = f" ({'positive' if positive else 'positive semi-'}definite)" if k.ndim == 2 else ""
         raise ValueError(f"{name} must be {what}{form}, got {_numbers(k)}")
     return k
 
