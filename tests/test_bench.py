@@ -123,6 +123,7 @@ def test_simulate_rows(quick_run):
         "floating base, RK4",
         "floating base PD, RK4",
         "time-optimal scaling",
+        "force control, RK4",
     )  # their own tests
     rows = {(r["model"], r["library"]): r for r in result["simulate"] if r["function"] not in own}
     assert set(rows) == {("panda", "robodyn"), ("panda", "pinocchio"), ("ur5", "robodyn"),
@@ -149,6 +150,16 @@ def test_simulate_task_space_row(quick_run):
     assert row["ratio_to_joint_space"] == row["median_s"] / row["joint_space_s"] > 0
     assert "the joint-space ComputedTorque's" in row["call"]
     assert "of joint-space computed torque" in result["_markdown"]
+
+
+def test_simulate_force_control_row(quick_run):
+    """The Panda pressing on a table under ForceControl: timed, and checked by the force
+    error at the end (issue 31: within 2 %)."""
+    _, result, _ = quick_run
+    [row] = [r for r in result["simulate"] if r["function"] == "force control, RK4"]
+    assert row["model"] == "panda" and row["library"] == "robodyn" and row["median_s"] > 0
+    assert row["status"] == "ok" and row["check_err"] == row["force_error"] < 0.02, row
+    assert "ForceControl pressing 20 N on a table" in result["_markdown"]
 
 
 def test_simulate_floating_base_rows(quick_run):

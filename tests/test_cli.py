@@ -451,6 +451,8 @@ def test_simulate_writes_what_it_simulated(tmp_path, capsys):
         (["--dt", "0"], "argument --dt: must be > 0"),
         (["--duration", "1", "--dt", "0.3"], "whole number of steps"),
         (["--out", "/no/such/folder/run.npz"], "--out '/no/such/folder/run.npz'"),
+        (["--controller", "force"], "needs a robot of six joints or more"),
+        (["--environment", "table", "--frame", "nope"], "--frame: no frame named 'nope'"),
     ],
 )
 def test_simulate_bad_arguments_are_one_line(argv, match, capsys):
@@ -461,6 +463,35 @@ def test_simulate_bad_arguments_are_one_line(argv, match, capsys):
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and match in err, err
+
+
+PANDA_PRESS = ["0", "-0.785", "0", "-2.356", "0", "1.571", "0.785"]  # the tool points down
+
+
+def test_simulate_presses_a_table_with_force_control(tmp_path, capsys):
+    """--controller force on the default table: the contact force ends at --press (the
+    integral action along the press), recorded in the trajectory file."""
+    import robodyn as rd
+
+    out = tmp_path / "press.npz"
+    argv = ["simulate", "panda", "--controller", "force", "--q0", *PANDA_PRESS, "--duration",
+            "1.5", "--press", "12", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "|normal force - press| / press" in text
+    res = rd.Trajectory.load(out)
+    assert res.contact_force.shape == (1501, 1, 3)
+    np.testing.assert_allclose(res.contact_force[-1, 0, 2], 12.0, rtol=1e-3)
+    assert res.meta["environment"]["shapes"][0]["kind"] == "plane"
+
+
+@pytest.mark.parametrize("law", ["hybrid", "impedance", "admittance"])
+def test_simulate_runs_the_other_force_laws_against_the_table(law, capsys):
+    assert main(["simulate", "panda", "--controller", law, "--q0", *PANDA_PRESS,
+                 "--duration", "0.5"]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    force = re.search(r"contact force \(end\) = \[(.*)\] N", text).group(1).split()
+    assert float(force[-1]) > 1.0  # pressing on the table
 
 
 def test_simulate_a_diverging_run_exits_1_with_the_partial_saved(tmp_path, capsys):

@@ -150,11 +150,15 @@ DIR_ROBODYN = [
 # rd.<name> for the modules dir(robodyn) lists, and their __all__ before the move
 MODULE_ALL = {
     "control": [
+        "Admittance",
         "ComputedTorque",
         "Controller",
         "ErrorDynamics",  # issue 31 (MR sec. 11.2-11.3)
         "KinematicJoint",  # issue 31
         "KinematicTaskSpace",  # issue 31
+        "ForceControl",
+        "HybridMotionForce",
+        "Impedance",
         "LQR",
         "PD",
         "PID",
@@ -374,7 +378,14 @@ MODULE_ALL = {
         "wrench",
     ],
     "sim": [
+        "Box",
+        "ContactPoint",
+        "Contacts",
+        "Environment",
+        "ForceSensor",
         "INTEGRATORS",
+        "Plane",
+        "Sphere",
         "StepCheck",
         "Trajectory",
         "linearize",

@@ -6,6 +6,11 @@
   beside the same loop written over Pinocchio in Python (``pin.rnea`` for the controller,
   ``pin.aba`` for the dynamics, the same RK4).
   The same run streamed to disk (``out=``): its ratio to the run in memory, in the row.
+* ``panda``, force control pressing on a table for 10 s at 1 kHz with RK4:
+  :class:`robodyn.control.ForceControl` (MR eq. 11.47) pushing 20 N through a flat foot of
+  three points on a compliant :class:`robodyn.sim.Environment` table (the Python loop over
+  the batch kernels: no peer runs the same law and contacts); its check is the force error
+  at the end, ``|f_n - F_d| / F_d`` (issue 31: within 2 %).
 * ``ur5``, 1,000 open-loop rollouts of 1 s at 1 kHz with RK4: one batched
   :func:`robodyn.simulate`, beside ``mujoco.rollout`` on the model written by robodyn's
   MJCF converter (contacts off, RK4, the same step) and the loop over Pinocchio (a few
@@ -103,6 +108,8 @@ def run_simulate(cfg, libs: dict, prog, cases: dict) -> list[dict]:
     prog.show("simulate: panda computed torque")
     case = cases.get("panda") or _build_case("panda", cfg, pin)
     rows = _computed_torque_rows(cfg, pin, case, repeat)
+    prog.show("simulate: panda force control on a table")
+    rows.append(_force_row(cfg, case, repeat))
     prog.step()
     prog.show("simulate: ur5 open-loop rollouts")
     case = cases.get("ur5") or _build_case("ur5", cfg, pin)
@@ -150,6 +157,39 @@ def _computed_torque_rows(cfg, pin, case, repeat: int) -> list[dict]:
         rows.append(_pin_computed_torque(pin, case, ref, q_a, K, res, best, repeat, rd_row))
     _streamed(m, q_a, ctrl, dur, best, repeat, rd_row)
     return rows
+
+
+def _force_row(cfg, case, repeat: int) -> dict:
+    """The Panda pressing 20 N on a table under ForceControl, 10 s at 1 kHz with RK4 (0.5 s
+    quick), timed; the force error at the end is the row's check (2 %)."""
+    from .. import control
+    from ..kinematics import fk
+    from ..sim import ContactPoint, Environment, Plane, simulate
+
+    m, F = case.model, 20.0
+    dur = 0.5 if cfg.quick else 10.0
+    q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])  # the tool points down
+    frame = "ee" if "ee" in m.frame_names else m.frame_names[-1]
+    table = Plane([0, 0, fk(m, q0, frame)[2, 3] - 0.002], stiffness=1e4, damping=100.0,
+                  friction=0.2)  # fmt: skip
+    foot = [ContactPoint(frame, [0.02 * np.cos(a), 0.02 * np.sin(a), 0.0])
+            for a in (0.0, 2 * np.pi / 3, 4 * np.pi / 3)]  # fmt: skip
+    env = Environment(m, foot, [table])
+    ctrl = control.ForceControl(m, frame, [0, 0, 0, 0, 0, F], 0.5, [0, 0, 0, 0, 0, 10.0],
+                                kdamp=[2, 2, 2, 100, 100, 100], k_null=2.0)  # fmt: skip
+    runs, res = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = simulate(m, q0, controller=ctrl, duration=dur, dt=1e-3, environment=env)
+        runs.append(time.perf_counter() - t0)
+    err = abs(res.contact_force[-1, :, 2].sum() - F) / F
+    K = round(dur / 1e-3)
+    return _row("simulate", "panda", "force control, RK4", "robodyn",
+                call=f"simulate {dur:g} s at 1 kHz, ForceControl pressing {F:g} N on a table "
+                     f"(3 contacts, {4 * K} evaluations, the Python loop): force error at the "
+                     f"end {err:.1e} (issue 31: within 2 %)",
+                median_s=min(runs), runs_s=runs, n_states=K, force_error=err,
+                status="ok" if err < 0.02 else "FAIL", check_err=err)  # fmt: skip
 
 
 def _pin_computed_torque(pin, case, ref, q_a, K, res, best, repeat, rd_row) -> dict:

@@ -34,6 +34,13 @@ warns (DeprecationWarning).
 * :class:`KinematicJoint`, :class:`KinematicTaskSpace` (:mod:`robodyn.control.kinematic`):
   motion control with velocity inputs (MR sec. 11.3), feedforward plus PI returning joint
   velocity commands for ``robodyn.simulate(..., input="velocity")``.
+* :class:`ForceControl`, :class:`HybridMotionForce` (:mod:`robodyn.control.force`): the
+  wrench at a frame by PI force control (MR eq. 11.47), and motion along natural
+  constraints with force against them (MR sec. 11.6), reading a
+  :class:`robodyn.sim.ForceSensor`.
+* :class:`Impedance`, :class:`Admittance` (:mod:`robodyn.control.impedance`): a frame that
+  behaves as a virtual mass-spring-damper (MR sec. 11.7), rendered in torque or as a
+  commanded motion from the measured wrench.
 * :func:`perturbed` : a copy of a model with scaled masses and inertias, for a controller
   whose model is wrong (robustness).
 
@@ -61,6 +68,10 @@ __all__ = [
     "perturbed",
     "Controller",
     "gains_for",
+    "ForceControl",
+    "HybridMotionForce",
+    "Impedance",
+    "Admittance",
 ]
 
 from .base import (
@@ -80,6 +91,8 @@ from .base import (
     _times,
 )
 from .error_dynamics import ErrorDynamics, error_dynamics
+from .force import ForceControl, HybridMotionForce
+from .impedance import Admittance, Impedance
 from .kinematic import KinematicJoint, KinematicTaskSpace
 from .lqr import LQR, TVLQR
 

@@ -8,8 +8,9 @@ integrated from ``(q0, v0)`` for ``duration`` seconds; ``qdd`` comes from the ar
 body algorithm in the compiled core (for a model with mimic joints, from M's Cholesky
 factor, as :func:`robodyn.forward_dynamics` does; a batch of rollouts is one batch call per
 stage).
-There is no contact model: bodies pass through each other and through the ground (use
-MuJoCo for contact-rich simulation).
+Contacts come only from an ``environment=`` (:class:`robodyn.sim.Environment`: compliant
+points of the robot against planes, boxes and spheres in the world); bodies pass through
+each other (use MuJoCo for contact-rich simulation).
 
 :func:`simulate` takes one of three roads: Pfaffian constraints
 (:mod:`robodyn.sim.constrained_sim`), rollouts on Dask
@@ -58,6 +59,7 @@ def simulate(
     overwrite: bool = False,
     max_memory: float | None = None,
     input: str = "torque",
+    environment=None,
 ) -> Trajectory:
     """Simulate a model from ``(q0, v0)`` under a controller (MR ch. 8 and 11).
 
@@ -91,6 +93,17 @@ def simulate(
     f_ext : array_like (..., nb, 6) or callable, optional
         Wrenches on the bodies (as in :func:`robodyn.forward_dynamics`), constant or
         ``f_ext(t, q, v)``.
+    environment : robodyn.sim.Environment, optional
+        Compliant contacts between points of the robot and shapes in the world (a table, a
+        wall): their wrenches on the bodies join ``f_ext`` at every stage of the
+        integrator, and the result records ``contact_force`` (..., K + 1, nc, 3), the force
+        of each contact on the robot in world coordinates. A controller with a force sensor
+        (``uses_wrench``: :class:`robodyn.control.ForceControl`,
+        :class:`~robodyn.control.HybridMotionForce`, :class:`~robodyn.control.Impedance`,
+        :class:`~robodyn.control.Admittance`) reads these external wrenches (the
+        environment's and ``f_ext``) through its :class:`robodyn.sim.ForceSensor`. A run
+        with an environment takes the Python loop (numpy over the batch). Not with
+        ``constraints``, ``client`` or dask arrays.
     friction : bool
         Joint damping and Coulomb friction of the model (default on, as in
         :func:`robodyn.forward_dynamics`).
@@ -220,18 +233,25 @@ def simulate(
     Every dof takes the law's torque, a floating base's six too (the laws know no
     actuators: zero gains on those dofs leave the base unactuated). Everything else (a
     batch, PID or another controller with its own state, any other callable, a held
-    torque, wrenches, the adaptive integrators) runs the Python loop over the batch kernels,
+    torque, wrenches, an environment, the adaptive integrators) runs the Python loop over
+    the batch kernels,
     one controller call per stage: ~1.5 ms an RK4 step for solo12 on its floating base,
     against ~16 us compiled (``robodyn bench --only simulate``).
 
-    There is no contact model: links pass through each other and through the ground.
-    For contact-rich simulation use MuJoCo (``rd.convert.to_mujoco`` writes the model).
+    Contacts are only those of an ``environment`` (points of the robot against planes,
+    boxes and spheres fixed in the world, :mod:`robodyn.sim.environment`): links pass
+    through each other, and through the ground unless it is in the environment. This is not
+    a general contact solver; for contact-rich simulation use MuJoCo
+    (``rd.convert.to_mujoco`` writes the model).
     """
     _check_input(input, controller)
     if input == "velocity":  # a kinematic robot: robodyn.sim.kinematic_sim
-        if constraints is not None or client is not None or resume or is_dask(q0) or is_dask(v0):
-            raise ValueError("simulate: input='velocity' runs on this machine without "
-                             "constraints=, client=, resume= or dask arrays")  # fmt: skip
+        if (constraints is not None or client is not None or resume or environment is not None
+                or is_dask(q0) or is_dask(v0)):  # fmt: skip
+            raise ValueError(
+                "simulate: input='velocity' runs on this machine without constraints=, "
+                "client=, resume=, environment= or dask arrays"
+            )
         from .kinematic_sim import simulate_kinematic
 
         return simulate_kinematic(model, q0, v0, controller, duration=duration, dt=dt,
@@ -240,6 +260,12 @@ def simulate(
                                   overwrite=overwrite, max_memory=max_memory,
                                   progress=progress, threads=threads,
                                   on_divergence=on_divergence)  # fmt: skip
+    if environment is not None and (constraints is not None or client is not None or resume
+                                    or is_dask(q0) or is_dask(v0)):  # fmt: skip
+        raise ValueError(
+            "simulate: environment= runs on this machine without constraints: "
+            "it takes no constraints=, client=, resume= or dask arrays"
+        )
     if constraints is not None:  # Pfaffian constraints: robodyn.sim.constrained_sim
         return _run_constrained(model, q0, v0, controller, client=client, resume=resume,
                                 duration=duration, dt=dt, integrator=integrator,
@@ -261,6 +287,7 @@ def simulate(
         control_dt=control_dt, f_ext=f_ext, friction=friction, clip_torque=clip_torque,
         rtol=rtol, atol=atol, out=out, progress=progress, threads=threads,
         on_divergence=on_divergence, overwrite=overwrite, max_memory=max_memory,
+        environment=environment,
     )  # fmt: skip
 
 
