@@ -275,8 +275,11 @@ from scipy.optimize import brentq  # noqa: E402
 L, y_w, k_w = 0.6, 0.15, 5e3
 b = rd.ModelBuilder().add_body("link", "world", inertia=rd.inertia.point(1.5, [L, 0, 0]))
 arm1 = b.add_frame("tip", "link", rd.transform(p=[L, 0, 0])).set_gravity([0, -9.81, 0]).build()
-wall = rd.sim.Environment(arm1, [rd.sim.ContactPoint("tip")],
-                          [rd.sim.Plane([0, y_w, 0], [0, -1, 0], stiffness=k_w, damping=50.0)])
+wall = rd.sim.Environment(
+    arm1,
+    [rd.sim.ContactPoint("tip")],
+    [rd.sim.Plane([0, y_w, 0], [0, -1, 0], stiffness=k_w, damping=50.0)],
+)
 fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
 for K in (20.0, 80.0):
     imp = rd.control.Impedance(arm1, "tip", rd.fk(arm1, [0.5], "tip"), M=0.2, B=4.0, K=K, rows=[2])
@@ -307,8 +310,10 @@ f_ext[7, :3] = np.cross(panda.frame_p[panda.frame_id("ee")], f_ext[7, 3:])
 run = rd.simulate(panda, q_press, controller=adm, duration=2.0, dt=1e-3, f_ext=f_ext)
 w, z = np.sqrt(100.0 / 2.0), 8.0 / (2 * np.sqrt(100.0 * 2.0))
 wd = w * np.sqrt(1 - z**2)
-closed = 5.0 / 100.0 * (1 - np.exp(-z * w * run.t) * (np.cos(wd * run.t)
-                                                      + z / np.sqrt(1 - z**2) * np.sin(wd * run.t)))
+decay = np.exp(-z * w * run.t)  # the step of M x'' + B x' + K x = F (underdamped)
+closed = (
+    5.0 / 100.0 * (1 - decay * (np.cos(wd * run.t) + z / np.sqrt(1 - z**2) * np.sin(wd * run.t)))
+)
 moved = (rd.fk(panda, run.q, "ee")[:, :3, 3] - X_d[:3, 3]) @ X_d[:3, 0]
 print(f"commanded vs closed form: largest difference {np.abs(run.z[:, 3] - closed).max():.2e} m")
 fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
