@@ -1,11 +1,14 @@
-"""The joint type codes of a :class:`~robodyn.model.model.Model` (``Model.jnt_type``) and
-their names: the bottom of the model layer, imported by the Model, its builder and the
-modules that read a Model's joints (:mod:`robodyn.model.model` re-exports them).
+"""The joint type codes of a :class:`~robodyn.model.model.Model` (``Model.jnt_type``), their
+names and a planar joint's in-plane axes (:func:`planar_basis`): the bottom of the model
+layer, imported by the Model, its builder and the modules that read a Model's joints
+(:mod:`robodyn.model.model` re-exports them).
 
 Each joint's q and v are described in :mod:`robodyn.model.model`.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 __all__ = [
     "JOINT_FIXED",
@@ -40,3 +43,13 @@ JOINT_TYPE_NAMES = {
     JOINT_CYLINDRICAL: "cylindrical",
     JOINT_UNIVERSAL: "universal",
 }
+
+
+def planar_basis(n) -> tuple[np.ndarray, np.ndarray]:
+    """In-plane axes (t1, t2) of a planar joint with unit normal n: (t1, t2, n) is a
+    right-handed orthonormal frame, and n = z gives (x, y)."""
+    n = np.asarray(n, dtype=float)
+    e = np.array([0.0, 1.0, 0.0]) if abs(n[1]) < 0.9 else np.array([0.0, 0.0, 1.0])
+    t1 = np.cross(e, n)
+    t1 /= np.linalg.norm(t1)
+    return t1, np.cross(n, t1)

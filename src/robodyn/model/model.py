@@ -37,6 +37,7 @@ import numpy as np
 
 from ..errors import ModelError
 from . import joints as _joints
+from .compose import lock_joints as _lock_joints
 from .joints import (
     JOINT_CYLINDRICAL,
     JOINT_FIXED,  # noqa: F401 (re-exported, as all of _joints.__all__)
@@ -48,6 +49,7 @@ from .joints import (
     JOINT_SPHERICAL,
     JOINT_TYPE_NAMES,
     JOINT_UNIVERSAL,
+    planar_basis,
 )
 from .parameters import with_parameters as _with_parameters
 from .poe_export import to_mr as _to_mr
@@ -82,16 +84,6 @@ class CSpace(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.topology} (dimension {self.dim})"
-
-
-def planar_basis(n) -> tuple[np.ndarray, np.ndarray]:
-    """In-plane axes (t1, t2) of a planar joint with unit normal n: (t1, t2, n) is a
-    right-handed orthonormal frame, and n = z gives (x, y)."""
-    n = np.asarray(n, dtype=float)
-    e = np.array([0.0, 1.0, 0.0]) if abs(n[1]) < 0.9 else np.array([0.0, 0.0, 1.0])
-    t1 = np.cross(e, n)
-    t1 /= np.linalg.norm(t1)
-    return t1, np.cross(n, t1)
 
 
 class ModelArrays(NamedTuple):
@@ -354,6 +346,11 @@ class Model:
     def to_mr(self, frame: str | int = "ee"):
         """``(M, Slist, Mlist, Glist)`` of a serial chain; see :func:`robodyn.model.poe.to_mr`."""
         return _to_mr(self, frame)
+
+    def lock_joints(self, names, q) -> Model:
+        """The reduced model with the joints ``names`` fixed at ``q`` (their bodies merged
+        into their parents, frames kept); see :func:`robodyn.model.compose.lock_joints`."""
+        return _lock_joints(self, names, q)
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:
