@@ -1,6 +1,7 @@
 """Robot models: the frozen :class:`Model`, its builder and its loaders."""
 
 from .builder import JOINT_TYPES, ModelBuilder
+from .compose import attach, lock_joints
 from .configuration import difference, integrate, neutral, normalize, random_configuration
 from .dh import dh_transform, from_dh
 from .model import (
@@ -13,6 +14,7 @@ from .model import (
     ModelArrays,
 )
 from .poe import fk_body, fk_space, from_mr, jacobian_body, jacobian_space, to_mr
+from .urdf_export import to_urdf
 
 __all__ = [
     "JOINT_FIXED",
@@ -24,6 +26,7 @@ __all__ = [
     "Model",
     "ModelArrays",
     "ModelBuilder",
+    "attach",
     "dh_transform",
     "difference",
     "fk_body",
@@ -33,8 +36,10 @@ __all__ = [
     "integrate",
     "jacobian_body",
     "jacobian_space",
+    "lock_joints",
     "neutral",
     "normalize",
     "random_configuration",
     "to_mr",
+    "to_urdf",
 ]

@@ -53,6 +53,7 @@ from .joints import (
 )
 from .parameters import with_parameters as _with_parameters
 from .poe_export import to_mr as _to_mr
+from .urdf_export import to_urdf as _to_urdf
 
 __all__ = [
     *_joints.__all__,  # the joint type codes and their names, re-exported
@@ -346,6 +347,11 @@ class Model:
     def to_mr(self, frame: str | int = "ee"):
         """``(M, Slist, Mlist, Glist)`` of a serial chain; see :func:`robodyn.model.poe.to_mr`."""
         return _to_mr(self, frame)
+
+    def to_urdf(self, path=None, *, force: bool = False):
+        """Write the model as URDF (returns the path; the text when ``path`` is None);
+        see :func:`robodyn.model.urdf_export.to_urdf`."""
+        return _to_urdf(self, path, force=force)
 
     def lock_joints(self, names, q) -> Model:
         """The reduced model with the joints ``names`` fixed at ``q`` (their bodies merged
