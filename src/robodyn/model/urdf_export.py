@@ -236,8 +236,11 @@ def _body_joint(w: _Writer, i: int) -> None:
     axis = None if jt in (JOINT_FIXED, JOINT_FREE, JOINT_SPHERICAL) else m.jnt_axis[i]
     if m.jnt_mimic[i] >= 0:
         kind, lim = _mimic_limit(w, i, _WORD[jt])
-        mimic = {"joint": m.joint_names_all[m.jnt_mimic[i]],
-                 "multiplier": _num(m.jnt_mimic_mult[i]), "offset": _num(m.jnt_mimic_offset[i])}
+        mimic = {
+            "joint": m.joint_names_all[m.jnt_mimic[i]],
+            "multiplier": _num(m.jnt_mimic_mult[i]),
+            "offset": _num(m.jnt_mimic_offset[i]),
+        }
         w.joint(jname, kind, parent, name, T, axis, limit=lim, mimic=mimic)  # fmt: skip
     elif jt in _WORD:
         q = qa if jt in (JOINT_REVOLUTE, JOINT_PRISMATIC) else None
