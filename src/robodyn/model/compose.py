@@ -285,6 +285,14 @@ def _locked(model, names) -> tuple[list[str], list[int]]:
     fixed = [model.joint_names_all[i] for i in sorted(ids) if model.jnt_type[i] == JOINT_FIXED]
     if fixed:
         raise ValueError(f"names: joint {', '.join(map(repr, fixed))} is fixed already")
+    alone = [
+        f"{model.joint_names_all[i]!r} follows {model.joint_names_all[model.jnt_mimic[i]]!r}"
+        for i in sorted(ids)
+        if model.jnt_mimic[i] >= 0 and model.jnt_mimic[i] not in ids
+    ]
+    if alone:  # a coupling (gears, a tendon): the follower cannot stop while its leader moves
+        raise ValueError(f"names: the mimic joint {', '.join(alone)}; lock its leader, which "
+                         "locks its followers")  # fmt: skip
     ids |= {i for i in range(1, model.nb) if model.jnt_mimic[i] in ids}
     return named, sorted(ids)
 
@@ -464,6 +472,7 @@ def _mount(tree: _Tree, child, host: str, T_hm: np.ndarray, kind: str, prefix: s
     bodies, frames = list(tree.bodies), [f for f in tree.frames if f[1] != root or f[0] != root]
     floating = child.floating_base
     carrier, T_cm = host, T_hm  # the body the child's world becomes, and where in it
+    new = None
     if floating and kind == "fixed":
         merged.add(bodies[0].name)
         notes.append(f"the free joint {bodies[0].joint!r} of {child.name!r} replaced by the "
@@ -479,12 +488,13 @@ def _mount(tree: _Tree, child, host: str, T_hm: np.ndarray, kind: str, prefix: s
                     T_hm, (0.0, np.zeros(3), np.zeros((3, 3))), 0.0, np.zeros(3), None, 1.0,
                     0.0, {})  # fmt: skip
         _moving_joint(new, kind)
-        bodies.insert(0, new)
         frames.insert(0, (new.name, new.name, np.eye(4)))
         carrier, T_cm = new.name, np.eye(4)
     for b in bodies:
         if b.parent == root:
             b.parent, b.T = carrier, T_cm @ b.T
+    if new is not None:  # (its parent, the host, may share the child's world's name)
+        bodies.insert(0, new)
     frames = [(n, carrier, T_cm @ T) if b == root else (n, b, T) for n, b, T in frames]
     visuals = [(carrier, T_cm @ T, g) if b == root else (b, T, g) for b, T, g in tree.visuals]
     return _Tree(root, bodies, frames, visuals), merged
