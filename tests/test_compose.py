@@ -368,7 +368,7 @@ def test_to_urdf_file_rules(tmp_path):
     first = path.read_text()
     assert first.startswith('<?xml version="1.0" encoding="utf-8"?>') and "<robot" in first
     assert "m/s^2" in first  # the gravity URDF cannot carry, in a comment
-    with pytest.raises(FileExistsError, match="pass overwrite=True"):
+    with pytest.raises(FileExistsError, match="the file exists; pass force=True"):
         model.to_urdf(path)
     assert rd.to_urdf(model.lock_joints("link2_joint", [0, 0.3]), path, force=True) == path
     assert path.read_text() != first

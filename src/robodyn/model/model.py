@@ -350,12 +350,12 @@ class Model:
 
     def to_urdf(self, path=None, *, force: bool = False):
         """Write the model as URDF (returns the path; the text when ``path`` is None);
-        see :func:`robodyn.model.urdf_export.to_urdf`."""
+        see :func:`robodyn.to_urdf`."""
         return _to_urdf(self, path, force=force)
 
     def lock_joints(self, names, q) -> Model:
         """The reduced model with the joints ``names`` fixed at ``q`` (their bodies merged
-        into their parents, frames kept); see :func:`robodyn.model.compose.lock_joints`."""
+        into their parents, frames kept); see :func:`robodyn.lock_joints`."""
         return _lock_joints(self, names, q)
 
     # ------------------------------------------------------------------ display

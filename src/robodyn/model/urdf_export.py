@@ -76,7 +76,7 @@ _CHAIN = {JOINT_UNIVERSAL: ("__axis2", "revolute"), JOINT_CYLINDRICAL: ("__slide
 
 def _num(x) -> str:
     """Numbers as the shortest text that reads back to the same float64 (repr)."""
-    return " ".join(repr(float(v)) for v in np.ravel(x))
+    return " ".join(repr(float(v) + 0.0) for v in np.ravel(x))  # (+ 0.0: no "-0.0")
 
 
 def rpy_of(R) -> np.ndarray:
@@ -334,7 +334,9 @@ def to_urdf(model, path=None, *, force: bool = False):
         effort limits of an unbounded prismatic joint, coefficients that differ between
         the coordinates of one joint); gravity is given in a comment.
     """
-    p = None if path is None else output_path(path, overwrite=force, name="path")
+    p = None
+    if path is not None:
+        p = output_path(path, overwrite=force, name="path", how="pass force=True to replace it")
     text, lost = urdf_text(model)
     if lost:
         warnings.warn(ModelWarning("to_urdf: URDF cannot say " + "; ".join(lost)),
