@@ -453,3 +453,38 @@ def test_configurations_of_the_reduced_model_come_from_the_full_one():
     qi, _ = coordinate_map(red, full)
     assert np.all(np.diff(qi) > 0)
     assert red.joint_names == tuple(n for n in full.joint_names if n != "l2_joint")
+
+
+_VISUAL_URDF = """<robot name="v"><link name="world"/>
+  <link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0"
+    iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0"
+    iyz="0"/></inertial>
+    <visual><origin xyz="0.1 0.2 0.3" rpy="0.3 -0.2 1.0"/><geometry><mesh
+      filename="meshes/b.stl"/></geometry></visual></link>
+  <joint name="ja" type="continuous"><parent link="world"/><child link="a"/>
+    <origin xyz="0 0 1"/><axis xyz="0 1 0"/></joint>
+  <joint name="jb" type="continuous"><parent link="a"/><child link="b"/>
+    <origin xyz="0.5 0 0" rpy="0.1 0.2 0.3"/><axis xyz="1 0 0"/></joint></robot>"""
+
+
+def _visual_poses(model, q) -> list:
+    T = chain_frame_poses(model, q)
+    return [T[model.frame_id(model.body_names[b])] @ T_bg for b, T_bg, _ in model.visuals]
+
+
+def test_visuals_follow_their_bodies(tmp_path):
+    """A locked body's visuals move into the body it merges into, where they were; an
+    attached child's visuals come along, a mesh named relative to the child's file made
+    absolute (the result's file is the parent's)."""
+    path = tmp_path / "v.urdf"
+    path.write_text(_VISUAL_URDF)
+    model = rd.load_urdf(path)
+    q = np.array([0.4, -1.1])
+    red = model.lock_joints(["jb"], q)
+    assert red.visuals[0][0] == red.body_id("a")
+    assert_close(_visual_poses(red, q[:1])[0], _visual_poses(model, q)[0], TOL, "visual")
+    arm, _ = random_tree(18, 2)
+    both = rd.attach(arm, "tool", model, prefix="c_")
+    (body, _, g), = both.visuals  # fmt: skip
+    assert both.body_names[body] == "c_b" and g.filename == str(tmp_path / "meshes" / "b.stl")
