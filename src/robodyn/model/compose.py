@@ -31,22 +31,17 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..inertia import compound
-from ..spatial import check_transform, exp3, project_to_so3, quat_to_rotation, transform
+from ..spatial import check_transform, project_to_so3, transform
 from .joints import (
-    JOINT_CYLINDRICAL,
     JOINT_FIXED,
     JOINT_FREE,
-    JOINT_HELICAL,
     JOINT_PLANAR,
-    JOINT_PRISMATIC,
-    JOINT_REVOLUTE,
     JOINT_SPHERICAL,
     JOINT_TYPE_NAMES,
-    JOINT_UNIVERSAL,
-    planar_basis,
+    joint_motion,
 )
 
-__all__ = ["lock_joints", "attach", "joint_motion", "ATTACH_JOINTS"]
+__all__ = ["lock_joints", "attach", "ATTACH_JOINTS"]
 
 #: the ``joint=`` values :func:`attach` takes (None is "fixed")
 ATTACH_JOINTS = ("fixed", "free", "planar")
@@ -235,32 +230,6 @@ def _laid_out(template, tree: _Tree, notes, *, source) -> object:
 
 
 # ============================================================================ lock_joints
-def joint_motion(jtype: int, axis, x, *, pitch: float = 0.0, axis2=None) -> np.ndarray:
-    """The joint motion ``X_J(x)`` (4, 4) of a joint of type ``jtype`` at its coordinates
-    ``x`` (a mimic joint's: ``mult * q_leader + offset``): the pose of the body frame in the
-    joint frame (see :mod:`robodyn.model.model` for each joint's coordinates)."""
-    a, x = np.asarray(axis, dtype=float), np.asarray(x, dtype=float)
-    R, p = np.eye(3), np.zeros(3)
-    if jtype in (JOINT_REVOLUTE, JOINT_PLANAR, JOINT_HELICAL, JOINT_CYLINDRICAL):
-        R = exp3(a * x[0])  # a turn about the axis (MR eq. 3.51)
-    if jtype == JOINT_PRISMATIC:
-        p = a * x[0]
-    elif jtype == JOINT_HELICAL:
-        p = pitch * x[0] * a  # a screw of pitch h (MR sec. 3.3.2.2)
-    elif jtype == JOINT_CYLINDRICAL:
-        p = x[1] * a
-    elif jtype == JOINT_PLANAR:
-        t1, t2 = planar_basis(a)
-        p = x[1] * t1 + x[2] * t2
-    elif jtype == JOINT_UNIVERSAL:
-        R = exp3(a * x[0]) @ exp3(np.asarray(axis2, dtype=float) * x[1])
-    elif jtype == JOINT_SPHERICAL:
-        R = quat_to_rotation(x / np.linalg.norm(x))
-    elif jtype == JOINT_FREE:
-        R, p = quat_to_rotation(x[3:7] / np.linalg.norm(x[3:7])), x[:3]
-    return transform(R, p)
-
-
 def _locked(model, names) -> tuple[list[str], list[int]]:
     """``(named, bodies)``: the joints named (checked) and the bodies whose joints lock,
     the followers of a locked leader with them, in body order."""

@@ -52,26 +52,25 @@ import numpy as np
 from .._files import atomic_write, output_path
 from ..errors import ModelWarning
 from ..spatial import rot_y, rot_z
-from .joints import (
-    JOINT_CYLINDRICAL,
-    JOINT_FIXED,
-    JOINT_FREE,
-    JOINT_HELICAL,
-    JOINT_PLANAR,
-    JOINT_PRISMATIC,
-    JOINT_REVOLUTE,
-    JOINT_SPHERICAL,
-    JOINT_UNIVERSAL,
-)
+from . import joints
 
 __all__ = ["to_urdf", "urdf_text", "rpy_of"]
 
 # the URDF word of the joints URDF has (a revolute joint may become "continuous")
-_WORD = {JOINT_REVOLUTE: "revolute", JOINT_PRISMATIC: "prismatic", JOINT_FIXED: "fixed",
-         JOINT_FREE: "floating", JOINT_PLANAR: "planar", JOINT_SPHERICAL: "spherical"}  # fmt: skip
+_WORD = {
+    joints.JOINT_REVOLUTE: "revolute",
+    joints.JOINT_PRISMATIC: "prismatic",
+    joints.JOINT_FIXED: "fixed",
+    joints.JOINT_FREE: "floating",
+    joints.JOINT_PLANAR: "planar",
+    joints.JOINT_SPHERICAL: "spherical",
+}
 # a chain for the joints URDF lacks: (suffix of the second joint, its URDF type)
-_CHAIN = {JOINT_UNIVERSAL: ("__axis2", "revolute"), JOINT_CYLINDRICAL: ("__slide", "prismatic"),
-          JOINT_HELICAL: ("__screw", "prismatic")}  # fmt: skip
+_CHAIN = {
+    joints.JOINT_UNIVERSAL: ("__axis2", "revolute"),
+    joints.JOINT_CYLINDRICAL: ("__slide", "prismatic"),
+    joints.JOINT_HELICAL: ("__screw", "prismatic"),
+}
 
 
 def _num(x) -> str:
@@ -233,7 +232,11 @@ def _body_joint(w: _Writer, i: int) -> None:
     T = np.eye(4)
     T[:3, :3], T[:3, 3] = m.jnt_R[i], m.jnt_p[i]
     qa, va, nv = int(m.jnt_qadr[i]), int(m.jnt_vadr[i]), int(m.jnt_nv[i])
-    axis = None if jt in (JOINT_FIXED, JOINT_FREE, JOINT_SPHERICAL) else m.jnt_axis[i]
+    axis = (
+        None
+        if jt in (joints.JOINT_FIXED, joints.JOINT_FREE, joints.JOINT_SPHERICAL)
+        else m.jnt_axis[i]
+    )
     if m.jnt_mimic[i] >= 0:
         kind, lim = _mimic_limit(w, i, _WORD[jt])
         mimic = {
@@ -243,7 +246,7 @@ def _body_joint(w: _Writer, i: int) -> None:
         }
         w.joint(jname, kind, parent, name, T, axis, limit=lim, mimic=mimic)  # fmt: skip
     elif jt in _WORD:
-        q = qa if jt in (JOINT_REVOLUTE, JOINT_PRISMATIC) else None
+        q = qa if jt in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC) else None
         kind, lim = _limit(w, jname, _WORD[jt], q, slice(va, va + nv))
         dyn = _dynamics(w, jname, slice(va, va + nv))
         w.joint(jname, kind, parent, name, T, axis, limit=lim, dynamics=dyn)
@@ -266,11 +269,11 @@ def _chain(w: _Writer, i: int, T: np.ndarray) -> None:
     w.joint(jname, kind, m.body_names[m.body_parent[i]], middle, T, m.jnt_axis[i], limit=lim,
             dynamics=_dynamics(w, jname, slice(va, va + 1)))  # fmt: skip
     w.link(middle)
-    if jt == JOINT_HELICAL:  # the translation follows the angle: pitch * theta
+    if jt == joints.JOINT_HELICAL:  # the translation follows the angle: pitch * theta
         mimic = {"joint": jname, "multiplier": _num(m.jnt_pitch[i]), "offset": "0.0"}
         w.joint(second, "prismatic", middle, name, None, m.jnt_axis[i], mimic=mimic)
         return
-    axis = m.jnt_axis2[i] if jt == JOINT_UNIVERSAL else m.jnt_axis[i]
+    axis = m.jnt_axis2[i] if jt == joints.JOINT_UNIVERSAL else m.jnt_axis[i]
     kind, lim = _limit(w, second, word, qa + 1, slice(va + 1, va + 2))
     w.joint(second, kind, middle, name, None, axis, limit=lim,
             dynamics=_dynamics(w, second, slice(va + 1, va + 2)))  # fmt: skip
