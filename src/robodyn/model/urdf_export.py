@@ -19,7 +19,7 @@ What goes where:
   joint the revolute ``j`` then the prismatic ``j__slide`` along the same axis; a helical
   joint the revolute ``j`` then the prismatic ``j__screw`` along the axis, a ``<mimic>`` of
   ``j`` with multiplier the pitch (a screw: the translation is pitch x angle). These are
-  plain URDF (urdfdom, Pinocchio and PyBullet read them); robodyn's loader warns that the
+  plain URDF joints (see the last point for their limits); robodyn's loader warns that the
   massless links are moved by a joint (the warning is about the link; the dynamics are
   exact).
 * a spherical joint is ``type="spherical"``, PyBullet's extension of URDF, which robodyn
@@ -27,6 +27,11 @@ What goes where:
   change its coordinates (a quaternion) into Euler angles with a singularity.
 * armature (rotor inertia) is the attribute ``armature`` of ``<dynamics>``, an extension
   other readers ignore (URDF has none).
+* a prismatic joint without position limits (the cylindrical and helical chains'
+  translation among them) has no ``<limit>``, which robodyn reads as unlimited; urdfdom and
+  Pinocchio refuse such a file (they require ``<limit>`` on every revolute and prismatic
+  joint, and ``<limit>`` without lower and upper means [0, 0]). A model loaded from a URDF
+  they read is written so that they read it again.
 
 URDF cannot say: gravity (a comment in the file gives it; ``load_urdf(path,
 gravity=...)``), a one-sided position limit, velocity or effort limits of a prismatic
