@@ -521,6 +521,31 @@ def point_mass_2r(m1=1.3, m2=0.7, L1=0.9, L2=0.6, g=9.81):
     )
 
 
+def coordinate_map(model, other, second=None) -> tuple[np.ndarray, np.ndarray]:
+    """Where each coordinate of ``model`` sits in ``other``, a model with the same joints by
+    name (perhaps in another order, perhaps with more): ``(qi, vi)`` with ``q_other[qi] = q``
+    and ``v_other[vi] = v``. ``second``: joint type code -> the suffix of the joint of
+    ``other`` that holds a 2-coordinate joint's second coordinate (a chain of two 1-dof
+    joints, as ``to_urdf`` writes universal and cylindrical joints); by default one joint
+    holds them all."""
+    qi, vi = np.zeros(model.nq, np.int64), np.zeros(model.nv, np.int64)
+    for i in range(1, model.nb):
+        nq, nv = int(model.jnt_nq[i]), int(model.jnt_nv[i])
+        if nq == 0:
+            continue
+        qa, va = int(model.jnt_qadr[i]), int(model.jnt_vadr[i])
+        k = other.joint_id(model.joint_names_all[i])
+        suffix = (second or {}).get(int(model.jnt_type[i]))
+        if suffix is None:
+            qi[qa : qa + nq] = other.jnt_qadr[k] + np.arange(nq)
+            vi[va : va + nv] = other.jnt_vadr[k] + np.arange(nv)
+        else:
+            k2 = other.joint_id(model.joint_names_all[i] + suffix)
+            qi[qa : qa + 2] = other.jnt_qadr[k], other.jnt_qadr[k2]
+            vi[va : va + 2] = other.jnt_vadr[k], other.jnt_vadr[k2]
+    return qi, vi
+
+
 # ------------------------------------------------------------------ tolerance
 def rel_err(got, want) -> float:
     """max |got - want| / max(1, max |want|)."""

@@ -12,7 +12,7 @@ import robodyn as rd
 
 # dir(robodyn) on main before the move (commit 89baf22), plus the names added since (issue
 # 30: inverse_dynamics_derivatives, rnea_derivatives, forward_dynamics_derivatives,
-# aba_derivatives, linearize)
+# aba_derivatives, linearize; issue 32: attach, lock_joints, to_urdf)
 DIR_ROBODYN = [
     "Ellipsoid",
     "HolonomicConstraint",
@@ -34,6 +34,7 @@ DIR_ROBODYN = [
     "aba_derivatives",
     "ad",
     "adjoint",
+    "attach",
     "base_parameters",
     "bias_forces",
     "body_poses",
@@ -103,6 +104,7 @@ DIR_ROBODYN = [
     "kkt_solve",
     "linearize",
     "load_urdf",
+    "lock_joints",
     "log3",
     "log6",
     "manipulability",
@@ -138,6 +140,7 @@ DIR_ROBODYN = [
     "task_space_ellipsoid",
     "task_space_inertia",
     "to_mr",
+    "to_urdf",
     "trajectory",
     "transform",
     "unskew",
@@ -534,6 +537,7 @@ PATH_ALL = {
         "Model",
         "ModelArrays",
         "ModelBuilder",
+        "attach",
         "dh_transform",
         "difference",
         "fk_body",
@@ -543,10 +547,12 @@ PATH_ALL = {
         "integrate",
         "jacobian_body",
         "jacobian_space",
+        "lock_joints",
         "neutral",
         "normalize",
         "random_configuration",
         "to_mr",
+        "to_urdf",
     ],
     "robodyn.taskspace": [
         "InertiaEllipsoid",

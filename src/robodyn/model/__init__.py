@@ -2,6 +2,7 @@
 
 from .actuators import Actuators
 from .builder import JOINT_TYPES, ModelBuilder
+from .compose import attach, lock_joints
 from .configuration import difference, integrate, neutral, normalize, random_configuration
 from .dh import dh_transform, from_dh
 from .model import (
@@ -14,6 +15,7 @@ from .model import (
     ModelArrays,
 )
 from .poe import fk_body, fk_space, from_mr, jacobian_body, jacobian_space, to_mr
+from .urdf_export import to_urdf
 
 __all__ = [
     "Actuators",
@@ -26,6 +28,7 @@ __all__ = [
     "Model",
     "ModelArrays",
     "ModelBuilder",
+    "attach",
     "dh_transform",
     "difference",
     "fk_body",
@@ -35,8 +38,10 @@ __all__ = [
     "integrate",
     "jacobian_body",
     "jacobian_space",
+    "lock_joints",
     "neutral",
     "normalize",
     "random_configuration",
     "to_mr",
+    "to_urdf",
 ]

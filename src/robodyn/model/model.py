@@ -39,6 +39,7 @@ from ..errors import ModelError
 from . import joints as _joints
 from .actuators import Actuators
 from .actuators import with_actuators as _with_actuators
+from .compose import lock_joints as _lock_joints
 from .joints import (
     JOINT_CYLINDRICAL,
     JOINT_FIXED,  # noqa: F401 (re-exported, as all of _joints.__all__)
@@ -50,9 +51,11 @@ from .joints import (
     JOINT_SPHERICAL,
     JOINT_TYPE_NAMES,
     JOINT_UNIVERSAL,
+    planar_basis,
 )
 from .parameters import with_parameters as _with_parameters
 from .poe_export import to_mr as _to_mr
+from .urdf_export import to_urdf as _to_urdf
 
 __all__ = [
     *_joints.__all__,  # the joint type codes and their names, re-exported
@@ -84,16 +87,6 @@ class CSpace(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.topology} (dimension {self.dim})"
-
-
-def planar_basis(n) -> tuple[np.ndarray, np.ndarray]:
-    """In-plane axes (t1, t2) of a planar joint with unit normal n: (t1, t2, n) is a
-    right-handed orthonormal frame, and n = z gives (x, y)."""
-    n = np.asarray(n, dtype=float)
-    e = np.array([0.0, 1.0, 0.0]) if abs(n[1]) < 0.9 else np.array([0.0, 0.0, 1.0])
-    t1 = np.cross(e, n)
-    t1 /= np.linalg.norm(t1)
-    return t1, np.cross(n, t1)
 
 
 class ModelArrays(NamedTuple):
@@ -416,6 +409,16 @@ class Model:
     def to_mr(self, frame: str | int = "ee"):
         """``(M, Slist, Mlist, Glist)`` of a serial chain; see :func:`robodyn.model.poe.to_mr`."""
         return _to_mr(self, frame)
+
+    def to_urdf(self, path=None, *, force: bool = False):
+        """Write the model as URDF (returns the path; the text when ``path`` is None);
+        see :func:`robodyn.to_urdf`."""
+        return _to_urdf(self, path, force=force)
+
+    def lock_joints(self, names, q) -> Model:
+        """The reduced model with the joints ``names`` fixed at ``q`` (their bodies merged
+        into their parents, frames kept); see :func:`robodyn.lock_joints`."""
+        return _lock_joints(self, names, q)
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:

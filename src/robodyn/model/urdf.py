@@ -68,8 +68,9 @@ __all__ = [
 
 MAX_URDF_BYTES = 50 * 1024 * 1024  # refuse larger inputs (a real URDF is < 1 MB)
 # every joint type of the URDF specification: "planar" moves in the plane normal to its
-# axis (q = (phi, x, y), v = the planar body twist), "floating" is a free joint anywhere
-JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "planar", "floating")
+# axis (q = (phi, x, y), v = the planar body twist), "floating" is a free joint anywhere;
+# and PyBullet's extension "spherical" (q = [qw, qx, qy, qz], v = omega_b), with a warning
+JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "planar", "floating", "spherical")
 
 # A decimal number as URDF writes it; float() alone would also take "nan", "inf", "1_0".
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -370,6 +371,7 @@ def _parse_joint(el: ET.Element, name: str) -> UrdfJoint:
     dyn = el.find("dynamics")
     damping = 0.0 if dyn is None else _scalar(dyn, "damping", ctx, 0.0)
     friction = 0.0 if dyn is None else _scalar(dyn, "friction", ctx, 0.0)
+    armature = 0.0 if dyn is None else _scalar(dyn, "armature", ctx, 0.0)  # an extension
     mim = el.find("mimic")
     mimic, mult, off = None, 1.0, 0.0
     if mim is not None:
@@ -389,6 +391,7 @@ def _parse_joint(el: ET.Element, name: str) -> UrdfJoint:
         has_limit=lim is not None,
         damping=damping,
         friction=friction,
+        armature=armature,
         mimic=mimic,
         multiplier=mult,
         offset=off,
@@ -892,6 +895,12 @@ def _joint_notes(robot: UrdfRobot, mimic: bool, strict: bool, notes: list[str]) 
     whose leader does not exist; returns those mimic joints (loaded as independent)."""
     orphans: set[str] = set()  # mimic joints whose leader does not exist
     for j in robot.joints.values():
+        if j.type == "spherical":
+            msg = (f"joint {j.name!r}: type 'spherical' is PyBullet's extension of URDF "
+                   "(urdfdom and Pinocchio refuse it); loaded as a ball joint, q = [qw, qx, "
+                   "qy, qz], v = omega_b")  # fmt: skip
+            warnings.warn(msg, ModelWarning, stacklevel=_outside_robodyn())
+            notes.append(msg)
         if j.type in ("revolute", "prismatic") and not j.has_limit:
             notes.append(f"joint {j.name!r}: {j.type} joint without <limit>: unlimited")
         if j.mimic is not None and not mimic:
@@ -993,6 +1002,7 @@ def _joint_keywords(j: UrdfJoint, T_hj: np.ndarray, follows: bool) -> dict:
         effort=math.inf if j.effort is None else j.effort,
         damping=j.damping,
         friction=j.friction,
+        armature=j.armature,
     )
     if follows:
         kw.update(mimic=j.mimic, multiplier=j.multiplier, offset=j.offset)

@@ -89,6 +89,7 @@ class UrdfJoint:
     effort: float | None = None
     damping: float = 0.0
     friction: float = 0.0
+    armature: float = 0.0  # <dynamics armature>: robodyn's extension (to_urdf writes it)
     mimic: str | None = None
     multiplier: float = 1.0
     offset: float = 0.0
