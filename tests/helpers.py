@@ -799,3 +799,81 @@ def mesh_chain_urdf(names, name: str = "r", offset: float | None = None) -> str:
                       f'<child link="l{k}"/>{origin}<axis xyz="0 0 1"/>'
                       '<limit lower="-3" upper="3" effort="1" velocity="1"/></joint>')  # fmt: skip
     return f'<robot name="{name}">' + "".join(links + joints) + "</robot>"
+
+
+# ----------------------------------------------------------------------------- MuJoCo
+class MujocoMap:
+    """robodyn's coordinates to MuJoCo's, joints matched by name (MuJoCo's unnamed joint k
+    is robodyn's ``"joint{k}"``, as :func:`robodyn.load_mjcf` names it).
+
+    * q: a hinge's or slide's qpos is robodyn's q plus MuJoCo's ``qpos0`` (the joint's
+      ``ref``); a ball's and a free joint's qpos are robodyn's q; a mimic joint's is
+      ``mult q_leader + offset`` (plus its qpos0);
+    * v: MuJoCo's qvel is ``T v`` with T the identity on hinge, slide and ball dofs, a
+      mimic's row ``mult`` times its leader's, and for a free joint ``[[0, R], [1, 0]]``
+      (``[v_world; omega_b]`` from ``[omega_b; v_b]``, R the body's rotation in MuJoCo's
+      data); accelerations ``qacc = T a + b`` with ``b = [R (omega_b x v_b); 0]``;
+      generalized forces ``tau = T^T tau_mj``, mass matrices ``M = T^T M_mj T``.
+    """
+
+    def __init__(self, model, m) -> None:
+        import mujoco
+
+        from robodyn.model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
+        from robodyn.model.model import JOINT_SPHERICAL
+
+        kinds = {JOINT_REVOLUTE: mujoco.mjtJoint.mjJNT_HINGE, JOINT_FREE: mujoco.mjtJoint.mjJNT_FREE,
+                 JOINT_PRISMATIC: mujoco.mjtJoint.mjJNT_SLIDE,
+                 JOINT_SPHERICAL: mujoco.mjtJoint.mjJNT_BALL}  # fmt: skip
+        self.m, self.nv = m, model.nv
+        self.plan = []  # (robodyn qadr, vadr, nq, nv, MuJoCo qposadr, dofadr, body or -1, mult, off)
+        seen = []
+        for i in range(1, model.nb):
+            if model.jnt_nq[i] == 0 and model.jnt_mimic[i] < 0:
+                continue
+            name = model.joint_names_all[i]
+            j = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, name)
+            if j < 0 and re.fullmatch(r"joint\d+", name):
+                j = int(name[5:])
+            assert 0 <= j < m.njnt and m.jnt_type[j] == kinds[int(model.jnt_type[i])], name
+            src = int(model.jnt_mimic[i]) if model.jnt_mimic[i] >= 0 else i
+            nq, nv = int(model.jnt_nq[src]), int(model.jnt_nv[src])
+            free = int(model.jnt_type[i]) == JOINT_FREE
+            mult = model.jnt_mimic_mult[i] if src != i else 1.0
+            off = model.jnt_mimic_offset[i] if src != i else 0.0
+            self.plan.append((int(model.jnt_qadr[src]), int(model.jnt_vadr[src]), nq, nv,
+                              int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j]),
+                              int(m.jnt_bodyid[j]) if free else -1, mult, off))  # fmt: skip
+            seen += range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + nv)
+        assert sorted(seen) == list(range(m.nv)), "every MuJoCo dof is one of robodyn's"
+
+    def qpos(self, q) -> np.ndarray:
+        out = self.m.qpos0.copy()
+        for qa, _, nq, _, mq, _, body, mult, off in self.plan:
+            if body >= 0 or nq == 4:  # free and ball joints: the same coordinates
+                out[mq : mq + nq] = q[qa : qa + nq]
+            else:
+                out[mq] += mult * q[qa] + off
+        return out
+
+    def maps(self, d, v) -> tuple[np.ndarray, np.ndarray]:
+        """(T, b) at the state MuJoCo's data ``d`` holds (after its kinematics)."""
+        T, b = np.zeros((self.m.nv, self.nv)), np.zeros(self.m.nv)
+        for _, va, _, nv, _, md, body, mult, _ in self.plan:
+            if body < 0:
+                T[md : md + nv, va : va + nv] = mult * np.eye(nv)
+                continue
+            R = d.xmat[body].reshape(3, 3)
+            T[md : md + 3, va + 3 : va + 6] = R
+            T[md + 3 : md + 6, va : va + 3] = np.eye(3)
+            b[md : md + 3] = R @ np.cross(v[va : va + 3], v[va + 3 : va + 6])
+        return T, b
+
+
+def scaled_err(got, want) -> float:
+    """max |got - want| / max |want| (relative to the quantity's own scale, however small:
+    a fly's mass matrix in kg m^2 is ~1e-9)."""
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    scale = float(np.abs(want).max(initial=0.0))
+    return float(np.abs(got - want).max(initial=0.0)) / (scale if scale > 0 else 1.0)

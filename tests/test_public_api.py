@@ -12,7 +12,7 @@ import robodyn as rd
 
 # dir(robodyn) on main before the move (commit 89baf22), plus the names added since (issue
 # 30: inverse_dynamics_derivatives, rnea_derivatives, forward_dynamics_derivatives,
-# aba_derivatives, linearize)
+# aba_derivatives, linearize; issue 32: load_mjcf, to_mjcf)
 DIR_ROBODYN = [
     "Ellipsoid",
     "HolonomicConstraint",
@@ -102,6 +102,7 @@ DIR_ROBODYN = [
     "kinetic_energy",
     "kkt_solve",
     "linearize",
+    "load_mjcf",
     "load_urdf",
     "log3",
     "log6",
@@ -137,6 +138,7 @@ DIR_ROBODYN = [
     "symbolic",
     "task_space_ellipsoid",
     "task_space_inertia",
+    "to_mjcf",
     "to_mr",
     "trajectory",
     "transform",

@@ -34,6 +34,8 @@ _LAZY: dict[str, str] = {
     "Model": "robodyn.model.model",
     "ModelBuilder": "robodyn.model.builder",
     "load_urdf": "robodyn.model.urdf",
+    "load_mjcf": "robodyn.model.mjcf",
+    "to_mjcf": "robodyn.model.mjcf_export",
     "from_mr": "robodyn.model.poe",
     "to_mr": "robodyn.model.poe",
     "from_dh": "robodyn.model.dh",

@@ -201,7 +201,8 @@ def simulate(
     against ~16 us compiled (``robodyn bench --only simulate``).
 
     There is no contact model: links pass through each other and through the ground.
-    For contact-rich simulation use MuJoCo (``rd.convert.to_mujoco`` writes the model).
+    For contact-rich simulation use MuJoCo: :func:`robodyn.to_mjcf` writes the model as MJCF
+    (add the geometry MuJoCo should collide).
     """
     if constraints is not None:  # Pfaffian constraints: robodyn.sim.constrained_sim
         return _run_constrained(model, q0, v0, controller, client=client, resume=resume,
