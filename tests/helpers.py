@@ -819,14 +819,14 @@ class MujocoMap:
     def __init__(self, model, m) -> None:
         import mujoco
 
-        from robodyn.model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
-        from robodyn.model.model import JOINT_SPHERICAL
+        from robodyn.model import model as rdm
 
-        kinds = {JOINT_REVOLUTE: mujoco.mjtJoint.mjJNT_HINGE, JOINT_FREE: mujoco.mjtJoint.mjJNT_FREE,
-                 JOINT_PRISMATIC: mujoco.mjtJoint.mjJNT_SLIDE,
-                 JOINT_SPHERICAL: mujoco.mjtJoint.mjJNT_BALL}  # fmt: skip
+        mj = mujoco.mjtJoint
+        kinds = {rdm.JOINT_REVOLUTE: mj.mjJNT_HINGE, rdm.JOINT_PRISMATIC: mj.mjJNT_SLIDE,
+                 rdm.JOINT_SPHERICAL: mj.mjJNT_BALL, rdm.JOINT_FREE: mj.mjJNT_FREE}  # fmt: skip
         self.m, self.nv = m, model.nv
-        self.plan = []  # (robodyn qadr, vadr, nq, nv, MuJoCo qposadr, dofadr, body or -1, mult, off)
+        # (robodyn qadr, vadr, nq, nv, MuJoCo qposadr, dofadr, free body or -1, mult, offset)
+        self.plan = []
         seen = []
         for i in range(1, model.nb):
             if model.jnt_nq[i] == 0 and model.jnt_mimic[i] < 0:
@@ -838,7 +838,7 @@ class MujocoMap:
             assert 0 <= j < m.njnt and m.jnt_type[j] == kinds[int(model.jnt_type[i])], name
             src = int(model.jnt_mimic[i]) if model.jnt_mimic[i] >= 0 else i
             nq, nv = int(model.jnt_nq[src]), int(model.jnt_nv[src])
-            free = int(model.jnt_type[i]) == JOINT_FREE
+            free = int(model.jnt_type[i]) == rdm.JOINT_FREE
             mult = model.jnt_mimic_mult[i] if src != i else 1.0
             off = model.jnt_mimic_offset[i] if src != i else 0.0
             self.plan.append((int(model.jnt_qadr[src]), int(model.jnt_vadr[src]), nq, nv,
