@@ -877,3 +877,71 @@ def scaled_err(got, want) -> float:
     assert got.shape == want.shape, (got.shape, want.shape)
     scale = float(np.abs(want).max(initial=0.0))
     return float(np.abs(got - want).max(initial=0.0)) / (scale if scale > 0 else 1.0)
+
+
+def mujoco_frames(model, m) -> tuple[list, list, list, list]:
+    """robodyn's frames of MuJoCo's sites and bodies, and their MuJoCo indices: (site
+    frames, sites, body frames, bodies). Names as :func:`robodyn.load_mjcf` gives them: an
+    unnamed body k is "body<k>", an unnamed site k "site<k>", a site named like a body the
+    frame "<site>_site"."""
+    taken = set(model.body_names) | {m.body(i).name for i in range(m.nbody)}
+    site_frames = []
+    for s in range(m.nsite):
+        name = m.site(s).name or f"site{s}"
+        site_frames.append(model.frame_id(name if name not in taken else f"{name}_site"))
+    bodies = list(range(1, m.nbody))
+    body_frames = [model.frame_id(m.body(i).name or f"body{i}") for i in bodies]
+    return site_frames, list(range(m.nsite)), body_frames, bodies
+
+
+def mujoco_errors(model, m, states: int, seed: int) -> dict[str, float]:
+    """robodyn's worst errors (:func:`scaled_err`) against MuJoCo's model ``m`` on random
+    states, through :class:`MujocoMap`: "rne" inverse dynamics (``mj_rne``: no armature, no
+    joint friction), "M" the mass matrix (``mj_fullM``), "qacc" forward dynamics (``mj_forward``
+    with ``qfrc_applied = T tau``; the Coulomb friction MuJoCo's disabled constraints leave
+    out is added to robodyn's torque; with mimic joints, whose followers MuJoCo moves
+    freely, the reduced ``(T^T M T) a = tau - T^T (M b + bias - passive)``), "pose" the
+    world poses of the sites' and bodies' frames (``site_xpos/xmat``, ``xpos/xmat``)."""
+    import mujoco
+
+    from robodyn import dynamics as dyn
+    from robodyn.kinematics import fk
+
+    mp, d = MujocoMap(model, m), mujoco.MjData(m)
+    site_frames, sites, body_frames, bodies = mujoco_frames(model, m)
+    rng = np.random.default_rng(seed)
+    Q = random_configuration(model, rng, size=states)
+    V, A, TAU = (rng.normal(size=(states, model.nv)) for _ in range(3))
+    rne_rd = dyn.inverse_dynamics(model, Q, V, A, friction=False, armature=False)
+    M_rd = dyn.mass_matrix(model, Q)
+    qacc_rd = dyn.forward_dynamics(model, Q, V, TAU + model.dof_friction * np.sign(V))
+    poses = fk(model, Q)
+    worst = dict.fromkeys(("rne", "M", "qacc", "pose"), 0.0)
+    for k in range(states):
+        d.qpos[:] = mp.qpos(Q[k])
+        mujoco.mj_kinematics(m, d)
+        T, b = mp.maps(d, V[k])
+        d.qvel[:] = T @ V[k]
+        d.qfrc_applied[:] = T @ TAU[k] if m.nv == model.nv else 0.0  # T^T T = 1 if square
+        mujoco.mj_forward(m, d)
+        M_mj = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, M_mj)
+        if m.nv == model.nv:
+            qacc = T.T @ (d.qacc - b)
+        else:
+            rhs = TAU[k] - T.T @ (M_mj @ b + d.qfrc_bias - d.qfrc_passive)
+            qacc = np.linalg.solve(T.T @ M_mj @ T, rhs)
+        worst["qacc"] = max(worst["qacc"], scaled_err(qacc_rd[k], qacc))
+        for frames, mj, xpos, xmat in ((site_frames, sites, d.site_xpos, d.site_xmat),
+                                       (body_frames, bodies, d.xpos, d.xmat)):  # fmt: skip
+            P = poses[k, frames]
+            err_p = np.abs(P[:, :3, 3] - xpos[mj]).max(initial=0.0)
+            err_R = np.abs(P[:, :3, :3] - xmat[mj].reshape(-1, 3, 3)).max(initial=0.0)
+            scale = max(1.0, np.abs(xpos).max(initial=0.0))
+            worst["pose"] = max(worst["pose"], err_p / scale, err_R)
+        worst["M"] = max(worst["M"], scaled_err(M_rd[k], T.T @ M_mj @ T))
+        d.qacc[:] = T @ A[k] + b
+        rne = np.zeros(m.nv)
+        mujoco.mj_rne(m, d, 1, rne)
+        worst["rne"] = max(worst["rne"], scaled_err(rne_rd[k], T.T @ rne))
+    return worst

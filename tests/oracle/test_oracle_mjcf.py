@@ -49,11 +49,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from helpers import MujocoMap, expect_count, scaled_err
-from robodyn import dynamics as dyn
+from helpers import expect_count, mujoco_errors, scaled_err
 from robodyn.inertia import compound
-from robodyn.kinematics import fk
-from robodyn.model.configuration import random_configuration
 from robodyn.model.mjcf import load_mjcf
 from robodyn.model.mjcf_inertia import mesh_inertia, read_mesh
 from robodyn.model.model import JOINT_PRISMATIC, JOINT_REVOLUTE
@@ -192,16 +189,12 @@ def test_every_model_is_listed_with_its_outcome():
     assert len(COMPARED) == N_COMPARED
 
 
-def _mj_name(m, kind, i: int, prefix: str) -> str:
-    return mujoco.mj_id2name(m, kind, i) or f"{prefix}{i}"
-
-
 @pytest.mark.parametrize("rel", COMPARED)
 def test_model_matches_mujoco(rel):
     _, m, model = _pair(rel)
     parts: dict[int, list] = {}  # robodyn body -> the MuJoCo bodies it holds, in its frame
     for i in range(1, m.nbody):
-        k = model.frame_id(_mj_name(m, mujoco.mjtObj.mjOBJ_BODY, i, "body"))
+        k = model.frame_id(m.body(i).name or f"body{i}")
         b, R, p = int(model.frame_body[k]), model.frame_R[k], model.frame_p[k]
         Ri = quat_to_rotation(m.body_iquat[i])
         I = R @ Ri @ np.diag(m.body_inertia[i]) @ Ri.T @ R.T
@@ -249,56 +242,12 @@ def _oracle_setup(spec, m):
             m.dof_damping[m.jnt_dofadr[j] : m.jnt_dofadr[j] + n] = 0.0
 
 
-def _frames(model, m) -> tuple[list, list, list, list]:
-    """robodyn frames of MuJoCo's sites and bodies, with their MuJoCo indices."""
-    taken = set(model.body_names) | {m.body(i).name for i in range(m.nbody)}  # as the loader:
-    site_frames, sites = [], []  # a site named like a body is the frame "<site>_site"
-    for s in range(m.nsite):
-        name = _mj_name(m, mujoco.mjtObj.mjOBJ_SITE, s, "site")
-        site_frames.append(model.frame_id(name if name not in taken else f"{name}_site"))
-        sites.append(s)
-    body_frames = [model.frame_id(_mj_name(m, mujoco.mjtObj.mjOBJ_BODY, i, "body"))
-                   for i in range(1, m.nbody)]  # fmt: skip
-    return site_frames, sites, body_frames, list(range(1, m.nbody))
-
-
 @pytest.mark.parametrize("rel", COMPARED)
 def test_dynamics_match_mujoco(rel):
     spec, m0, model = _pair(rel)
     m = m0.__copy__()
     _oracle_setup(spec, m)
-    d, mp = mujoco.MjData(m), MujocoMap(model, m)
-    site_frames, sites, body_frames, bodies = _frames(model, m)
-    rng = np.random.default_rng(zlib.crc32(rel.encode()))
-    worst = dict.fromkeys(("rne", "M", "qacc", "pose"), 0.0)
-    Q = random_configuration(model, rng, size=STATES)
-    V, A, TAU = (rng.normal(size=(STATES, model.nv)) for _ in range(3))
-    rne_rd = dyn.inverse_dynamics(model, Q, V, A, friction=False, armature=False)
-    M_rd = dyn.mass_matrix(model, Q)
-    qacc_rd = dyn.forward_dynamics(model, Q, V, TAU + model.dof_friction * np.sign(V))
-    poses = fk(model, Q)
-    for k in range(STATES):
-        d.qpos[:] = mp.qpos(Q[k])
-        mujoco.mj_kinematics(m, d)
-        T, b = mp.maps(d, V[k])
-        d.qvel[:] = T @ V[k]
-        d.qfrc_applied[:] = T @ TAU[k]  # T is orthogonal: tau = T^T tau_mj
-        mujoco.mj_forward(m, d)
-        worst["qacc"] = max(worst["qacc"], scaled_err(qacc_rd[k], T.T @ (d.qacc - b)))
-        for frames, mj, xpos, xmat in ((site_frames, sites, d.site_xpos, d.site_xmat),
-                                       (body_frames, bodies, d.xpos, d.xmat)):  # fmt: skip
-            P = poses[k, frames]
-            err_p = np.abs(P[:, :3, 3] - xpos[mj]).max(initial=0.0)
-            err_R = np.abs(P[:, :3, :3] - xmat[mj].reshape(-1, 3, 3)).max(initial=0.0)
-            scale = max(1.0, np.abs(xpos).max(initial=0.0))
-            worst["pose"] = max(worst["pose"], err_p / scale, err_R)
-        M_mj = np.zeros((m.nv, m.nv))
-        mujoco.mj_fullM(m, d, M_mj)
-        worst["M"] = max(worst["M"], scaled_err(M_rd[k], T.T @ M_mj @ T))
-        d.qacc[:] = T @ A[k] + b
-        rne = np.zeros(m.nv)
-        mujoco.mj_rne(m, d, 1, rne)
-        worst["rne"] = max(worst["rne"], scaled_err(rne_rd[k], T.T @ rne))
+    worst = mujoco_errors(model, m, STATES, zlib.crc32(rel.encode()))
     bound = {key: MESH_AXES.get(rel, {}).get(key, TOL) for key in worst}
     assert all(worst[key] <= bound[key] for key in worst), (rel, worst)
 

@@ -251,6 +251,10 @@ def _joint(w: _Walk, el: ET.Element, body: str, cls) -> _Joint:
     if kind == "free" and flag(attrs, "align", where, w.doc.compiler.alignfree):
         w.leave_out("free-joint alignment with the inertial frame (align)", name)
     coef = {k: number(attrs, k, where, 0.0) for k in ("damping", "frictionloss", "armature")}
+    for key in ("armature", "frictionloss"):  # MuJoCo's act on the world-frame rates
+        if kind == "free" and coef[key]:
+            w.leave_out(f"free-joint {key} (MuJoCo's acts on v_world, robodyn's on v_b)", name)
+            coef[key] = 0.0
     spring_damper = numbers(attrs, "springdamper", 2, where, default=(0.0, 0.0))
     if np.all(spring_damper > 0):  # MuJoCo derives stiffness and damping from M(qpos0)
         w.leave_out("joint springdampers (damping and stiffness from the mass matrix)", name)
@@ -384,25 +388,31 @@ def _body_inertia(w: _Walk, el: ET.Element, body: _Body, parts: list, cls) -> No
     c = w.doc.compiler
     inertial = el.find("inertial")
     where = describe(el)
-    if inertial is not None and c.inertiafromgeom != "true":
-        body.mass, body.com, body.inertia = _inertial(inertial, where, w.doc)
-    elif c.inertiafromgeom != "false" and parts:
+    if c.inertiafromgeom != "false" and parts and (inertial is None or c.inertiafromgeom == "true"):
         body.mass, body.com, body.inertia = compound(parts) if len(parts) > 1 else parts[0]
+    elif inertial is not None:  # (also with inertiafromgeom="true" and no geom weighing)
+        body.mass, body.com, body.inertia = _inertial(inertial, where, w.doc)
     if body.mass < 0:
         raise ModelError(f"{where}: negative mass {body.mass:g}")
     body.mass = max(body.mass, c.boundmass)
     moments, axes = np.linalg.eigh(0.5 * (body.inertia + body.inertia.T))
     bounded = np.maximum(moments, c.boundinertia)
-    if np.any(bounded < -1e-12 * max(1.0, float(np.abs(moments).max()))):
-        raise ModelError(f"{where}: the inertia has a negative principal moment")
+    if np.any(bounded < -1e-12 * float(np.abs(moments).max())):  # beyond round-off
+        raise ModelError(
+            f"{where}: the inertia has a negative principal moment ({moments.min():.3g} kg "
+            "m^2): the dynamics are undefined (MuJoCo refuses it too)"
+        )
     bounded = np.maximum(bounded, 0.0)
     if bounded.sum() - 2 * bounded.max() < -1e-12 * bounded.max():  # A + B < C
-        if not c.balanceinertia:
-            raise ModelError(
-                f"{where}: principal moments {bounded.tolist()} violate A + B >= C (MuJoCo "
-                'refuses them too; <compiler balanceinertia="true"> averages them)'
-            )
-        bounded = np.full(3, bounded.mean())
+        if c.balanceinertia:
+            bounded = np.full(3, bounded.mean())
+        else:  # MuJoCo refuses it; robodyn keeps it, as its URDF loader (and Pinocchio) do
+            warnings.warn(
+                f"{where}: principal moments {bounded.tolist()} violate A + B >= C (not a "
+                "physical body); kept as written (MuJoCo refuses them; <compiler "
+                'balanceinertia="true"> averages them)', ModelWarning,
+                stacklevel=_outside_robodyn(),
+            )  # fmt: skip
     if np.any(bounded != moments):
         body.inertia = axes @ np.diag(bounded) @ axes.T
 

@@ -27,9 +27,11 @@ What goes where:
   lost (the loader names it ``<child>_<joint>``); the chains :func:`load_mjcf` makes for
   bodies with several joints come back as they were written.
 
-MJCF cannot say: velocity limits, one-sided position limits, Coulomb friction of a planar
-joint or of a free joint off the world (not rotation invariant), body 0's name (MuJoCo's
-world is "world"). What a model has of these is listed in one ModelWarning.
+MJCF cannot say: velocity limits, one-sided position limits, the Coulomb friction and the
+armature of a planar joint or of a free joint off the world (written on slides, they act on
+the rates in the parent's axes, not the body's; damping is the same), body 0's name
+(MuJoCo's world is "world"), a body named "world" (written "world_body"). What a model has
+of these is listed in one ModelWarning.
 """
 
 from __future__ import annotations
@@ -110,9 +112,7 @@ class _Writer:
             return [_joint("hinge", name, a, coef), _joint("hinge", f"{name}_axis2", a2, coef)]
         if t == JOINT_PLANAR:
             t1, t2 = planar_basis(a)
-            if coef["frictionloss"]:
-                self.lost.append(f"Coulomb friction of the planar joint {name!r} (written "
-                                 "on its slides, it would act along other directions)")  # fmt: skip
+            self.turning(name, "planar", coef)
             return [_joint("slide", f"{name}_x", t1, coef), _joint("slide", f"{name}_y", t2, coef),
                     _joint("hinge", name, a, coef)]  # fmt: skip
         return self.free(i, name, coef)  # JOINT_FREE
@@ -123,12 +123,20 @@ class _Writer:
         at_world = int(m.body_parent[i]) == 0 and not np.any(m.jnt_p[i])
         if at_world and np.array_equal(m.jnt_R[i], np.eye(3)):
             return [_joint("free", name, None, coef)]
-        if coef["frictionloss"]:
-            self.lost.append(f"Coulomb friction of the free joint {name!r} off the world")
+        self.turning(name, "free", coef)
         e = np.eye(3)
         return [_joint("slide", f"{name}_{c}", e[k], coef) for k, c in enumerate("xyz")] + [
             _joint("ball", name, None, coef)
         ]
+
+    def turning(self, name: str, kind: str, coef: dict) -> None:
+        """A planar joint, or a free joint off the world, is written with slides along axes
+        that do not turn with the body: its damping is the same (isotropic), its Coulomb
+        friction and armature act along other directions (or on other accelerations)."""
+        for key, what in (("frictionloss", "Coulomb friction"), ("armature", "armature")):
+            if coef[key]:
+                self.lost.append(f"the {what} of the {kind} joint {name!r} (on its slides "
+                                 "it acts on the rates in the parent's axes)")  # fmt: skip
 
     def range(self, i: int, name: str) -> tuple | None:
         m = self.model
@@ -166,6 +174,9 @@ class _Writer:
         k, anchor = chain[-1], self.anchor_frame(chain[-1])
         T_kF = self.frame_pose(anchor) if anchor is not None else np.eye(4)
         name = m.frame_names[anchor] if anchor is not None else m.body_names[k]
+        if name == "world":  # MuJoCo's world body has the name
+            name = "world_body"
+            self.lost.append("the name of body 'world' (MuJoCo's world has it): 'world_body'")
         placements = [self.placement(b) for b in chain] + [T_kF]
         if offset is not None:
             placements[0] = offset @ placements[0]
