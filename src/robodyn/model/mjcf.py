@@ -676,7 +676,7 @@ def load_mjcf(path_or_xml, *, floating_base: bool | None = None, mimic: bool = T
     ...   <joint name="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.5 0 0"
     ...   size="0.05"/></body></worldbody></mujoco>''')
     >>> arm.joint_names, round(arm.total_mass, 4)
-    (('hinge',), 4.2935)
+    (('hinge',), 4.4506)
     """
     doc = read_document(path_or_xml)
     w = _Walk(doc, _mesh_assets(doc))
