@@ -424,6 +424,17 @@ def test_one_warning_lists_what_robodyn_leaves_out():
         load_mjcf("<mujoco><worldbody><body><joint/><geom size='1'/></body></worldbody></mujoco>")
 
 
+def test_an_inertia_breaking_the_triangle_inequality_is_kept_with_a_warning():
+    xml = """<mujoco><compiler {}/><worldbody><body name="a"><joint/>
+      <inertial pos="0 0 0" mass="1" diaginertia="1 1 3"/></body></worldbody></mujoco>"""
+    with pytest.warns(ModelWarning, match=r"<body name='a'>: principal moments .* violate A \+ B"):
+        model = load_mjcf(xml.format(""))  # as load_urdf keeps it (MuJoCo refuses it)
+    assert np.allclose(np.diag(model.body_inertia[1]), [1, 1, 3])
+    m, balanced = _pair(xml.format('balanceinertia="true"'))  # MuJoCo's mean of the three
+    assert np.allclose(balanced.body_inertia[1], np.eye(3) * 5 / 3)
+    _assert_inertias_like_mujoco(balanced, m)
+
+
 def test_sites_are_frames_renamed_when_a_body_has_the_name():
     model = _quiet_load("""<mujoco><worldbody><site name="origin" pos="1 2 3"/>
       <body name="arm"><joint/><geom size="0.1"/><site name="arm" pos="0 0 1"/><site/>
@@ -471,6 +482,12 @@ _BAD = {
                   "unknown geom type 'blob'"),
     "mesh file": ("<body name='a'><joint/><geom type='mesh' mesh='m'/></body>",
                   "mesh 'm' is not among the <asset> meshes"),
+    "plane": ("<body name='a'><joint/><geom type='plane' size='1 1 1'/></body>",
+              "a plane geom is only allowed in static bodies"),
+    "negative moment": ("<body name='a'><joint/><inertial pos='0 0 0' mass='1' "
+                        "fullinertia='1 1 1 2 0 0'/></body>", "negative principal moment"),
+    "negative mass": ("<body name='a'><joint/><inertial pos='0 0 0' mass='-1' "
+                      "diaginertia='1 1 1'/></body>", "negative mass"),
 }  # fmt: skip
 
 

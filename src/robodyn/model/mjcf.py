@@ -397,7 +397,7 @@ def _body_inertia(w: _Walk, el: ET.Element, body: _Body, parts: list, cls) -> No
     body.mass = max(body.mass, c.boundmass)
     moments, axes = np.linalg.eigh(0.5 * (body.inertia + body.inertia.T))
     bounded = np.maximum(moments, c.boundinertia)
-    if np.any(bounded < -1e-12 * float(np.abs(moments).max())):  # beyond round-off
+    if np.any(moments < -1e-12 * float(np.abs(moments).max())):  # beyond round-off
         raise ModelError(
             f"{where}: the inertia has a negative principal moment ({moments.min():.3g} kg "
             "m^2): the dynamics are undefined (MuJoCo refuses it too)"

@@ -175,7 +175,7 @@ def _triangles(V: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
 def _second_moment(a, b, c, w: np.ndarray) -> np.ndarray:
     """sum_k w_k (a a^T + b b^T + c c^T + s s^T), s = a + b + c (rows: one triangle each)."""
     s = a + b + c
-    return sum(np.einsum("k,ki,kj->ij", w, x, x) for x in (a, b, c, s))
+    return sum((x * w[:, None]).T @ x for x in (a, b, c, s))
 
 
 def mesh_inertia(vertices, faces, mode: str, where: str) -> MeshInertia:
