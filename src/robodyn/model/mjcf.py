@@ -397,13 +397,14 @@ def _body_inertia(w: _Walk, el: ET.Element, body: _Body, parts: list, cls) -> No
     body.mass = max(body.mass, c.boundmass)
     moments, axes = np.linalg.eigh(0.5 * (body.inertia + body.inertia.T))
     bounded = np.maximum(moments, c.boundinertia)
-    if np.any(moments < -1e-12 * float(np.abs(moments).max())):  # beyond round-off
+    tol = 1e-9 * (abs(float(moments.sum())) + 1e-6 * body.mass)  # round-off: load_urdf's
+    if np.any(moments < -tol):
         raise ModelError(
             f"{where}: the inertia has a negative principal moment ({moments.min():.3g} kg "
             "m^2): the dynamics are undefined (MuJoCo refuses it too)"
         )
     bounded = np.maximum(bounded, 0.0)
-    if bounded.sum() - 2 * bounded.max() < -1e-12 * bounded.max():  # A + B < C
+    if bounded.sum() - 2 * bounded.max() < -tol:  # A + B < C
         if c.balanceinertia:
             bounded = np.full(3, bounded.mean())
         else:  # MuJoCo refuses it; robodyn keeps it, as its URDF loader (and Pinocchio) do
