@@ -442,6 +442,13 @@ def test_sites_are_frames_renamed_when_a_body_has_the_name():
     assert "arm_site" in model.frame_names and "site2" in model.frame_names
     assert any("site 'arm' is the frame 'arm_site'" in n for n in model.notes)
     assert np.allclose(model.frame_p[model.frame_id("origin")], [1, 2, 3])
+    # unnamed sites, bodies and joints are named after MuJoCo's indices (sites by body,
+    # the world's first, wherever they stand in the file)
+    m, model = _pair("""<mujoco><worldbody><body pos="0 1 0"><joint/><geom size="0.1"/>
+      <site pos="0 0 1"/><body pos="1 0 0"><joint/><geom size="0.1"/><site pos="2 0 0"/></body>
+      </body><site pos="3 0 0"/></worldbody></mujoco>""")
+    assert model.joint_names == ("joint0", "joint1") and model.body_names[1:] == ("body1", "body2")
+    _assert_dynamics_like_mujoco(model, m)  # poses of "site0".."site2" against MuJoCo's
 
 
 def test_floating_base_option():

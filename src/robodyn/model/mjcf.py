@@ -107,7 +107,7 @@ class _Walk:
     meshes: dict[str, ET.Element]  # asset name -> its <mesh> element (defaults applied)
     bodies: list[_Body] = field(default_factory=list)
     world_sites: list = field(default_factory=list)
-    ids: dict[str, int] = field(default_factory=lambda: {"body": 1, "joint": 0, "site": 0})
+    ids: dict[str, int] = field(default_factory=lambda: {"body": 1, "joint": 0})
     mesh_cache: dict[str, MeshInertia] = field(default_factory=dict)
     left_out: dict[str, list[str]] = field(default_factory=dict)  # what robodyn cannot hold
 
@@ -184,13 +184,14 @@ def _walk_body(w: _Walk, el: ET.Element, parent: str, T_in: np.ndarray, cls: str
 
 
 def _site(w: _Walk, el: ET.Element, body: _Body | None, T_in: np.ndarray, cls) -> None:
-    index = w.next_id("site")
+    """A site's (name or None, pose in its body); an unnamed one is named by
+    :func:`_site_frames` after MuJoCo's index."""
     host = body.name if body is not None else "world"
     where = describe(el, host)
     attrs = w.doc.defaults.attrs(el, cls, where)
     fromto = numbers(attrs, "fromto", 6, where)
     T = segment_frame(fromto, where)[0] if fromto is not None else _frame_of(attrs, where, w.doc)
-    site = (el.get("name") or f"site{index}", T_in @ T)
+    site = (el.get("name"), T_in @ T)
     (body.sites if body is not None else w.world_sites).append(site)
 
 
@@ -600,9 +601,10 @@ def _build(w: _Walk, floating_base, mimics) -> tuple[Model, list[str]]:
                 w.leave_out("damping, friction and armature of mimic joints", j.name)
         _emit_body(b, body, joints, mimics, taken, jtaken)
     notes = []
-    sites = [(n, "world", T) for n, T in w.world_sites]
-    sites += [(n, body.name, T) for body in w.bodies for n, T in body.sites]
-    for name, host, T in sites:
+    sites = [(n, "world", T) for n, T in w.world_sites]  # MuJoCo's order: by body, the
+    sites += [(n, body.name, T) for body in w.bodies for n, T in body.sites]  # world first
+    for k, (name, host, T) in enumerate(sites):
+        name = name or f"site{k}"
         frame = name if name not in taken else _unique(f"{name}_site", taken)
         taken.add(frame)
         if frame != name:
