@@ -675,3 +675,16 @@ def test_roundtrip_hypothesis_trees(tree):
     back = _roundtrip(model)
     assert (back.nq, back.nv) == (model.nq, model.nv)
     _assert_same_dynamics(model, back, np.random.default_rng(0))
+
+
+def test_command_line_reads_mjcf_files(tmp_path, capsys):
+    from robodyn.cli import main
+
+    path = tmp_path / "arm.xml"
+    path.write_text("""<mujoco><worldbody><body name="base"><geom size="0.1"/>
+      <body name="link" pos="0 0 0.1"><joint name="j"/><geom size="0.05"/></body></body>
+      </worldbody></mujoco>""")
+    assert main(["info", str(path)]) == 0
+    assert "nq = 1" in capsys.readouterr().out
+    assert main(["info", str(path), "--floating-base"]) == 0
+    assert "nq = 8" in capsys.readouterr().out
