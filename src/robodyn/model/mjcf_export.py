@@ -46,17 +46,7 @@ import numpy as np
 from .._files import atomic_write, output_path
 from ..errors import ModelWarning
 from ..spatial import rotation_to_quat
-from .joints import (
-    JOINT_CYLINDRICAL,
-    JOINT_FIXED,
-    JOINT_FREE,
-    JOINT_HELICAL,
-    JOINT_PLANAR,
-    JOINT_PRISMATIC,
-    JOINT_REVOLUTE,
-    JOINT_SPHERICAL,
-    JOINT_UNIVERSAL,
-)
+from . import joints as jt
 from .model import planar_basis
 
 __all__ = ["to_mjcf", "mjcf_text"]
@@ -87,7 +77,7 @@ class _Writer:
         """The MJCF joints of body i's joint, in the body's frame (see the module)."""
         m = self.model
         t, a, name = int(m.jnt_type[i]), np.asarray(m.jnt_axis[i]), m.joint_names_all[i]
-        if t == JOINT_FIXED:
+        if t == jt.JOINT_FIXED:
             return []
         va = int(m.jnt_vadr[i])
         coef = {key: float(getattr(m, field)[va]) for key, field in _COEF}
@@ -95,27 +85,27 @@ class _Writer:
             lead = m.joint_names_all[int(m.jnt_mimic[i])]
             mult, off = float(m.jnt_mimic_mult[i]), float(m.jnt_mimic_offset[i])
             self.couplings.append((name, lead, mult, off))
-            return [_joint("hinge" if t == JOINT_REVOLUTE else "slide", name, a)]
-        if t in (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_HELICAL):
-            kind = "slide" if t == JOINT_PRISMATIC else "hinge"
+            return [_joint("hinge" if t == jt.JOINT_REVOLUTE else "slide", name, a)]
+        if t in (jt.JOINT_REVOLUTE, jt.JOINT_PRISMATIC, jt.JOINT_HELICAL):
+            kind = "slide" if t == jt.JOINT_PRISMATIC else "hinge"
             out = [_joint(kind, name, a, coef, range=self.range(i, name))]
-            if t == JOINT_HELICAL:  # the translation follows the angle: pitch x theta
+            if t == jt.JOINT_HELICAL:  # the translation follows the angle: pitch x theta
                 out.append(_joint("slide", f"{name}_screw", a))
                 self.couplings.append((f"{name}_screw", name, float(m.jnt_pitch[i]), 0.0))
             return out
-        if t == JOINT_SPHERICAL:
+        if t == jt.JOINT_SPHERICAL:
             return [_joint("ball", name, None, coef)]
-        if t == JOINT_CYLINDRICAL:
+        if t == jt.JOINT_CYLINDRICAL:
             return [_joint("hinge", name, a, coef), _joint("slide", f"{name}_slide", a, coef)]
-        if t == JOINT_UNIVERSAL:
+        if t == jt.JOINT_UNIVERSAL:
             a2 = np.asarray(m.jnt_axis2[i])
             return [_joint("hinge", name, a, coef), _joint("hinge", f"{name}_axis2", a2, coef)]
-        if t == JOINT_PLANAR:
+        if t == jt.JOINT_PLANAR:
             t1, t2 = planar_basis(a)
             self.turning(name, "planar", coef)
             return [_joint("slide", f"{name}_x", t1, coef), _joint("slide", f"{name}_y", t2, coef),
                     _joint("hinge", name, a, coef)]  # fmt: skip
-        return self.free(i, name, coef)  # JOINT_FREE
+        return self.free(i, name, coef)  # jt.JOINT_FREE
 
     def free(self, i: int, name: str, coef: dict) -> list[dict]:
         """A free joint: MuJoCo's on the world at the identity, else slides and a ball."""
@@ -159,10 +149,10 @@ class _Writer:
         if len(kids) != 1 or m.body_mass[i] != 0 or np.any(m.body_inertia[i]) or \
                 self.frames.get(i):  # fmt: skip
             return False
-        plain = (JOINT_REVOLUTE, JOINT_PRISMATIC, JOINT_CYLINDRICAL, JOINT_UNIVERSAL,
-                 JOINT_HELICAL)  # fmt: skip
+        plain = (jt.JOINT_REVOLUTE, jt.JOINT_PRISMATIC, jt.JOINT_CYLINDRICAL, jt.JOINT_UNIVERSAL,
+                 jt.JOINT_HELICAL)  # fmt: skip
         c = kids[0]
-        return int(m.jnt_type[i]) in plain and int(m.jnt_type[c]) in plain + (JOINT_FIXED,)
+        return int(m.jnt_type[i]) in plain and int(m.jnt_type[c]) in plain + (jt.JOINT_FIXED,)
 
     def body(self, i: int, depth: int, offset: np.ndarray | None = None) -> list[str]:
         """The MJCF of body i (with the massless bodies folded into it) and its subtree;
@@ -205,7 +195,7 @@ class _Writer:
         ``<frame>_<joint>``, the frame a pure translation on it. Written as the MJCF body
         (the joint with its ``pos``), the file reads back to the same names."""
         m = self.model
-        if int(m.jnt_type[k]) in (JOINT_FIXED, JOINT_FREE) or m.jnt_mimic[k] >= 0:
+        if int(m.jnt_type[k]) in (jt.JOINT_FIXED, jt.JOINT_FREE) or m.jnt_mimic[k] >= 0:
             return None
         for f in self.frames.get(k, []):
             own = f"{m.frame_names[f]}_{m.joint_names_all[k]}" == m.body_names[k]
@@ -291,19 +281,14 @@ def _inertial_xml(m, k: int, F: np.ndarray) -> str:
 
 
 def _joint_xml(j: dict) -> str:
-    parts = [f'<joint name={quoteattr(j["name"])} type="{j["type"]}"']
-    if j.get("axis") is not None:
-        parts.append(f'axis="{_num(j["axis"])}"')
-    if j.get("pos") is not None:
-        parts.append(f'pos="{_num(j["pos"])}"')
-    if j.get("range") is not None:
-        parts.append(f'range="{_num(j["range"])}"')
-    for key in ("damping", "frictionloss", "armature"):
-        if j[key]:
-            parts.append(f'{key}="{j[key]!r}"')
+    """One ``<joint>`` element: the attributes a joint has, coefficients only when not 0."""
+    attrs = [("name", quoteattr(j["name"])), ("type", f'"{j["type"]}"')]
+    attrs += [(key, f'"{_num(j[key])}"') for key in ("axis", "pos", "range")
+              if j.get(key) is not None]  # fmt: skip
+    attrs += [(key, f'"{j[key]!r}"') for key in ("damping", "frictionloss", "armature") if j[key]]
     if math.isfinite(j["effort"]):
-        parts.append(f'actuatorfrcrange="{_num([-j["effort"], j["effort"]])}"')
-    return " ".join(parts) + "/>"
+        attrs.append(("actuatorfrcrange", f'"{_num([-j["effort"], j["effort"]])}"'))
+    return "<joint " + " ".join(f"{key}={value}" for key, value in attrs) + "/>"
 
 
 def mjcf_text(model, *, every_frame: bool = False, site_prefix: str = "",
