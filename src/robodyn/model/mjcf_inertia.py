@@ -258,20 +258,24 @@ def read_mesh(path: Path, where: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _read_stl(data: bytes) -> tuple[np.ndarray, np.ndarray]:
-    if len(data) >= 84:
-        n = struct.unpack_from("<I", data, 80)[0]
-        if len(data) == 84 + 50 * n:  # binary: a 12-float record and 2 bytes per triangle
-            rec = np.frombuffer(data, dtype=np.dtype([("f", "<f4", 12), ("a", "<u2")]),
-                                count=n, offset=84)  # fmt: skip
-            V = rec["f"][:, 3:].reshape(-1, 3)
-            return V, np.arange(len(V)).reshape(-1, 3)
-    text = data.decode("ascii", errors="replace")
-    if not text.lstrip().startswith("solid"):
-        raise ValueError("neither a binary nor an ASCII STL file")
-    V = np.array([[float(x) for x in line.split()[1:4]] for line in text.splitlines()
-                  if line.strip().startswith("vertex")], dtype=np.float32)  # fmt: skip
-    if len(V) % 3:
-        raise ValueError("ASCII STL with a facet of other than 3 vertices")
+    """Binary STL (an 80-byte header, the triangle count, then per triangle 12 float32:
+    normal and three vertices, and 2 bytes), or ASCII STL ("solid", "facet", "vertex")."""
+    exact = len(data) >= 84 and len(data) == 84 + 50 * struct.unpack_from("<I", data, 80)[0]
+    if not exact and data[:1024].lstrip().startswith(b"solid") and b"facet" in data[:4096]:
+        text = data.decode("ascii", errors="replace")
+        V = np.array([[float(x) for x in line.split()[1:4]] for line in text.splitlines()
+                      if line.strip().startswith("vertex")], dtype=np.float32)  # fmt: skip
+        if len(V) == 0 or len(V) % 3:
+            raise ValueError("ASCII STL without facets of 3 vertices")
+        return V, np.arange(len(V)).reshape(-1, 3)
+    if len(data) < 84:
+        raise ValueError("too short for a binary STL file")
+    n = struct.unpack_from("<I", data, 80)[0]
+    if n == 0 or len(data) < 84 + 50 * n:
+        raise ValueError(f"a binary STL file of {len(data)} bytes cannot hold {n} triangles")
+    rec = np.frombuffer(data, dtype=np.dtype([("f", "<f4", 12), ("a", "<u2")]), count=n,
+                        offset=84)  # fmt: skip
+    V = rec["f"][:, 3:].reshape(-1, 3)
     return V, np.arange(len(V)).reshape(-1, 3)
 
 
