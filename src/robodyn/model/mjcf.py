@@ -672,6 +672,16 @@ def load_mjcf(path_or_xml, *, floating_base: bool | None = None, mimic: bool = T
         actuators, equality constraints other than the mimic couplings, joint springs,
         ball-joint cone limits, gravity compensation, fluid forces, plugins, flexes.
 
+    Notes
+    -----
+    Where robodyn reads a file otherwise than MuJoCo: an inertia breaking the triangle
+    inequality is kept with a ModelWarning (as :func:`robodyn.load_urdf` and Pinocchio keep
+    it; MuJoCo refuses it unless ``balanceinertia``); MuJoCo's stored inertia of a mesh
+    carries its eigen-solver's tolerance in the principal axes (a turn below ~1.4e-6 rad),
+    robodyn's is the exact tensor of MuJoCo's rule; ASCII STL files are read (MuJoCo reads
+    binary STL only); a massless moving body loads (MuJoCo refuses it; robodyn's forward
+    dynamics then need mass below it).
+
     Examples
     --------
     >>> import robodyn as rd
