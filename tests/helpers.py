@@ -824,3 +824,149 @@ def mesh_chain_urdf(names, name: str = "r", offset: float | None = None) -> str:
                       f'<child link="l{k}"/>{origin}<axis xyz="0 0 1"/>'
                       '<limit lower="-3" upper="3" effort="1" velocity="1"/></joint>')  # fmt: skip
     return f'<robot name="{name}">' + "".join(links + joints) + "</robot>"
+
+
+# ----------------------------------------------------------------------------- MuJoCo
+class MujocoMap:
+    """robodyn's coordinates to MuJoCo's, joints matched by name (MuJoCo's unnamed joint k
+    is robodyn's ``"joint{k}"``, as :func:`robodyn.load_mjcf` names it).
+
+    * q: a hinge's or slide's qpos is robodyn's q plus MuJoCo's ``qpos0`` (the joint's
+      ``ref``); a ball's and a free joint's qpos are robodyn's q; a mimic joint's is
+      ``mult q_leader + offset`` (plus its qpos0);
+    * v: MuJoCo's qvel is ``T v`` with T the identity on hinge, slide and ball dofs, a
+      mimic's row ``mult`` times its leader's, and for a free joint ``[[0, R], [1, 0]]``
+      (``[v_world; omega_b]`` from ``[omega_b; v_b]``, R the body's rotation in MuJoCo's
+      data); accelerations ``qacc = T a + b`` with ``b = [R (omega_b x v_b); 0]``;
+      generalized forces ``tau = T^T tau_mj``, mass matrices ``M = T^T M_mj T``.
+    """
+
+    def __init__(self, model, m) -> None:
+        import mujoco
+
+        from robodyn.model import model as rdm
+
+        mj = mujoco.mjtJoint
+        kinds = {rdm.JOINT_REVOLUTE: mj.mjJNT_HINGE, rdm.JOINT_PRISMATIC: mj.mjJNT_SLIDE,
+                 rdm.JOINT_SPHERICAL: mj.mjJNT_BALL, rdm.JOINT_FREE: mj.mjJNT_FREE}  # fmt: skip
+        self.m, self.nv = m, model.nv
+        # (robodyn qadr, vadr, nq, nv, MuJoCo qposadr, dofadr, free body or -1, mult, offset)
+        self.plan = []
+        seen = []
+        for i in range(1, model.nb):
+            if model.jnt_nq[i] == 0 and model.jnt_mimic[i] < 0:
+                continue
+            name = model.joint_names_all[i]
+            j = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, name)
+            if j < 0 and re.fullmatch(r"joint\d+", name):
+                j = int(name[5:])
+            assert 0 <= j < m.njnt and m.jnt_type[j] == kinds[int(model.jnt_type[i])], name
+            src = int(model.jnt_mimic[i]) if model.jnt_mimic[i] >= 0 else i
+            nq, nv = int(model.jnt_nq[src]), int(model.jnt_nv[src])
+            free = int(model.jnt_type[i]) == rdm.JOINT_FREE
+            mult = model.jnt_mimic_mult[i] if src != i else 1.0
+            off = model.jnt_mimic_offset[i] if src != i else 0.0
+            self.plan.append((int(model.jnt_qadr[src]), int(model.jnt_vadr[src]), nq, nv,
+                              int(m.jnt_qposadr[j]), int(m.jnt_dofadr[j]),
+                              int(m.jnt_bodyid[j]) if free else -1, mult, off))  # fmt: skip
+            seen += range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + nv)
+        assert sorted(seen) == list(range(m.nv)), "every MuJoCo dof is one of robodyn's"
+
+    def qpos(self, q) -> np.ndarray:
+        out = self.m.qpos0.copy()
+        for qa, _, nq, _, mq, _, body, mult, off in self.plan:
+            if body >= 0 or nq == 4:  # free and ball joints: the same coordinates
+                out[mq : mq + nq] = q[qa : qa + nq]
+            else:
+                out[mq] += mult * q[qa] + off
+        return out
+
+    def maps(self, d, v) -> tuple[np.ndarray, np.ndarray]:
+        """(T, b) at the state MuJoCo's data ``d`` holds (after its kinematics)."""
+        T, b = np.zeros((self.m.nv, self.nv)), np.zeros(self.m.nv)
+        for _, va, _, nv, _, md, body, mult, _ in self.plan:
+            if body < 0:
+                T[md : md + nv, va : va + nv] = mult * np.eye(nv)
+                continue
+            R = d.xmat[body].reshape(3, 3)
+            T[md : md + 3, va + 3 : va + 6] = R
+            T[md + 3 : md + 6, va : va + 3] = np.eye(3)
+            b[md : md + 3] = R @ np.cross(v[va : va + 3], v[va + 3 : va + 6])
+        return T, b
+
+
+def scaled_err(got, want) -> float:
+    """max |got - want| / max |want| (relative to the quantity's own scale, however small:
+    a fly's mass matrix in kg m^2 is ~1e-9)."""
+    got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    scale = float(np.abs(want).max(initial=0.0))
+    return float(np.abs(got - want).max(initial=0.0)) / (scale if scale > 0 else 1.0)
+
+
+def mujoco_frames(model, m) -> tuple[list, list, list, list]:
+    """robodyn's frames of MuJoCo's sites and bodies, and their MuJoCo indices: (site
+    frames, sites, body frames, bodies). Names as :func:`robodyn.load_mjcf` gives them: an
+    unnamed body k is "body<k>", an unnamed site k "site<k>", a site named like a body the
+    frame "<site>_site"."""
+    taken = set(model.body_names) | {m.body(i).name for i in range(m.nbody)}
+    site_frames = []
+    for s in range(m.nsite):
+        name = m.site(s).name or f"site{s}"
+        site_frames.append(model.frame_id(name if name not in taken else f"{name}_site"))
+    bodies = list(range(1, m.nbody))
+    body_frames = [model.frame_id(m.body(i).name or f"body{i}") for i in bodies]
+    return site_frames, list(range(m.nsite)), body_frames, bodies
+
+
+def mujoco_errors(model, m, states: int, seed: int) -> dict[str, float]:
+    """robodyn's worst errors (:func:`scaled_err`) against MuJoCo's model ``m`` on random
+    states, through :class:`MujocoMap`: "rne" inverse dynamics (``mj_rne``: no armature, no
+    joint friction), "M" the mass matrix (``mj_fullM``), "qacc" forward dynamics (``mj_forward``
+    with ``qfrc_applied = T tau``; the Coulomb friction MuJoCo's disabled constraints leave
+    out is added to robodyn's torque; with mimic joints, whose followers MuJoCo moves
+    freely, the reduced ``(T^T M T) a = tau - T^T (M b + bias - passive)``), "pose" the
+    world poses of the sites' and bodies' frames (``site_xpos/xmat``, ``xpos/xmat``)."""
+    import mujoco
+
+    from robodyn import dynamics as dyn
+    from robodyn.kinematics import fk
+
+    mp, d = MujocoMap(model, m), mujoco.MjData(m)
+    site_frames, sites, body_frames, bodies = mujoco_frames(model, m)
+    rng = np.random.default_rng(seed)
+    Q = random_configuration(model, rng, size=states)
+    V, A, TAU = (rng.normal(size=(states, model.nv)) for _ in range(3))
+    rne_rd = dyn.inverse_dynamics(model, Q, V, A, friction=False, armature=False)
+    M_rd = dyn.mass_matrix(model, Q)
+    qacc_rd = dyn.forward_dynamics(model, Q, V, TAU + model.dof_friction * np.sign(V))
+    poses = fk(model, Q)
+    worst = dict.fromkeys(("rne", "M", "qacc", "pose"), 0.0)
+    for k in range(states):
+        d.qpos[:] = mp.qpos(Q[k])
+        mujoco.mj_kinematics(m, d)
+        T, b = mp.maps(d, V[k])
+        d.qvel[:] = T @ V[k]
+        d.qfrc_applied[:] = T @ TAU[k] if m.nv == model.nv else 0.0  # T^T T = 1 if square
+        mujoco.mj_forward(m, d)
+        M_mj = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, M_mj)
+        if m.nv == model.nv:
+            qacc = T.T @ (d.qacc - b)
+        else:
+            rhs = TAU[k] - T.T @ (M_mj @ b + d.qfrc_bias - d.qfrc_passive)
+            qacc = np.linalg.solve(T.T @ M_mj @ T, rhs)
+        worst["qacc"] = max(worst["qacc"], scaled_err(qacc_rd[k], qacc))
+        for frames, mj, xpos, xmat in ((site_frames, sites, d.site_xpos, d.site_xmat),
+                                       (body_frames, bodies, d.xpos, d.xmat)):  # fmt: skip
+            P = poses[k, frames]
+            err_p = np.abs(P[:, :3, 3] - xpos[mj]).max(initial=0.0)
+            err_R = np.abs(P[:, :3, :3] - xmat[mj].reshape(-1, 3, 3)).max(initial=0.0)
+            scale = max(1.0, np.abs(xpos).max(initial=0.0))
+            worst["pose"] = max(worst["pose"], err_p / scale, err_R)
+        worst["M"] = max(worst["M"], scaled_err(M_rd[k], T.T @ M_mj @ T))
+        d.qacc[:] = T @ A[k] + b
+        rne = np.zeros(m.nv)
+        mujoco.mj_rne(m, d, 1, rne)
+        worst["rne"] = max(worst["rne"], scaled_err(rne_rd[k], T.T @ rne))
+    return worst

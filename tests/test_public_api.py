@@ -12,7 +12,7 @@ import robodyn as rd
 
 # dir(robodyn) on main before the move (commit 89baf22), plus the names added since (issue
 # 30: inverse_dynamics_derivatives, rnea_derivatives, forward_dynamics_derivatives,
-# aba_derivatives, linearize; issue 32: attach, lock_joints, to_urdf)
+# aba_derivatives, linearize; issue 32: attach, lock_joints, to_urdf, load_mjcf, to_mjcf)
 DIR_ROBODYN = [
     "Ellipsoid",
     "HolonomicConstraint",
@@ -103,6 +103,7 @@ DIR_ROBODYN = [
     "kinetic_energy",
     "kkt_solve",
     "linearize",
+    "load_mjcf",
     "load_urdf",
     "lock_joints",
     "log3",
@@ -139,6 +140,7 @@ DIR_ROBODYN = [
     "symbolic",
     "task_space_ellipsoid",
     "task_space_inertia",
+    "to_mjcf",
     "to_mr",
     "to_urdf",
     "trajectory",

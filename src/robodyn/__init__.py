@@ -37,6 +37,8 @@ _LAZY: dict[str, str] = {
     "to_urdf": "robodyn.model.urdf_export",
     "lock_joints": "robodyn.model.compose",
     "attach": "robodyn.model.compose",
+    "load_mjcf": "robodyn.model.mjcf",
+    "to_mjcf": "robodyn.model.mjcf_export",
     "from_mr": "robodyn.model.poe",
     "to_mr": "robodyn.model.poe",
     "from_dh": "robodyn.model.dh",

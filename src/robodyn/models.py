@@ -11,14 +11,17 @@ panda      Franka Emika Panda, 7 DoF (modified DH, Gaz et al. 2019)  :func:`from
 =========  ========================================================  ===============
 
 Each robot is a JSON file in ``robodyn/model/data/`` that names its source; ``info(name)``
-returns that metadata. ``load`` also accepts a path to a URDF file (read by
-:func:`robodyn.model.urdf.load_urdf`) or to a JSON file in the same format.
+returns that metadata. ``load`` also accepts a path to a robot file: an XML file whose root
+element is ``<mujoco>`` is MJCF (read by :func:`robodyn.model.mjcf.load_mjcf`), any other
+XML file URDF (:func:`robodyn.model.urdf.load_urdf`), a ``.json`` file the bundled
+format.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -77,7 +80,8 @@ def load(name_or_path: str | os.PathLike) -> Model:
     Parameters
     ----------
     name_or_path : str or path-like
-        One of :func:`names`, or a path to a ``.urdf`` file (or a robodyn ``.json`` file).
+        One of :func:`names`, or a path to a robot file: URDF, MJCF (an XML file whose root
+        element is ``<mujoco>``, whatever its suffix) or a robodyn ``.json`` file.
 
     Returns
     -------
@@ -102,9 +106,14 @@ def load(name_or_path: str | os.PathLike) -> Model:
         except (OSError, json.JSONDecodeError) as exc:
             raise ModelError(f"cannot read robot file {str(path)!r}: {exc}") from exc
         return from_spec(spec)
-    if path.suffix.lower() in (".urdf", ".xml") or path.is_file():
+    if path.suffix.lower() in (".urdf", ".xml", ".mjcf") or path.is_file():
         if not path.is_file():
-            raise ModelError(f"no such URDF file: {str(path)!r}")
+            kind = {".urdf": "URDF", ".mjcf": "MJCF"}.get(path.suffix.lower(), "robot")
+            raise ModelError(f"no such {kind} file: {str(path)!r}")
+        if _root_tag(path) == "mujoco":
+            from .model.mjcf import load_mjcf
+
+            return load_mjcf(str(path))
         from .model.urdf import load_urdf
 
         return load_urdf(str(path))
@@ -112,6 +121,19 @@ def load(name_or_path: str | os.PathLike) -> Model:
         f"unknown robot {str(name_or_path)!r}: not a bundled robot and not a file; "
         f"bundled robots: {', '.join(_BUNDLED)}"
     )
+
+
+_MARKUP = re.compile(rb"<\?.*?\?>|<!--.*?-->|<!\w[^>]*>", re.S)  # declarations, comments
+_TAG = re.compile(rb"<\s*([A-Za-z_][\w.:-]*)")
+
+
+def _root_tag(path: Path) -> str | None:
+    """The name of the first element of an XML file (``"robot"`` for URDF, ``"mujoco"`` for
+    MJCF), from its first 64 KiB."""
+    with path.open("rb") as fh:
+        head = _MARKUP.sub(b"", fh.read(65536))
+    found = _TAG.search(head)
+    return found.group(1).decode("ascii", "replace") if found else None
 
 
 # ------------------------------------------------------------------ spec -> Model

@@ -221,71 +221,12 @@ def mujoco_from_urdf(text: str, floating: bool, model, mujoco):
 
 
 def mjcf_from(model) -> str:
-    """MJCF text of a robodyn Model: the same bodies, joints, inertias and a site per frame.
+    """MJCF text of a robodyn Model for the bench: :func:`robodyn.to_mjcf`'s writer with a
+    site ``f_<frame>`` for every frame (the bodies' own too) and contacts and constraints
+    disabled (the rigid-body dynamics alone)."""
+    from ..model.mjcf_export import mjcf_text
 
-    Contacts and constraints are disabled; no geometry (MuJoCo needs none for dynamics).
-    """
-    from xml.sax.saxutils import quoteattr
-
-    from ..model.model import JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE
-    from ..spatial import rotation_to_quat
-
-    def num(xs) -> str:
-        return " ".join(repr(float(x)) for x in np.ravel(xs))
-
-    children: dict[int, list[int]] = {}
-    for i in range(1, model.nb):
-        children.setdefault(int(model.body_parent[i]), []).append(i)
-    frames: dict[int, list[int]] = {}
-    for f in range(len(model.frame_names)):
-        frames.setdefault(int(model.frame_body[f]), []).append(f)
-
-    def sites(b: int, ind: str) -> list[str]:
-        return [
-            f"{ind}<site name={quoteattr('f_' + model.frame_names[f])} "
-            f'pos="{num(model.frame_p[f])}" quat="{num(rotation_to_quat(model.frame_R[f]))}"/>'
-            for f in frames.get(b, [])
-        ]
-
-    def body(i: int, depth: int) -> list[str]:
-        ind = "  " * depth
-        t = int(model.jnt_type[i])
-        quat = rotation_to_quat(np.array(model.jnt_R[i]))
-        lines = [
-            f'{ind}<body name={quoteattr(model.body_names[i])} pos="{num(model.jnt_p[i])}" '
-            f'quat="{num(quat)}">'
-        ]
-        jn = quoteattr(model.joint_names_all[i])
-        if t == JOINT_FREE:
-            lines.append(f"{ind}  <freejoint name={jn}/>")
-        elif t in (JOINT_REVOLUTE, JOINT_PRISMATIC):
-            kind = "hinge" if t == JOINT_REVOLUTE else "slide"
-            lines.append(f'{ind}  <joint name={jn} type="{kind}" axis="{num(model.jnt_axis[i])}"/>')
-        I = np.asarray(model.body_inertia[i])
-        full = [I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2]]
-        lines.append(
-            f'{ind}  <inertial pos="{num(model.body_com[i])}" mass="{float(model.body_mass[i])!r}" '
-            f'fullinertia="{num(full)}"/>'
-        )
-        lines += sites(i, ind + "  ")
-        for c in children.get(i, []):
-            lines += body(c, depth + 1)
-        lines.append(f"{ind}</body>")
-        return lines
-
-    out = [
-        f"<mujoco model={quoteattr(model.name or 'robot')}>",
-        '  <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>',
-        f'  <option gravity="{num(model.gravity)}">',
-        '    <flag contact="disable" constraint="disable"/>',
-        "  </option>",
-        "  <worldbody>",
-    ]
-    out += sites(0, "    ")
-    for c in children.get(0, []):
-        out += body(c, 2)
-    out += ["  </worldbody>", "</mujoco>"]
-    return "\n".join(out)
+    return mjcf_text(model, every_frame=True, site_prefix="f_", constraints=False)[0]
 
 
 @dataclasses.dataclass

@@ -39,7 +39,10 @@ __all__ = [
 ]
 
 ROBOT_HELP = "bundled robot name (pendulum, planar_2r, rp_arm, ur5, panda) or URDF path"
-FLOATING_HELP = "put the URDF's root link on a free joint (URDF files only)"
+FLOATING_HELP = (
+    "put the URDF's root link (an MJCF file's bodies welded to the world) on a free joint "
+    "(robot files only)"
+)
 # the documentation site, built from docs/ (README, "Documentation")
 DOCS_SITE = "the site built from docs/ (README, 'Documentation')"
 DOCS_HELP = (
@@ -126,7 +129,7 @@ def resolve_robot(text: str):
     ----------
     text : str
         A name from :func:`robodyn.models.names`, or the path of an existing file
-        (URDF, or robodyn's JSON format).
+        (URDF, MJCF, or robodyn's JSON format).
 
     Returns
     -------
@@ -159,7 +162,8 @@ def load_robot(text: str, floating_base: bool = False):
     text : str
         Bundled robot name or robot file path.
     floating_base : bool
-        Put the URDF's root link on a free joint (``--floating-base``; URDF files only).
+        Put the URDF's root link, or an MJCF file's bodies welded to the world, on a free
+        joint (``--floating-base``; robot files only).
 
     Returns
     -------
@@ -176,7 +180,11 @@ def load_robot(text: str, floating_base: bool = False):
         return robot
     if floating_base:
         if robot.suffix.lower() == ".json":
-            raise ValueError(f"--floating-base applies to URDF files, not {text!r}")
+            raise ValueError(f"--floating-base applies to URDF and MJCF files, not {text!r}")
+        if models._root_tag(robot) == "mujoco":
+            from ..model.mjcf import load_mjcf
+
+            return load_mjcf(str(robot), floating_base=True)
         from ..model.urdf import load_urdf
 
         return load_urdf(str(robot), floating_base=True)

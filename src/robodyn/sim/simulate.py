@@ -242,7 +242,8 @@ def simulate(
     boxes and spheres fixed in the world, :mod:`robodyn.sim.environment`): links pass
     through each other, and through the ground unless it is in the environment. This is not
     a general contact solver; for contact-rich simulation use MuJoCo
-    (``rd.convert.to_mujoco`` writes the model).
+    (:func:`robodyn.to_mjcf` writes the model as MJCF; add the geometry
+    MuJoCo should collide).
     """
     _check_input(input, controller)
     if input == "velocity":  # a kinematic robot: robodyn.sim.kinematic_sim
