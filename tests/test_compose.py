@@ -374,9 +374,9 @@ def test_to_urdf_file_rules(tmp_path):
     first = path.read_text()
     assert first.startswith('<?xml version="1.0" encoding="utf-8"?>') and "<robot" in first
     assert "m/s^2" in first  # the gravity URDF cannot carry, in a comment
-    with pytest.raises(FileExistsError, match="the file exists; pass force=True"):
+    with pytest.raises(FileExistsError, match="the file exists; pass overwrite=True"):
         model.to_urdf(path)
-    assert rd.to_urdf(model.lock_joints("link2_joint", [0, 0.3]), path, force=True) == path
+    assert rd.to_urdf(model.lock_joints("link2_joint", [0, 0.3]), path, overwrite=True) == path
     assert path.read_text() != first
     assert sorted(os.listdir(tmp_path)) == ["arm.urdf"]  # no temporary file left
     with pytest.raises(ValueError, match="does not exist"):

@@ -549,11 +549,11 @@ def test_to_mjcf_follows_the_file_rules(tmp_path):
     assert to_mjcf(model, path) == path
     text = path.read_text()
     ET.fromstring(text)
-    with pytest.raises(FileExistsError, match="force=True"):
+    with pytest.raises(FileExistsError, match="overwrite=True"):
         to_mjcf(model, path)
     assert path.read_text() == text  # untouched
     with pytest.warns(ModelWarning, match="MJCF cannot say the velocity limit of 'joint1'"):
-        to_mjcf(models.load("panda"), path, force=True)
+        to_mjcf(models.load("panda"), path, overwrite=True)
     assert "panda" in path.read_text() and not list(tmp_path.glob("*_tmp*"))
     with pytest.raises(ValueError, match="does not exist"):
         to_mjcf(model, tmp_path / "no" / "x.xml")

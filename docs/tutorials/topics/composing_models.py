@@ -131,7 +131,7 @@ print(free_arm.joint_names[:2], free_arm.body_names[:2], free_arm.floating_base)
 # Writing URDF
 # ------------
 # ``to_urdf`` checks the path before any work, never replaces a file without
-# ``force=True`` and writes atomically. The mobile manipulator read back has the same
+# ``overwrite=True`` and writes atomically. The mobile manipulator read back has the same
 # dynamics:
 folder = tempfile.mkdtemp()
 path = mobile.to_urdf(os.path.join(folder, "mobile_ur5.urdf"))

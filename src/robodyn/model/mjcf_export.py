@@ -336,7 +336,7 @@ def mjcf_text(model, *, every_frame: bool = False, site_prefix: str = "",
     return "\n".join(out) + "\n", w.lost
 
 
-def to_mjcf(model, path=None, *, force: bool = False):
+def to_mjcf(model, path=None, *, overwrite: bool = False):
     """Write ``model`` as an MJCF file that :func:`robodyn.load_mjcf` reads back to the same
     dynamics and MuJoCo simulates (see :mod:`robodyn.model.mjcf_export` for how each joint
     is written).
@@ -346,9 +346,9 @@ def to_mjcf(model, path=None, *, force: bool = False):
     model : Model
     path : str or os.PathLike, optional
         The file to write; checked before any work: an existing file is refused unless
-        ``force=True``, and the file is written atomically (a temporary file renamed over
+        ``overwrite=True``, and the file is written atomically (a temporary file renamed over
         it when complete). None: the text is returned, nothing written.
-    force : bool
+    overwrite : bool
         Replace an existing file.
 
     Returns
@@ -359,7 +359,7 @@ def to_mjcf(model, path=None, *, force: bool = False):
     Raises
     ------
     FileExistsError
-        ``path`` exists and ``force`` is False.
+        ``path`` exists and ``overwrite`` is False.
     ValueError
         The folder is missing or not writable, or ``path`` is a folder.
 
@@ -376,8 +376,8 @@ def to_mjcf(model, path=None, *, force: bool = False):
     >>> rd.load_mjcf(text).joint_names
     ('joint1', 'joint2')
     """
-    p = None if path is None else output_path(path, overwrite=force, name="path",
-                                               how="pass force=True to replace it")  # fmt: skip
+    p = None if path is None else output_path(path, overwrite=overwrite, name="path",
+                                               how="pass overwrite=True to replace it")  # fmt: skip
     text, lost = mjcf_text(model)
     if lost:
         warnings.warn(ModelWarning("to_mjcf: MJCF cannot say " + "; ".join(lost)), stacklevel=2)

@@ -410,10 +410,10 @@ class Model:
         """``(M, Slist, Mlist, Glist)`` of a serial chain; see :func:`robodyn.model.poe.to_mr`."""
         return _to_mr(self, frame)
 
-    def to_urdf(self, path=None, *, force: bool = False):
+    def to_urdf(self, path=None, *, overwrite: bool = False):
         """Write the model as URDF (returns the path; the text when ``path`` is None);
         see :func:`robodyn.to_urdf`."""
-        return _to_urdf(self, path, force=force)
+        return _to_urdf(self, path, overwrite=overwrite)
 
     def lock_joints(self, names, q) -> Model:
         """The reduced model with the joints ``names`` fixed at ``q`` (their bodies merged

@@ -309,7 +309,7 @@ def urdf_text(model) -> tuple[str, list[str]]:
     return text + "\n", w.lost
 
 
-def to_urdf(model, path=None, *, force: bool = False):
+def to_urdf(model, path=None, *, overwrite: bool = False):
     """Write ``model`` as a URDF file that :func:`robodyn.load_urdf` reads back to the same
     dynamics (see the module docstring for how each joint is written).
 
@@ -318,9 +318,9 @@ def to_urdf(model, path=None, *, force: bool = False):
     model : Model
     path : str or os.PathLike, optional
         The file to write; checked before any work: an existing file is refused unless
-        ``force=True``, and the file is written atomically (a temporary file renamed over
+        ``overwrite=True``, and the file is written atomically (a temporary file renamed over
         it when complete). None: the text is returned, nothing written.
-    force : bool
+    overwrite : bool
         Replace an existing file.
 
     Returns
@@ -331,7 +331,7 @@ def to_urdf(model, path=None, *, force: bool = False):
     Raises
     ------
     FileExistsError
-        ``path`` exists and ``force`` is False.
+        ``path`` exists and ``overwrite`` is False.
     ValueError
         The folder is missing or not writable, or ``path`` is a folder.
 
@@ -344,7 +344,8 @@ def to_urdf(model, path=None, *, force: bool = False):
     """
     p = None
     if path is not None:
-        p = output_path(path, overwrite=force, name="path", how="pass force=True to replace it")
+        how = "pass overwrite=True to replace it"
+        p = output_path(path, overwrite=overwrite, name="path", how=how)
     text, lost = urdf_text(model)
     if lost:
         warnings.warn(ModelWarning("to_urdf: URDF cannot say " + "; ".join(lost)),
