@@ -1,9 +1,12 @@
 """Course notes 000: the 2R arm with point masses at the link tips (theta2 relative).
 
-Prints M, c and g at a configuration beside the notes' closed forms, the torques of the
-centripetal and Coriolis cases at theta = (0, pi/2) (zero gravity, zero joint
-accelerations), and draws the torque ellipses of M for the unit arm and the end-effector
-force ellipses (apparent mass Lambda) over the arm.
+The bundled ``point_mass_2r`` (m1 = m2 = 1 kg, L1 = L2 = 1 m; the notes give symbols, these
+are the unit arm of their "Variation of the Mass Matrix"). Prints M, c and g at a state
+(tests/book/test_course_scripts.py evaluates the notes' closed forms there), c and g in the
+notes' symbols, the tip-force term J^T F_tip, the apparent mass Lambda, the mass-2
+accelerations and torques of the centripetal and Coriolis cases at theta = (0, pi/2)
+(zero gravity, zero joint accelerations; the notes' printed sum beside the corrected one),
+and draws the torque ellipses of M and the end-effector force ellipses of Lambda.
 
     python examples/course/notes000_2r.py [outdir]     (default ./out/course/notes000)
 """
@@ -17,39 +20,47 @@ from pathlib import Path
 import numpy as np
 
 import robodyn as rd
-from robodyn.inertia import point
 from robodyn.sim.plot import plot_ellipses
-
-
-def point_mass_2r(m1, m2, L1, L2, g=9.81):
-    """The notes' arm: point masses at the link tips, gravity along -y, a tip frame "ee"."""
-    T2 = np.eye(4)
-    T2[0, 3] = L1
-    Te = np.eye(4)
-    Te[0, 3] = L2
-    return (
-        rd.ModelBuilder(name="2r_point_masses", gravity=(0.0, -g, 0.0))
-        .add_body("link1", "world", axis=(0, 0, 1), inertia=point(m1, (L1, 0, 0)))
-        .add_body("link2", "link1", axis=(0, 0, 1), T=T2, inertia=point(m2, (L2, 0, 0)))
-        .add_frame("ee", "link2", T=Te)
-        .build()
-    )
 
 
 def main(outdir: str = "out/course/notes000") -> None:
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    m1, m2, L1, L2 = 1.0, 1.0, 1.0, 1.0
-    arm = point_mass_2r(m1, m2, L1, L2)
+    arm = rd.models.load("point_mass_2r")  # m1 = m2 = 1 kg, L1 = L2 = 1 m, g = 9.81
     still = dataclasses.replace(arm, gravity=np.zeros(3))
-    th = np.array([0.0, np.pi / 2])
-    np.set_printoptions(precision=4, suppress=True)
-    print(f"M(0, 90 deg) = {rd.mass_matrix(arm, th).tolist()}")
-    print("  (notes at c2 = 0: [[m1 L1^2 + m2 (L1^2 + L2^2), m2 L2^2], [m2 L2^2, m2 L2^2]])")
+    th, thd = np.radians([30.0, 45.0]), np.array([1.0, -2.0])
+    print(f"theta = (30, 45) deg, theta_dot = {thd.tolist()} rad/s, unit arm, "
+          "printed to 4 decimals:")  # fmt: skip
+    eq = "(as in course notes 000, 'Equations of Motion')"
+    print(f"M(theta) = {(rd.mass_matrix(arm, th).round(4) + 0.0).tolist()} kg m^2   {eq}")
+    c = rd.velocity_forces(arm, th, thd)
+    print(f"c(theta, theta_dot) = {(c.round(4) + 0.0).tolist()} N m   {eq}")
+    print(f"g(theta) = {(rd.gravity_forces(arm, th).round(4) + 0.0).tolist()} N m   {eq}")
+    eom = rd.symbolic.derive(arm, names="notes000")  # the notes' own symbols
+    print(f"symbolic c = {list(eom.velocity_products)}")
+    print(f"symbolic g = {list(eom.g)}")
+    # the tip force: J^T(theta) F_tip with the planar Jacobian of the tip (rows xdot, ydot)
+    F_tip = np.array([1.0, 2.0])  # N, along x and y
+    J = rd.jacobian(arm, th, "ee", kind="world_aligned")[3:5]  # the notes' 2x2 J
+    print(f"J^T(theta) F_tip for F_tip = {F_tip.tolist()} N: "
+          f"{(J.T @ F_tip).round(4).tolist()} N m   (as in course notes 000, "
+          "'Compact Representation')")  # fmt: skip
+    Lam = np.linalg.inv(J @ np.linalg.solve(rd.mass_matrix(arm, th), J.T))
+    print(f"Lambda(theta) = J^-T M J^-1 = {(Lam.round(4) + 0.0).tolist()} kg   (as in course "
+          "notes 000, 'Apparent End-Effector Mass'; erratum: the line V^T Lambda V = ... lacks "
+          "a 1/2 on its left)")  # fmt: skip
+    # the centripetal and Coriolis cases at theta = (0, pi/2), zero gravity and acceleration
+    at = np.array([0.0, np.pi / 2])
     for w in ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0)):
-        tau = rd.inverse_dynamics(still, th, np.array(w), np.zeros(2))
-        acc = rd.jacobian_dot(arm, th, np.array(w), "ee", kind="world_aligned")[3:5] @ w
-        print(f"theta_dot = {w}: mass-2 acceleration {acc} m/s^2, torques {tau} N m")
+        acc = rd.jacobian_dot(arm, at, np.array(w), "ee", kind="world_aligned")[3:5] @ w
+        printed = acc + [0.0, -2.0 * w[0] * w[1]]  # the notes add the Coriolis part again
+        tau = rd.inverse_dynamics(still, at, np.array(w), np.zeros(2))
+        note = "" if w[0] * w[1] == 0 else (
+            f" (the notes print {(printed.round(4) + 0.0).tolist()}: erratum, the Coriolis "
+            "term counted twice)")  # fmt: skip
+        print(f"theta_dot = {w}: mass-2 acceleration {(acc.round(4) + 0.0).tolist()} m/s^2"
+              f"{note}, torques {(tau.round(4) + 0.0).tolist()} N m   "
+              "(course notes 000, 'Centripetal Terms and Coriolis Terms')")  # fmt: skip
     qs = np.radians([[0, 45], [0, 90], [0, 135]])
     # this script's own figures: a new run replaces them (overwrite=True)
     plot_ellipses(arm, qs, path=out / "torque_ellipses.png", overwrite=True)
