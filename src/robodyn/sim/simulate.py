@@ -82,8 +82,9 @@ def simulate(
         one step per sample.
     integrator : {"rk4", "semi_implicit_euler", "euler", "rk45", "dop853", "radau"}
         Fixed step: classical RK4, semi-implicit Euler (symplectic only for a constant
-        mass matrix; see :mod:`robodyn.sim.integrators`), explicit Euler (MR's
-        EulerStep). Adaptive, error-controlled (scipy's ``solve_ivp`` with ``rtol`` and
+        mass matrix; see :mod:`robodyn.sim.integrators`; the update of course notes 003's
+        ``simulate`` loops, which the lesson calls Euler integration), explicit Euler (MR's
+        EulerStep; q moves with the old velocity). Adaptive, error-controlled (scipy's ``solve_ivp`` with ``rtol`` and
         ``atol``): "rk45", "dop853", "radau" (samples at the same times). A floating base
         moves on SE(3) in every case (``rd.integrate``).
     control_dt : float, optional
