@@ -164,3 +164,22 @@ def test_every_number_says_where_it_is_from(script, tmp_path, monkeypatch, capsy
     args = ("3",) if script.stem == "ex5_newton_euler" else ()
     out = run(script, tmp_path, monkeypatch, capsys, *args)
     assert "course notes 00" in out, script.stem
+
+
+def test_the_course_readme_names_existing_scripts_and_tests():
+    """examples/course/README.md: every script, test and tutorial it names exists."""
+    import re
+
+    root = EXAMPLES.parent
+    readme = (EXAMPLES / "course/README.md").read_text()
+    sources = "\n".join(p.read_text() for p in (root / "tests").rglob("test_*.py"))
+    names = set(re.findall(r"::(\w+)`", readme)) | set(re.findall(r", `::(\w+)`", readme))
+    assert len(names) > 60
+    missing = [n for n in names if f"def {n}(" not in sources]
+    assert not missing, missing
+    for script in re.findall(r"`((?:\.\./)?\w+\.py)`", readme):
+        if script.startswith(("ch0", "ch1", "test_")):
+            continue
+        assert (EXAMPLES / "course" / script).resolve().is_file(), script
+    for tutorial in set(re.findall(r"`(?:topics/)?(ch\w+\.py)`", readme)):
+        assert (root / "docs/tutorials/course" / tutorial).is_file(), tutorial
