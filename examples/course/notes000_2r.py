@@ -39,13 +39,15 @@ def main(outdir: str = "out/course/notes000") -> None:
     eom = rd.symbolic.derive(arm, names="notes000")  # the notes' own symbols
     print(f"symbolic c = {list(eom.velocity_products)}")
     print(f"symbolic g = {list(eom.g)}")
-    # the tip force: J^T(theta) F_tip with the planar Jacobian of the tip (rows xdot, ydot)
+    # the tip force and the apparent mass in the plane, as the notes write them (rd.planar)
     F_tip = np.array([1.0, 2.0])  # N, along x and y
-    J = rd.jacobian(arm, th, "ee", kind="world_aligned")[3:5]  # the notes' 2x2 J
-    print(f"J^T(theta) F_tip for F_tip = {F_tip.tolist()} N: "
-          f"{(J.T @ F_tip).round(4).tolist()} N m   (as in course notes 000, "
+    J = rd.planar.jacobian(arm, th, "ee")  # the notes' 2x2 J: [xdot; ydot] = J thetadot
+    tau_f = rd.planar.inverse_dynamics(arm, th, np.zeros(2), np.zeros(2), f_tip=F_tip, frame="ee")
+    tau_f -= rd.gravity_forces(arm, th)
+    print(f"J^T(theta) F_tip for F_tip = {F_tip.tolist()} N: {(tau_f.round(4) + 0.0).tolist()} "
+          f"N m (J^T F_tip = {(J.T @ F_tip).round(4).tolist()})   (as in course notes 000, "
           "'Compact Representation')")  # fmt: skip
-    Lam = np.linalg.inv(J @ np.linalg.solve(rd.mass_matrix(arm, th), J.T))
+    Lam = rd.planar.task_space_inertia(arm, th, "ee")
     print(f"Lambda(theta) = J^-T M J^-1 = {(Lam.round(4) + 0.0).tolist()} kg   (as in course "
           "notes 000, 'Apparent End-Effector Mass'; erratum: the line V^T Lambda V = ... lacks "
           "a 1/2 on its left)")  # fmt: skip
