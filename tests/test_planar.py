@@ -69,3 +69,22 @@ def test_a_frame_out_of_the_plane_is_refused(arm):
         rd.planar.tip_wrench(arm, [0.1, 0.2], "ee", [1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="frame is required"):
         rd.planar.inverse_dynamics(arm, [0.1, 0.2], [0, 0], [0, 0], f_tip=[1.0, 0.0])
+
+
+def test_batches_equal_single_calls(arm, rng):
+    """The batch rule (tests/test_batch_rule.py) on the planar arm: a batch of states is
+    its single calls, bitwise."""
+    n = 7
+    q, v, a, f = (rng.normal(size=(n, 2)) for _ in range(4))
+    calls = {
+        "jacobian": lambda *s: rd.planar.jacobian(arm, s[0], "ee", rotation=True),
+        "tip_wrench": lambda *s: rd.planar.tip_wrench(arm, s[0], "ee", s[3]),
+        "inverse_dynamics": lambda *s: rd.planar.inverse_dynamics(
+            arm, *s[:3], f_tip=s[3], frame="ee"
+        ),  # fmt: skip
+        "task_space_inertia": lambda *s: rd.planar.task_space_inertia(arm, s[0], "ee"),
+    }
+    for name, fn in calls.items():
+        batch = fn(q, v, a, f)
+        singles = np.stack([fn(q[i], v[i], a[i], f[i]) for i in range(n)])
+        np.testing.assert_array_equal(batch, singles, err_msg=name)
