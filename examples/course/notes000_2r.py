@@ -18,9 +18,25 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import sympy as sp
 
 import robodyn as rd
 from robodyn.sim.plot import plot_ellipses
+
+
+def variable_mass() -> None:
+    """000's mass m(x) that changes with the configuration: ours m(x) = 1 + x^2 kg at
+    x = 0.5 m, xdot = 2 m/s, xddot = 0; Lagrange (rd.symbolic.lagrange) against dp/dt."""
+    x, xd = sp.symbols("x xd", real=True)
+    eom = rd.symbolic.lagrange(K=(1 + x**2) * xd**2 / 2, V=0, q=[x], qd=[xd])
+    at = {x: 0.5, xd: 2.0, eom.qdd[0]: 0.0}
+    f = float(eom.lhs[0].subs(at))
+    dp_dt = float(sp.diff(1 + x**2, x).subs(at) * 2.0**2)  # the notes' dm/dx xdot xdot
+    print(
+        f"variable mass m(x) = 1 + x^2 at x = 0.5, xdot = 2, xddot = 0: f = {f:.4f} N "
+        f"(Lagrange, m xddot + 1/2 dm/dx xdot^2); the notes' f = dp/dt = {dp_dt:.4f} N   "
+        "(course notes 000, 'Equations of Motion'; erratum: the force has 1/2 dm/dx)"
+    )
 
 
 def main(outdir: str = "out/course/notes000") -> None:
@@ -63,6 +79,7 @@ def main(outdir: str = "out/course/notes000") -> None:
         print(f"theta_dot = {w}: mass-2 acceleration {(acc.round(4) + 0.0).tolist()} m/s^2"
               f"{note}, torques {(tau.round(4) + 0.0).tolist()} N m   "
               "(course notes 000, 'Centripetal Terms and Coriolis Terms')")  # fmt: skip
+    variable_mass()
     qs = np.radians([[0, 45], [0, 90], [0, 135]])
     # this script's own figures: a new run replaces them (overwrite=True)
     plot_ellipses(arm, qs, path=out / "torque_ellipses.png", overwrite=True)

@@ -147,6 +147,8 @@ def test_notes000_prints_the_notes_closed_forms(tmp_path, monkeypatch, capsys):
         acc = [-L1 * w1**2, -L2 * (w1 + w2) ** 2]
         assert f"theta_dot = {(w1, w2)}: mass-2 acceleration {r(acc)} m/s^2" in out
     assert "the notes print [-1.0, -6.0]: erratum" in out
+    # m(x) = 1 + x^2, x = 0.5, xdot = 2: m' = 2x = 1, m' xdot^2 / 2 = 2 N; dp/dt = m' xdot^2
+    assert "f = 2.0000 N (Lagrange" in out and "the notes' f = dp/dt = 4.0000 N" in out
 
 
 def test_notes001_notes002_notes004_print_their_numbers(tmp_path, monkeypatch, capsys):
