@@ -3,14 +3,16 @@
 m1 = 5, m2 = 3 kg, l1 = 0.5, l2 = 0.4 m, lc1 = 0.25, lc2 = 0.2 m, I1 = 0.1, I2 = 0.05 kg m^2,
 gravity along -y (the bundled model ``planar_2r``). The script
 
-1. prints M(q), C(q, qd) and g(q) from the O(n) algorithms and from sympy's Lagrangian,
-   and checks that they agree (Newton-Euler versus Euler-Lagrange);
-2. checks that dM/dt - 2C is skew-symmetric;
+1. prints the lesson's demo (M, C, g and the holding torques at q = (45, 30) deg,
+   q_dot = (0.5, -0.3) rad/s, to its 4 decimals) from the O(n) algorithms, and the
+   equations from sympy's Lagrangian in the lesson's symbols, and checks that they agree;
+2. prints dM/dt - 2C at the lesson's state and checks that it is skew-symmetric;
 3. drops the arm from horizontal (q = 0) and compares the energy drift of explicit Euler,
    semi-implicit Euler and RK4 (``rd.simulate``);
 4. drives the arm to q_d = (45, 30) deg with PD control, with and without gravity
-   compensation, then with computed torque (``rd.control``), as the notes do (2 s each),
-   and plots their tracking errors and torques (the notes' exercise 4).
+   compensation, then with computed torque (``rd.control``), 2 s each (the lesson runs
+   computed torque for 1 s: ``course/ex4_controllers.py`` prints its numbers), and plots
+   their tracking errors and torques (the notes' exercise 4).
 
 Figures go to ./out/two_link_arm (or the folder given as the first argument).
 
@@ -23,7 +25,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import sympy as sp
 from matplotlib.figure import Figure
 
 import robodyn as rd
@@ -36,31 +37,51 @@ def main(outdir: str = "out/two_link_arm") -> None:
     model = rd.models.load("planar_2r")
     np.set_printoptions(precision=4, suppress=True)
 
-    # 1. Newton-Euler (RNEA/CRBA) against Euler-Lagrange (sympy)
-    q, qd = np.radians([30.0, 45.0]), np.array([0.5, -0.3])
+    # 1. the lesson's demo, "The 2-Link Planar Arm: Complete Derivation": q = (45, 30) deg,
+    # q_dot = (0.5, -0.3) rad/s, printed to the lesson's 4 decimals; M, C, g from the O(n)
+    # algorithms (CRBA, Christoffel symbols, RNEA) and from sympy's Lagrangian
+    q, qd = np.radians([45.0, 30.0]), np.array([0.5, -0.3])
+    where = "(as in course notes 003, 'The 2-Link Planar Arm' demo)"
     M, C, g = (
         rd.mass_matrix(model, q),
         rd.coriolis_matrix(model, q, qd),
         rd.gravity_forces(model, q),
     )
-    eom = rd.symbolic.derive(model)
-    subs = dict(zip(eom.q, q)) | dict(zip(eom.qd, qd))
-    M_sym = np.array(eom.M.subs(subs).evalf(), dtype=float)
-    C_sym = np.array(eom.C.subs(subs).evalf(), dtype=float)
-    g_sym = np.array(eom.g.subs(subs).evalf(), dtype=float).ravel()
-    print(f"M(q) =\n{M}\nC(q, qd) =\n{C}\ng(q) = {g}")
-    print(f"symbolic M: {sp.simplify(eom.M[0, 0])}")
+    print(f"Configuration: q = [{np.degrees(q[0]):.0f}, {np.degrees(q[1]):.0f}] deg, "
+          f"q_dot = {qd.tolist()} rad/s")  # fmt: skip
+    print(f"Inertia matrix M = {(M.round(4) + 0.0).tolist()} kg m^2   {where}")
+    print(f"Coriolis matrix C = {(C.round(4) + 0.0).tolist()} kg m^2/s   {where}")
+    print(f"Gravity vector g = {(g.round(4) + 0.0).tolist()} N m   {where}")
+    tau_static = rd.inverse_dynamics(model, q, np.zeros(2), np.zeros(2))
+    print(f"Torques to hold position = {(tau_static.round(4) + 0.0).tolist()} N m   {where}")
+    eom = rd.symbolic.derive(model, names="lesson")  # the lesson's symbols (theta, l1, lc2)
+    num = eom.parameters | dict(zip(eom.q, q)) | dict(zip(eom.qd, qd))
+    M_sym, C_sym = (np.array(x.subs(num).evalf(), dtype=float) for x in (eom.M, eom.C))
+    g_sym = np.array(eom.g.subs(num).evalf(), dtype=float).ravel()
+    print(f"symbolic M11 = {eom.M[0, 0]}")
     print(
         "Newton-Euler vs Euler-Lagrange, largest difference: "
         f"{max(np.abs(M - M_sym).max(), np.abs(C - C_sym).max(), np.abs(g - g_sym).max()):.1e}"
     )
 
-    # 2. dM/dt - 2C is skew-symmetric
-    N = rd.mass_matrix_dot(model, q, qd) - 2 * C
-    print(f"|N + N^T| for N = dM/dt - 2C: {np.abs(N + N.T).max():.1e}")
+    # 2. dM/dt - 2C is skew-symmetric, at the lesson's (45, 30) deg, q_dot = (1, -0.5)
+    qd2 = np.array([1.0, -0.5])
+    S = rd.mass_matrix_dot(model, q, qd2) - 2 * rd.coriolis_matrix(model, q, qd2)
+    print(
+        f"M_dot - 2C = {(S.round(6) + 0.0).tolist()}, skew-symmetric: "
+        f"{np.allclose(S + S.T, 0)}   (as in course notes 003, 'The Skew-Symmetry Property')"
+    )
 
     # 3. free fall from horizontal (q = 0; the notes' (90, 0) deg is straight up, an
     # equilibrium): energy drift of explicit Euler, semi-implicit Euler and RK4 over 2 s
+    up = rd.simulate(model, np.radians([90.0, 0.0]), duration=2.0, dt=1e-3,
+                     integrator="semi_implicit_euler")  # fmt: skip
+    E_up = up.energy()
+    print(f"the lesson's start q = (90, 0) deg: Energy drift over 2s: "
+          f"{(E_up[-1] - E_up[0]) / abs(E_up[0]) * 100:.2f}%, Final configuration: q = "
+          f"{(np.degrees(up.q[-1]).round(1) + 0.0).tolist()} deg   (as in course notes 003, "
+          "'Simulation: Free Fall'; erratum: (90, 0) deg is straight up, an equilibrium, "
+          "not horizontal)")  # fmt: skip
     falls = {}
     for integrator in ("euler", "semi_implicit_euler", "rk4"):
         falls[integrator] = rd.simulate(model, np.zeros(2), duration=2.0, dt=1e-3,

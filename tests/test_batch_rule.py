@@ -75,6 +75,13 @@ NOT_STATE_FUNCTIONS = {
     "robodyn.reference.rnea_craig": "teaching reference, one state",
     "robodyn.reference.crba": "teaching reference, one state",
     "robodyn.reference.aba": "teaching reference, one state",
+    # the course's planar arms only (issue 33): every frame of the Panda and of the tree
+    # leaves the x-y plane, which they refuse; their batches are held on the planar arm
+    # in tests/test_planar.py::test_batches_equal_single_calls
+    "robodyn.planar.jacobian": "planar arms only (the walker's models are 3-D)",
+    "robodyn.planar.tip_wrench": "planar arms only (the walker's models are 3-D)",
+    "robodyn.planar.inverse_dynamics": "planar arms only (the walker's models are 3-D)",
+    "robodyn.planar.task_space_inertia": "planar arms only (the walker's models are 3-D)",
 }
 
 #: functions whose batch is not bitwise its single calls, and why; they are held to

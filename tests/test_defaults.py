@@ -17,7 +17,7 @@ import robodyn as rd
 from helpers import ERD_ARMS, erd_dir
 from robodyn.cli import main
 
-BUNDLED = ("pendulum", "planar_2r", "rp_arm", "ur5", "panda")
+BUNDLED = ("pendulum", "planar_2r", "point_mass_2r", "single_link", "rp_arm", "ur5", "panda")
 ROBOTS = [*BUNDLED, *ERD_ARMS]
 
 

@@ -55,7 +55,9 @@ def _assert_readable(seen, where: Path) -> None:
 @pytest.mark.parametrize("script", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs_and_its_figures_are_readable(script, tmp_path, monkeypatch, audited_figures):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "argv", [str(script)])
+    # ex5 times chains of 2..12 joints by default (about two minutes): 2..4 here
+    args = ["out/course/ex5", "4"] if script.stem == "ex5_newton_euler" else []
+    monkeypatch.setattr(sys, "argv", [str(script), *args])
     try:
         runpy.run_path(str(script), run_name="__main__")
     except SystemExit as exit_:  # scripts that end in raise SystemExit(main())

@@ -34,6 +34,7 @@ LAYERS: list[tuple[int, str, tuple[str, ...]]] = [
             "coriolis",
             "energy",
             "taskspace",
+            "planar",
             "constrained",
             "workspace_maps",
             "rigidbody",

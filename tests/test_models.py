@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+import robodyn as rd
 from helpers import chain_frame_poses, erd_path
 from robodyn import models
 from robodyn.errors import ModelError
@@ -25,13 +26,14 @@ def _com_world(model, q) -> np.ndarray:
 
 
 def test_names_and_every_model_loads():
-    assert set(models.names()) == {"pendulum", "planar_2r", "rp_arm", "ur5", "panda"}
-    sizes = {"pendulum": 1, "planar_2r": 2, "rp_arm": 2, "ur5": 6, "panda": 7}
+    sizes = {"pendulum": 1, "planar_2r": 2, "point_mass_2r": 2, "single_link": 1, "rp_arm": 2,
+             "ur5": 6, "panda": 7}  # fmt: skip
+    assert set(models.names()) == set(sizes)
     for name in models.names():
         m = models.load(name)
         assert m.name == name
         assert (m.nq, m.nv) == (sizes[name], sizes[name])
-        assert "ee" in m.frame_names or "bob" in m.frame_names
+        assert {"ee", "bob", "tip"} & set(m.frame_names)
         meta = models.info(name)
         assert meta["source"] and meta["description"]
     assert models.load("ur5") is models.load("ur5")  # immutable, loaded once
@@ -115,7 +117,8 @@ def test_ur5_and_panda_sources_are_cited():
 
 
 def test_load_paths_and_errors(tmp_path):
-    with pytest.raises(ModelError, match="unknown robot 'nope'.*pendulum, planar_2r, rp_arm"):
+    listed = "pendulum, planar_2r, point_mass_2r, single_link, rp_arm"
+    with pytest.raises(ModelError, match=f"unknown robot 'nope'.*{listed}"):
         models.load("nope")
     with pytest.raises(ModelError, match="unknown robot"):
         models.info("nope")
@@ -173,3 +176,52 @@ def test_bundled_ur5_inertias_are_the_books():
     assert len(Glist) == 6
     for G, (ixx, iyy, izz, m) in zip(Glist, book):
         np.testing.assert_allclose(G, np.diag([ixx, iyy, izz, m, m, m]), rtol=1e-11, atol=1e-14)
+
+
+# ------------------------------------------------------------------ parametric robots
+def test_point_mass_2r_is_the_arm_of_notes_000(rng):
+    """M, c, g of course notes 000 ("Equations of Motion"), typed in, at random parameters."""
+    for _ in range(5):
+        m1, m2, L1, L2 = rng.uniform(0.3, 3.0, 4)
+        g = rng.uniform(1.0, 12.0)
+        arm = models.load("point_mass_2r", m1=m1, m2=m2, L1=L1, L2=L2, g=g)
+        th, thd = rng.uniform(-np.pi, np.pi, 2), rng.normal(size=2)
+        c2, s2 = math.cos(th[1]), math.sin(th[1])
+        M = np.array([
+            [m1 * L1**2 + m2 * (L1**2 + L2**2 + 2 * L1 * L2 * c2), m2 * (L2**2 + L1 * L2 * c2)],
+            [m2 * (L2**2 + L1 * L2 * c2), m2 * L2**2],
+        ])  # fmt: skip
+        c = np.array([-m2 * L1 * L2 * s2 * (2 * thd[0] * thd[1] + thd[1] ** 2),
+                      m2 * L1 * L2 * s2 * thd[0] ** 2])  # fmt: skip
+        c12 = math.cos(th[0] + th[1])
+        gv = np.array([(m1 * L1 + m2 * L1) * g * math.cos(th[0]) + m2 * L2 * g * c12,
+                       m2 * L2 * g * c12])  # fmt: skip
+        np.testing.assert_allclose(rd.mass_matrix(arm, th), M, rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(rd.velocity_forces(arm, th, thd), c, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(rd.gravity_forces(arm, th), gv, rtol=1e-13, atol=1e-12)
+        tip = rd.fk(arm, th, "ee")[:3, 3]
+        np.testing.assert_allclose(tip[:2], [L1 * math.cos(th[0]) + L2 * c12,
+                                             L1 * math.sin(th[0]) + L2 * math.sin(th.sum())],
+                                   atol=1e-13)  # fmt: skip
+
+
+def test_single_link_is_exercise_1_of_notes_003(rng):
+    """(I + m lc^2) theta_dd + m g lc sin(theta) = tau, theta = 0 hanging down; tip at l."""
+    assert models.info("single_link")["parameters"] == {
+        "m": 2.0, "l": 0.5, "lc": 0.25, "I": 0.02, "g": 9.81}  # fmt: skip
+    for m, l, lc, inertia, g in [(2.0, 0.5, 0.25, 0.02, 9.81), tuple(rng.uniform(0.1, 3.0, 5))]:
+        link = models.load("single_link", m=m, l=l, lc=lc, I=inertia, g=g)
+        th, thd, thdd = rng.uniform(-np.pi, np.pi), rng.normal(), rng.normal()
+        tau = (inertia + m * lc**2) * thdd + m * g * lc * math.sin(th)
+        assert rd.inverse_dynamics(link, [th], [thd], [thdd])[0] == pytest.approx(tau, rel=1e-13)
+        np.testing.assert_allclose(rd.fk(link, [th], "tip")[:2, 3],
+                                   [l * math.sin(th), -l * math.cos(th)], atol=1e-14)  # fmt: skip
+
+
+def test_parameters_are_checked_and_models_cached():
+    assert models.load("point_mass_2r", L1=0.5) is models.load("point_mass_2r", L1=0.5)
+    assert models.load("point_mass_2r", L1=0.5) is not models.load("point_mass_2r")
+    with pytest.raises(ModelError, match="unknown parameter.*'l1'.*m1, m2, L1, L2, g"):
+        models.load("point_mass_2r", l1=0.5)
+    with pytest.raises(ModelError, match="parameters"):
+        models.load("ur5", m1=1.0)

@@ -124,6 +124,7 @@ DIR_ROBODYN = [
     "normalize",
     "parameter_names",
     "parameters",
+    "planar",
     "potential_energy",
     "random_configuration",
     "reference",
@@ -364,6 +365,7 @@ MODULE_ALL = {
         "se3ToVec",
         "so3ToVec",
     ],
+    "planar": ["inverse_dynamics", "jacobian", "task_space_inertia", "tip_wrench"],
     "reference": ["aba", "crba", "joint_placement", "rnea", "rnea_craig", "spatial_inertia"],
     "rigidbody": [
         "DzhanibekovDemo",

@@ -22,17 +22,24 @@ def main(outdir: str = "out/course/ex2") -> None:
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     arm = rd.models.load("planar_2r")
-    np.set_printoptions(precision=4, suppress=True)
-    for deg in (0, 90, 180):
+    for deg in (0, 90, 180):  # the lesson prints M to 4 decimals
         M = rd.mass_matrix(arm, [0.0, np.radians(deg)])
-        print(f"theta2 = {deg:3d} deg: M = {M.tolist()}, eigenvalues {np.linalg.eigvalsh(M)}")
+        lam = np.linalg.eigvalsh(M)
+        print(f"2.1 theta2 = {deg:3d} deg: M = {(M.round(4) + 0.0).tolist()}, "
+              f"2.2 eigenvalues {(lam.round(4) + 0.0).tolist()} kg m^2   "
+              f"(course notes 003, Exercise 2; M as in 'Inertia Matrix')")  # fmt: skip
+    print("Inertia variation with theta2:   (as in course notes 003, 'Inertia Matrix Properties')")
+    for t2_deg in (0, 30, 60, 90, 120, 150, 180):
+        M = rd.mass_matrix(arm, [0.0, np.radians(t2_deg)])
+        print(f"  theta2={t2_deg:>3d} deg: M11={M[0, 0]:.4f}, M12={M[0, 1]:.4f}, "
+              f"M22={M[1, 1]:.4f}")  # fmt: skip
     t2 = np.radians(np.arange(-180, 181))
     M = rd.mass_matrix(arm, np.stack([np.zeros_like(t2), t2], -1))
-    print(f"M11 largest at theta2 = {np.degrees(t2[np.argmax(M[:, 0, 0])]):.0f} deg, "
-          f"smallest at {np.degrees(t2[np.argmin(M[:, 0, 0])]):.0f} deg")  # fmt: skip
+    print(f"2.3 M11 largest at theta2 = {np.degrees(t2[np.argmax(M[:, 0, 0])]):.0f} deg, "
+          f"smallest at {abs(np.degrees(t2[np.argmin(M[:, 0, 0])])):.0f} deg")  # fmt: skip
     Q = np.random.default_rng(0).uniform(-np.pi, np.pi, (100, 2))
     lam = np.linalg.eigvalsh(rd.mass_matrix(arm, Q))
-    print(f"100 random configurations: smallest eigenvalue {lam.min():.4f} kg m^2 (> 0)")
+    print(f"2.4 100 random configurations: smallest eigenvalue {lam.min():.4f} kg m^2 (> 0)")
     fig = Figure(figsize=(8, 4), layout="constrained")
     ax = fig.subplots()
     for (i, j), name in (((0, 0), "M11"), ((0, 1), "M12"), ((1, 1), "M22")):

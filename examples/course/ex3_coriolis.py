@@ -24,12 +24,17 @@ def main(outdir: str = "out/course/ex3") -> None:
     arm = rd.models.load("planar_2r")
     q, qd = np.radians([45.0, 60.0]), np.array([2.0, 0.0])
     c = rd.velocity_forces(arm, q, qd)
-    print(f"C(q, qdot) qdot = {c} N m; on joint 2: {c[1]:.5f} N m (0.3 sin 60 deg x 2^2)")
+    print(f"3.1 C(q, qdot) qdot = {(c.round(5) + 0.0).tolist()} N m; Coriolis torque on joint 2: "
+          f"{c[1]:.5f} N m = h qdot1^2, h = m2 l1 lc2 sin(theta2) = 0.3 sin 60 deg   "
+          f"(course notes 003, Exercise 3; C as in 'Coriolis and Centrifugal Terms')")  # fmt: skip
     rng = np.random.default_rng(3)
     for _ in range(3):
         q3, qd3 = rng.uniform(-np.pi, np.pi, 2), rng.normal(size=2)
         S = rd.mass_matrix_dot(arm, q3, qd3) - 2 * rd.coriolis_matrix(arm, q3, qd3)
-        print(f"q = {np.degrees(q3).round(1)} deg: |S + S^T| = {np.abs(S + S.T).max():.1e}")
+        print(
+            f"3.3 q = {np.degrees(q3).round(1)} deg: |S + S^T| = {np.abs(S + S.T).max():.1e} "
+            "(S = dM/dt - 2C skew-symmetric, course notes 003, 'The Skew-Symmetry Property')"
+        )
     t2 = np.radians(np.arange(-180, 181))
     Q = np.stack([np.full_like(t2, q[0]), t2], -1)
     C = rd.velocity_forces(arm, Q, np.broadcast_to(qd, Q.shape))

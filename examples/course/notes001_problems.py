@@ -40,7 +40,7 @@ def main(outdir: str = "out/course/notes001") -> None:
         .build()
     )  # fmt: skip
     q, qd = np.array([0.2, np.radians(40)]), np.array([0.5, 1.2])
-    say(f"problem 4, PR arm at q = {q}: M =\n{rd.mass_matrix(arm, q)}")
+    say(f"problem 4 (course notes 001, problems), PR arm at q = {q}: M =\n{rd.mass_matrix(arm, q)}")
     say(f"  c(q, qd) = {rd.velocity_forces(arm, q, qd)} (by hand: [-m2 r2 cos q2 qd2^2, 0])")
     say(f"  g(q) = {rd.gravity_forces(arm, q)} (by hand: [0, m2 a_g r2 cos q2])")
     eom = rd.symbolic.derive(arm, parameters="symbolic")

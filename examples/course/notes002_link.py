@@ -74,7 +74,10 @@ def main(outdir: str = "out/course/notes002") -> None:
     np.set_printoptions(precision=6, suppress=True)
     for name, part in (("A", a), ("B", b), ("C", c)):
         print(f"body {name}: m = {part.mass:.5f} kg, centre {part.com} m")
-    print(f"link: m = {whole.mass:.5f} kg, centre of mass {whole.com} m")
+    print(
+        f"link: m = {whole.mass:.5f} kg, centre of mass {whole.com} m   (course notes 002, "
+        "'Inertia Tensor - Robotic Links'; the slides give symbols, these are our numbers)"
+    )
     print(f"inertia about the centre of mass (kg m^2):\n{whole.inertia}")
     m, com, I = voxel_inertia()
     print(f"voxel integration (1 mm): m = {m:.5f} kg, centre {com}, inertia:\n{I}")

@@ -24,7 +24,10 @@ def main(outdir: str = "out/course/notes004") -> None:
     body = cylinder(mass=2.0, radius=0.1, length=0.2, axis="z") + box(
         mass=1.0, size=(0.3, 0.1, 0.1)
     ).moved(p=[0.25, 0, 0])
-    print(f"mass {body.mass} kg, centre of mass {body.com} m (by hand: 0.25 / 3 along x)")
+    print(
+        f"mass {body.mass} kg, centre of mass {body.com} m (by hand: 0.25 / 3 along x; "
+        "course notes 004, the compound-object exercise)"
+    )
     print(f"inertia at the centre of mass (kg m^2):\n{body.inertia}")
     G_b = body.moved(p=-body.com).spatial()
     Ad = rd.adjoint(rd.transform(None, -body.com))

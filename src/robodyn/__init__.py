@@ -109,6 +109,8 @@ _LAZY: dict[str, str] = {
     "momentum_matrix": "robodyn.energy",
     "com_velocity": "robodyn.energy",
     "task_space_inertia": "robodyn.taskspace",
+    # the course's planar arms in two dimensions (issue 33)
+    "planar": "robodyn.planar",
     "task_space_ellipsoid": "robodyn.taskspace",
     "dynamically_consistent_pinv": "robodyn.taskspace",
     "constrained_forward_dynamics": "robodyn.constrained",

@@ -436,6 +436,11 @@ def christoffel(model: Model, q, *, threads: int | None = None, out=None) -> np.
     docstring); Gamma is then not symmetric in (j, k) within the base's six dofs, only its
     contraction with ``v v`` is. :func:`christoffel_reference` is the numpy closed form.
 
+    In the course texts' symbols (docs/notation.md): course notes 000's ``Gamma_ijk`` and
+    001's ``Gamma^i_jk`` are ``Gamma[i, j, k]``; the lesson's (003) ``c_ijk = 1/2 (dM_kj/dq_i
+    + dM_ki/dq_j - dM_ij/dq_k)``, the symbol of equation k, is ``Gamma[k, i, j]``. Indices
+    start at 0 here, at 1 in the texts.
+
     Takes ``q`` of shape (..., nq), ``threads`` (for a batch; default every core) and
     ``out`` (an array of the result's shape to write into, as
     :func:`robodyn.inverse_dynamics`'s); returns an array of shape (..., nv, nv, nv).
@@ -477,7 +482,8 @@ def coriolis_matrix(
     :func:`coriolis_matrix_reference` is the numpy version it is tested against). It
     satisfies ``C_ij = sum_k Gamma[i, j, k] v_k`` (:func:`christoffel`), ``C v = `` the
     velocity-product forces of RNEA, and ``dM/dt - 2 C`` skew-symmetric. Armature and
-    friction are not part of C.
+    friction are not part of C. On the course's 2-link arm it is the lesson's (course
+    notes 003) ``C(q, qdot)`` entry for entry, ``C_kj = sum_i c_ijk qdot_i``.
 
     Takes ``q`` (..., nq) and ``v`` (..., nv), their leading dimensions a batch that
     broadcasts, and the ``check``, ``threads`` and ``out`` of

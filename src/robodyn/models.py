@@ -1,20 +1,28 @@
 """Bundled robots: ``robodyn.models.load(name_or_path)`` and ``robodyn.models.names()``.
 
-=========  ========================================================  ===============
-name       what                                                      built by
-=========  ========================================================  ===============
-pendulum   one revolute joint, point bob m = 1 kg at l = 1 m         ModelBuilder
-planar_2r  the 2-link arm of course notes 003 (gravity along -y)     ModelBuilder
-rp_arm     the RP manipulator of course notes 001, eqs. 10.5-10.6    ModelBuilder
-ur5        UR5 of Modern Robotics (M, Slist, Mlist, Glist)           :func:`from_mr`
-panda      Franka Emika Panda, 7 DoF (modified DH, Gaz et al. 2019)  :func:`from_dh`
-=========  ========================================================  ===============
+=============  ======================================================  ===============
+name           what                                                    built by
+=============  ======================================================  ===============
+pendulum       one revolute joint, point bob m = 1 kg at l = 1 m       ModelBuilder
+planar_2r      the 2-link arm of course notes 003 (gravity along -y)   ModelBuilder
+point_mass_2r  the 2R arm of course notes 000: point masses at the     ModelBuilder
+               link tips (m1, m2, L1, L2, g are parameters)
+single_link    the single-link arm of course notes 003, Exercise 1     ModelBuilder
+               (m, l, lc, I, g are parameters)
+rp_arm         the RP manipulator of course notes 001, eqs. 10.5-10.6  ModelBuilder
+ur5            UR5 of Modern Robotics (M, Slist, Mlist, Glist)         :func:`from_mr`
+panda          Franka Emika Panda, 7 DoF (modified DH, Gaz et al.)     :func:`from_dh`
+=============  ======================================================  ===============
 
 Each robot is a JSON file in ``robodyn/model/data/`` that names its source; ``info(name)``
 returns that metadata. ``load`` also accepts a path to a robot file: an XML file whose root
 element is ``<mujoco>`` is MJCF (read by :func:`robodyn.model.mjcf.load_mjcf`), any other
 XML file URDF (:func:`robodyn.model.urdf.load_urdf`), a ``.json`` file the bundled
 format.
+
+A description may hold ``"$name"`` (or ``"-$name"``) in place of a number: the value of
+its ``parameters`` entry ``name``, which ``load(name, **parameters)`` overrides, so
+``load("point_mass_2r", m1=2.0, L2=0.5)`` is the notes' arm with those values.
 """
 
 from __future__ import annotations
@@ -34,7 +42,7 @@ from .model.model import Model
 
 __all__ = ["load", "names", "info", "from_spec"]
 
-_BUNDLED = ("pendulum", "planar_2r", "rp_arm", "ur5", "panda")
+_BUNDLED = ("pendulum", "planar_2r", "point_mass_2r", "single_link", "rp_arm", "ur5", "panda")
 
 
 def names() -> tuple[str, ...]:
@@ -70,11 +78,11 @@ def info(name: str) -> dict[str, Any]:
 
 
 @cache
-def _load_bundled(name: str) -> Model:
-    return from_spec(_read_bundled(name))
+def _load_bundled(name: str, parameters: tuple = ()) -> Model:
+    return from_spec(_read_bundled(name), **dict(parameters))
 
 
-def load(name_or_path: str | os.PathLike) -> Model:
+def load(name_or_path: str | os.PathLike, **parameters: float) -> Model:
     """Load a bundled robot by name, or a robot description file by path.
 
     Parameters
@@ -82,19 +90,28 @@ def load(name_or_path: str | os.PathLike) -> Model:
     name_or_path : str or path-like
         One of :func:`names`, or a path to a robot file: URDF, MJCF (an XML file whose root
         element is ``<mujoco>``, whatever its suffix) or a robodyn ``.json`` file.
+    **parameters : float
+        Values for the robot's named parameters (``info(name)["parameters"]`` lists them
+        with their defaults), e.g. ``load("point_mass_2r", m1=2.0, L1=0.5)``; only a
+        description that uses a parameter in place of a number (``"$L1"``) changes with it.
 
     Returns
     -------
     Model
-        A bundled robot is built once and then shared between calls (a Model is frozen).
+        A bundled robot is built once per set of parameters and then shared between calls
+        (a Model is frozen).
 
     Raises
     ------
     ModelError
-        Unknown name (the message lists the bundled robots), or an invalid file.
+        Unknown name (the message lists the bundled robots), an unknown parameter (the
+        message lists the robot's), or an invalid file.
     """
     if isinstance(name_or_path, str) and name_or_path in _BUNDLED:
-        return _load_bundled(name_or_path)
+        return _load_bundled(name_or_path, tuple(sorted(parameters.items())))
+    if parameters and not (isinstance(name_or_path, (str, os.PathLike))
+                           and Path(name_or_path).suffix.lower() == ".json"):  # fmt: skip
+        raise ModelError(f"parameters {sorted(parameters)} apply to bundled or .json robots only")
     if not isinstance(name_or_path, (str, os.PathLike)):
         raise ModelError(
             f"load expects a robot name or a file path, got {type(name_or_path).__name__}"
@@ -105,7 +122,7 @@ def load(name_or_path: str | os.PathLike) -> Model:
             spec = json.loads(path.read_text("utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise ModelError(f"cannot read robot file {str(path)!r}: {exc}") from exc
-        return from_spec(spec)
+        return from_spec(spec, **parameters)
     if path.suffix.lower() in (".urdf", ".xml", ".mjcf") or path.is_file():
         if not path.is_file():
             kind = {".urdf": "URDF", ".mjcf": "MJCF"}.get(path.suffix.lower(), "robot")
@@ -137,6 +154,34 @@ def _root_tag(path: Path) -> str | None:
 
 
 # ------------------------------------------------------------------ spec -> Model
+def _substitute(value: Any, values: dict[str, float]) -> Any:
+    """Replace every "$name" / "-$name" string in a description by its parameter value."""
+    if isinstance(value, dict):
+        return {k: _substitute(v, values) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_substitute(v, values) for v in value]
+    if isinstance(value, str) and value.lstrip("-").startswith("$"):
+        sign, key = (-1.0, value[2:]) if value.startswith("-") else (1.0, value[1:])
+        if key not in values:
+            raise ModelError(f"the description uses ${key} but its parameters hold no {key!r}")
+        return sign * float(values[key])
+    return value
+
+
+def _with_parameters(spec: dict, parameters: dict[str, float]) -> dict:
+    known = spec.get("parameters", {})
+    unknown = sorted(set(parameters) - set(known))
+    if unknown:
+        raise ModelError(
+            f"unknown parameter(s) {unknown} for robot {spec.get('name')!r}; "
+            f"its parameters: {', '.join(known) or 'none'}"
+        )
+    values = {**known, **{k: float(v) for k, v in parameters.items()}}
+    out = _substitute({k: v for k, v in spec.items() if k != "parameters"}, values)
+    out["parameters"] = values
+    return out
+
+
 def _inertia(d: dict | None, what: str):
     from .inertia import RigidInertia
 
@@ -189,7 +234,7 @@ def _from_builder_spec(spec: dict) -> Model:
     return b.build()
 
 
-def from_spec(spec: dict) -> Model:
+def from_spec(spec: dict, **parameters: float) -> Model:
     """Build a Model from a robodyn robot description dict (the bundled JSON format).
 
     ``spec["format"]`` selects the builder: ``"builder"`` (a list of bodies with joint,
@@ -200,12 +245,16 @@ def from_spec(spec: dict) -> Model:
     Parameters
     ----------
     spec : dict
+    **parameters : float
+        Overrides of ``spec["parameters"]``; every ``"$name"`` in the spec takes its value.
 
     Returns
     -------
     Model
     """
     fmt = spec.get("format") if isinstance(spec, dict) else None
+    if fmt is not None:
+        spec = _with_parameters(spec, parameters)
     try:
         if fmt == "builder":
             return _from_builder_spec(spec)

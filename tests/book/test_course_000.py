@@ -148,7 +148,8 @@ def test_tip_wrench_adds_j_transpose_f(arm, rng):
 
 
 def test_joint_power_is_the_rate_of_the_energy(arm):
-    # the notes: the joints' power is tau . thetadot; with no friction it is d(K + P)/dt
+    # the joints' power tau^T thetadot is d(K + P)/dt with no friction, along a simulated
+    # run (the notes print d/dt dL/dthetadot on the right: an erratum, tests/book/test_errata.py)
     ctrl = rd.control.PD(arm, [0.8, -0.6], 20.0, 2.0)
     res = rd.simulate(arm, [0.2, 0.4], [1.0, -0.5], controller=ctrl, duration=1.0, dt=1e-4)
     E = res.energy()

@@ -11,8 +11,10 @@ Coriolis-matrix index order; 003: 2R arm with link inertias). Comparisons are sy
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import sympy as sp
 
+import robodyn as rd
 from robodyn.symbolic.constraints import constrain, is_holonomic
 from robodyn.symbolic.lagrange import generalized_forces, lagrange
 
@@ -499,3 +501,47 @@ def test_coriolis_matrix_index_order_of_the_notes():
     assert (N + N.T).applyfunc(sp.simplify) == sp.zeros(n, n)
     diff = (printed * qd - sp.Matrix(eom.velocity_products)).applyfunc(sp.simplify)
     assert diff != sp.zeros(n, 1)  # the printed order is not C of (10.7)
+
+
+def test_derive_prints_the_lessons_and_notes_000s_symbols():
+    """derive(..., names=...) gives M, C, g in the texts' own symbols, equal to their
+    closed forms typed in (course notes 003 "Inertia Matrix", "Coriolis and Centrifugal
+    Terms", "Gravity Terms"; course notes 000 "Equations of Motion")."""
+    from robodyn import models
+
+    def by_name(x):  # the printed names are what counts; robodyn's masses carry positive=True
+        return x.xreplace({s: sp.Symbol(str(s), real=True) for s in x.free_symbols})
+
+    t1, t2, d1, d2 = sp.symbols("theta1 theta2 thetadot1 thetadot2", real=True)
+    m1, m2, l1, lc1, lc2, I1, I2, g = sp.symbols("m1 m2 l1 lc1 lc2 I1 I2 g", real=True)
+    eom = rd.symbolic.derive(models.load("planar_2r"), names="lesson")
+    M = sp.Matrix([
+        [m1 * lc1**2 + m2 * (l1**2 + lc2**2 + 2 * l1 * lc2 * sp.cos(t2)) + I1 + I2,
+         m2 * (lc2**2 + l1 * lc2 * sp.cos(t2)) + I2],
+        [m2 * (lc2**2 + l1 * lc2 * sp.cos(t2)) + I2, m2 * lc2**2 + I2],
+    ])  # fmt: skip
+    h = m2 * l1 * lc2 * sp.sin(t2)
+    C = sp.Matrix([[-h * d2, -h * (d1 + d2)], [h * d1, 0]])
+    gv = sp.Matrix([(m1 * lc1 + m2 * l1) * g * sp.cos(t1) + m2 * lc2 * g * sp.cos(t1 + t2),
+                    m2 * lc2 * g * sp.cos(t1 + t2)])  # fmt: skip
+    assert list(eom.q) == [t1, t2] and list(eom.qd) == [d1, d2]
+    for ours, text in ((eom.M, M), (eom.C, C), (eom.g, gv)):
+        assert sp.simplify(by_name(ours) - text) == sp.zeros(*text.shape)
+    assert {str(s) for s in eom.parameters} == {"m1", "m2", "l1", "lc1", "lc2", "I1", "I2", "g"}
+    # course notes 000: point masses at the tips, L1 and L2 for both link length and CoM
+    L1, L2 = sp.symbols("L1 L2", real=True)
+    eom = rd.symbolic.derive(models.load("point_mass_2r"), names="notes000")
+    M0 = sp.Matrix([
+        [m1 * L1**2 + m2 * (L1**2 + L2**2 + 2 * L1 * L2 * sp.cos(t2)),
+         m2 * (L2**2 + L1 * L2 * sp.cos(t2))],
+        [m2 * (L2**2 + L1 * L2 * sp.cos(t2)), m2 * L2**2],
+    ])  # fmt: skip
+    c0 = sp.Matrix([-m2 * L1 * L2 * sp.sin(t2) * (2 * d1 * d2 + d2**2),
+                    m2 * L1 * L2 * sp.sin(t2) * d1**2])  # fmt: skip
+    g0 = sp.Matrix([(m1 * L1 + m2 * L1) * g * sp.cos(t1) + m2 * L2 * g * sp.cos(t1 + t2),
+                    m2 * L2 * g * sp.cos(t1 + t2)])  # fmt: skip
+    for ours, text in ((eom.M, M0), (eom.velocity_products, c0), (eom.g, g0)):
+        assert sp.simplify(by_name(ours) - text) == sp.zeros(*text.shape)
+    assert {str(s) for s in eom.parameters} == {"m1", "m2", "L1", "L2", "g"}
+    with pytest.raises(ValueError, match="names must be"):
+        rd.symbolic.derive(models.load("planar_2r"), names="craig")

@@ -389,7 +389,8 @@ def write_plot(result: dict, path: str, *, overwrite: bool = False) -> None:
     bat = [r for r in result.get("batch", []) if r["library"] == "robodyn" and r["threads"] == tmax]
     if bat:
         panels.append((f"batch, {tmax} threads, per state (robodyn / Pinocchio)", bat))
-    fig = Figure(figsize=(12, 4 * max(1, len(panels))))
+    widest = max((len(rows) for _, rows in panels), default=1)  # 0.3 in per bar, at least 12
+    fig = Figure(figsize=(max(12.0, 0.3 * widest), 4.5 * max(1, len(panels))))
     if not panels:
         ax = fig.add_subplot(1, 1, 1)
         ax.text(0.5, 0.5, "no latency or batch figures", ha="center")
@@ -408,7 +409,7 @@ def write_plot(result: dict, path: str, *, overwrite: bool = False) -> None:
             ax.axhline(1.0 / 3.0, color="tab:blue", ls="--", lw=1, label="target 1/3 (rnea, aba)")
             ax.legend(loc="upper left", fontsize=8)
         ax.set_xticks(range(len(rows)))
-        ax.set_xticklabels(labels, fontsize=7)
+        ax.set_xticklabels(labels, fontsize=7, rotation=90)  # upright labels overlap
         ax.set_ylabel("time ratio to Pinocchio (log)")
         ax.set_title(title)
     fig.tight_layout()

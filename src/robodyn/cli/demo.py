@@ -126,7 +126,9 @@ def _simulation_part(out: Path, robot, overwrite: bool) -> None:
         print(f"  {name}: max tracking error {err:.2e} rad "
               f"({wall:.2f} s for 1.5 s, RK4 at {1e-3 / dt:g} kHz)")  # fmt: skip
     if out is not None:
-        plot_comparison(runs, target=ref, path=out / "tracking.png", overwrite=overwrite)
+        # in radians, as the tracking errors printed above
+        plot_comparison(runs, target=ref, path=out / "tracking.png", degrees=False,
+                        overwrite=overwrite)  # fmt: skip
         print(f"figure: {out / 'tracking.png'}")
     fall = simulate(model, q0, duration=1.0, dt=1e-3, friction=False)
     E = fall.energy()

@@ -74,8 +74,8 @@ def plot_identification(
     scale = np.maximum(np.abs(ref), 1e-3 * max(np.abs(ref).max(), 1e-12))
     k = np.arange(base.rank)
     width = 0.8 / len(results)
-    for n, (name, res) in enumerate(results.items()):
-        err = 100.0 * (res.base_parameters - ref) / scale
+    errs = {name: 100.0 * (res.base_parameters - ref) / scale for name, res in results.items()}
+    for n, (name, err) in enumerate(errs.items()):
         ax.bar(k + (n - (len(results) - 1) / 2) * width, err, width, label=name)
     ax.axhline(0.0, color="k", lw=0.6, label="truth" if truth is not None else "prior")
     what = "error from the truth" if truth is not None else "change from the prior model"
@@ -86,10 +86,26 @@ def plot_identification(
     )
     lim = min(float(np.abs(ax.dataLim.intervaly).max()), 200.0)  # clip the few huge ones
     ax.set_ylim(-1.1 * lim - 1, 1.1 * lim + 1)
+    _mark_clipped(ax, k, width, errs, 1.1 * lim + 1)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     if path is not None:
         save_figure(fig, path, overwrite=overwrite, dpi=100)
     return fig
+
+
+def _mark_clipped(ax, k, width, errs: dict, edge: float) -> None:
+    """A triangle at the axis edge over each bar the axis cuts, with its value."""
+    xs, ys = [], []
+    for n, err in enumerate(errs.values()):
+        for kk, e in zip(k, err):
+            if abs(e) > edge:
+                x = kk + (n - (len(errs) - 1) / 2) * width
+                xs.append(x)
+                ys.append(np.sign(e) * 0.97 * edge)
+                ax.annotate(f"{e:.0f} %", (x, ys[-1]), textcoords="offset points",
+                            xytext=(0, -10 if e > 0 else 4), ha="center", fontsize=6)  # fmt: skip
+    if xs:
+        ax.plot(xs, ys, "k^", ms=5, ls="none", label="beyond the axis (value written)")
 
 
 def _prior(res):

@@ -487,6 +487,7 @@ def _stick_axes(fig, P: np.ndarray, tip: np.ndarray, segs: list, planar: bool):
         ax.set_xlabel("x (m)")
         ax.set_ylabel("y (m)")
         ax.set_zlabel("z (m)")
+        ax.set_box_aspect((1.0, 1.0, 1.0), zoom=0.85)  # the z label inside the figure
         lines = [ax.plot([], [], [], "-o", color="C0", lw=3, ms=4)[0] for _ in segs]
         (mark,) = ax.plot([], [], [], "s", color="C3", ms=6, label="frame origin")
     ax.grid(alpha=0.3)

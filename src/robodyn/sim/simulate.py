@@ -82,10 +82,11 @@ def simulate(
         one step per sample.
     integrator : {"rk4", "semi_implicit_euler", "euler", "rk45", "dop853", "radau"}
         Fixed step: classical RK4, semi-implicit Euler (symplectic only for a constant
-        mass matrix; see :mod:`robodyn.sim.integrators`), explicit Euler (MR's
-        EulerStep). Adaptive, error-controlled (scipy's ``solve_ivp`` with ``rtol`` and
-        ``atol``): "rk45", "dop853", "radau" (samples at the same times). A floating base
-        moves on SE(3) in every case (``rd.integrate``).
+        mass matrix; see :mod:`robodyn.sim.integrators`; the update of course notes 003's
+        ``simulate`` loops, which the lesson calls Euler integration), explicit Euler (MR's
+        EulerStep; q moves with the old velocity). Adaptive, error-controlled (scipy's
+        ``solve_ivp`` with ``rtol`` and ``atol``): "rk45", "dop853", "radau" (samples at
+        the same times). A floating base moves on SE(3) in every case (``rd.integrate``).
     control_dt : float, optional
         Evaluate the controller every ``control_dt`` seconds (a multiple of dt) and hold
         its torque in between (zero-order hold, a digital controller). Default: the

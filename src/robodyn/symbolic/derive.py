@@ -345,6 +345,43 @@ def _friction(model: Model, qd: list, friction: bool) -> sp.Matrix:
     return b
 
 
+_PRESETS = {
+    # course notes 003: theta, l1 (joint offset), lc1 (CoM offset), I1, m1
+    "lesson": lambda n: {
+        **{f"q{k}": f"theta{k}" for k in range(1, n + 1)},
+        **{f"qdot{k}": f"thetadot{k}" for k in range(1, n + 1)},
+        **{f"qddot{k}": f"thetaddot{k}" for k in range(1, n + 1)},
+        **{f"L{k}": f"l{k}" for k in range(n + 1)},
+        **{f"r{k}": f"lc{k}" for k in range(n + 1)},
+    },
+    # course notes 000: theta, point masses at the link tips (CoM offset r_i = L_i)
+    "notes000": lambda n: {
+        **{f"q{k}": f"theta{k}" for k in range(1, n + 1)},
+        **{f"qdot{k}": f"thetadot{k}" for k in range(1, n + 1)},
+        **{f"qddot{k}": f"thetaddot{k}" for k in range(1, n + 1)},
+        **{f"r{k}": f"L{k}" for k in range(n + 1)},
+    },
+}
+
+
+def _renaming(names: str | dict, n: int, symbols: list) -> dict:
+    """Symbol -> Symbol for ``derive(..., names=...)`` (a preset or a dict of names)."""
+    if isinstance(names, str):
+        if names not in _PRESETS:
+            raise ValueError(f"names must be a dict or one of {sorted(_PRESETS)}, got {names!r}")
+        names = _PRESETS[names](n)
+    if not isinstance(names, dict):
+        raise ValueError(f"names must be a dict or one of {sorted(_PRESETS)}, got {names!r}")
+    by_name = {str(s): s for s in symbols}
+    out = {}
+    for old, new in names.items():
+        if str(old) in by_name:
+            if not isinstance(new, sp.Symbol):  # one symbol per name: "L1" is robodyn's L1
+                new = by_name.get(str(new), sp.Symbol(str(new), real=True))
+            out[by_name[str(old)]] = new
+    return out
+
+
 def _textbook_parameters(P: _Parameters, M, g, V, nb: int):
     """M, g, V and the parameter values, with ``I3zz -> I3`` where it is body 3's only
     inertia symbol, and only the symbols that reach the equations."""
@@ -367,6 +404,7 @@ def derive(
     simplify: bool = True,
     *,
     friction: bool = False,
+    names: str | dict | None = None,
 ) -> EquationsOfMotion:
     """Symbolic equations of motion ``M qdd + C qd + g = tau`` of a robodyn Model.
 
@@ -382,11 +420,22 @@ def derive(
         Christoffel symbols; False keeps the expanded, reduced form (faster for 6-DoF arms).
     friction : bool
         Add the joint damping and Coulomb friction ``b = d qd + f sign(qd)``.
+    names : {"lesson", "notes000"} or dict, optional
+        The symbols to print the equations in. A dict maps robodyn's names (``"q1"``,
+        ``"qdot1"``, ``"qddot1"``, ``"tau1"``, ``"m1"``, ``"L1"``, ``"r1"``, ``"I1"``,
+        ``"g"``) to a name or a sympy Symbol; two names mapped to one symbol become one
+        (``{"r1": "L1"}`` for a point mass at the link's tip). ``"lesson"`` is course
+        notes 003's notation (``theta1``, ``thetadot1``, ``thetaddot1``, ``l1`` for robodyn's
+        joint offset ``L1``, ``lc1`` for the CoM offset ``r1``); ``"notes000"`` is course
+        notes 000's point-mass arm (``theta1``.., masses at the tips: ``r_i`` and
+        ``L_i`` are both ``L_i``, where ``L2`` is the second link's length).
+        ``parameters="symbolic"`` is implied for the parameter names.
 
     Returns
     -------
     EquationsOfMotion
-        In plain symbols ``q1..qn``, ``qdot1..``, ``qddot1..``, torques ``tau1..``.
+        In plain symbols ``q1..qn``, ``qdot1..``, ``qddot1..``, torques ``tau1..``, or in
+        ``names``.
 
     Raises
     ------
@@ -397,12 +446,17 @@ def derive(
     if parameters not in ("numeric", "symbolic"):
         raise ValueError(f"parameters must be 'numeric' or 'symbolic', got {parameters!r}")
     _check_model(model)
-    P = _Parameters(model, parameters == "symbolic")
+    P = _Parameters(model, parameters == "symbolic" or names is not None)
     q, qd, qdd, tau = _symbols(model.nv)
     M, V = _mass_matrix_and_potential(model, P, q)
     M, g, V = _gravity_form(model, M, V, q, simplify)
     b = _friction(model, qd, friction)
     M, g, V, values = _textbook_parameters(P, M, g, V, model.nb)
+    if names is not None:
+        ren = _renaming(names, model.nv, [*q, *qd, *qdd, *tau, *values])
+        q, qd, qdd, tau = ([ren.get(x, x) for x in xs] for xs in (q, qd, qdd, tau))
+        M, g, V, b = (x.xreplace(ren) for x in (M, g, V, b))
+        values = {ren.get(k, k): v for k, v in values.items()}
     return EquationsOfMotion(
         q,
         qd,
