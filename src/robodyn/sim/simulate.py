@@ -225,12 +225,18 @@ def simulate(
       taken by :func:`robodyn.difference`, and PD needs its model;
     * :class:`~robodyn.control.TaskSpaceComputedTorque` along a constant pose, a
       :func:`robodyn.trajectory.screw_trajectory` or a
-      :func:`robodyn.trajectory.cartesian_trajectory` under a cubic or quintic scaling.
+      :func:`robodyn.trajectory.cartesian_trajectory` under a cubic or quintic scaling;
+    * the force laws :class:`~robodyn.control.ForceControl`,
+      :class:`~robodyn.control.HybridMotionForce`, :class:`~robodyn.control.Impedance` and
+      :class:`~robodyn.control.Admittance` with their states (integrals, the admittance's
+      virtual motion, the sensor's filter) and a noiseless sensor, a constant F_d and such
+      a pose reference (``kernels/core/force.c``).
 
-    A batch of rollouts with an ``environment`` (and no ``out``) takes the same compiled
-    rollout, one per rollout, the rollouts split over ``threads`` and advanced together in
-    pieces (so Ctrl-C stops them all with the samples each finished); the batch kernels'
-    Python loop would pay numpy's overhead for every contact at every stage.
+    A batch of rollouts with an ``environment`` or a force law (and no ``out``) takes the
+    same compiled rollout, one per rollout, the rollouts split over ``threads`` and
+    advanced together in pieces (so Ctrl-C stops them all with the samples each finished);
+    the batch kernels' Python loop would pay numpy's overhead for every contact and every
+    task-space quantity at every stage.
 
     ``clip_torque=True`` on a model whose motors' torque limit falls with speed
     (:meth:`Model.with_actuators <robodyn.model.model.Model.with_actuators>` with
