@@ -206,3 +206,18 @@ def test_a_failed_rollout_of_a_compiled_batch_is_named_or_marked_as_the_python_l
         assert np.array_equal(np.isnan(got), np.isnan(want)), x
         ok = ~np.isnan(want)
         assert np.array_equal(got[ok], want[ok]), x
+
+
+def test_an_environment_without_contacts_records_none_on_either_road():
+    """No points (or no shapes): nothing touches, contact_force is None, the run is the
+    run without an environment (the Python loop raised a KeyError here)."""
+    panda = rd.models.load("panda")
+    q0 = rd.neutral(panda)
+    for env in (rd.sim.Environment(panda, [], [rd.sim.Plane()]),
+                rd.sim.Environment(panda, [rd.sim.ContactPoint("ee")], [])):  # fmt: skip
+        bare = rd.simulate(panda, q0, duration=0.05, dt=1e-3)
+        for ctrl in (None, on_python_loop(None)):
+            res = rd.simulate(panda, q0, controller=ctrl, duration=0.05, dt=1e-3,
+                              environment=env)  # fmt: skip
+            assert res.contact_force is None
+            assert np.array_equal(res.q, bare.q)

@@ -83,10 +83,10 @@ def _c_setup(model, controller, integrator, friction, clip_torque, *, environmen
         law.get("force", ()),  # a force law's parameters (sim.h: FP_*)
     ])  # fmt: skip
     flags = FL_GRAVITY | FL_ARMATURE | (FL_FRICTION if friction else 0)
-    env = None if environment is None else environment._c_block()
+    nc = 0 if environment is None else environment.nc  # (no contacts: no environment)
+    env = environment._c_block() if nc else None
     return _Setup(pk.P, pc.P, _C_INTEGRATORS[integrator], _LAWS[law["law"]], flags,
-                  law["cflags"], np.ascontiguousarray(params), env, fext, nz,
-                  0 if environment is None else environment.nc)  # fmt: skip
+                  law["cflags"], np.ascontiguousarray(params), env, fext, nz, nc)  # fmt: skip
 
 
 def _law_of(model, controller):
