@@ -14,7 +14,9 @@
 * one tolerance convention: :func:`assert_close` (error relative to max(1, |want|));
 * example-robot-data: where its URDFs are, which ones Pinocchio loads, and a pair of the
   same URDF loaded by robodyn and by Pinocchio;
-* :func:`figure_problems`: the audit of a figure's readability (title, units, legends).
+* :func:`figure_problems`: the audit of a figure's readability (title, units, legends);
+* :func:`on_python_loop`: a controller as simulate's Python loop runs it (the parity tests
+  of the compiled rollout).
 """
 
 from __future__ import annotations
@@ -559,6 +561,28 @@ def assert_close(got, want, tol: float, what: str = "") -> None:
     """The one tolerance convention of the tests: error relative to max(1, |want|)."""
     err = rel_err(got, want)
     assert err <= tol, f"{what}: relative error {err:.3g} > {tol:.3g}"
+
+
+# ------------------------------------------------------------------ simulate's two roads
+class _OnPythonLoop:
+    """A controller without its ``_c_law``: its state, sensor and law, called from
+    :func:`robodyn.simulate`'s Python loop."""
+
+    def __init__(self, ctrl):
+        self.ctrl = ctrl
+        self.state_size = getattr(ctrl, "state_size", 0)
+        self.uses_wrench = getattr(ctrl, "uses_wrench", False)
+
+    def __call__(self, *args, **kwargs):
+        return self.ctrl(*args, **kwargs)
+
+
+def on_python_loop(ctrl):
+    """The same controller as robodyn.simulate's Python loop runs it (None: zero torque):
+    the compiled rollout's parity tests compare the two roads with it."""
+    if ctrl is None:
+        return lambda t, q, v: np.zeros(np.shape(v))
+    return _OnPythonLoop(ctrl)
 
 
 # ------------------------------------------------------------------ independent kinematics

@@ -74,6 +74,7 @@ __all__ = [
     "Admittance",
 ]
 
+from ._task import REF_KINDS, c_pose_reference
 from .base import (
     OMEGA_N,
     ZETA,
@@ -606,20 +607,16 @@ class TaskSpaceComputedTorque(Controller):
         """This law for the compiled rollout of robodyn.simulate (kernels/core/sim.c's
         LAW_TASK_CT): a constant pose, or a screw or Cartesian PoseTrajectory under a
         polynomial time scaling; None for any other reference (the Python loop)."""
-        if self._pose is not None:
-            kind, X_a, S, T, c = "pose", self._pose, np.zeros(6), 1.0, np.zeros(6)
-        else:
-            spec = getattr(self.ref, "_c_pose_reference", None)
-            spec = spec() if spec is not None else None
-            if spec is None:
-                return None
-            kind, X_a, S, T, c = spec
+        spec = c_pose_reference(self._pose, self.ref)
+        if spec is None:
+            return None
+        kind, X_a, S, T, c = spec
         from ..kernels._pack import FL_ARMATURE, FL_FRICTION
 
         # the parameter block of kernels/core/sim.h (TP_FRAME .. TP_S)
         task = np.concatenate([
             [self.frame], _matrix(self.kp, 6).ravel(), _matrix(self.kd, 6).ravel(),
-            [self.k_null, self.damping, self.singular_threshold, _REF_KINDS[kind]],
+            [self.k_null, self.damping, self.singular_threshold, REF_KINDS[kind]],
             np.asarray(X_a, dtype=float).ravel(), S,
         ])  # fmt: skip
         z = np.zeros(model.nq)  # no joint reference
@@ -655,9 +652,6 @@ class TaskSpaceComputedTorque(Controller):
         qdd = qdd - self.k_null * np.einsum("...ij,...j->...i", N, v)
         tau = inverse_dynamics(m, q, v, qdd, friction=self.friction)
         return _saturate(tau, self.tau_max)
-
-
-_REF_KINDS = {"pose": 0, "screw": 1, "cartesian": 2}  # sim.h's REF_*
 
 
 def perturbed(model, mass_scale=1.0, *, rng=None, spread: float = 0.0):

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .base import _numbers
+from .base import _matrix, _numbers
 
 
 # ------------------------------------------------------------------------ arguments
@@ -233,3 +233,60 @@ def zeros_state(z, q, n: int):
     if z is not None:
         return np.asarray(z, dtype=float)
     return np.zeros((*np.shape(q)[:-1], n))
+
+
+# ------------------------------------------------------------------------ the compiled rollout
+REF_KINDS = {"pose": 0, "screw": 1, "cartesian": 2}  # kernels/core/sim.h's REF_*
+_TP_SIZE, _TP_KIND, _TP_XA, _TP_S = 99, 76, 77, 93  # sim.h's TP_* (the reference's part)
+_FP_SIZE, _FP_G, _FP_A, _FP_NA = 234, 17, 197, 233  # sim.h's FP_*
+
+
+def c_pose_reference(pose, fn):
+    """``(kind, X_a, S, T, c)`` of a pose reference for the compiled rollout (sim.h's
+    REF_*, TP_XA, TP_S; sim_t's T and c): a constant pose, or a screw or Cartesian path
+    under a polynomial time scaling (their ``_c_pose_reference``); None for any other
+    callable."""
+    if pose is not None:
+        return "pose", np.asarray(pose, dtype=float), np.zeros(6), 1.0, np.zeros(6)
+    spec = getattr(fn, "_c_pose_reference", None)
+    return spec() if spec is not None else None
+
+
+def c_force_law(ctrl, model, law: str, gains, *, rows=range(6), F_d=None, A=None, ref=None):
+    """A force law ``ctrl`` for the compiled rollout (its ``_c_law``: kernels/core/force.c
+    reads the FP_* block of sim.h, and the reference in the TP_* block): None where it
+    cannot run there (a noisy sensor, a callable F_d, a reference that is not a constant
+    pose or a polynomial screw or Cartesian path, rows not in ascending order)."""
+    from ..kernels._pack import FL_ARMATURE, FL_FRICTION
+
+    sensor, rows = ctrl.sensor, [int(r) for r in rows]
+    if np.any(sensor.noise > 0) or rows != sorted(rows) or callable(F_d):
+        return None
+    spec = ("pose", np.eye(4), np.zeros(6), 1.0, np.zeros(6)) if ref is None else (
+        c_pose_reference(ref.pose, ref.fn))  # fmt: skip
+    if spec is None:
+        return None
+    kind, X_a, S, T, c = spec
+    k = len(rows)
+    P = np.zeros(_FP_SIZE)
+    P[:4] = [ctrl.frame, frame_index(ctrl.model, sensor.frame, "sensor.frame"),
+             0.0 if sensor.cutoff is None else 2.0 * np.pi * sensor.cutoff, k]  # fmt: skip
+    P[4 : 4 + k], P[10] = rows, ctrl.k_null
+    P[11:17] = 0.0 if F_d is None else np.asarray(F_d, dtype=float)
+    for j, g in enumerate(gains):  # each 6 x 6, its k x k block top-left
+        G = np.zeros((6, 6))
+        G[:k, :k] = _matrix(g, k)
+        P[_FP_G + 36 * j : _FP_G + 36 * (j + 1)] = G.ravel()
+    if A is not None:
+        P[_FP_A : _FP_A + A.size], P[_FP_NA] = A.ravel(), A.shape[0]
+    task = np.zeros(_TP_SIZE)
+    task[0], task[_TP_KIND] = ctrl.frame, REF_KINDS[kind]
+    task[_TP_XA:_TP_S], task[_TP_S:] = np.asarray(X_a, dtype=float).ravel(), S
+    friction = bool(getattr(ctrl, "friction", False))
+    z = np.zeros(model.nq)  # no joint reference
+    return {
+        "law": law, "kp": 0.0, "kd": 0.0, "model": ctrl.model,
+        "cflags": FL_ARMATURE | (FL_FRICTION if friction else 0), "q_a": z, "q_b": z,
+        "T": T, "c": c, "task": task, "force": P,
+        "tau_max": np.inf if ctrl.tau_max is None else ctrl.tau_max,
+    }  # fmt: skip

@@ -9,9 +9,12 @@ a law takes them as ``f_env=`` (robodyn's ``f_ext`` layout, (..., nb, 6); None: 
 touches the robot).
 
 Their integrals (and the sensor's filter) are controller states the simulation
-integrates (``state_size``), as :class:`robodyn.control.PID`'s. Both run on the Python
-loop of :func:`robodyn.simulate` (numpy over a batch of states): the compiled rollout
-has no environment.
+integrates (``state_size``), as :class:`robodyn.control.PID`'s. :func:`robodyn.simulate`
+runs both in its compiled rollout (``kernels/core/force.c``: the law, the ideal sensor and
+its filter at every stage, one rollout or each of a batch) when the sensor has no noise
+(random numbers stay in Python), F_d is constant and the hybrid law's reference is a
+constant pose or a polynomial screw or Cartesian path; otherwise on its Python loop (numpy
+over a batch of states). The two roads agree to round-off.
 """
 
 from __future__ import annotations
@@ -70,6 +73,11 @@ class ForceControl(Controller):
     ----------
     state_size : int
         6 (the integral of F_e) + the sensor's filter (6 or 0).
+
+    Notes
+    -----
+    :func:`robodyn.simulate` runs this law compiled (``kernels/core/force.c``) unless the
+    sensor is noisy or F_d is a callable; those take its Python loop (the same numbers).
     """
 
     name = "force_control"
@@ -99,6 +107,12 @@ class ForceControl(Controller):
             "kdamp": _numbers(self.kdamp), "k_null": self.k_null,
             "sensor": self.sensor.describe(), "tau_max": _numbers(self.tau_max),
         }  # fmt: skip
+
+    def _c_law(self, model):
+        """This law for the compiled rollout of robodyn.simulate (kernels/core/force.c):
+        None with a noisy sensor or a callable F_d (the Python loop)."""
+        return tk.c_force_law(self, model, "force_control", (self.kfp, self.kfi, self.kdamp),
+                              F_d=self._F_d_arg)  # fmt: skip
 
     def __call__(self, t, q, v, z=None, *, f_env=None):
         """``(tau, dz)``: the torque and the rate of the state ``z = [int F_e; filter]``."""
@@ -200,6 +214,14 @@ class HybridMotionForce(Controller):
     ----------
     state_size : int
         12 (the integrals of X_e and F_e) + the sensor's filter (6 or 0).
+
+    Notes
+    -----
+    :func:`robodyn.simulate` runs this law compiled (``kernels/core/force.c``) with a
+    constant pose or a :func:`robodyn.trajectory.screw_trajectory` or
+    :func:`robodyn.trajectory.cartesian_trajectory` under a cubic or quintic scaling, a
+    constant F_d and a sensor without noise; anything else takes its Python loop (the same
+    numbers).
     """
 
     name = "hybrid_motion_force"
@@ -239,6 +261,14 @@ class HybridMotionForce(Controller):
             "k_null": self.k_null, "friction": self.friction,
             "sensor": self.sensor.describe(), "tau_max": _numbers(self.tau_max),
         }  # fmt: skip
+
+    def _c_law(self, model):
+        """This law for the compiled rollout of robodyn.simulate (kernels/core/force.c):
+        None with a noisy sensor, a callable F_d or a reference other than a constant pose
+        or a polynomial screw or Cartesian path (the Python loop)."""
+        gains = (self.kp, self.ki, self.kd, self.kfp, self.kfi)
+        return tk.c_force_law(self, model, "hybrid_motion_force", gains, F_d=self._F_d_arg,
+                              A=self.A, ref=self.ref)  # fmt: skip
 
     def projection(self, q) -> np.ndarray:
         """``P(q)`` (..., 6, 6) of MR eq. 11.63 at the configuration(s) q."""

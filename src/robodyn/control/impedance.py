@@ -18,8 +18,12 @@ force sensor's reading, rows S, seen through ``Jbar_S^T J^T``: see
   (force in, motion out) and tracks that motion with task-space computed torque.
 
 Both read a :class:`robodyn.sim.ForceSensor` (ideal by default) fed by
-:func:`robodyn.simulate`'s environment and ``f_ext``, and run on its Python loop (numpy
-over a batch of states).
+:func:`robodyn.simulate`'s environment and ``f_ext``. The simulation runs them in its
+compiled rollout (``kernels/core/force.c``, one rollout or each of a batch) when the
+sensor has no noise (random numbers stay in Python), the rows S are in ascending order and
+the reference is a constant pose or a :func:`robodyn.trajectory.screw_trajectory` or
+:func:`robodyn.trajectory.cartesian_trajectory` under a cubic or quintic scaling; anything
+else takes its Python loop (numpy over a batch of states; the same numbers).
 """
 
 from __future__ import annotations
@@ -138,6 +142,13 @@ class Impedance(_Virtual):
         """Class, model (by fingerprint), frame, rows, reference, M B K, sensor, as JSON."""
         return self._json()
 
+    def _c_law(self, model):
+        """This law for the compiled rollout of robodyn.simulate (kernels/core/force.c):
+        None with a noisy sensor, rows not in ascending order, or a reference other than a
+        constant pose or a polynomial screw or Cartesian path (the Python loop)."""
+        return tk.c_force_law(self, model, "impedance", (self.M, self.B, self.K),
+                              rows=self.rows, ref=self.ref)  # fmt: skip
+
     def linear_gains(self, model, q):
         """``(K, D)`` joint torque gains about q: ``J_S^T Lambda_S M^-1 K J_S`` and the
         same with B (+ null-space damping), for :func:`robodyn.sim.stable_step`."""
@@ -209,6 +220,12 @@ class Admittance(_Virtual):
         """Class, model (by fingerprint), frame, rows, reference, M B K, the tracking
         gains, sensor, as JSON."""
         return {**self._json(), "kp": _numbers(self.kp), "kd": _numbers(self.kd)}
+
+    def _c_law(self, model):
+        """This law for the compiled rollout of robodyn.simulate (kernels/core/force.c),
+        or None (as :class:`Impedance`'s)."""
+        gains = (self.M, self.B, self.K, self.kp, self.kd)
+        return tk.c_force_law(self, model, "admittance", gains, rows=self.rows, ref=self.ref)
 
     def linear_gains(self, model, q):
         """``(K, D)``: the tracking loop's joint torque gains about q (the virtual

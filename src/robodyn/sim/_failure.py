@@ -89,7 +89,7 @@ def _mark_failed(rec, marks, K: int, dt: float, model, meta) -> None:
     rec.x["t"][:] = dt * np.arange(K + 1)  # (a run whose rollouts all failed stopped early)
     for r in np.flatnonzero(~marks.alive):
         last = int(marks.last[r])
-        for name in ("q", "v", "a", "tau", "z"):
+        for name in ("q", "v", "a", "tau", "z", "contact_force"):
             if name in rec.x:
                 rec.x[name][last + 1 :, r] = np.nan
         if marks.status[r] == 2 and last >= 0:

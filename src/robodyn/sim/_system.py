@@ -142,7 +142,7 @@ def _external(model, f_ext, environment):
             return None
         return _wrenches_at(f_ext, t, q, v) if callable(f_ext) else ext
 
-    if environment is None:
+    if environment is None or environment.nc == 0:  # (no contacts: nothing to record)
         return lambda t, q, v: (user(t, q, v), None)
 
     def wrench(t, q, v):

@@ -324,6 +324,26 @@ class Environment:
         return {"points": [p.describe() for p in self.points],
                 "shapes": [s.describe() for s in self.shapes]}  # fmt: skip
 
+    def _c_block(self) -> np.ndarray:
+        """The environment as the compiled rollout reads it (kernels/core/contact.h): the
+        numbers of points and shapes, each point's frame, offset and radius, each shape's
+        kind, k, b, mu, v_eps and geometry (a plane's point and normal, a sphere's centre
+        and radius, a box's centre, size and R)."""
+        kinds = {"plane": 0, "sphere": 1, "box": 2}
+        pts = [[f, *p.offset, p.radius] for f, p in zip(self._frames, self.points)]
+        shapes = []
+        for s in self.shapes:
+            geo = np.zeros(15)  # SH_C (3), SH_N (3), SH_R (9)
+            if s.kind == "plane":
+                geo[:6] = [*s.point, *s.normal]
+            elif s.kind == "sphere":
+                geo[:4] = [*s.center, s.radius]
+            else:
+                geo[:] = [*s.center, *s.size, *s.R.ravel()]
+            shapes.append([kinds[s.kind], s.stiffness, s.damping, s.friction, s.v_eps, *geo])
+        return np.array([len(self.points), len(self.shapes), *np.ravel(pts), *np.ravel(shapes)],
+                        dtype=float)  # fmt: skip
+
     def contacts(self, q, v) -> Contacts:
         """The contact forces and body wrenches in the state(s) (q, v).
 

@@ -17,6 +17,7 @@ import numpy as np
 from .._checks import as_positive
 from ..errors import SimulationInterrupted, SimulationWarning
 from ._compiled import _c_setup, _run_compiled
+from ._compiled_batch import _compiles_as_batch, _run_compiled_batch
 from ._failure import _stopped
 from ._loop import _ADAPTIVE, _run_loop
 from ._record import _check_room, _npz_out, _partial_folder, _Record
@@ -183,12 +184,11 @@ def _integrate(run: _Run, q, v, z, progress: bool) -> Trajectory:
     progress bar; a Ctrl-C before the first sample hands back an empty trajectory."""
     bar = _progress_bar(run) if progress else None
     try:
-        if not run.batch and not run.hold and run.f_ext is None and run.environment is None \
-                and z is None:  # fmt: skip
-            setup = _c_setup(run.model, run.controller, run.integrator, run.friction,
-                             run.clip_torque)  # fmt: skip
-            if setup is not None:
-                return _run_compiled(setup, run, q, v, bar)
+        setup = _compiled_setup(run)
+        if setup is not None and not run.batch:
+            return _run_compiled(setup, run, q, v, z, bar)
+        if setup is not None and _compiles_as_batch(run, setup):
+            return _run_compiled_batch(setup, run, q, v, z, bar)
         rec = _Record(run.K, q.shape, v.shape, None if z is None else z.shape, run.folder,
                       run.meta, 0 if run.environment is None else run.environment.nc)  # fmt: skip
         return _run_loop(run, rec, q, v, z, bar)
@@ -199,6 +199,17 @@ def _integrate(run: _Run, q, v, z, progress: bool) -> Trajectory:
     finally:
         if bar is not None:
             bar.close()
+
+
+def _compiled_setup(run: _Run):
+    """The compiled rollout's arguments (robodyn.sim._compiled) when the run can take it:
+    no held torque, and one rollout, or a batch with an environment or a force law (whose
+    Python loop pays per state); else None."""
+    if run.hold or (run.batch and run.environment is None
+                    and not getattr(run.controller, "uses_wrench", False)):  # fmt: skip
+        return None
+    return _c_setup(run.model, run.controller, run.integrator, run.friction, run.clip_torque,
+                    environment=run.environment, f_ext=run.f_ext)  # fmt: skip
 
 
 def _progress_bar(run: _Run):

@@ -19,7 +19,10 @@ frequency ``f_c`` (Hz), ``omega_c = 2 pi f_c``::
 The filtered wrench is a state the simulation integrates with the robot's (a
 controller's state, as a PID's integral), starting at zero; the sensor object keeps none.
 Noise is drawn at each evaluation (an RK4 step reads the sensor at its four stages); for
-a sensor sampled at a fixed rate, run the controller digitally (``control_dt``).
+a sensor sampled at a fixed rate, run the controller digitally (``control_dt``). A law
+whose sensor has no noise runs in :func:`robodyn.simulate`'s compiled rollout
+(``kernels/core/force.c`` reads the sensor there, its filter included); a noisy one keeps
+the Python loop (numpy's generator draws the noise).
 """
 
 from __future__ import annotations

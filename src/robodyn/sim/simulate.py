@@ -103,8 +103,8 @@ def simulate(
         :class:`~robodyn.control.HybridMotionForce`, :class:`~robodyn.control.Impedance`,
         :class:`~robodyn.control.Admittance`) reads these external wrenches (the
         environment's and ``f_ext``) through its :class:`robodyn.sim.ForceSensor`. A run
-        with an environment takes the Python loop (numpy over the batch). Not with
-        ``constraints``, ``client`` or dask arrays.
+        with an environment runs in the compiled core (kernels/core/contact.c) where its
+        controller does (see Notes). Not with ``constraints``, ``client`` or dask arrays.
     friction : bool
         Joint damping and Coulomb friction of the model (default on, as in
         :func:`robodyn.forward_dynamics`).
@@ -210,11 +210,13 @@ def simulate(
     -----
     Which road a run takes (both give the same trajectory to round-off, ~1e-15 in q):
     one rollout (q0 of shape (nq,)) with a fixed-step integrator ("rk4",
-    "semi_implicit_euler", "euler"), no ``control_dt`` and no ``f_ext`` runs whole in the
-    compiled core, on any model (fixed or floating base, spherical, planar, universal,
-    helical, cylindrical and mimic joints: positions move by :func:`robodyn.integrate` on
-    each joint's manifold, RK4's stages combine in the chart at q), when the controller is
-    None or one of :mod:`robodyn.control`'s laws that describes itself:
+    "semi_implicit_euler", "euler"), no ``control_dt``, and ``f_ext`` None or one constant
+    (nb, 6) array runs whole in the compiled core, on any model (fixed or floating base,
+    spherical, planar, universal, helical, cylindrical and mimic joints: positions move by
+    :func:`robodyn.integrate` on each joint's manifold, RK4's stages combine in the chart
+    at q), with an ``environment``'s contacts evaluated at every stage
+    (``kernels/core/contact.c``), when the controller is None or one of
+    :mod:`robodyn.control`'s laws that describes itself:
 
     * :class:`~robodyn.control.PD` (with or without gravity compensation) and
       :class:`~robodyn.control.ComputedTorque` with scalar or per-joint gains, no ``ki``,
@@ -224,7 +226,18 @@ def simulate(
       taken by :func:`robodyn.difference`, and PD needs its model;
     * :class:`~robodyn.control.TaskSpaceComputedTorque` along a constant pose, a
       :func:`robodyn.trajectory.screw_trajectory` or a
-      :func:`robodyn.trajectory.cartesian_trajectory` under a cubic or quintic scaling.
+      :func:`robodyn.trajectory.cartesian_trajectory` under a cubic or quintic scaling;
+    * the force laws :class:`~robodyn.control.ForceControl`,
+      :class:`~robodyn.control.HybridMotionForce`, :class:`~robodyn.control.Impedance` and
+      :class:`~robodyn.control.Admittance` with their states (integrals, the admittance's
+      virtual motion, the sensor's filter) and a noiseless sensor, a constant F_d and such
+      a pose reference (``kernels/core/force.c``).
+
+    A batch of rollouts with an ``environment`` or a force law (and no ``out``) takes the
+    same compiled rollout, one per rollout, the rollouts split over ``threads`` and
+    advanced together in pieces (so Ctrl-C stops them all with the samples each finished);
+    the batch kernels' Python loop would pay numpy's overhead for every contact and every
+    task-space quantity at every stage.
 
     ``clip_torque=True`` on a model whose motors' torque limit falls with speed
     (:meth:`Model.with_actuators <robodyn.model.model.Model.with_actuators>` with
@@ -232,10 +245,10 @@ def simulate(
     (:mod:`robodyn.sim.kinematic_sim`).
 
     Every dof takes the law's torque, a floating base's six too (the laws know no
-    actuators: zero gains on those dofs leave the base unactuated). Everything else (a
-    batch, PID or another controller with its own state, any other callable, a held
-    torque, wrenches, an environment, the adaptive integrators) runs the Python loop over
-    the batch kernels,
+    actuators: zero gains on those dofs leave the base unactuated). Everything else (any
+    other batch, PID or another controller with its own state, any other callable, a held
+    torque, wrenches that are called or batched, the adaptive integrators) runs the Python
+    loop over the batch kernels,
     one controller call per stage: ~1.5 ms an RK4 step for solo12 on its floating base,
     against ~16 us compiled (``robodyn bench --only simulate``).
 

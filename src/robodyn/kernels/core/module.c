@@ -46,8 +46,8 @@
  *   difference(P, q0, q1, flags, threads)             -> q1 (-) q0 (nv)
  *   constrained(P, q, v, tau, A, dA_v, fext, flags, eps, threads)
  *                                                      -> [qdd (nv), lambda (k)] under A qd = 0
- *   simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU)
- *                                                      -> (code, samples done)
+ *   simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU,
+ *            k0, env, fext, z0, Z, FC)                 -> (code, samples done, exc)
  *
  * A state argument is a C-contiguous, native float64 array: (n,) for one state, (N, n)
  * for a batch of N (the result gains the leading N); v and a of rnea may be None when
@@ -71,6 +71,7 @@
 
 #include "ik.h"
 #include "sim.h"
+#include "contact.h"
 #include "cspace.h"
 
 /* ---------------------------------------------------------------- the algorithms */
@@ -1228,16 +1229,76 @@ static double *out_array(PyObject *o, npy_intp rows, npy_intp n)
     return (double *)PyArray_DATA(x);
 }
 
+static int sim_params(PyObject *o, const model_t *md, int law, npy_intp npar, const double **par)
+{
+    /* params = [kp, kd (nv each), q_a, q_b (nq each), tau_max (nv), T, c_0 .. c_5] (npar),
+     * then for LAW_TASK_CT the task-space law's TP_SIZE parameters, for LAW_SCHEDULE the
+     * gain schedule, for a force law TP_SIZE then FP_SIZE (sim.h); 0 or -1 */
+    const int sched = law == LAW_SCHEDULE;
+    npy_intp extra = law == LAW_TASK_CT ? TP_SIZE : (force_law(law) ? TP_SIZE + FP_SIZE : 0);
+    if (sched && PyArray_Check(o) && PyArray_NDIM((PyArrayObject *)o) == 1
+        && PyArray_TYPE((PyArrayObject *)o) == NPY_DOUBLE
+        && PyArray_DIM((PyArrayObject *)o, 0) > npar + 3) { /* N samples */
+        const double N = ((const double *)PyArray_DATA((PyArrayObject *)o))[npar];
+        extra = N >= 1.0 && N < 1e9 && N == floor(N) ? 3 + (npy_intp)N * sched_record(md) : -1;
+    }
+    else if (sched)
+        extra = -1;
+    return extra < 0 || state_array(o, 1, 1, npar + extra, 1, par) ? -1 : 0;
+}
+
+static int sim_extras(PyObject *const *args, const model_t *md, int64_t K, sim_t *s,
+                      const double **z0, samples_t *out)
+{
+    /* simulate's env, fext, z0, Z and FC (args 16 .. 20): the environment block (or None),
+     * the constant wrenches (nb x 6, or None), and the law's states z0 (nz) with their
+     * samples Z (K + 1, nz) and the contact forces FC (K + 1, 3 nc) (None when there are
+     * none); 0 or -1 */
+    s->env = s->fext = NULL, *z0 = NULL, out->Z = out->FC = NULL;
+    if (args[16] != Py_None) {
+        PyArrayObject *e = (PyArrayObject *)args[16];
+        if (!PyArray_Check(args[16]) || PyArray_TYPE(e) != NPY_DOUBLE || !PyArray_ISCARRAY_RO(e)
+            || !PyArray_ISNOTSWAPPED(e) || PyArray_NDIM(e) != 1
+            || !rd_env_valid(md, PyArray_DATA(e), PyArray_DIM(e, 0)))
+            return -1;
+        s->env = PyArray_DATA(e);
+        if (!(out->FC = out_array(args[20], K + 1, 3 * env_contacts(s->env))))
+            return -1;
+    }
+    if (args[17] != Py_None && state_array(args[17], 1, 1, 6 * md->nb, 1, &s->fext))
+        return -1;
+    s->nz = force_law(s->law) ? rd_force_states(s) : 0;
+    if (s->nz && (state_array(args[18], 1, 1, s->nz, 1, z0) || !(out->Z = out_array(args[19], K + 1, s->nz))))
+        return -1;
+    return 0;
+}
+
+static PyObject *sim_result(int code, int64_t done)
+{
+    /* (code, done, exc): exc is the exception of a signal handler that stopped the run
+     * (Ctrl-C: KeyboardInterrupt, code E_INTERRUPTED), else None */
+    if (code == E_MEMORY)
+        return PyErr_NoMemory();
+    if (code == E_INTERRUPTED && PyErr_Occurred()) { /* hand the handler's exception back */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (tb)
+            PyException_SetTraceback(value, tb);
+        Py_XDECREF(type);
+        Py_XDECREF(tb);
+        return Py_BuildValue("(iLN)", code, (long long)done, value);
+    }
+    return Py_BuildValue("(iLO)", code, (long long)done, Py_None);
+}
+
 static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    /* (P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU, k0) with
-     * params = [kp, kd (nv each), q_a, q_b (nq each), tau_max (nv), T, c_0 .. c_5], and for
-     * LAW_TASK_CT then the task-space law's TP_SIZE parameters, for LAW_SCHEDULE the gain
-     * schedule (sim.h); Q (K + 1, nq),
-     * V, A, TAU (K + 1, nv) -> (code, done, exc): exc is the exception of a signal handler
-     * that stopped the run (Ctrl-C: KeyboardInterrupt, code E_INTERRUPTED), else None */
+    /* (P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, Q, V, A, TAU, k0, env,
+     * fext, z0, Z, FC) with params as sim_params reads them and env .. FC as sim_extras;
+     * Q (K + 1, nq), V, A, TAU (K + 1, nv) -> (code, done, exc) (sim_result) */
     (void)self;
-    if (!nargs_ok("simulate", nargs, 16))
+    if (!nargs_ok("simulate", nargs, 21))
         return NULL;
     model_t md, mc;
     if (get_model(args[0], &md) || get_model(args[1], &mc))
@@ -1250,54 +1311,38 @@ static PyObject *py_simulate(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (PyErr_Occurred())
         return NULL;
     const npy_intp n = md.nv, nq = md.nq, npar = 3 * n + 2 * nq + 7; /* params before task's */
-    const double *q0, *v0, *par;
-    double *Q, *V, *A, *TAU;
-    const int task = law == LAW_TASK_CT, sched = law == LAW_SCHEDULE;
-    npy_intp extra = task ? TP_SIZE : 0; /* the law's parameters after the common ones */
-    if (sched && PyArray_Check(args[10]) && PyArray_NDIM((PyArrayObject *)args[10]) == 1
-        && PyArray_TYPE((PyArrayObject *)args[10]) == NPY_DOUBLE
-        && PyArray_DIM((PyArrayObject *)args[10], 0) > npar + 3) { /* N samples */
-        const double N = ((const double *)PyArray_DATA((PyArrayObject *)args[10]))[npar];
-        extra = N >= 1.0 && N < 1e9 && N == floor(N) ? 3 + (npy_intp)N * sched_record(&md) : -1;
+    const double *q0, *v0, *z0, *par;
+    samples_t out;
+    const int task = law == LAW_TASK_CT || force_law(law), sched = law == LAW_SCHEDULE;
+    sim_t s = {&md, &mc, integrator, law, flags, cflags};
+    int bad = mc.nq != md.nq || mc.nv != md.nv || K < 0 || k0 < 0 || integrator < 0
+              || integrator > INT_RK4 || law < 0 || law > LAW_ADMITTANCE
+              || state_array(args[2], 1, 1, nq, 1, &q0) || state_array(args[3], 1, 1, n, 1, &v0)
+              || sim_params(args[10], &md, law, npar, &par)
+              || !(out.Q = out_array(args[11], K + 1, nq)) || !(out.V = out_array(args[12], K + 1, n))
+              || !(out.A = out_array(args[13], K + 1, n)) || !(out.TAU = out_array(args[14], K + 1, n));
+    if (!bad) {
+        s.force = force_law(law) ? par + npar + TP_SIZE : NULL;
+        bad = (task && !(par[npar + TP_FRAME] >= 0 && par[npar + TP_FRAME] < mc.nf))
+              || (s.force && !rd_force_valid(&mc, law, s.force)) || sim_extras(args, &md, K, &s, &z0, &out);
     }
-    else if (sched)
-        extra = -1;
-    if (mc.nq != md.nq || mc.nv != md.nv || K < 0 || k0 < 0 || integrator < 0
-        || integrator > INT_RK4 || law < 0 || law > LAW_SCHEDULE || extra < 0
-        || state_array(args[2], 1, 1, nq, 1, &q0) || state_array(args[3], 1, 1, n, 1, &v0)
-        || state_array(args[10], 1, 1, npar + extra, 1, &par)
-        || (task && !(par[npar + TP_FRAME] >= 0 && par[npar + TP_FRAME] < mc.nf))
-        || !(Q = out_array(args[11], K + 1, nq)) || !(V = out_array(args[12], K + 1, n))
-        || !(A = out_array(args[13], K + 1, n)) || !(TAU = out_array(args[14], K + 1, n))) {
+    if (bad) {
         PyErr_SetString(PyExc_ValueError, "simulate: bad arguments (see robodyn.sim.simulate)");
         return NULL;
     }
     PyThreadState *save = PyEval_SaveThread();
     const poll_t poll = {poll_signals, &save};
     const double *qa = par + 2 * n, *qb = qa + nq, *tau_max = qb + nq;
-    sim_t s = {&md, &mc, integrator, law, flags, cflags, par, par + n, qa, qb, tau_max[n],
-               {0.0}, tau_max, k0, &poll};
+    s.kp = par, s.kd = par + n, s.qa = qa, s.qb = qb, s.T = tau_max[n], s.tau_max = tau_max;
+    s.k0 = k0, s.poll = &poll;
     for (int k = 0; k < 6; k++)
         s.c[k] = tau_max[n + 1 + k];
     s.task = task ? par + npar : NULL;
     s.sched = sched ? par + npar : NULL;
     int64_t done = 0;
-    const int code = rd_simulate(&s, q0, v0, K, h, Q, V, A, TAU, &done);
+    const int code = rd_simulate(&s, q0, v0, z0, K, h, &out, &done);
     PyEval_RestoreThread(save);
-    if (code == E_MEMORY)
-        return PyErr_NoMemory();
-    PyObject *exc = Py_None;
-    if (code == E_INTERRUPTED && PyErr_Occurred()) { /* hand the handler's exception back */
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        PyErr_NormalizeException(&type, &value, &tb);
-        if (tb)
-            PyException_SetTraceback(value, tb);
-        Py_XDECREF(type);
-        Py_XDECREF(tb);
-        return Py_BuildValue("(iLN)", code, (long long)done, value);
-    }
-    return Py_BuildValue("(iLO)", code, (long long)done, exc);
+    return sim_result(code, done);
 }
 
 static PyObject *py_ik_dls(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -1389,7 +1434,8 @@ static PyMethodDef methods[] = {
                    "iterations, err): one damped-least-squares IK start (ik.c)"),
     METHOD(tumble, "tumble(I, Iinv, R0, w0, h, n, method) -> (R, w): a torque-free rigid body"),
     METHOD(simulate, "simulate(P, Pc, q0, v0, K, h, integrator, law, flags, cflags, params, "
-                     "Q, V, A, TAU) -> (code, done): one rollout (sim.c)"),
+                     "Q, V, A, TAU, k0, env, fext, z0, Z, FC) -> (code, done, exc): one "
+                     "rollout (sim.c)"),
     METHOD(threads, "threads() -> the default number of threads of a batch"),
     METHOD(integrate, "integrate(P, q, v, dt, flags, threads) -> q (+) v dt (cspace.c)"),
     METHOD(difference, "difference(P, q0, q1, flags, threads) -> q1 (-) q0 (cspace.c)"),

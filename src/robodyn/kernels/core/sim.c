@@ -22,16 +22,24 @@
  *                     tau = rnea_c(q, qd, qdd)
  *
  * along a constant pose or a screw or Cartesian path (MR eqs. 9.7-9.9) under the same
- * s(r), with J_b^# the damped least-squares inverse (rd_damped_solve). Every dof takes the
- * law's torque, a floating base's six too (as in the Python loop: zero gains leave a base
- * unactuated). robodyn.sim.simulate calls it for one rollout with such a controller (the
- * Python loop, with the batch kernels, runs everything else); a parity test keeps the two
- * equal. A run may come in pieces (k0: the index of the piece's first sample, so the times
- * are those of one run), and it asks s->poll every POLL_STEPS steps whether to stop
- * (Ctrl-C), keeping the samples it finished.
+ * s(r), with J_b^# the damped least-squares inverse (rd_damped_solve); or one of the force
+ * laws (force.c: force control, hybrid motion-force, impedance, admittance), whose own
+ * states z (integrals, a virtual motion, a sensor's filter) the steps integrate with q and
+ * v (z_1 = z + h/6 (dz_1 + 2 dz_2 + 2 dz_3 + dz_4) in RK4, z + h dz in the Euler steps).
+ * At every stage the external wrenches F_ext on the bodies, an environment's compliant
+ * contacts (contact.c) plus constant f_ext, enter FD and the force laws' sensor; the
+ * sample's contact forces are recorded. Every dof takes the law's torque, a floating
+ * base's six too (as in the Python loop: zero gains leave a base unactuated).
+ * robodyn.sim.simulate calls it for one rollout with such a controller, and for each
+ * rollout of a batch with an environment or a force law (the Python loop, with the batch
+ * kernels, runs everything else); parity tests keep the two equal. A run may come in
+ * pieces (k0: the index of the piece's first sample, so the times are those of one run),
+ * and it asks s->poll every POLL_STEPS steps whether to stop (Ctrl-C), keeping the samples
+ * it finished.
  */
 #include "sim.h"
 
+#include "contact.h"
 #include "cspace.h"
 
 #include <stdlib.h>
@@ -104,20 +112,19 @@ RD_INLINE void exp_coeffs(const double *w, double *A, double *B, double *C)
     *A = sn / t, *B = 2 * (h * h) / (t * t), *C = (t - sn) / (t * t * t);
 }
 
-RD_INLINE void pose_times(const double *Xa, const double *R, const double *p, double *X)
+void rd_exp6(const double *e, double *R, double *p)
 {
-    /* X (4 x 4) = X_a [R, p; 0, 1] */
-    for (int r = 0; r < 3; r++) {
-        const double a0 = Xa[4 * r], a1 = Xa[4 * r + 1], a2 = Xa[4 * r + 2];
-        for (int c = 0; c < 3; c++)
-            X[4 * r + c] = a0 * R[c] + a1 * R[3 + c] + a2 * R[6 + c];
-        X[4 * r + 3] = a0 * p[0] + a1 * p[1] + a2 * p[2] + Xa[4 * r + 3];
-    }
-    X[12] = X[13] = X[14] = 0.0;
-    X[15] = 1.0;
+    /* exp([e]) = [R, G v; 0, 1] of e = [w; v] (MR eqs. 3.51 and 3.88):
+     * R = 1 + A [w] + B [w]^2, G = 1 + B [w] + C [w]^2 (exp_coeffs' A, B, C) */
+    double A, B, C, G[9];
+    exp_coeffs(e, &A, &B, &C);
+    rodrigues(e, A, B, R);
+    rodrigues(e, B, C, G);
+    for (int r = 0; r < 3; r++)
+        p[r] = G[3 * r] * e[3] + G[3 * r + 1] * e[4] + G[3 * r + 2] * e[5];
 }
 
-static void pose_reference(const sim_t *s, double t, double *Xd, double *Vd, double *dVd)
+void rd_pose_reference(const sim_t *s, double t, double *Xd, double *Vd, double *dVd)
 {
     /* X_d(t) and its body twist V_d and dV_d/dt as robodyn.trajectory's PoseTrajectory
      * (MR eqs. 9.7-9.9): a constant pose; X_a exp([S] s) with V_d = S s', dV_d = S s'';
@@ -131,22 +138,20 @@ static void pose_reference(const sim_t *s, double t, double *Xd, double *Vd, dou
             Vd[k] = dVd[k] = 0.0;
         return;
     }
-    double s0, s1, s2, A, B, C, e[6], R[9], p[3];
+    double s0, s1, s2, e[6], R[9], p[3];
     time_scaling(s, t, &s0, &s1, &s2);
     for (int k = 0; k < 6; k++)
         e[k] = s0 * S[k];
-    exp_coeffs(e, &A, &B, &C);
-    rodrigues(e, A, B, R);
-    if (kind == REF_SCREW) { /* exp([S] s) = [R, G v], G = 1 + B [w] + C [w]^2 (MR 3.88) */
-        double G[9];
-        rodrigues(e, B, C, G);
-        for (int r = 0; r < 3; r++)
-            p[r] = G[3 * r] * e[3] + G[3 * r + 1] * e[4] + G[3 * r + 2] * e[5];
+    if (kind == REF_SCREW) { /* X_a exp([S] s) */
+        rd_exp6(e, R, p);
         pose_times(Xa, R, p, Xd);
         for (int k = 0; k < 6; k++)
             Vd[k] = s1 * S[k], dVd[k] = s2 * S[k];
         return;
     }
+    double A, B, C;
+    exp_coeffs(e, &A, &B, &C);
+    rodrigues(e, A, B, R);
     const double zero[3] = {0.0, 0.0, 0.0}, *dp = S + 3;
     pose_times(Xa, R, zero, Xd); /* R_a exp([w] s), then p = p_a + s dp */
     double u[3];
@@ -161,6 +166,43 @@ static void pose_reference(const sim_t *s, double t, double *Xd, double *Vd, dou
         Vd[r] = wb[r], Vd[3 + r] = s1 * u[r];
         dVd[r] = s2 * S[r], dVd[3 + r] = s2 * u[r] - c[r] * s1;
     }
+}
+
+void rd_pose_error(const double *X, const double *Xd, const double *Vd, const double *dVd,
+                   const double *V, double *Xe, double *W, double *dW)
+{
+    /* the body error twist to the reference (MR sec. 11.4.2): E = X^-1 X_d, X_e = log(E),
+     * W = [Ad_E] V_d (the reference twist in the frame), dW = [Ad_E] dV_d + [ad_W] V (its
+     * rate, V the frame's body twist) */
+    double E[16];
+    for (int r = 0; r < 3; r++) /* E = X^-1 X_d = [R^T R_d, R^T (p_d - p)] */
+        for (int c = 0; c < 4; c++) {
+            double acc = 0.0;
+            for (int k = 0; k < 3; k++)
+                acc += X[4 * k + r] * (Xd[4 * k + c] - (c == 3 ? X[4 * k + 3] : 0.0));
+            E[4 * r + c] = acc;
+        }
+    E[12] = E[13] = E[14] = 0.0;
+    E[15] = 1.0;
+    rd_log6(E, Xe);
+    for (int r = 0; r < 3; r++) { /* [Ad_E] x = [R w; p x (R w) + R u] for V_d and dV_d */
+        W[r] = E[4 * r] * Vd[0] + E[4 * r + 1] * Vd[1] + E[4 * r + 2] * Vd[2];
+        W[3 + r] = E[4 * r] * Vd[3] + E[4 * r + 1] * Vd[4] + E[4 * r + 2] * Vd[5];
+        dW[r] = E[4 * r] * dVd[0] + E[4 * r + 1] * dVd[1] + E[4 * r + 2] * dVd[2];
+        dW[3 + r] = E[4 * r] * dVd[3] + E[4 * r + 1] * dVd[4] + E[4 * r + 2] * dVd[5];
+    }
+    const double px = E[3], py = E[7], pz = E[11];
+    const double cw[3] = {py * W[2] - pz * W[1], pz * W[0] - px * W[2], px * W[1] - py * W[0]};
+    const double cd[3] = {py * dW[2] - pz * dW[1], pz * dW[0] - px * dW[2], px * dW[1] - py * dW[0]};
+    for (int r = 0; r < 3; r++)
+        W[3 + r] += cw[r], dW[3 + r] += cd[r];
+    /* dW += [ad_W] V = [w_W x w_V; v_W x w_V + w_W x v_V] */
+    dW[0] += W[1] * V[2] - W[2] * V[1];
+    dW[1] += W[2] * V[0] - W[0] * V[2];
+    dW[2] += W[0] * V[1] - W[1] * V[0];
+    dW[3] += W[4] * V[2] - W[5] * V[1] + W[1] * V[5] - W[2] * V[4];
+    dW[4] += W[5] * V[0] - W[3] * V[2] + W[2] * V[3] - W[0] * V[5];
+    dW[5] += W[3] * V[1] - W[4] * V[0] + W[0] * V[4] - W[1] * V[3];
 }
 
 enum { JACOBI_SWEEPS = 40 };
@@ -403,42 +445,15 @@ static int task_torque(const sim_t *s, double t, const double *q, const double *
     const int64_t n = mc->nv;
     double *Xd = W, *Vd = Xd + 16, *dVd = Vd + 6, *X = dVd + 6, *jd = X + 16;
     double *y = jd + 12 * n + 6, *Wd = y + 6, *qdd = Wd + rd_damped_solve_work(n);
-    double *Wk = qdd + n, Xe[6], E[16];
+    double *Wk = qdd + n;
     const double *J = jd, *dJ = jd + 6 * n, *V = jd + 12 * n;
     int lane = 0;
-    pose_reference(s, t, Xd, Vd, dVd);
+    rd_pose_reference(s, t, Xd, Vd, dVd);
     args_t a = {{q, v, NULL, NULL}, NULL, 0, 0.0, (int64_t)P[TP_FRAME], KIND_BODY, NULL, NULL, 0};
     rd_frame_pose(mc, 1, &a, X, Wk, &lane);
     rd_jacobian_dot(mc, 1, &a, jd, Wk, &lane); /* J_b, dJ_b/dt, V_b */
-    for (int r = 0; r < 3; r++) /* E = X^-1 X_d = [R^T R_d, R^T (p_d - p)] */
-        for (int c = 0; c < 4; c++) {
-            double acc = 0.0;
-            for (int k = 0; k < 3; k++)
-                acc += X[4 * k + r] * (Xd[4 * k + c] - (c == 3 ? X[4 * k + 3] : 0.0));
-            E[4 * r + c] = acc;
-        }
-    E[12] = E[13] = E[14] = 0.0;
-    E[15] = 1.0;
-    rd_log6(E, Xe);
-    double Wt[6], dW[6], e[6];
-    for (int r = 0; r < 3; r++) { /* [Ad_E] x = [R w; p x (R w) + R u] for V_d and dV_d */
-        Wt[r] = E[4 * r] * Vd[0] + E[4 * r + 1] * Vd[1] + E[4 * r + 2] * Vd[2];
-        Wt[3 + r] = E[4 * r] * Vd[3] + E[4 * r + 1] * Vd[4] + E[4 * r + 2] * Vd[5];
-        dW[r] = E[4 * r] * dVd[0] + E[4 * r + 1] * dVd[1] + E[4 * r + 2] * dVd[2];
-        dW[3 + r] = E[4 * r] * dVd[3] + E[4 * r + 1] * dVd[4] + E[4 * r + 2] * dVd[5];
-    }
-    const double px = E[3], py = E[7], pz = E[11];
-    const double cw[3] = {py * Wt[2] - pz * Wt[1], pz * Wt[0] - px * Wt[2], px * Wt[1] - py * Wt[0]};
-    const double cd[3] = {py * dW[2] - pz * dW[1], pz * dW[0] - px * dW[2], px * dW[1] - py * dW[0]};
-    for (int r = 0; r < 3; r++)
-        Wt[3 + r] += cw[r], dW[3 + r] += cd[r];
-    /* dW += [ad_W] V = [w_W x w_V; v_W x w_V + w_W x v_V] */
-    dW[0] += Wt[1] * V[2] - Wt[2] * V[1];
-    dW[1] += Wt[2] * V[0] - Wt[0] * V[2];
-    dW[2] += Wt[0] * V[1] - Wt[1] * V[0];
-    dW[3] += Wt[4] * V[2] - Wt[5] * V[1] + Wt[1] * V[5] - Wt[2] * V[4];
-    dW[4] += Wt[5] * V[0] - Wt[3] * V[2] + Wt[2] * V[3] - Wt[0] * V[5];
-    dW[5] += Wt[3] * V[1] - Wt[4] * V[0] + Wt[0] * V[4] - Wt[1] * V[3];
+    double Xe[6], Wt[6], dW[6], e[6];
+    rd_pose_error(X, Xd, Vd, dVd, V, Xe, Wt, dW);
     for (int r = 0; r < 6; r++)
         e[r] = Wt[r] - V[r];
     const double *Kp = P + TP_KP, *Kd = P + TP_KD, k_null = P[TP_KNULL];
@@ -542,10 +557,11 @@ static void schedule_torque(const sim_t *s, double t, const double *q, const dou
     }
 }
 
-static int torque(const sim_t *s, double t, const double *q, const double *v, double *tau,
-                  double *W, double *Wc)
+static int torque(const sim_t *s, double t, const double *q, const double *v, const double *z,
+                  const double *fe, double *tau, double *dz, double *W, double *Wc)
 {
-    /* tau(t, q, qd) of the law; 0 or an error code */
+    /* tau(t, q, qd) of the law (a force law: and the rate dz of its states z, under the
+     * external wrenches fe); 0 or an error code */
     const int64_t nv = s->md->nv;
     int code;
     if (s->law == LAW_NONE) {
@@ -559,6 +575,8 @@ static int torque(const sim_t *s, double t, const double *q, const double *v, do
         schedule_torque(s, t, q, v, tau, W);
         code = 0;
     }
+    else if (force_law(s->law))
+        code = rd_force_torque(s, t, q, v, z, fe, tau, dz, W, Wc);
     else
         code = joint_torque(s, t, q, v, tau, W, Wc);
     for (int64_t j = 0; j < nv; j++) /* saturation */
@@ -586,34 +604,34 @@ RD_INLINE void plus(const model_t *md, const double *q, const double *d, double 
 
 enum { DEXP_TERMS = 40 };
 
-static void solve6(double *J, double *y)
+void rd_solve_dense(int n, double *J, double *y)
 {
-    /* y <- J^-1 y (J 6 x 6, row-major, overwritten): Gaussian elimination with partial
-     * pivoting, then back substitution */
-    for (int k = 0; k < 6; k++) {
+    /* y <- J^-1 y (J n x n, row-major, overwritten): Gaussian elimination with partial
+     * pivoting, then back substitution (a diagonal J gives y_k / J_kk exactly) */
+    for (int k = 0; k < n; k++) {
         int p = k;
-        for (int r = k + 1; r < 6; r++)
-            p = fabs(J[6 * r + k]) > fabs(J[6 * p + k]) ? r : p;
+        for (int r = k + 1; r < n; r++)
+            p = fabs(J[n * r + k]) > fabs(J[n * p + k]) ? r : p;
         if (p != k) {
-            for (int c = 0; c < 6; c++) {
-                const double x = J[6 * k + c];
-                J[6 * k + c] = J[6 * p + c], J[6 * p + c] = x;
+            for (int c = 0; c < n; c++) {
+                const double x = J[n * k + c];
+                J[n * k + c] = J[n * p + c], J[n * p + c] = x;
             }
             const double x = y[k];
             y[k] = y[p], y[p] = x;
         }
-        for (int r = k + 1; r < 6; r++) {
-            const double f = J[6 * r + k] / J[6 * k + k];
-            for (int c = k + 1; c < 6; c++)
-                J[6 * r + c] -= f * J[6 * k + c];
+        for (int r = k + 1; r < n; r++) {
+            const double f = J[n * r + k] / J[n * k + k];
+            for (int c = k + 1; c < n; c++)
+                J[n * r + c] -= f * J[n * k + c];
             y[r] -= f * y[k];
         }
     }
-    for (int r = 5; r >= 0; r--) {
+    for (int r = n - 1; r >= 0; r--) {
         double acc = y[r];
-        for (int c = r + 1; c < 6; c++)
-            acc -= J[6 * r + c] * y[c];
-        y[r] = acc / J[6 * r + r];
+        for (int c = r + 1; c < n; c++)
+            acc -= J[n * r + c] * y[c];
+        y[r] = acc / J[n * r + r];
     }
 }
 
@@ -655,7 +673,7 @@ static void dexp_inv(const double *d, const double *x, double *y)
             break;
     }
     memcpy(y, x, 6 * sizeof(double));
-    solve6(J, y);
+    rd_solve_dense(6, J, y);
 }
 
 static void chart_rate(const model_t *md, const double *d, const double *v, double *r)
@@ -695,8 +713,12 @@ static void chart_rate(const model_t *md, const double *d, const double *v, doub
 typedef struct {
     const sim_t *s;
     algo_fn dynamics; /* rd_aba, or rd_forward (the Cholesky road) for mimic joints */
-    double *W, *Wc, *Wa; /* the law's, the controller model's and the dynamics' workspaces */
+    double *W, *Wc, *Wa, *Wk; /* the law's, the controller model's, the dynamics' and the
+                               * contacts' workspaces */
     double *z;        /* the steps' vectors (step, rk4_stage, step_rk4: nq + 11 nv) */
+    double *zs;       /* the law's states at a stage z_i, then its rates dz_1 .. dz_4 (5 nz) */
+    double *fe;       /* (nb x 6) the external wrenches on the bodies at a stage */
+    double *fc;       /* (3 nc) the contact forces of a stage that is not a sample's */
 } roll_t;
 
 static int has_mimic(const model_t *md)
@@ -707,145 +729,202 @@ static int has_mimic(const model_t *md)
     return 0;
 }
 
-static int rate(const roll_t *r, double t, const double *q, const double *v, double *tau,
-                double *a)
+static const double *wrenches(const roll_t *r, const double *q, const double *v, double *fc)
 {
-    /* tau = tau(t, q, qd), a = qdd(q, qd, tau) (ABA, or M's Cholesky factor for mimic
-     * joints, as robodyn.forward_dynamics); 0 or an error code: as the batch runner checks
-     * a state's output, a torque that is not finite is the controller's failure
-     * (E_NONFINITE + 2, the torque argument) and an acceleration that is not finite from a
-     * finite state and torque an overflow (E_OVERFLOW), so that a sample is complete only
-     * when all its numbers are finite */
+    /* the external wrenches on the bodies at (q, qd) (robodyn.sim._system's _external):
+     * the environment's contacts (their forces into fc, contact.c) plus the constant
+     * f_ext; NULL when there are none */
+    const sim_t *s = r->s;
+    const int64_t n6 = 6 * s->md->nb;
+    if (!s->env && !s->fext)
+        return NULL;
+    if (s->env)
+        rd_contacts(s->md, s->env, q, v, r->fe, fc, r->Wk);
+    else
+        for (int64_t k = 0; k < n6; k++)
+            r->fe[k] = 0.0;
+    if (s->fext)
+        for (int64_t k = 0; k < n6; k++)
+            r->fe[k] += s->fext[k];
+    return r->fe;
+}
+
+static int rate(const roll_t *r, double t, const double *q, const double *v, const double *z,
+                double *tau, double *a, double *dz, double *fc)
+{
+    /* tau, dz = law(t, q, qd, z) under the external wrenches F_ext (contact forces into fc),
+     * a = qdd(q, qd, tau, F_ext) (ABA, or M's Cholesky factor for mimic joints, as
+     * robodyn.forward_dynamics); 0 or an error code: as the batch runner checks a state's
+     * output, a torque that is not finite is the controller's failure (E_NONFINITE + 2,
+     * the torque argument) and an acceleration that is not finite from a finite state and
+     * torque an overflow (E_OVERFLOW), so that a sample is complete only when all its
+     * numbers are finite */
     const sim_t *s = r->s;
     const int64_t n = s->md->nv;
-    int lane = 0, code = torque(s, t, q, v, tau, r->W, r->Wc);
+    const double *fe = wrenches(r, q, v, fc);
+    int lane = 0, code = torque(s, t, q, v, z, fe, tau, dz, r->W, r->Wc);
     if (code)
         return code;
     if (!finite(tau, n))
         return E_NONFINITE + 2;
-    args_t x = {{q, v, tau, NULL}, NULL, s->flags, 0.0, 0, 0};
+    args_t x = {{q, v, tau, NULL}, fe, s->flags | (fe ? FL_FEXT : 0), 0.0, 0, 0};
     code = r->dynamics(s->md, 1, &x, a, r->Wa, &lane);
     if (!code && !finite(a, n))
         code = E_OVERFLOW;
     return code;
 }
 
-static int stage(const roll_t *r, double t, const double *q, const double *v, double *tau,
-                 double *a)
+static int stage(const roll_t *r, double t, const double *q, const double *v, const double *z,
+                 double *tau, double *a, double *dz)
 {
-    /* rate() at a stage of a step: a failure at a state that is no longer finite is the
-     * motion diverging (E_DIVERGED), not the dynamics failing */
+    /* rate() at a stage of a step after its first: a failure at a state that is no longer
+     * finite is the motion diverging (E_DIVERGED), not the dynamics failing */
     const model_t *md = r->s->md;
-    int code = rate(r, t, q, v, tau, a);
+    int code = rate(r, t, q, v, z, tau, a, dz, r->fc);
     if (code && (!finite(q, md->nq) || !finite(v, md->nv)))
         code = E_DIVERGED;
     return code;
 }
 
-static int rk4_stage(const roll_t *r, double ti, double c, const double *q, const double *v,
-                     const double *x, const double *a, double *vi, double *ai, double *ri)
+static int rk4_stage(const roll_t *r, int i, double ti, double c, const double *q,
+                     const double *v, const double *z, const double *a1)
 {
-    /* one stage of step_rk4: d_i = c x, v_i = v + c a (x, a: the previous stage's rate and
-     * acceleration), a_i = qdd(t_i, q (+) d_i, v_i), r_i = J_r(d_i)^-1 v_i */
+    /* stage i = 2, 3, 4 of step_rk4 from the previous stage's rates (r_1 = v, a_1 the
+     * sample's): d_i = c r_{i-1}, v_i = v + c a_{i-1}, z_i = z + c dz_{i-1};
+     * a_i, dz_i = rates(t_i, q (+) d_i, v_i, z_i), r_i = J_r(d_i)^-1 v_i */
     const model_t *md = r->s->md;
-    const int64_t n = md->nv;
-    double *d = r->z, *tq = d + n, *qs = tq + n;
+    const int64_t n = md->nv, nz = r->s->nz;
+    double *d = r->z, *tq = d + n, *qs = tq + n, *R = qs + md->nq, *Vs = R + 3 * n;
+    double *As = Vs + 3 * n, *zi = r->zs, *dzp = zi + (i - 1) * nz;
+    const double *x = i == 2 ? v : R + (i - 3) * n, *ap = i == 2 ? a1 : As + (i - 3) * n;
+    double *ri = R + (i - 2) * n, *vi = Vs + (i - 2) * n, *ai = As + (i - 2) * n;
     for (int64_t j = 0; j < n; j++)
-        d[j] = c * x[j], vi[j] = v[j] + c * a[j];
+        d[j] = c * x[j], vi[j] = v[j] + c * ap[j];
+    for (int64_t j = 0; j < nz; j++)
+        zi[j] = z[j] + c * dzp[j];
     plus(md, q, d, qs);
-    const int code = stage(r, ti, qs, vi, tq, ai);
+    const int code = stage(r, ti, qs, vi, zi, tq, ai, dzp + nz);
     if (!code)
         chart_rate(md, d, vi, ri);
     return code;
 }
 
 static int step_rk4(const roll_t *r, double t, double h, const double *q, const double *v,
-                    const double *a1, double *q1, double *v1)
+                    const double *z, const double *a1, double *q1, double *v1, double *z1)
 {
     /* classical RK4 in the chart at q (Munthe-Kaas; robodyn.sim.integrators.rk4_step):
-     *   k_i = (r_i, a_i),  r_i = J_r(d_i)^-1 v_i,  a_i = qdd(t_i, q (+) d_i, v_i),
+     *   k_i = (r_i, a_i, dz_i),  r_i = J_r(d_i)^-1 v_i,  a_i = qdd(t_i, q (+) d_i, v_i),
      *   d_1 = 0, d_2 = h/2 v, d_3 = h/2 r_2, d_4 = h r_3,  v_2, v_3, v_4 likewise from a_i,
-     *   q1 = q (+) h/6 (v + 2 r_2 + 2 r_3 + r_4),  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4)
-     * (1-dof joints: r_i = v_i, the textbook method) */
+     *   z_2, z_3, z_4 from dz_i,
+     *   q1 = q (+) h/6 (v + 2 r_2 + 2 r_3 + r_4),  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4),
+     *   z1 = z + h/6 (dz1 + 2 dz2 + 2 dz3 + dz4)
+     * (1-dof joints: r_i = v_i, the textbook method; dz_1 is the sample's, in r->zs) */
     const model_t *md = r->s->md;
-    const int64_t n = md->nv;
+    const int64_t n = md->nv, nz = r->s->nz;
     const double h2 = 0.5 * h, h6 = h / 6.0;
     double *d = r->z, *r2 = d + 2 * n + md->nq, *r3 = r2 + n, *r4 = r3 + n, *v2 = r4 + n;
     double *v3 = v2 + n, *v4 = v3 + n, *a2 = v4 + n, *a3 = a2 + n, *a4 = a3 + n;
+    const double *dz1 = r->zs + nz, *dz2 = dz1 + nz, *dz3 = dz2 + nz, *dz4 = dz3 + nz;
     int code;
-    if ((code = rk4_stage(r, t + h2, h2, q, v, v, a1, v2, a2, r2)) != 0
-        || (code = rk4_stage(r, t + h2, h2, q, v, r2, a2, v3, a3, r3)) != 0
-        || (code = rk4_stage(r, t + h, h, q, v, r3, a3, v4, a4, r4)) != 0)
+    if ((code = rk4_stage(r, 2, t + h2, h2, q, v, z, a1)) != 0
+        || (code = rk4_stage(r, 3, t + h2, h2, q, v, z, a1)) != 0
+        || (code = rk4_stage(r, 4, t + h, h, q, v, z, a1)) != 0)
         return code;
     for (int64_t j = 0; j < n; j++) {
         d[j] = h6 * (v[j] + 2.0 * (r2[j] + r3[j]) + r4[j]);
         v1[j] = v[j] + h6 * (a1[j] + 2.0 * (a2[j] + a3[j]) + a4[j]);
     }
+    for (int64_t j = 0; j < nz; j++)
+        z1[j] = z[j] + h6 * (dz1[j] + 2.0 * (dz2[j] + dz3[j]) + dz4[j]);
     plus(md, q, d, q1);
     return 0;
 }
 
 static int step(const roll_t *r, double t, double h, const double *q, const double *v,
-                const double *a1, double *q1, double *v1)
+                const double *z, const double *a1, double *q1, double *v1, double *z1)
 {
-    /* one step of the integrator from (q, v) with the sample's acceleration a1 */
+    /* one step of the integrator from (q, v, z) with the sample's acceleration a1 and the
+     * states' rate dz1 (in r->zs) */
     const sim_t *s = r->s;
-    const int64_t n = s->md->nv;
+    const int64_t n = s->md->nv, nz = s->nz;
+    const double *dz1 = r->zs + nz;
     double *d = r->z;
-    if (s->integrator == INT_EULER) { /* q1 = q (+) h v, v1 = v + h a (MR's EulerStep) */
+    if (s->integrator == INT_RK4)
+        return step_rk4(r, t, h, q, v, z, a1, q1, v1, z1);
+    for (int64_t j = 0; j < nz; j++) /* z1 = z + h dz (both Euler steps) */
+        z1[j] = z[j] + h * dz1[j];
+    if (s->integrator == INT_EULER) /* q1 = q (+) h v, v1 = v + h a (MR's EulerStep) */
         for (int64_t j = 0; j < n; j++)
             d[j] = h * v[j], v1[j] = v[j] + h * a1[j];
-        plus(s->md, q, d, q1);
-        return 0;
-    }
-    if (s->integrator == INT_SEMI_IMPLICIT) { /* v1 = v + h a, q1 = q (+) h v1 */
+    else /* semi-implicit Euler: v1 = v + h a, q1 = q (+) h v1 */
         for (int64_t j = 0; j < n; j++)
             v1[j] = v[j] + h * a1[j], d[j] = h * v1[j];
-        plus(s->md, q, d, q1);
-        return 0;
-    }
-    return step_rk4(r, t, h, q, v, a1, q1, v1);
+    plus(s->md, q, d, q1);
+    return 0;
 }
 
-int rd_simulate(const sim_t *s, const double *q0, const double *v0, int64_t K, double h,
-                double *Q, double *V, double *A, double *TAU, int64_t *done)
+static double *rollout_buffers(const sim_t *s, roll_t *r)
 {
-    /* K steps of h from (q0, v0) into Q (K + 1, nq), V (K + 1, nv) and the samples' A, TAU
-     * (K + 1, nv); *done is the number of complete samples (all of them, or those before a
-     * failure; a sample whose own torque and acceleration were computed is complete even if
-     * the step from it fails) */
-    const model_t *md = s->md;
-    const int64_t nq = md->nq, n = md->nv;
+    /* one allocation for the workspaces and vectors of roll_t (NULL: out of memory) */
+    const model_t *md = s->md, *mc = s->mc;
+    const int64_t nq = md->nq, n = md->nv, nc = s->env ? env_contacts(s->env) : 0;
     const int mimic = has_mimic(md);
-    const int64_t nw = 2 * nq + 4 * n + 64 + (s->law == LAW_TASK_CT ? task_work(s->mc) : 0);
-    const int64_t nwc = rd_rnea_work(s->mc), nwa = mimic ? rd_minv_work(md) : rd_aba_work(md);
-    double *buf = malloc(sizeof(double) * (size_t)(nw + nwc + nwa + nq + 11 * n));
+    const int64_t nw = 2 * nq + 4 * n + 64 + (s->law == LAW_TASK_CT ? task_work(mc) : 0)
+                       + (force_law(s->law) ? rd_force_work(mc) : 0);
+    const int64_t nwc = rd_rnea_work(mc), nwa = mimic ? rd_minv_work(md) : rd_aba_work(md);
+    const int64_t nwk = rd_contacts_work(md), nz = nq + 11 * n;
+    double *buf = malloc(sizeof(double)
+                         * (size_t)(nw + nwc + nwa + nwk + nz + 5 * s->nz + 6 * md->nb + 3 * nc));
+    if (!buf)
+        return NULL;
+    *r = (roll_t){s, mimic ? rd_forward : rd_aba, buf, buf + nw, buf + nw + nwc,
+                  buf + nw + nwc + nwa, NULL, NULL, NULL, NULL};
+    r->z = r->Wk + nwk;
+    r->zs = r->z + nz;
+    r->fe = r->zs + 5 * s->nz;
+    r->fc = r->fe + 6 * md->nb;
+    return buf;
+}
+
+int rd_simulate(const sim_t *s, const double *q0, const double *v0, const double *z0,
+                int64_t K, double h, const samples_t *out, int64_t *done)
+{
+    /* K steps of h from (q0, v0, z0) into the samples out (K + 1 rows each: q, v, the
+     * law's states z and the contact forces, and the samples' a, tau); *done is the number
+     * of complete samples (all of them, or those before a failure; a sample whose own
+     * torque and acceleration were computed is complete even if the step from it fails) */
+    const model_t *md = s->md;
+    const int64_t nq = md->nq, n = md->nv, nz = s->nz, nc3 = s->env ? 3 * env_contacts(s->env) : 0;
+    roll_t r;
+    double *buf = rollout_buffers(s, &r);
     if (!buf)
         return E_MEMORY;
-    roll_t r = {s, mimic ? rd_forward : rd_aba, buf, buf + nw, buf + nw + nwc,
-                buf + nw + nwc + nwa};
     int code = 0;
     *done = 0;
-    memcpy(Q, q0, sizeof(double) * nq);
-    memcpy(V, v0, sizeof(double) * n);
+    memcpy(out->Q, q0, sizeof(double) * nq);
+    memcpy(out->V, v0, sizeof(double) * n);
+    if (nz)
+        memcpy(out->Z, z0, sizeof(double) * nz);
     for (int64_t k = 0; k <= K; k++) {
         const double t = (s->k0 + k) * h;
         if (s->poll && k % POLL_STEPS == POLL_STEPS - 1 && s->poll->fn(s->poll->ctx)) {
             code = E_INTERRUPTED;
             break;
         }
-        const double *q = Q + k * nq, *v = V + k * n;
-        double *a1 = A + k * n, *tau = TAU + k * n;
+        const double *q = out->Q + k * nq, *v = out->V + k * n, *z = nz ? out->Z + k * nz : NULL;
+        double *a1 = out->A + k * n, *tau = out->TAU + k * n;
+        double *fc = out->FC ? out->FC + k * nc3 : r.fc;
         if (!finite(q, nq) || !finite(v, n)) {
             code = E_DIVERGED;
             break;
         }
-        if ((code = rate(&r, t, q, v, tau, a1)) != 0)
+        if ((code = rate(&r, t, q, v, z, tau, a1, r.zs + nz, fc)) != 0)
             break;
         *done = k + 1; /* sample k is whole (q, v, tau, a): a later stage may still fail */
         if (k == K)    /* the last sample: its torque and acceleration only */
             break;
-        if ((code = step(&r, t, h, q, v, a1, Q + (k + 1) * nq, V + (k + 1) * n)) != 0)
+        if ((code = step(&r, t, h, q, v, z, a1, out->Q + (k + 1) * nq, out->V + (k + 1) * n,
+                         nz ? out->Z + (k + 1) * nz : NULL)) != 0)
             break;
     }
     free(buf);
