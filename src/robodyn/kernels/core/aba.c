@@ -31,27 +31,6 @@ enum {
 
 int64_t rd_aba_work(const model_t *md) { return WA * md->nb; }
 
-/* packed index of entry (r, c) of a symmetric 6x6 matrix */
-static const int SYM[6][6] = {
-    {0, 1, 2, 3, 4, 5},      {1, 6, 7, 8, 9, 10},     {2, 7, 11, 12, 13, 14},
-    {3, 8, 12, 15, 16, 17},  {4, 9, 13, 16, 18, 19},  {5, 10, 14, 17, 19, 20},
-};
-
-RD_INLINE void sym_times(int L, const double *X, const double *x, double *y)
-{
-    /* y = X x for the packed symmetric X (6x6) and laned 6-vectors x, y */
-    LANE {
-        double xl[6], acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-        UNROLL6 for (int c = 0; c < 6; c++)
-            xl[c] = x[c * L + l];
-        UNROLL6 for (int r = 0; r < 6; r++)
-            UNROLL6 for (int c = 0; c < 6; c++)
-                acc[r] += X[SYM[r][c] * L + l] * xl[c];
-        UNROLL6 for (int r = 0; r < 6; r++)
-            y[r * L + l] = acc[r];
-    }
-}
-
 RD_INLINE void add_moved(int L, double *X, const double *Y, const double *R, const double *p)
 {
     /* X += Ad_{T_{i,lambda}}^T Y Ad_{T_{i,lambda}} for packed symmetric X, Y, (R, p) =

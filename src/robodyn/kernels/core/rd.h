@@ -425,6 +425,63 @@ RD_INLINE int nonfinite_sum(const double *x, int64_t n)
     return bad;
 }
 
+RD_INLINE void inertia_to_world(int L, const double *R, const double *p, const double *Fi,
+                                double *G)
+{
+    /* the body's spatial inertia about the world origin, world axes, from its mass m, centre
+     * of mass c and inertia I_c about it (body frame), the body at (R, p) = T_s,i (MR eq.
+     * 8.42 with the parallel-axis theorem, eq. 8.26): c' = R c + p, h' = m c',
+     * I' = R I_c R^T + m (|c'|^2 1 - c' c'^T) (symmetric: 6 entries computed), as m, h', I'
+     * at G (13 laned doubles: m, then h' (3), then I' (9) row-major) */
+    const double m = Fi[BF_MASS];
+    double cw[3 * LANES], T[9 * LANES], cc[LANES];
+    rmul_lc(L, R, Fi + BF_C, cw);
+    mm_lc(L, R, Fi + BF_IC, T);
+    for (int r = 0; r < 3; r++)
+        LANE { cw[r * L + l] += p[r * L + l]; }
+    LANE {
+        cc[l] = cw[l] * cw[l] + cw[L + l] * cw[L + l] + cw[2 * L + l] * cw[2 * L + l];
+        G[l] = m;
+    }
+    for (int r = 0; r < 3; r++)
+        LANE { G[(1 + r) * L + l] = m * cw[r * L + l]; }
+    for (int r = 0; r < 3; r++)
+        for (int c = r; c < 3; c++)
+            LANE {
+                const double v = T[3 * r * L + l] * R[3 * c * L + l]
+                                 + T[(3 * r + 1) * L + l] * R[(3 * c + 1) * L + l]
+                                 + T[(3 * r + 2) * L + l] * R[(3 * c + 2) * L + l]
+                                 + m * ((r == c ? cc[l] : 0.0) - cw[r * L + l] * cw[c * L + l]);
+                G[(4 + 3 * r + c) * L + l] = G[(4 + 3 * c + r) * L + l] = v;
+            }
+}
+
+/* ---------------------------------------------------------------- symmetric 6x6 over lanes */
+/* A symmetric 6x6 matrix (an articulated inertia: aba.c, minv_aba.c) is stored as its upper
+ * triangle, 21 entries row by row: (0,0..5), (1,1..5), ..., (5,5); laned, entry k of lane l at
+ * X[k L + l]. */
+
+/* packed index of entry (r, c) of a symmetric 6x6 matrix */
+static const int SYM[6][6] = {
+    {0, 1, 2, 3, 4, 5},      {1, 6, 7, 8, 9, 10},     {2, 7, 11, 12, 13, 14},
+    {3, 8, 12, 15, 16, 17},  {4, 9, 13, 16, 18, 19},  {5, 10, 14, 17, 19, 20},
+};
+
+RD_INLINE void sym_times(int L, const double *X, const double *x, double *y)
+{
+    /* y = X x for the packed symmetric X (6x6) and laned 6-vectors x, y */
+    LANE {
+        double xl[6], acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        UNROLL6 for (int c = 0; c < 6; c++)
+            xl[c] = x[c * L + l];
+        UNROLL6 for (int r = 0; r < 6; r++)
+            UNROLL6 for (int c = 0; c < 6; c++)
+                acc[r] += X[SYM[r][c] * L + l] * xl[c];
+        UNROLL6 for (int r = 0; r < 6; r++)
+            y[r * L + l] = acc[r];
+    }
+}
+
 /* ---------------------------------------------------------------- the algorithms */
 /* each defined in its own file; out and work sizes are per lane */
 int rd_rnea(const model_t *md, int L, const args_t *a, double *RESTRICT out,
@@ -459,6 +516,9 @@ int rd_minv(const model_t *md, int L, const args_t *a, double *RESTRICT out,
 int rd_forward(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                double *RESTRICT W, int *lane);
 int64_t rd_minv_work(const model_t *md);
+int rd_minv_aba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                double *RESTRICT W, int *lane);
+int64_t rd_minv_aba_work(const model_t *md);
 int rd_task_lambda(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                    double *RESTRICT W, int *lane);
 int rd_task_jbar(const model_t *md, int L, const args_t *a, double *RESTRICT out,
