@@ -18,16 +18,7 @@
  * Symmetric 6x6 matrices (IA, Ia, the Cholesky factor of a free joint's D) are stored as
  * their upper triangle, 21 entries row by row: (0,0..5), (1,1..5), ..., (5,5).
  */
-#include "joint.h"
-
-/* workspace of body i, fields of L lanes: R, p of T_{lambda,i} (0:12); V_i in pass 1, dV_i
- * in pass 3 (12:18); c_i (18:24); pA_i (24:30); IA_i (30:51, packed); U_i (51:57); 1/D_i
- * (57); u_i (58); a free joint's Cholesky factor of D (59:80, packed: (r, c) for c <= r at
- * SYM[c][r]) and u (80:86) */
-enum {
-    WA = 86, A_R = 0, A_P = 9, A_V = 12, A_C = 18, A_PA = 24, A_IA = 30, A_U = 51, A_DINV = 57,
-    A_UU = 58, A_LF = 59, A_UF = 80
-};
+#include "aba.h"
 
 int64_t rd_aba_work(const model_t *md) { return WA * md->nb; }
 
@@ -84,25 +75,6 @@ RD_INLINE void add_moved(int L, double *X, const double *Y, const double *R, con
             X[SYM[r][3 + c] * L + l] += B1[k] + Y1[k];
         }
     }
-}
-
-RD_INLINE void chol6_solve(int L, const double *Lf, double *y)
-{
-    /* y <- D^-1 y for D = Lf Lf^T (Lf packed lower: (r, c), c <= r, at SYM[c][r]) */
-    for (int r = 0; r < 6; r++)
-        LANE {
-            double s = y[r * L + l];
-            for (int k = 0; k < r; k++)
-                s -= Lf[SYM[k][r] * L + l] * y[k * L + l];
-            y[r * L + l] = s / Lf[SYM[r][r] * L + l];
-        }
-    for (int r = 5; r >= 0; r--)
-        LANE {
-            double s = y[r * L + l];
-            for (int k = r + 1; k < 6; k++)
-                s -= Lf[SYM[r][k] * L + l] * y[k * L + l];
-            y[r * L + l] = s / Lf[SYM[r][r] * L + l];
-        }
 }
 
 RD_INLINE void aba_velocities(int L, double m, const double *h, const double *Io,

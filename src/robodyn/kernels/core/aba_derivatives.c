@@ -21,7 +21,9 @@ int64_t rd_aba_derivatives_work(const model_t *md)
     /* the largest of ABA's, the Cholesky road's and the derivatives' workspaces (and of the
      * solve's right sides, 3 nv^2, which reuse it), then the inverse dynamics derivatives
      * (3 nv^2), qdd (nv) and the pivots' scales (nv) */
-    int64_t w = 3 * md->nv * md->nv;
+    int64_t w = 3 * md->nv * md->nv + 3 * md->nv;
+    if (rd_minv_aba_work(md) > w)
+        w = rd_minv_aba_work(md);
     if (rd_aba_work(md) > w)
         w = rd_aba_work(md);
     if (rd_minv_work(md) > w)
@@ -29,6 +31,35 @@ int64_t rd_aba_derivatives_work(const model_t *md)
     if (rd_rnea_derivatives_work(md) > w)
         w = rd_rnea_derivatives_work(md);
     return w + 3 * md->nv * md->nv + 2 * md->nv;
+}
+
+RD_INLINE void minv_times_derivatives(const model_t *md, const int L, const double *Mi,
+                                      const double *D, double *RESTRICT W, double *RESTRICT out)
+{
+    /* out_b = -M^-1 D_b for D_0 = dtau/dq, D_1 = dtau/dqd, row by row: row r of out_b =
+     * sum_k x_k (row k of D_b), x = -(row r of M^-1), four rows k at a time (combine_rows);
+     * row k of D_b is zero beyond the dofs of the subtree of k's body (D_b[k][c] = 0 unless
+     * dofs k and c lie on one chain from the root: rnea_derivatives.c), so that a group
+     * reads its rows up to the largest of their dof_end */
+    const int64_t nv = md->nv, n2 = nv * nv;
+    double *x = W;
+    int64_t *kx = (int64_t *)(x + nv * L), *e = kx + nv;
+    for (int64_t i = 1; i < md->nb; i++)
+        for (int64_t k = body_i(md, i)[BI_VIDX]; k < body_i(md, i)[BI_VIDX] + body_i(md, i)[BI_NV]; k++)
+            kx[k] = k, e[k] = dof_end(md, i);
+    for (int64_t r = 0; r < nv; r++) {
+        double *o0 = out + r * nv * L, *o1 = o0 + n2 * L;
+        for (int64_t k = 0; k < nv * L; k++)
+            x[k] = -Mi[r * nv * L + k], o0[k] = o1[k] = 0.0;
+        for (int64_t k = 0; k < nv; k += 4) {
+            const int64_t na = nv - k < 4 ? nv - k : 4;
+            int64_t n = 0;
+            for (int64_t a = 0; a < na; a++)
+                n = e[k + a] > n ? e[k + a] : n;
+            combine_rows(L, n, na, x + k * L, kx + k, D, nv, o0);
+            combine_rows(L, n, na, x + k * L, kx + k, D + n2 * L, nv, o1);
+        }
+    }
 }
 
 RD_INLINE int aba_derivatives_lanes(const model_t *md, const int L, const args_t *a,
@@ -42,10 +73,18 @@ RD_INLINE int aba_derivatives_lanes(const model_t *md, const int L, const args_t
     int e = md->I[3] ? rd_forward(md, L, a, qdd, W, lane) : rd_aba(md, L, a, qdd, W, lane);
     if (e)
         return e;
+    const int road = !md->I[3] && !(a->flags & 128); /* TEMP road switch */
+    if (road && !(a->flags & 512)) /* M^-1 from ABA's articulated inertias, before the next pass overwrites them */
+        rd_minv_aba_rows(md, L, a->x[0], W, out + 2 * n2 * L);
     /* [dtau/dq, dtau/dqd, M] at (q, qd, qdd), then M = L L^T in place */
     args_t id = *a;
     id.x[2] = qdd;
     rd_rnea_derivatives(md, L, &id, D, W, lane);
+    if (road) {
+        if (a->flags & 256) return 0;
+        minv_times_derivatives(md, L, out + 2 * n2 * L, D, W, out);
+        return 0;
+    }
     double *M = D + 2 * n2 * L;
     LANE { bad[l] = 0.0; }
     pivot_scales(md, sc);

@@ -65,8 +65,10 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
     for (int64_t i = 1; i < nb; i++) {
         const double *Fi = body_f(md, i);
         const double *Wl = W + WC * body_i(md, i)[BI_PARENT] * L;
-        double *Wi = W + WC * i * L;
-        body_world_pose(md, L, i, q, Wl + C_R * L, Wl + C_P * L, Wi + C_R * L, Wi + C_P * L, ref);
+        double *Wi = W + WC * i * L, R[9 * LANES], p[3 * LANES];
+        joint_pose(L, body_i(md, i), Fi, q, R, p);
+        body_world_pose(md, L, i, R, p, Wl + C_R * L, Wl + C_P * L, Wi + C_R * L, Wi + C_P * L,
+                        ref);
         first[i] = na;
         na += joint_columns(md, L, Wi + C_R * L, Wi + C_P * L, q, i, S + 6 * first[i] * L);
         inertia_to_world(L, Wi + C_R * L, Wi + C_P * L, Fi, Wi + C_M * L);

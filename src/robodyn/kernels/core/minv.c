@@ -17,7 +17,8 @@ int64_t rd_minv_work(const model_t *md)
     /* CRBA's or RNEA's workspace, then M (nv^2) and h (nv), then the pivots' scales (nv,
      * the same in every lane) */
     int64_t w = rd_crba_work(md) > rd_rnea_work(md) ? rd_crba_work(md) : rd_rnea_work(md);
-    return w + md->nv * md->nv + 2 * md->nv;
+    w += md->nv * md->nv + 2 * md->nv;
+    return w > rd_minv_aba_work(md) ? w : rd_minv_aba_work(md);
 }
 
 RD_INLINE int minv_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT out,
@@ -26,6 +27,8 @@ RD_INLINE int minv_lanes(const model_t *md, const int L, const args_t *a, double
     /* M^-1 = M^-1 1: the nv columns solved at once, by the pivots' reciprocals (in h's
      * room, which M^-1 does not use) */
     const int64_t nv = md->nv;
+    if (!md->I[3] && !(a->flags & 128)) /* TEMP road switch */
+        return rd_minv_aba(md, L, a, out, W, lane);
     double *M = W + (rd_minv_work(md) - nv * nv - 2 * nv) * L;
     double *dinv = M + nv * nv * L, *sc = W + (rd_minv_work(md) - nv) * L;
     int e = mass_factor(md, L, a, a->flags & FL_ARMATURE, M, sc, W, lane);

@@ -140,6 +140,17 @@ RD_INLINE const double *body_f(const model_t *md, int64_t i) { return md->F + HF
 /* damping (nv), Coulomb friction (nv), armature (nv) after the body records */
 RD_INLINE const double *dof_params(const model_t *md) { return md->F + HF + WF * md->nb; }
 
+RD_INLINE int64_t dof_end(const model_t *md, int64_t i)
+{
+    /* the end of the dofs of body i's subtree (bodies i .. BI_END - 1, depth first): the
+     * first dof of the next body that has one, or nv (for a model without mimic joints,
+     * whose dofs follow the bodies) */
+    for (int64_t j = body_i(md, i)[BI_END]; j < md->nb; j++)
+        if (body_i(md, j)[BI_NV] > 0)
+            return body_i(md, j)[BI_VIDX];
+    return md->nv;
+}
+
 /* The arguments of an algorithm, lane-major: x[k] holds state argument k (q, v, a or tau,
  * ...) as x[k][j L + l]; NULL means zero. fext is (6 nb, L) when FL_FEXT is set. */
 typedef struct {
@@ -456,6 +467,30 @@ RD_INLINE void inertia_to_world(int L, const double *R, const double *p, const d
             }
 }
 
+RD_INLINE void combine_rows(int L, int64_t n, int64_t na, const double *x, const int64_t *kx,
+                             const double *R, int64_t stride, double *RESTRICT y)
+{
+    /* y += sum_a x_a (row kx[a] of R) over n laned entries (row k at R + k stride L), x_a
+     * laned at x + a L; four rows per pass over y, so that y is loaded and stored once for
+     * four products and the pass vectorises (over the entries when L = 1) */
+    int64_t a = 0;
+    for (; a + 4 <= na; a += 4) {
+        const double *r0 = R + kx[a] * stride * L, *r1 = R + kx[a + 1] * stride * L,
+                     *r2 = R + kx[a + 2] * stride * L, *r3 = R + kx[a + 3] * stride * L;
+        const double *x0 = x + a * L, *x1 = x0 + L, *x2 = x1 + L, *x3 = x2 + L;
+        for (int64_t j = 0; j < n; j++)
+            LANE {
+                y[j * L + l] += x0[l] * r0[j * L + l] + x1[l] * r1[j * L + l]
+                                + x2[l] * r2[j * L + l] + x3[l] * r3[j * L + l];
+            }
+    }
+    for (; a < na; a++) {
+        const double *r0 = R + kx[a] * stride * L, *x0 = x + a * L;
+        for (int64_t j = 0; j < n; j++)
+            LANE { y[j * L + l] += x0[l] * r0[j * L + l]; }
+    }
+}
+
 /* ---------------------------------------------------------------- symmetric 6x6 over lanes */
 /* A symmetric 6x6 matrix (an articulated inertia: aba.c, minv_aba.c) is stored as its upper
  * triangle, 21 entries row by row: (0,0..5), (1,1..5), ..., (5,5); laned, entry k of lane l at
@@ -519,6 +554,9 @@ int64_t rd_minv_work(const model_t *md);
 int rd_minv_aba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                 double *RESTRICT W, int *lane);
 int64_t rd_minv_aba_work(const model_t *md);
+/* M^-1 (out, L lanes) from the workspace W of an ABA pass at q just run (minv_aba.c) */
+void rd_minv_aba_rows(const model_t *md, int L, const double *q, double *RESTRICT W,
+                      double *RESTRICT out);
 int rd_task_lambda(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                    double *RESTRICT W, int *lane);
 int rd_task_jbar(const model_t *md, int L, const args_t *a, double *RESTRICT out,
