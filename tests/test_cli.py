@@ -14,7 +14,7 @@ import pytest
 from robodyn import models
 from robodyn.cli import EXIT_BROKEN_PIPE, build_parser, main
 
-SUBCOMMANDS = ["demo", "info", "fk", "check", "bench", "derive", "simulate"]
+SUBCOMMANDS = ["demo", "info", "fk", "check", "bench", "derive", "simulate", "timeopt"]
 
 
 def test_help_lists_every_subcommand():
@@ -451,6 +451,8 @@ def test_simulate_writes_what_it_simulated(tmp_path, capsys):
         (["--dt", "0"], "argument --dt: must be > 0"),
         (["--duration", "1", "--dt", "0.3"], "whole number of steps"),
         (["--out", "/no/such/folder/run.npz"], "--out '/no/such/folder/run.npz'"),
+        (["--controller", "force"], "needs a robot of six joints or more"),
+        (["--environment", "table", "--frame", "nope"], "--frame: no frame named 'nope'"),
     ],
 )
 def test_simulate_bad_arguments_are_one_line(argv, match, capsys):
@@ -461,6 +463,35 @@ def test_simulate_bad_arguments_are_one_line(argv, match, capsys):
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and match in err, err
+
+
+PANDA_PRESS = ["0", "-0.785", "0", "-2.356", "0", "1.571", "0.785"]  # the tool points down
+
+
+def test_simulate_presses_a_table_with_force_control(tmp_path, capsys):
+    """--controller force on the default table: the contact force ends at --press (the
+    integral action along the press), recorded in the trajectory file."""
+    import robodyn as rd
+
+    out = tmp_path / "press.npz"
+    argv = ["simulate", "panda", "--controller", "force", "--q0", *PANDA_PRESS, "--duration",
+            "1.5", "--press", "12", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "|normal force - press| / press" in text
+    res = rd.Trajectory.load(out)
+    assert res.contact_force.shape == (1501, 1, 3)
+    np.testing.assert_allclose(res.contact_force[-1, 0, 2], 12.0, rtol=1e-3)
+    assert res.meta["environment"]["shapes"][0]["kind"] == "plane"
+
+
+@pytest.mark.parametrize("law", ["hybrid", "impedance", "admittance"])
+def test_simulate_runs_the_other_force_laws_against_the_table(law, capsys):
+    assert main(["simulate", "panda", "--controller", law, "--q0", *PANDA_PRESS,
+                 "--duration", "0.5"]) == 0  # fmt: skip
+    text = capsys.readouterr().out
+    force = re.search(r"contact force \(end\) = \[(.*)\] N", text).group(1).split()
+    assert float(force[-1]) > 1.0  # pressing on the table
 
 
 def test_simulate_a_diverging_run_exits_1_with_the_partial_saved(tmp_path, capsys):
@@ -503,6 +534,22 @@ _WRITERS = [
     (["sweep", "montecarlo", "planar_2r", "--out", "{out}.zarr"], "--out", "store"),
     (["view", "pendulum", "--out", "{out}.html"], "--out", "file"),
     (["check", "{arm}", "--fix", "{out}.urdf"], "--fix", "file"),
+    (
+        [
+            "timeopt",
+            "pendulum",
+            "--via",
+            "0",
+            "--via",
+            "0.3",
+            "--tau-max",
+            "5",
+            "--out",
+            "{out}.png",
+        ],
+        "--out",
+        "file",
+    ),
 ]
 _IDS = [" ".join([*(x for x in a[:2] if x[0] not in "{-"), o]) for a, o, _ in _WRITERS]
 
@@ -602,6 +649,52 @@ def test_demo_creates_its_default_folder_and_keeps_an_earlier_run(tmp_path, monk
     assert sorted(first) == sorted((tmp_path / "out" / "demo").iterdir())
 
 
+def test_timeopt_prints_the_duration_and_writes_the_phase_plane(tmp_path, capsys):
+    """``robodyn timeopt``: the duration printed is rd.trajectory.time_optimal's along the
+    cubic through the via points (the UR5's limits given, the Panda's from its URDF)."""
+    import robodyn as rd
+
+    via = [[0.0, -1.2, 1.0, -0.5, 1.2, 0.0], [0.8, -0.8, 1.6, -1.2, 0.6, 0.4]]
+    out = tmp_path / "phase.png"
+    argv = ["timeopt", "ur5", *(x for q in via for x in ["--via", *map(str, q)]), "--tau-max",
+            "150", "150", "150", "28", "28", "28", "--n", "300", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    want = rd.trajectory.time_optimal(models.load("ur5"), rd.trajectory.spline_path(via),
+                                      tau_max=[150] * 3 + [28] * 3, n=300).duration  # fmt: skip
+    assert f"duration: {want:.6g} s (reachability, 300 grid points)" in printed
+    assert "switch point s = " in printed and f"phase plane: {out}" in printed
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main([*argv, "--method", "bisection"]) == 2  # the figure exists: --force
+    assert main([*argv, "--method", "bisection", "--force"]) == 0
+    assert f"duration: {want:.6g} s (bisection" in capsys.readouterr().out
+    assert main(["timeopt", "panda", "--via", *["0"] * 7, "--via", *["0.3"] * 7, "--out",
+                 str(tmp_path / "p.svg")]) == 0  # fmt: skip
+    assert "duration: " in capsys.readouterr().out and (tmp_path / "p.svg").stat().st_size > 0
+    assert sorted(os.listdir(tmp_path)) == ["p.svg", "phase.png"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (["--via", "0", "--tau-max", "5"], "--via: give at least two via points"),
+        (
+            ["--via", "0", "0", "--via", "1", "--tau-max", "5"],
+            r"--via \(point 1\): expected nq = 1",
+        ),
+        (["--via", "0", "--via", "0.3"], "--tau-max: the robot 'pendulum' has no torque limits"),
+        (["--via", "0", "--via", "0.3", "--tau-max", "5", "6"], "--tau-max takes 1 numbers"),
+        (["--via", "0", "--via", "3", "--tau-max", "5"], r"infeasible for the limits at s = "),
+    ],
+)
+def test_timeopt_bad_input_is_one_line(argv, match, tmp_path, capsys):
+    assert main(["timeopt", "pendulum", *argv, "--out", str(tmp_path / "f.png")]) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert "\n" not in err and re.search(match, err), err
+    assert not (tmp_path / "f.png").exists()
+
+
 def test_mobile_writes_the_files_it_checks(tmp_path, capsys):
     from robodyn.mobile.demo import figures
 
@@ -642,6 +735,16 @@ _BAD_NUMBERS = [
             ("--n", "0"),
             ("--chunk", "0"),
             ("--points", "0"),
+        )
+    ),  # fmt: skip
+    *(
+        (["timeopt", "pendulum", "--via", "0", "--via", "0.3", option, *values], option)
+        for option, *values in (
+            ("--via", "nan"),
+            ("--tau-max", "-5"),
+            ("--v-max", "0"),
+            ("--a-max", "inf"),
+            ("--n", "0"),
         )
     ),  # fmt: skip
 ]

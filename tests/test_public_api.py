@@ -150,13 +150,21 @@ DIR_ROBODYN = [
 # rd.<name> for the modules dir(robodyn) lists, and their __all__ before the move
 MODULE_ALL = {
     "control": [
+        "Admittance",
         "ComputedTorque",
         "Controller",
+        "ErrorDynamics",  # issue 31 (MR sec. 11.2-11.3)
+        "KinematicJoint",  # issue 31
+        "KinematicTaskSpace",  # issue 31
+        "ForceControl",
+        "HybridMotionForce",
+        "Impedance",
         "LQR",
         "PD",
         "PID",
         "TVLQR",
         "TaskSpaceComputedTorque",
+        "error_dynamics",  # issue 31
         "gains_for",
         "perturbed",
     ],
@@ -370,7 +378,14 @@ MODULE_ALL = {
         "wrench",
     ],
     "sim": [
+        "Box",
+        "ContactPoint",
+        "Contacts",
+        "Environment",
+        "ForceSensor",
         "INTEGRATORS",
+        "Plane",
+        "Sphere",
         "StepCheck",
         "Trajectory",
         "linearize",
@@ -436,6 +451,7 @@ MODULE_ALL = {
     ],
     "trajectory": [
         "CubicScaling",
+        "JointPath",
         "JointSample",
         "JointTrajectory",
         "PoseSample",
@@ -443,12 +459,18 @@ MODULE_ALL = {
         "QuinticScaling",
         "SCALINGS",
         "SCurveScaling",
+        "SplinePath",
         "SplineTrajectory",
+        "TimeOptimal",
+        "TimeOptimalTrajectory",
         "TrapezoidalScaling",
         "cartesian_trajectory",
+        "joint_path",
         "joint_trajectory",
         "screw_trajectory",
+        "spline_path",
         "spline_trajectory",
+        "time_optimal",
         "time_scaling",
     ],
     "viz": [
@@ -502,6 +524,7 @@ PATH_ALL = {
         "TrajectoryFileError",
     ],
     "robodyn.model": [
+        "Actuators",  # issue 31 (MR sec. 8.9)
         "JOINT_FIXED",
         "JOINT_FREE",
         "JOINT_PRISMATIC",

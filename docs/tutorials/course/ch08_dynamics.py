@@ -137,6 +137,39 @@ ax.legend(loc="upper left", bbox_to_anchor=(1.05, 1.0))
 plt.show()
 
 # %%
+# Motors and gearing
+# ------------------
+# A joint driven by an electric motor through a gearhead of ratio :math:`G` (MR sec.
+# 8.9.1): the rotor turns :math:`G` times faster than the joint, and the motor's torque
+# reaches the joint as :math:`\tau = \eta G \tau_m` (:math:`\eta`: the gearhead's
+# efficiency). The rotor's kinetic energy :math:`\frac12 I_{rotor} (G\dot\theta)^2` makes
+# it weigh :math:`G^2 I_{rotor}` at the joint, its apparent inertia (MR sec. 8.9.2):
+# :meth:`Model.with_actuators <robodyn.model.model.Model.with_actuators>` adds it to the
+# model's armature, so the mass matrix, both dynamics and every simulation include it. A
+# rotor of 3e-5 kg m² behind 100:1 weighs 0.3 kg m² at its joint, more than the 2R arm's
+# second link (0.17 kg m² about its joint).
+geared = arm.with_actuators(gear_ratio=100.0, rotor_inertia=3e-5, efficiency=0.9,
+                            stall_torque=0.6, free_speed=600.0)  # fmt: skip
+print("M with the motors - M without:\n", rd.mass_matrix(geared, q) - rd.mass_matrix(arm, q))
+tau = rd.inverse_dynamics(geared, q, v, a)
+print("joint torques", tau, "N m; motor torques tau / (eta G):",
+      geared.actuators.motor_torque(tau), "N m")  # fmt: skip
+
+# %%
+# A DC motor at full voltage gives its stall torque at rest and nothing at its no-load
+# speed, falling linearly between (the speed-torque curve, MR sec. 8.9.1). Through the
+# gearhead the joint's largest torque is
+# :math:`\eta G \tau_{stall} (1 - |G\dot\theta| / \omega_0)`: 54 N m at rest, none at
+# 6 rad/s. ``rd.simulate(..., clip_torque=True)`` clips a controller's torque to it at
+# each state's speed (both signs alike: a braking motor can in fact give more).
+speeds = np.linspace(-7.0, 7.0, 281)
+fig, ax = plt.subplots(figsize=(6, 3), layout="constrained")
+ax.plot(speeds, geared.actuators.torque_limit(np.stack([speeds, speeds], -1))[:, 0])
+ax.set(xlabel="joint speed (rad/s)", ylabel="largest joint torque (N m)",
+       title="torque limit of a geared DC motor (G = 100, eta = 0.9)")  # fmt: skip
+plt.show()
+
+# %%
 # Inertia of the links
 # --------------------
 # A link's inertia is a :class:`robodyn.RigidInertia`: mass, centre of mass and

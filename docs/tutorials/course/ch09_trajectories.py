@@ -5,9 +5,12 @@ Ch. 9: trajectory generation
 A trajectory is a path :math:`\theta(s)` and a time scaling :math:`s(t)` from 0 to 1 (MR
 section 9.1). :mod:`robodyn.trajectory` has the book's time scalings (cubic, quintic,
 trapezoidal, S-curve), straight lines in joint space, via-point splines and the screw and
-Cartesian paths in SE(3). Every trajectory is callable, ``ref(t) -> (q, v, a)``, and is
-what the controllers of :mod:`robodyn.control` follow.
+Cartesian paths in SE(3), and the time-optimal time scaling of a path under the
+robot's torque limits (MR section 9.4). Every trajectory is callable, ``ref(t) -> (q, v,
+a)``, and is what the controllers of :mod:`robodyn.control` follow.
 """
+
+import dataclasses
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -97,3 +100,81 @@ line = rd.trajectory.cartesian_trajectory(X_start, X_end, 1.0)
 for name, traj in (("screw", screw), ("cartesian", line)):
     X, V_b, dV_b = traj(0.5)
     print(f"{name:9s} origin at t = 0.5 s: {X[:3, 3]}")
+
+# %%
+# Time-optimal time scaling
+# -------------------------
+# Given a path :math:`\theta(s)` and the robot's actuator limits, which time scaling
+# :math:`s(t)` is the fastest (MR section 9.4)? With
+# :math:`\dot\theta = \theta'\dot s` and :math:`\ddot\theta = \theta'\ddot s +
+# \theta''\dot s^2` the dynamics along the path are (MR eq. 9.36)
+#
+# .. math:: \tau = m(s)\,\ddot s + c(s)\,\dot s^2 + g(s),\quad m = M\theta',\quad
+#    c = M\theta'' + \theta'^T\Gamma\theta',\quad g = g(\theta(s))
+#
+# so each limit :math:`|\tau_j| \le \tau_{max,j}` bounds :math:`\ddot s` between
+# :math:`L(s, \dot s)` and :math:`U(s, \dot s)`. Where :math:`L = U` lies the velocity limit
+# curve: faster than that, no :math:`\ddot s` keeps every limit. The fastest motion
+# accelerates as hard as it can, :math:`\ddot s = U`, and decelerates as hard,
+# :math:`\ddot s = L`, switching between them at the switch points.
+#
+# A first check against a closed form: a pendulum (a point mass of 1 kg at 1 m) swinging
+# in a horizontal plane from 0 to Q = 2 rad under :math:`|\tau| \le 3` N m accelerates at
+# :math:`\tau_{max}/(I Q)` to the midpoint and brakes as hard after it, so
+# :math:`T = 2\sqrt{IQ/\tau_{max}}`:
+pendulum = rd.models.load("pendulum")
+flat = dataclasses.replace(pendulum, gravity=np.array([0.0, 0.0, -9.81]))  # along its axis
+swing = rd.trajectory.time_optimal(flat, rd.trajectory.joint_path([0.0], [2.0]), tau_max=3.0)
+print(f"time_optimal: {swing.duration:.6f} s, closed form: {2 * np.sqrt(1.0 * 2.0 / 3.0):.6f} s")
+
+# %%
+# Now the Panda along a cubic spline through three via points (``spline_path``: a path of
+# s in [0, 1], at rest at both ends), under the torque limits of its URDF. The default
+# method is TOPP-RA's reachability analysis; ``method="bisection"`` runs the book's
+# algorithm (integrate L back from the end, U forward, search each switch on the limit
+# curve by bisection). On the same grid they agree:
+panda = rd.models.load("panda")
+via = [[0.0, -0.6, 0.0, -2.2, 0.0, 1.6, 0.8], [0.6, -0.2, 0.4, -1.8, 0.3, 1.9, 0.3],
+       [1.2, 0.3, -0.2, -1.4, -0.3, 2.2, -0.4]]  # fmt: skip
+path = rd.trajectory.spline_path(via)
+fastest = rd.trajectory.time_optimal(panda, path, tau_max=panda.effort_limit)
+book = rd.trajectory.time_optimal(panda, path, tau_max=panda.effort_limit, method="bisection")
+print(f"duration: {fastest.duration:.6f} s (reachability), {book.duration:.6f} s (bisection)")
+for (s, s_dot), kind in zip(fastest.switch_points, fastest.switch_kinds):
+    print(f"switch {kind} at s = {s:.3f}, s_dot = {s_dot:.3f} 1/s")
+
+# %%
+# The (s, s_dot) phase plane as the book draws it: the velocity limit curve, the
+# inadmissible region above it, and the optimal :math:`\dot s(s)`, which touches the limit
+# curve at the switch from deceleration back to acceleration:
+fig, ax = plt.subplots(figsize=(8, 4.2), layout="constrained")
+fastest.plot(ax=ax)
+plt.show()
+
+# %%
+# ``.trajectory`` is a reference ``ref(t) -> (q, v, a)`` like the others. Along it some
+# joint is always at its torque limit (bang-bang), as ``rd.inverse_dynamics`` shows:
+ref = fastest.trajectory
+t = np.linspace(0.0, ref.duration, 600)
+tau = rd.inverse_dynamics(panda, *ref(t), friction=False)
+fig, ax = plt.subplots(figsize=(8, 3.5), layout="constrained")
+for j in range(panda.nv):
+    ax.plot(t, tau[:, j] / panda.effort_limit[j], label=f"joint {j + 1}")
+ax.set(xlabel="t (s)", ylabel="tau_j / tau_max,j (fraction)", ylim=(-1.1, 1.1),
+       title="torques along the time-optimal motion")  # fmt: skip
+ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
+plt.show()
+print("largest |tau_j| / tau_max,j:", np.abs(tau / panda.effort_limit).max().round(6))
+
+# %%
+# Computed torque follows it (MR eq. 11.35); a tracking error adds the feedback's torque
+# on top of limits already reached, so a real controller leaves some margin (a lower
+# ``tau_max`` for the planner than the motors have):
+ctrl = rd.control.ComputedTorque(panda, ref, kp=400.0, kd=40.0, friction=False)
+run = rd.simulate(panda, path(0.0)[0], controller=ctrl, duration=0.4, dt=1e-4, friction=False)
+print(f"tracking error {np.abs(run.q - ref(run.t)[0]).max():.2e} rad, "
+      f"largest |tau_j| / tau_max,j {np.abs(run.tau / panda.effort_limit).max():.4f}")  # fmt: skip
+
+# %%
+# From the command line: ``robodyn timeopt panda --via 0 -0.6 0 -2.2 0 1.6 0.8 --via ...
+# --out phase.png`` prints the duration and writes this phase plane.

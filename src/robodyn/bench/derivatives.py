@@ -60,11 +60,15 @@ def _rnea_pin(pin, pm, pd, qp, vp, ap):
     return pin.computeRNEADerivatives(pm, pd, qp, vp, ap)
 
 
+def _whole(X) -> np.ndarray:
+    """A symmetric matrix Pinocchio fills in its upper triangle, made whole."""
+    X = np.array(X)
+    return np.triu(X) + np.triu(X, 1).T
+
+
 def _rnea_post(pin, pm, pd, raw, mp) -> tuple:
-    """Pinocchio's dtau_dq, dtau_dv and M (its upper triangle made whole), robodyn's order."""
-    M = np.array(pd.M)
-    M = np.triu(M) + np.triu(M, 1).T
-    return tuple(mp.matrix_from_pin(np.array(X)) for X in (pd.dtau_dq, pd.dtau_dv, M))
+    """Pinocchio's dtau_dq, dtau_dv and M, robodyn's order."""
+    return tuple(mp.matrix_from_pin(np.array(X)) for X in (pd.dtau_dq, pd.dtau_dv, _whole(pd.M)))
 
 
 def _aba_pin(pin, pm, pd, qp, vp, taup):
@@ -72,10 +76,9 @@ def _aba_pin(pin, pm, pd, qp, vp, taup):
 
 
 def _aba_post(pin, pm, pd, raw, mp) -> tuple:
-    """Pinocchio's ddq_dq, ddq_dv and M^-1 (its upper triangle made whole), robodyn's order."""
-    Minv = np.array(pd.Minv)
-    Minv = np.triu(Minv) + np.triu(Minv, 1).T
-    return tuple(mp.matrix_from_pin(np.array(X)) for X in (pd.ddq_dq, pd.ddq_dv, Minv))
+    """Pinocchio's ddq_dq, ddq_dv and M^-1, robodyn's order."""
+    X = (pd.ddq_dq, pd.ddq_dv, _whole(pd.Minv))
+    return tuple(mp.matrix_from_pin(np.array(x)) for x in X)
 
 
 def _linearize_pin(pin, pm, pd, qp, vp, taup):
@@ -83,10 +86,8 @@ def _linearize_pin(pin, pm, pd, qp, vp, taup):
     numpy's blocks [[0, 1], [da/dq, da/dv]] and [[0], [M^-1]]."""
     pin.computeABADerivatives(pm, pd, qp, vp, taup)
     nv = pm.nv
-    Minv = np.array(pd.Minv)
     A = np.block([[np.zeros((nv, nv)), np.eye(nv)], [pd.ddq_dq, pd.ddq_dv]])
-    B = np.vstack([np.zeros((nv, nv)), np.triu(Minv) + np.triu(Minv, 1).T])
-    return A, B
+    return A, np.vstack([np.zeros((nv, nv)), _whole(pd.Minv)])
 
 
 def _linearize_blocks(rd, m, q, v, tau) -> tuple:

@@ -131,6 +131,8 @@ def _simulate_lines(rows: list[dict]) -> list[str]:
         ratios = f"{_fmt_ratio(r['ratio_to_pinocchio']):>7}"
         if r.get("ratio_to_mujoco") is not None:
             ratios += f" (to MuJoCo {_fmt_ratio(r['ratio_to_mujoco'])})"
+        if r.get("ratio_to_toppra") is not None:
+            ratios += f" (to toppra {_fmt_ratio(r['ratio_to_toppra'])})"
         out.append(
             f"{r['model']:<6} {r['function']:<24} {r['library']:<10} "
             f"{_fmt_time(r['median_s']):>10} {ratios}  {_status_text(r):<20} {r['call']}"
@@ -345,6 +347,8 @@ def _simulate_markdown(result: dict) -> list[str]:
             vs.append(f"{_fmt_ratio(r['ratio_to_joint_space'])} of joint-space computed torque")
         if r.get("ratio_to_python_loop") is not None:
             vs.append(f"{_fmt_ratio(r['ratio_to_python_loop'])} of robodyn's Python loop")
+        if r.get("ratio_to_toppra") is not None:
+            vs.append(f"{_fmt_ratio(r['ratio_to_toppra'])} of toppra on the same path")
         per = "per rollout-step" if "rollouts" in r["function"] else "in all"
         lines.append(
             f"Simulation ({r['model']}, {r['function']}): {r['call']}: "

@@ -6,6 +6,11 @@
   beside the same loop written over Pinocchio in Python (``pin.rnea`` for the controller,
   ``pin.aba`` for the dynamics, the same RK4).
   The same run streamed to disk (``out=``): its ratio to the run in memory, in the row.
+* ``panda``, force control pressing on a table for 10 s at 1 kHz with RK4:
+  :class:`robodyn.control.ForceControl` (MR eq. 11.47) pushing 20 N through a flat foot of
+  three points on a compliant :class:`robodyn.sim.Environment` table (the Python loop over
+  the batch kernels: no peer runs the same law and contacts); its check is the force error
+  at the end, ``|f_n - F_d| / F_d`` (issue 31: within 2 %).
 * ``ur5``, 1,000 open-loop rollouts of 1 s at 1 kHz with RK4: one batched
   :func:`robodyn.simulate`, beside ``mujoco.rollout`` on the model written by robodyn's
   MJCF converter (contacts off, RK4, the same step) and the loop over Pinocchio (a few
@@ -22,8 +27,16 @@
   RK4 written over Pinocchio in Python (``pin.aba``, ``pin.integrate``, and
   ``pin.dIntegrate`` for the stages' chart rates).
 
+* ``panda``, the time-optimal time scaling (MR sec. 9.4) of a 7-DoF via-point path on 1,000
+  grid points under the URDF's torque limits: :func:`robodyn.trajectory.time_optimal`
+  (TOPP-RA's reachability passes), beside the ``toppra`` package on the same path (its
+  ``SplineInterpolator`` through the same via points, ``JointTorqueConstraint`` on
+  Pinocchio's ``rnea`` with the same discretization, the interpolation scheme, and its
+  seidel LP solver), from the limits to a trajectory that can be followed.
+
 Each run is checked before it is timed: the final states agree with the peer's (the
-task-space run: with the same law called from the Python loop).
+task-space run: with the same law called from the Python loop; the time-optimal scaling:
+the durations within 1 %).
 """
 
 from __future__ import annotations
@@ -95,6 +108,8 @@ def run_simulate(cfg, libs: dict, prog, cases: dict) -> list[dict]:
     prog.show("simulate: panda computed torque")
     case = cases.get("panda") or _build_case("panda", cfg, pin)
     rows = _computed_torque_rows(cfg, pin, case, repeat)
+    prog.show("simulate: panda force control on a table")
+    rows.append(_force_row(cfg, case, repeat))
     prog.step()
     prog.show("simulate: ur5 open-loop rollouts")
     case = cases.get("ur5") or _build_case("ur5", cfg, pin)
@@ -109,6 +124,8 @@ def run_simulate(cfg, libs: dict, prog, cases: dict) -> list[dict]:
         case = None
     if case is not None:
         rows += _floating_rows(cfg, pin, case, repeat)
+    prog.show("simulate: panda time-optimal scaling")
+    rows += _time_optimal_rows(pin, cases.get("panda") or _build_case("panda", cfg, pin))
     prog.step()
     return rows
 
@@ -140,6 +157,39 @@ def _computed_torque_rows(cfg, pin, case, repeat: int) -> list[dict]:
         rows.append(_pin_computed_torque(pin, case, ref, q_a, K, res, best, repeat, rd_row))
     _streamed(m, q_a, ctrl, dur, best, repeat, rd_row)
     return rows
+
+
+def _force_row(cfg, case, repeat: int) -> dict:
+    """The Panda pressing 20 N on a table under ForceControl, 10 s at 1 kHz with RK4 (0.5 s
+    quick), timed; the force error at the end is the row's check (2 %)."""
+    from .. import control
+    from ..kinematics import fk
+    from ..sim import ContactPoint, Environment, Plane, simulate
+
+    m, F = case.model, 20.0
+    dur = 0.5 if cfg.quick else 10.0
+    q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])  # the tool points down
+    frame = "ee" if "ee" in m.frame_names else m.frame_names[-1]
+    table = Plane([0, 0, fk(m, q0, frame)[2, 3] - 0.002], stiffness=1e4, damping=100.0,
+                  friction=0.2)  # fmt: skip
+    foot = [ContactPoint(frame, [0.02 * np.cos(a), 0.02 * np.sin(a), 0.0])
+            for a in (0.0, 2 * np.pi / 3, 4 * np.pi / 3)]  # fmt: skip
+    env = Environment(m, foot, [table])
+    ctrl = control.ForceControl(m, frame, [0, 0, 0, 0, 0, F], 0.5, [0, 0, 0, 0, 0, 10.0],
+                                kdamp=[2, 2, 2, 100, 100, 100], k_null=2.0)  # fmt: skip
+    runs, res = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        res = simulate(m, q0, controller=ctrl, duration=dur, dt=1e-3, environment=env)
+        runs.append(time.perf_counter() - t0)
+    err = abs(res.contact_force[-1, :, 2].sum() - F) / F
+    K = round(dur / 1e-3)
+    return _row("simulate", "panda", "force control, RK4", "robodyn",
+                call=f"simulate {dur:g} s at 1 kHz, ForceControl pressing {F:g} N on a table "
+                     f"(3 contacts, {4 * K} evaluations, the Python loop): force error at the "
+                     f"end {err:.1e} (issue 31: within 2 %)",
+                median_s=min(runs), runs_s=runs, n_states=K, force_error=err,
+                status="ok" if err < 0.02 else "FAIL", check_err=err)  # fmt: skip
 
 
 def _pin_computed_torque(pin, case, ref, q_a, K, res, best, repeat, rd_row) -> dict:
@@ -382,3 +432,122 @@ def _pin_floating(pin, case, q0, v0, K, res, best, repeat, rd_row) -> dict:
                 call="the same Lie-group RK4 in Python over pin.aba, pin.integrate and "
                      "pin.dIntegrate", median_s=best_p, runs_s=runs_p, n_states=K,
                 status="reference", check_err=err)  # fmt: skip
+
+
+# the time-optimal row's via points (Panda, within its joint limits), evenly spaced in s
+_VIA_PANDA = [
+    [0.0, -0.6, 0.0, -2.2, 0.0, 1.6, 0.8],
+    [0.6, -0.2, 0.4, -1.8, 0.3, 1.9, 0.3],
+    [1.2, 0.3, -0.2, -1.4, -0.3, 2.2, -0.4],
+]
+
+
+def _toppra_duration(toppra, pin, case, knots, tau_max, n):
+    """toppra's run on the same path: a zero-argument call returning the duration; its
+    inverse dynamics is Pinocchio's rnea (robodyn's without Pinocchio)."""
+    import toppra.algorithm as ta
+    import toppra.constraint as tc
+
+    if pin is not None:
+        pm, pd, to_pin = case.pin_model, case.pin_model.createData(), case.pmap.q_to_pin
+
+        def inv_dyn(q, v, a):
+            return pin.rnea(pm, pd, to_pin(q), v, a)
+    else:
+        from ..dynamics import inverse_dynamics
+
+        def inv_dyn(q, v, a):
+            return inverse_dynamics(case.model, q, v, a, friction=False)
+
+    grid = np.linspace(0.0, 1.0, n)
+    path = toppra.SplineInterpolator(np.linspace(0.0, 1.0, len(knots)), knots, bc_type="clamped")
+    lim = np.column_stack([-tau_max, tau_max])
+
+    def run():
+        c = tc.JointTorqueConstraint(
+            inv_dyn,
+            lim,
+            np.zeros(len(tau_max)),
+            discretization_scheme=tc.DiscretizationType.Interpolation,
+        )
+        algo = ta.TOPPRA([c], path, gridpoints=grid, solver_wrapper="seidel")
+        return algo.compute_trajectory(0.0, 0.0).duration
+
+    return run
+
+
+def _time_optimal_rows(pin, case) -> list[dict]:
+    """The Panda's via-point path timed by ``time_optimal`` on 1,000 grid points, beside
+    toppra on the same path (the ratio in robodyn's row), checked first: the durations
+    within 1 % (without toppra: against robodyn's own bisection method)."""
+    import logging
+
+    from ..trajectory import spline_path, time_optimal
+
+    m, n, repeat = case.model, 1000, 20
+    knots = np.array(_VIA_PANDA)
+    tau_max = np.asarray(m.effort_limit, dtype=float)
+    path = spline_path(knots)
+
+    def rd_run():
+        return time_optimal(m, path, tau_max=tau_max, n=n)
+
+    T = rd_run().duration
+    best, runs = _best(rd_run, repeat)
+    call = f"time_optimal, {n} grid points, reachability, tau_max = the URDF's effort limits"
+    try:
+        import toppra
+    except ImportError:
+        T_peer = time_optimal(m, path, tau_max=tau_max, n=n, method="bisection").duration
+        err = abs(T - T_peer) / T_peer
+        return [
+            _row(
+                "simulate",
+                "panda",
+                "time-optimal scaling",
+                "robodyn",
+                call=call + f" ({T:.4g} s; toppra not installed: checked against "
+                "method='bisection')",
+                median_s=best,
+                runs_s=runs,
+                n_states=n,
+                duration_s=T,
+                status="ok" if err < 0.01 else "FAIL",
+                check_err=err,
+            )
+        ]
+    logging.getLogger("toppra").setLevel(logging.WARNING)
+    peer = _toppra_duration(toppra, pin, case, knots, tau_max, n)
+    T_peer = peer()
+    err = abs(T - T_peer) / T_peer
+    best_p, runs_p = _best(peer, repeat)
+    dyn = "pin.rnea" if pin is not None else "robodyn's rnea"
+    rd_row = _row(
+        "simulate",
+        "panda",
+        "time-optimal scaling",
+        "robodyn",
+        call=call + f" ({T:.4g} s): {best / best_p:.2f}x toppra's time",
+        median_s=best,
+        runs_s=runs,
+        n_states=n,
+        duration_s=T,
+        ratio_to_toppra=best / best_p,
+        status="ok" if err < 0.01 else "FAIL",
+        check_err=err,
+    )
+    return [
+        rd_row,
+        _row(
+            "simulate",
+            "panda",
+            "time-optimal scaling",
+            "toppra",
+            call=f"toppra.algorithm.TOPPRA, seidel, interpolation, inv_dyn {dyn} ({T_peer:.4g} s)",
+            median_s=best_p,
+            runs_s=runs_p,
+            n_states=n,
+            duration_s=T_peer,
+            status="reference",
+        ),
+    ]

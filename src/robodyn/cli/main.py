@@ -15,14 +15,15 @@ import sys
 from collections.abc import Sequence
 
 from .._command import EXIT_BROKEN_PIPE, run_command
-from . import bench, check, demo, derive, fk, identify, info, mobile, simulate, sweep, view
+from . import bench, check, demo, derive, fk, identify, info, mobile, simulate, sweep, timeopt, view
 from .common import DOCS_HELP, DOCS_SITE, FORCE_HELP
 
 __all__ = ["main", "build_parser", "EXIT_BROKEN_PIPE"]
 
 
 #: the subcommands, in the order ``robodyn --help`` lists them
-SUBCOMMANDS = (demo, info, fk, check, bench, simulate, derive, mobile, sweep, view, identify)
+SUBCOMMANDS = (demo, info, fk, check, bench, simulate, timeopt, derive, mobile, sweep, view,
+               identify)  # fmt: skip
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,7 +43,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 # Subcommands that write files: --force lets them overwrite existing ones.
-_WRITERS = ("demo", "mobile", "derive", "identify", "check", "view", "simulate")
+_WRITERS = ("demo", "mobile", "derive", "identify", "check", "view", "simulate", "timeopt")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import contact
 from .common import (
     DOCS_SITE,
     FLOATING_HELP,
@@ -30,9 +31,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
     m = sub.add_parser(
         "simulate",
         help="simulate a robot under a controller; trajectory, figure, animation",
-        description="Simulate ROBOT from --q0 under a controller (no contact model: links "
-        "pass through each other and the ground). Writes the trajectory (--out .npz, --csv), "
-        "a figure (--plot) and an animation (--animate .gif/.mp4).",
+        description="Simulate ROBOT from --q0 under a controller (no contact model but an "
+        "--environment table under the controlled frame: links pass through each other and "
+        "the ground). Writes the trajectory (--out .npz, --csv), a figure (--plot) and an "
+        "animation (--animate .gif/.mp4).",
         epilog="Default gains: every joint gets the same closed-loop response, natural "
         "frequency --omega-n (10 rad/s) and damping ratio --zeta (1). For pd, gravity-pd and "
         "pid the torque gains come from each joint's own inertia M_jj at --q0 "
@@ -45,6 +47,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     )
     m.add_argument("robot", metavar="ROBOT", help=ROBOT_HELP)
     _controller_options(m)
+    contact.add_options(m)
     _gain_options(m)
     _run_options(m)
     _output_options(m)
@@ -58,10 +61,12 @@ def _controller_options(m) -> None:
     """The controller, its target and the initial state."""
     m.add_argument(
         "--controller",
-        choices=("none", "pd", "gravity-pd", "pid", "computed-torque"),
+        choices=("none", "pd", "gravity-pd", "pid", "computed-torque", *contact.FORCE_LAWS),
         default="none",
-        help="none (free motion), pd, gravity-pd (PD + gravity compensation), pid, or "
-        "computed-torque along a quintic to --target (default none)",
+        help="none (free motion), pd, gravity-pd (PD + gravity compensation), pid, "
+        "computed-torque along a quintic to --target, or against --environment table: "
+        "force (press --press N), hybrid (press and wipe --wipe m), impedance, admittance "
+        "(default none)",
     )
     m.add_argument(
         "--target", type=finite_float, nargs="+", help="target configuration (nq numbers, rad)"
@@ -220,12 +225,16 @@ def command(args: argparse.Namespace) -> int:
     q0 = option_numbers("--q0", args.q0, model.nq, "nq") if args.q0 else neutral(model)
     v0 = option_numbers("--v0", args.v0, model.nv, "nv") if args.v0 else np.zeros(model.nv)
     target = option_numbers("--target", args.target, model.nq, "nq")
-    ctrl, ref = _controller(args, model, q0, target)
+    env, z_table = contact.environment(args, model, q0)
+    ctrl, ref = contact.controller(args, model, q0, z_table), None
+    if ctrl is None:
+        ctrl, ref = _controller(args, model, q0, target)
     dt = args.dt if args.dt is not None else _default_step(args, model, ctrl, q0)
-    res, code, wall = _run(args, model, q0, v0, ctrl, dt, paths.get("out"))
+    res, code, wall = _run(args, model, q0, v0, ctrl, dt, paths.get("out"), env)
     if res is None:
         return code
     _report(args, res, wall, target, ctrl)
+    contact.report(res, args)
     _write_outputs(args, model, res, paths, ref if ref is not None else target)
     return 0
 
@@ -253,7 +262,7 @@ def _default_step(args, model, ctrl, q0) -> float:
     return dt
 
 
-def _run(args, model, q0, v0, ctrl, dt, out):
+def _run(args, model, q0, v0, ctrl, dt, out, env=None):
     """(the Trajectory, 0, wall-clock seconds), or (None, exit status, None) after Ctrl-C
     or a failure, the samples simulated kept (in --out, or a new file named on stderr)."""
     import time
@@ -269,7 +278,7 @@ def _run(args, model, q0, v0, ctrl, dt, out):
             model, q0, v0, controller=ctrl, duration=args.duration, dt=dt,
             integrator=args.integrator, control_dt=args.control_dt, friction=not args.no_friction,
             clip_torque=args.clip_torque, out=out, progress=progress,
-            overwrite=args.force, max_memory=args.max_memory,
+            overwrite=args.force, max_memory=args.max_memory, environment=env,
         )  # fmt: skip
     except SimulationInterrupted as exc:
         if len(exc.partial) == 0:

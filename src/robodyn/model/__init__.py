@@ -1,5 +1,6 @@
 """Robot models: the frozen :class:`Model`, its builder and its loaders."""
 
+from .actuators import Actuators
 from .builder import JOINT_TYPES, ModelBuilder
 from .configuration import difference, integrate, neutral, normalize, random_configuration
 from .dh import dh_transform, from_dh
@@ -15,6 +16,7 @@ from .model import (
 from .poe import fk_body, fk_space, from_mr, jacobian_body, jacobian_space, to_mr
 
 __all__ = [
+    "Actuators",
     "JOINT_FIXED",
     "JOINT_FREE",
     "JOINT_PRISMATIC",

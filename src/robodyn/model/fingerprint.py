@@ -20,13 +20,20 @@ def model_fingerprint(model) -> str:
     one model is not continued with another."""
     h = hashlib.sha256()
     for f in dataclasses.fields(model):
-        if f.name == "notes":
-            continue
         x = getattr(model, f.name)
+        if f.name == "notes" or (f.name == "actuators" and x is None):
+            continue  # (a model without motors keeps the fingerprint it had before them)
         h.update(f.name.encode())
-        if isinstance(x, np.ndarray):
-            x = np.ascontiguousarray(x)
-            h.update(str(x.dtype).encode() + str(x.shape).encode() + x.tobytes())
+        if dataclasses.is_dataclass(x):  # the actuators: their arrays
+            for g in dataclasses.fields(x):
+                _array(h, g.name, getattr(x, g.name))
+        elif isinstance(x, np.ndarray):
+            _array(h, "", x)
         else:
             h.update(repr(x).encode())
     return h.hexdigest()[:16]
+
+
+def _array(h, name: str, x) -> None:
+    x = np.ascontiguousarray(x)
+    h.update(name.encode() + str(x.dtype).encode() + str(x.shape).encode() + x.tobytes())

@@ -37,6 +37,8 @@ import numpy as np
 
 from ..errors import ModelError
 from . import joints as _joints
+from .actuators import Actuators
+from .actuators import with_actuators as _with_actuators
 from .joints import (
     JOINT_CYLINDRICAL,
     JOINT_FIXED,  # noqa: F401 (re-exported, as all of _joints.__all__)
@@ -189,6 +191,9 @@ class Model:
     source: str | None = None
     jnt_pitch: np.ndarray | None = None  # (nb,) helical pitch (m/rad), 0 for other joints
     jnt_axis2: np.ndarray | None = None  # (nb, 3) a universal joint's second axis, else 0
+    # the motors and gearheads of the dofs (Model.with_actuators, MR sec. 8.9), or None; their
+    # reflected inertia is already part of dof_armature
+    actuators: Actuators | None = None
 
     # Not a field: the kernels' packed arrays, set on the instance on first use by
     # robodyn.kernels._pack.packed (a class attribute, so the hot path reads
@@ -350,6 +355,63 @@ class Model:
         """A copy with the inertial (and joint) parameters ``pi`` of
         :func:`robodyn.parameters`; see :func:`robodyn.ident.with_parameters`."""
         return _with_parameters(self, pi, **kwargs)
+
+    def with_actuators(self, gear_ratio, rotor_inertia=0.0, *, efficiency=1.0,
+                       stall_torque=None, free_speed=None) -> Model:  # fmt: skip
+        """A copy driven by electric motors behind gearheads (MR sec. 8.9).
+
+        Joint j's motor turns ``G_j`` times faster than the joint and its torque reaches
+        the joint as ``tau = eta G tau_m`` (MR sec. 8.9.1); the rotor's apparent inertia
+        ``G^2 I_rotor`` (MR sec. 8.9.2) is added to ``dof_armature``, so ``M(q)``, inverse
+        and forward dynamics, energies and simulations include it. The returned model's
+        ``actuators`` (:class:`robodyn.model.actuators.Actuators`) maps motor and joint
+        torques and speeds and gives the speed-dependent torque limit
+        ``eta G tau_stall max(0, 1 - |G v| / omega_0)`` that
+        ``rd.simulate(..., clip_torque=True)`` clips to. This model is unchanged (frozen).
+
+        Parameters
+        ----------
+        gear_ratio : float or array_like (nv,)
+            G > 0 (e.g. 100 for a 100:1 reduction). A scalar applies to every dof but a
+            free joint's (a floating base has no motor: G = 1, no rotor, no limit).
+        rotor_inertia : float or array_like (nv,)
+            I_rotor >= 0, the rotor's inertia about its axis, kg m^2 (motor side).
+        efficiency : float or array_like (nv,)
+            eta in (0, 1] of the gearhead.
+        stall_torque : float or array_like (nv,), optional
+            The motor's stall torque tau_stall > 0, N m (motor side): the model's
+            ``effort_limit`` becomes ``eta G tau_stall`` on those dofs.
+        free_speed : float or array_like (nv,), optional
+            The motor's no-load speed omega_0 > 0, rad/s (motor side; needs
+            ``stall_torque``): the torque limit falls linearly to zero at joint speed
+            ``omega_0 / G``, which becomes the model's ``v_limit``.
+
+        Returns
+        -------
+        Model
+            With ``actuators`` set; a model that had motors has them replaced (its
+            armature loses their reflected inertia first; limits they set stay where the
+            new motors give none).
+
+        Raises
+        ------
+        ValueError
+            An argument of the wrong shape, a non-positive (or non-finite) gear ratio,
+            stall torque or no-load speed, a negative rotor inertia, an efficiency outside
+            (0, 1], or free_speed without stall_torque (each named).
+
+        Examples
+        --------
+        >>> import numpy as np, robodyn as rd
+        >>> arm = rd.models.load("planar_2r")
+        >>> geared = arm.with_actuators(gear_ratio=[100.0, 50.0], rotor_inertia=1e-5)
+        >>> np.diag(rd.mass_matrix(geared, [0, 0]) - rd.mass_matrix(arm, [0, 0]))
+        array([0.1  , 0.025])
+        >>> geared.actuators.motor_torque([10.0, 5.0])  # tau_m = tau / (eta G)
+        array([0.1, 0.1])
+        """
+        return _with_actuators(self, gear_ratio, rotor_inertia, efficiency=efficiency,
+                               stall_torque=stall_torque, free_speed=free_speed)  # fmt: skip
 
     def to_mr(self, frame: str | int = "ee"):
         """``(M, Slist, Mlist, Glist)`` of a serial chain; see :func:`robodyn.model.poe.to_mr`."""

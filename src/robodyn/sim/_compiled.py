@@ -11,6 +11,7 @@ from ..kernels import core
 from ..kernels._pack import FL_ARMATURE, FL_FRICTION, FL_GRAVITY, packed
 from ._failure import _runaway, _status_of, _stopped
 from ._record import _Record
+from ._system import _speed_limited
 from .result import Trajectory
 
 _LAWS = {"none": 0, "pd": 1, "pd+gravity": 2, "computed_torque": 3,
@@ -25,8 +26,8 @@ def _c_setup(model, controller, integrator, friction, clip_torque):
     and, for the task-space law, its parameter block ``task``) with a controller model of
     the simulated model's joints; else None. A configuration with quaternions (nq != nv)
     takes a constant target only (a joint trajectory's v_d would have nq entries)."""
-    if integrator not in _C_INTEGRATORS:
-        return None
+    if integrator not in _C_INTEGRATORS or (clip_torque and _speed_limited(model)):
+        return None  # (the motors' speed-dependent torque limit: the Python loop)
     pk = model._rd_packed or packed(model)
     nq, nv = model.nq, model.nv
     if controller is None:

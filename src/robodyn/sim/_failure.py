@@ -152,3 +152,20 @@ def _stopped(run, n: int, part, why: str | None, exc):
         )
         why = f"{runaway}; {advice}"
     raise SimulationError(f"{head}: {why}. {where}", partial=part, reason=f"{head}: {why}") from exc
+
+
+def _stopped_at(model, part, k: int, K: int, dt: float, exc, out, how: str):
+    """Raise for a run of one of simulate's Python roads outside the batch loop (``how``:
+    ``"constraints=..."``, ``"input='velocity'"``) stopped at step k, carrying its k samples
+    ``part`` (also saved to ``out``, when there are any): Ctrl-C is SimulationInterrupted (a
+    KeyboardInterrupt, as on the other roads), a failed step SimulationError."""
+    saved = out is not None and k > 0
+    if saved:
+        part.save(out, overwrite=True)  # out was checked before the run
+    head = f"simulate({model.name!r}, {how}) stopped at step {k} (t = {k * dt:g} s) of {K}"
+    where = f"err.partial holds the {k} samples before it" + (
+        f" (also saved to {out})" if saved else ""
+    )
+    if isinstance(exc, KeyboardInterrupt):
+        raise SimulationInterrupted(f"{head}: interrupted (Ctrl-C). {where}", partial=part) from exc
+    raise SimulationError(f"{head}: {exc}. {where}", partial=part) from exc

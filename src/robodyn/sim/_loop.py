@@ -17,7 +17,7 @@ from ._failure import (
     _StepError,
     _stopped,
 )
-from ._system import _accelerations, _torques
+from ._system import _accelerations, _external, _torques
 from .integrators import STEPS, Chart
 
 _ADAPTIVE = {"rk45": "RK45", "dop853": "DOP853", "radau": "Radau"}
@@ -29,7 +29,8 @@ def _run_loop(run, rec, q, v, z, bar):
     integrators; samples into ``rec`` (in memory, or streamed to ``out``). A batch with
     ``on_divergence="mark"`` goes on without the rollouts that fail (``_Rollouts``)."""
     model = run.model
-    accel = _accelerations(model, run.friction, run.f_ext, run.threads)
+    accel = _accelerations(model, run.friction, run.threads)
+    wrench = _external(model, run.f_ext, run.environment)
     torque = _torques(model, run.controller, v.shape, run.clip_torque)
     chart = Chart(model)
     marks = _Rollouts(model, q.shape[0]) if run.mark and run.batch else None
@@ -38,10 +39,10 @@ def _run_loop(run, rec, q, v, z, bar):
     counter = {"eval": 0}
     try:
         if run.integrator in _ADAPTIVE:
-            rate_of = _counted(torque, guarded, counter)
-            _run_adaptive(run, chart, rate_of, rec, q, v, z, bar, torque)
+            rate_of = _counted(torque, guarded, counter, wrench)
+            _run_adaptive(run, chart, rate_of, rec, q, v, z, bar, torque, wrench)
         else:
-            _run_steps(run, chart, rec, q, v, z, bar, torque, guarded, marks, at)
+            _run_steps(run, chart, rec, q, v, z, bar, (torque, wrench), guarded, marks, at)
             counter["eval"] = run.K * {"rk4": 4}.get(run.integrator, 1) + 1
     except (_StepError, KeyboardInterrupt) as exc:
         return _loop_stopped(run, rec, counter["eval"], exc)
@@ -49,17 +50,18 @@ def _run_loop(run, rec, q, v, z, bar):
 
 
 def _guarded(accel, marks, at, batch):
-    """``guarded(t, q, v, tau, stage1) -> a``: accel, where a rollout of a batch that fails
-    is named (on_divergence="raise": a _StepError) or marked and frozen (``marks``), at step
-    ``at["k"]`` (its last good sample is the one before when it fails at the first stage)."""
+    """``guarded(t, q, v, tau, stage1, fe) -> a``: accel under the wrenches fe, where a
+    rollout of a batch that fails is named (on_divergence="raise": a _StepError) or marked
+    and frozen (``marks``), at step ``at["k"]`` (its last good sample is the one before
+    when it fails at the first stage)."""
 
-    def guarded(t, q, v, tau, stage1: bool):
+    def guarded(t, q, v, tau, stage1: bool, fe=None):
         while True:
             qs, vs = marks.freeze(q, v) if marks is not None else (q, v)
             ts = tau if marks is None or marks.alive.all() else np.where(
                 marks.alive[:, None], tau, 0.0)  # fmt: skip
             try:
-                a = accel(t, qs, vs, ts)
+                a = accel(t, qs, vs, ts, fe)
                 return a if marks is None or marks.alive.all() else np.where(
                     marks.alive[:, None], a, 0.0)  # fmt: skip
             except _RolloutError as exc:
@@ -73,29 +75,32 @@ def _guarded(accel, marks, at, batch):
     return guarded
 
 
-def _counted(torque, guarded, counter):
-    """``rate_of(t, q, v, z, tau_dz=None) -> (a, tau, dz)`` of the adaptive integrators
-    (``tau_dz``: a held torque), counting the evaluations in ``counter["eval"]``."""
+def _counted(torque, guarded, counter, wrench):
+    """``rate_of(t, q, v, z, tau_dz=None) -> (a, tau, dz, fc)`` of the adaptive integrators
+    (``tau_dz``: a held torque; fc the contact forces), counting the evaluations in
+    ``counter["eval"]``."""
 
     def rate_of(t, q, v, z, tau_dz=None):
-        tau, dz = tau_dz if tau_dz is not None else torque(t, q, v, z)
+        fe, fc = wrench(t, q, v)
+        tau, dz = tau_dz if tau_dz is not None else torque(t, q, v, z, fe)
         counter["eval"] += 1
-        return guarded(t, q, v, tau, True), tau, dz
+        return guarded(t, q, v, tau, True, fe), tau, dz, fc
 
     return rate_of
 
 
-def _held_rate(held, first, guarded):
+def _held_rate(held, first, guarded, wrench):
     """``rate(t, q, v, z) -> (a, 0)`` of a fixed step under the held torque ``held["tau"]``
-    (the controller integrates its state itself); the first stage's torque and dz, then its
-    acceleration, go to ``first`` (the sample's)."""
+    (the controller integrates its state itself); the first stage's torque, dz and contact
+    forces, then its acceleration, go to ``first`` (the sample's)."""
 
     def rate(t, q, v, z):
         tau = held["tau"]
+        fe, fc = wrench(t, q, v)
         stage1 = not first
         if stage1:
-            first.append((tau, held["dz"]))
-        a = guarded(t, q, v, tau, stage1)
+            first.append((tau, held["dz"], fc))
+        a = guarded(t, q, v, tau, stage1, fe)
         if stage1:
             first.append(a)
         return a, 0.0
@@ -103,16 +108,18 @@ def _held_rate(held, first, guarded):
     return rate
 
 
-def _continuous_rate(torque, first, guarded):
-    """``rate(t, q, v, z) -> (a, dz)`` of a fixed step, the controller evaluated at every
-    stage; the first stage's torque and dz, then its acceleration, go to ``first``."""
+def _continuous_rate(torque, first, guarded, wrench):
+    """``rate(t, q, v, z) -> (a, dz)`` of a fixed step, the wrenches and the controller
+    evaluated at every stage; the first stage's torque, dz and contact forces, then its
+    acceleration, go to ``first``."""
 
     def rate(t, q, v, z):
-        tau, dz = torque(t, q, v, z)
+        fe, fc = wrench(t, q, v)
+        tau, dz = torque(t, q, v, z, fe)
         stage1 = not first
         if stage1:
-            first.append((tau, dz))
-        a = guarded(t, q, v, tau, stage1)
+            first.append((tau, dz, fc))
+        a = guarded(t, q, v, tau, stage1, fe)
         if stage1:
             first.append(a)  # the sample's acceleration
         return a, dz
@@ -120,15 +127,18 @@ def _continuous_rate(torque, first, guarded):
     return rate
 
 
-def _run_steps(run, chart, rec, q, v, z, bar, torque, guarded, marks, at) -> None:
-    """The fixed-step integrators: step k goes from sample k, whose torque and acceleration
-    are the step's first stage's; a held torque is the controller's every ``hold`` steps. A
-    batch whose rollouts all failed stops early."""
+def _run_steps(run, chart, rec, q, v, z, bar, system, guarded, marks, at) -> None:
+    """The fixed-step integrators: step k goes from sample k, whose torque, acceleration and
+    contact forces are the step's first stage's; a held torque is the controller's every
+    ``hold`` steps. A batch whose rollouts all failed stops early. ``system``: the torque
+    and wrench functions (_torques, _external)."""
     K, dt, hold = run.K, run.dt, run.hold
+    torque, wrench = system
     step = STEPS[run.integrator]
-    first = []  # the first stage's torque and dz of a step: the sample's
+    first = []  # the first stage's torque, dz and contact forces of a step: the sample's
     held = {"tau": None, "dz": None}
-    rate = _held_rate(held, first, guarded) if hold else _continuous_rate(torque, first, guarded)
+    rate = (_held_rate(held, first, guarded, wrench) if hold
+            else _continuous_rate(torque, first, guarded, wrench))  # fmt: skip
     every = max(1, min(K, 2000))
     for k in range(K):
         t = k * dt
@@ -136,17 +146,17 @@ def _run_steps(run, chart, rec, q, v, z, bar, torque, guarded, marks, at) -> Non
         if marks is not None:
             q, v = marks.freeze(q, v)
         if hold and k % hold == 0:
-            held["tau"], held["dz"] = torque(t, q, v, z)
+            held["tau"], held["dz"] = torque(t, q, v, z, wrench(t, q, v)[0])
         first.clear()
         try:
             q1, v1, z1, a = step(chart, rate, t, q, v, z, dt)
         except _StepError:  # at a later stage: sample k itself is whole, keep it
             if len(first) == 2:
-                rec.put(k, t, q, v, first[1], first[0][0], z)
+                rec.put(k, t, q, v, first[1], first[0][0], z, first[0][2])
             raise
         if hold and z is not None:  # a digital controller integrates its state itself
             z1 = z + hold * dt * held["dz"] if (k + 1) % hold == 0 else z
-        rec.put(k, t, q, v, a, first[0][0], z)
+        rec.put(k, t, q, v, a, first[0][0], z, first[0][2])
         q, v, z = q1, v1, z1  # (a NaN or inf is caught by the next evaluation)
         if bar is not None:
             bar.update(1)
@@ -157,11 +167,12 @@ def _run_steps(run, chart, rec, q, v, z, bar, torque, guarded, marks, at) -> Non
     at["k"] = K
     if marks is not None:
         q, v = marks.freeze(q, v)
-    # the last sample: its torque and acceleration at the final state
+    # the last sample: its torque, acceleration and contact forces at the final state
+    fe, fc = wrench(K * dt, q, v)
     if hold and K % hold == 0:
-        held["tau"], held["dz"] = torque(K * dt, q, v, z)
-    tau = held["tau"] if hold else torque(K * dt, q, v, z)[0]
-    rec.put(K, K * dt, q, v, guarded(K * dt, q, v, tau, True), tau, z)
+        held["tau"], held["dz"] = torque(K * dt, q, v, z, fe)
+    tau = held["tau"] if hold else torque(K * dt, q, v, z, fe)[0]
+    rec.put(K, K * dt, q, v, guarded(K * dt, q, v, tau, True, fe), tau, z, fc)
 
 
 def _loop_stopped(run, rec, n_eval, exc):
@@ -179,7 +190,7 @@ def _loop_stopped(run, rec, n_eval, exc):
     marks = _Rollouts(model, 1)
     marks.fail(0, 11, n - 1)
     marks.status[0] = exc.status
-    for name in ("q", "v", "a", "tau", "z"):
+    for name in ("q", "v", "a", "tau", "z", "contact_force"):
         if name in rec.x:
             rec.x[name][n:] = np.nan
     rec.x["t"][:] = dt * np.arange(K + 1)
@@ -212,7 +223,7 @@ def _loop_finished(run, rec, marks, n_eval):
     return res
 
 
-def _run_adaptive(run, chart, rate_of, rec, q, v, z, bar, torque) -> None:
+def _run_adaptive(run, chart, rate_of, rec, q, v, z, bar, torque, wrench) -> None:
     """scipy's solve_ivp over pieces of the run, sampled at t_k.
 
     A piece is ``hold`` steps with a held torque (zero-order hold), one step for a floating
@@ -232,7 +243,7 @@ def _run_adaptive(run, chart, rate_of, rec, q, v, z, bar, torque) -> None:
         k1 = min(K, k + piece)
         t0 = k * dt
         q_chart = q
-        held = torque(t0, q, v, z) if hold else None
+        held = torque(t0, q, v, z, wrench(t0, q, v)[0]) if hold else None
 
         def fun(t, y, q_chart=q_chart, held=held):
             y = np.ascontiguousarray(y)
@@ -240,7 +251,7 @@ def _run_adaptive(run, chart, rate_of, rec, q, v, z, bar, torque) -> None:
             vv = y[n_v : 2 * n_v].reshape(shape_v)
             zz = y[2 * n_v :].reshape(lead + (nz,)) if n_z else None
             qq = chart.plus(q_chart, d)
-            a, tau, dz = rate_of(t, qq, vv, zz, held)
+            a, tau, dz, _ = rate_of(t, qq, vv, zz, held)
             parts = [chart.rate(d, vv).ravel(), np.asarray(a).ravel()]
             if n_z:
                 parts.append(np.broadcast_to(0.0 if (dz is None or held is not None) else dz,
@@ -259,8 +270,8 @@ def _run_adaptive(run, chart, rate_of, rec, q, v, z, bar, torque) -> None:
             qq = chart.plus(q_chart, y[:n_v].reshape(shape_v))
             vv = y[n_v : 2 * n_v].reshape(shape_v)
             zz = y[2 * n_v :].reshape(lead + (nz,)) if n_z else None
-            a, tau, _ = rate_of(ts[j], qq, vv, zz, held)
-            rec.put(k + j, ts[j], qq, vv, a, tau, zz)
+            a, tau, _, fc = rate_of(ts[j], qq, vv, zz, held)
+            rec.put(k + j, ts[j], qq, vv, a, tau, zz, fc)
         y = np.ascontiguousarray(sol.y[:, -1])
         q = chart.plus(q_chart, y[:n_v].reshape(shape_v))
         v = y[n_v : 2 * n_v].reshape(shape_v).copy()
@@ -275,5 +286,5 @@ def _run_adaptive(run, chart, rate_of, rec, q, v, z, bar, torque) -> None:
         if rec.folder is not None:
             rec.mark(k)
     t = K * dt
-    a, tau, _ = rate_of(t, q, v, z, torque(t, q, v, z) if hold else None)
-    rec.put(K, t, q, v, a, tau, z)
+    a, tau, _, fc = rate_of(t, q, v, z, torque(t, q, v, z, wrench(t, q, v)[0]) if hold else None)
+    rec.put(K, t, q, v, a, tau, z, fc)

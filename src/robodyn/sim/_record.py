@@ -76,12 +76,15 @@ class _Record:
 
     MARK_EVERY = 0.5  # s of wall time between two marks on disk
 
-    def __init__(self, K, shape_q, shape_v, shape_z, folder: Path | None, meta: dict):
+    def __init__(self, K, shape_q, shape_v, shape_z, folder: Path | None, meta: dict,
+                 nc: int = 0):  # fmt: skip
         self.folder, self.meta, self.done = folder, meta, 0
         shapes = {"t": (K + 1,), "q": (K + 1, *shape_q), "v": (K + 1, *shape_v),
                   "a": (K + 1, *shape_v), "tau": (K + 1, *shape_v)}  # fmt: skip
         if shape_z is not None:
             shapes["z"] = (K + 1, *shape_z)
+        if nc:  # an environment's contact forces, (nc, 3) per sample flattened to 3 nc
+            shapes["contact_force"] = (K + 1, *shape_v[:-1], 3 * nc)
         self.stream = None
         if folder is not None:
             from .npzstream import NpzStream
@@ -95,7 +98,7 @@ class _Record:
         else:
             self.x = {n: np.empty(s) for n, s in shapes.items()}
 
-    def put(self, k, t, q, v, a, tau, z):
+    def put(self, k, t, q, v, a, tau, z, fc=None):
         x = self.x
         x["t"][k] = t
         x["q"][k] = q
@@ -104,6 +107,8 @@ class _Record:
         x["tau"][k] = tau
         if z is not None:
             x["z"][k] = z
+        if fc is not None:
+            x["contact_force"][k] = fc.reshape(fc.shape[:-2] + (-1,))
         self.done = k + 1
 
     def mark(self, done: int, *, force: bool = False) -> None:
@@ -132,9 +137,11 @@ class _Record:
             x = np.moveaxis(x, 0, -2)
             return x.reshape((*batch, n, x.shape[-1]))
 
+        fc = arr("contact_force")
         return Trajectory(
             arr("t"), arr("q"), arr("v"), arr("a"), arr("tau"), z=arr("z"), meta=meta,
-            model=model,
+            model=model, contact_force=None if fc is None else fc.reshape(
+                (*fc.shape[:-1], -1, 3)),
         )  # fmt: skip
 
     def finish(self, res: Trajectory, out: Path) -> None:

@@ -4,7 +4,8 @@ The equations of motion (MR eq. 8.1 with joint friction)::
 
     M(q) qdd + C(q, qd) qd + g(q) + b qd + f_c sgn(qd) = tau(t, q, qd) + sum_i J_i^T F_ext,i
 
-as two functions a step calls: :func:`_accelerations` (the forward dynamics through the
+as three functions a step calls: :func:`_external` (the wrenches on the bodies: ``f_ext``
+and an environment's contacts), :func:`_accelerations` (the forward dynamics through the
 core's fast path) and :func:`_torques` (the controller's output, checked); and the
 arguments every branch of ``simulate`` checks the same way (seconds, the number of steps,
 the initial states, the controller).
@@ -38,6 +39,7 @@ class _Run:
     control_dt: float | None
     hold: int  # steps a torque is held (control_dt / dt); 0: a continuous controller
     f_ext: object
+    environment: object  # a robodyn.sim.Environment, or None
     friction: bool
     clip_torque: bool
     rtol: float
@@ -128,13 +130,43 @@ def _name(controller) -> str:
 
 
 # ------------------------------------------------------------------------ the system
-def _accelerations(model, friction: bool, f_ext, threads: int):
-    """``accel(t, q, v, tau) -> qdd``: forward dynamics through the core's fast path."""
+def _external(model, f_ext, environment):
+    """``wrench(t, q, v) -> (fe, fc)``: the external wrenches on the bodies (..., nb, 6) --
+    ``f_ext`` (constant or called) plus the environment's contacts -- and the contact forces
+    (..., nc, 3), each None when there is none. A failed rollout's non-finite state is read
+    as a neutral one here (its accelerations name it)."""
+    ext = _constant_wrenches(model, f_ext)
+
+    def user(t, q, v):
+        if f_ext is None:
+            return None
+        return _wrenches_at(f_ext, t, q, v) if callable(f_ext) else ext
+
+    if environment is None:
+        return lambda t, q, v: (user(t, q, v), None)
+
+    def wrench(t, q, v):
+        ok = np.isfinite(q).all(-1) & np.isfinite(v).all(-1)
+        if not np.all(ok):
+            q, v = np.where(ok[..., None], q, 0.0), np.where(ok[..., None], v, 0.0)
+            if model.nq != model.nv:
+                from ..model.configuration import neutral
+
+                q = np.where(ok[..., None], q, neutral(model))
+        c = environment.contacts(q, v)
+        fe = user(t, q, v)
+        return (c.f_ext if fe is None else c.f_ext + fe), c.force
+
+    return wrench
+
+
+def _accelerations(model, friction: bool, threads: int):
+    """``accel(t, q, v, tau, fe) -> qdd``: forward dynamics through the core's fast path,
+    under the external wrenches ``fe`` (..., nb, 6) (None: none)."""
     pk = model._rd_packed or packed(model)
     entry = core.forward if pk.has_mimic else core.aba
     flags = FL_GRAVITY | FL_ARMATURE | FL_CHECK | (FL_FRICTION if friction else 0)
     P = pk.P
-    ext = _constant_wrenches(model, f_ext)
 
     def fallback(q, v, tau, fe):
         # a bad state or an unusual layout: the public path says which (or computes it)
@@ -160,42 +192,32 @@ def _accelerations(model, friction: bool, f_ext, threads: int):
             raise _RolloutError(int(res[1]), int(res[0]))
         return fallback(q, v, tau, fe)
 
-    if f_ext is None:
-
-        def accel(t, q, v, tau):
-            a = entry(P, q, v, tau, None, flags, 0.0, threads)
-            return a if a.__class__ is np.ndarray else failed(q, v, tau, None, a)
-
-    else:
-
-        def accel(t, q, v, tau):
-            fe = _wrenches_at(f_ext, t, q, v) if callable(f_ext) else ext
-            a = entry(P, q, v, tau, fe, flags | FL_FEXT, 0.0, threads)
-            return a if a.__class__ is np.ndarray else failed(q, v, tau, fe, a)
+    def accel(t, q, v, tau, fe=None):
+        fl = flags if fe is None else flags | FL_FEXT
+        a = entry(P, q, v, tau, fe, fl, 0.0, threads)
+        return a if a.__class__ is np.ndarray else failed(q, v, tau, fe, a)
 
     return accel
 
 
 def _torques(model, controller, shape, clip: bool):
-    """``torque(t, q, v, z) -> (tau, dz)`` with the controller's output checked."""
+    """``torque(t, q, v, z, fe=None) -> (tau, dz)`` with the controller's output checked. A
+    controller with ``uses_wrench`` (a force sensor) is called with ``f_env=fe``, the
+    external wrenches on the bodies (None: none)."""
     nv = model.nv
     zero = np.zeros(shape[:-1] + (nv,))
     lim = np.asarray(model.effort_limit, dtype=float)
     if clip and not np.all(np.isfinite(lim)):
         lim = np.where(np.isfinite(lim), lim, np.inf)
+    motors = model.actuators if clip and _speed_limited(model) else None
     stateful = getattr(controller, "state_size", 0) > 0
+    senses = bool(getattr(controller, "uses_wrench", False))
     name = _name(controller)
 
-    def torque(t, q, v, z):
+    def torque(t, q, v, z, fe=None):
         if controller is None:
             return zero, None
-        try:
-            out = controller(t, q, v, z) if stateful else controller(t, q, v)
-        except Exception as exc:  # the user's code: keep what was simulated
-            raise _StepError(
-                f"the controller {name!r} raised {type(exc).__name__}: {exc}", 3
-            ) from exc
-        tau, dz = out if stateful else (out, None)
+        tau, dz = _called(controller, stateful, name, t, q, v, z, fe if senses else None)
         tau = np.asarray(tau, dtype=float)
         if tau.shape != zero.shape:
             try:
@@ -206,8 +228,28 @@ def _torques(model, controller, shape, clip: bool):
                     f"{zero.shape} (one torque per joint velocity)",
                     3,
                 ) from None
-        if clip:
-            tau = np.clip(tau, -lim, lim)
+        if clip:  # the effort limit, or the motors' at this speed (Actuators.torque_limit)
+            top = lim if motors is None else np.minimum(lim, motors.torque_limit(v))
+            tau = np.clip(tau, -top, top)
         return tau, dz
 
     return torque
+
+
+def _called(controller, stateful: bool, name: str, t, q, v, z, f_env=None):
+    """``(out, dz)``: the controller's output and, with its own state, the state's rate
+    (None without one); a controller with a force sensor (``uses_wrench``) is given the
+    external wrenches ``f_env``; an exception from the user's code stops the run (a
+    _StepError naming the controller), keeping what was simulated."""
+    args = (t, q, v, z) if stateful else (t, q, v)
+    try:
+        out = controller(*args) if f_env is None else controller(*args, f_env=f_env)
+    except Exception as exc:
+        raise _StepError(f"the controller {name!r} raised {type(exc).__name__}: {exc}", 3) from exc
+    return out if stateful else (out, None)
+
+
+def _speed_limited(model) -> bool:
+    """Whether the model's motors have a torque limit that falls with speed
+    (:meth:`robodyn.model.actuators.Actuators.torque_limit`)."""
+    return model.actuators is not None and model.actuators.speed_limited

@@ -24,8 +24,7 @@ from ..constrained import (
     constrained_forward_dynamics,
     constraint_projections,
 )
-from ..errors import SimulationError, SimulationInterrupted
-from ._failure import _StepError
+from ._failure import _StepError, _stopped_at
 from ._record import _check_room, _npz_out
 from ._system import _check_controller, _name, _states, _steps, _torques
 from .integrators import STEPS, Chart
@@ -213,25 +212,8 @@ def _integrate(model, con, rate, first, q, v, K: int, dt: float, step, meta, bar
         meta["complete"] = False
         part = Trajectory(T[:k], Q[:k], V[:k], Acc[:k], TAU[:k], meta=meta, model=model,
                           constraint_violation=ERR[:k], constraint_force=LAM[:k])  # fmt: skip
-        _stopped(model, part, k, K, dt, exc, out)
+        _stopped_at(model, part, k, K, dt, exc, out, "constraints=...")
     meta["complete"] = True
     meta["max_constraint_violation"] = float(ERR.max())
     return Trajectory(T, Q, V, Acc, TAU, meta=meta, model=model,
                       constraint_violation=ERR, constraint_force=LAM)  # fmt: skip
-
-
-def _stopped(model, part, k: int, K: int, dt: float, exc, out):
-    """Raise for a run stopped at step k, carrying its k samples ``part`` (also saved to
-    ``out``, when there are any): Ctrl-C is SimulationInterrupted (a KeyboardInterrupt, as
-    on the other roads), a failed step SimulationError."""
-    saved = out is not None and k > 0
-    if saved:
-        part.save(out, overwrite=True)  # out was checked before the run
-    head = f"simulate({model.name!r}, constraints=...) stopped at step {k} (t = {k * dt:g} s) "
-    head += f"of {K}"
-    where = f"err.partial holds the {k} samples before it" + (
-        f" (also saved to {out})" if saved else ""
-    )
-    if isinstance(exc, KeyboardInterrupt):
-        raise SimulationInterrupted(f"{head}: interrupted (Ctrl-C). {where}", partial=part) from exc
-    raise SimulationError(f"{head}: {exc}. {where}", partial=part) from exc

@@ -43,13 +43,13 @@ def simulate_local(
     control_dt=None, f_ext=None, friction: bool = True, clip_torque: bool = False,
     rtol: float = 1e-8, atol: float = 1e-10, out=None, progress: bool = False,
     threads: int | None = None, on_divergence: str = "raise", overwrite: bool = False,
-    max_memory: float | None = None,
+    max_memory: float | None = None, environment=None,
 ) -> Trajectory:  # fmt: skip
     """One rollout or a batch on this machine (the arguments of :func:`robodyn.simulate`)."""
     run = _checked_run(model, controller, integrator=integrator, on_divergence=on_divergence,
                        duration=duration, dt=dt, control_dt=control_dt, f_ext=f_ext,
                        friction=friction, clip_torque=clip_torque, rtol=rtol, atol=atol,
-                       threads=threads)  # fmt: skip
+                       threads=threads, environment=environment)  # fmt: skip
     q, v, z = _initial_state(run, q0, v0)
     _plan_samples(run, z, out, overwrite, max_memory)
     run.check = _stability_check(run, q)
@@ -57,7 +57,8 @@ def simulate_local(
 
 
 def _checked_run(model, controller, *, integrator, on_divergence, duration, dt, control_dt,
-                 f_ext, friction, clip_torque, rtol, atol, threads) -> _Run:  # fmt: skip
+                 f_ext, friction, clip_torque, rtol, atol, threads,
+                 environment=None) -> _Run:  # fmt: skip
     """The run's settings, each checked before any work (a bad one is named)."""
     if integrator not in INTEGRATORS:
         raise ValueError(f"integrator must be one of {INTEGRATORS}, got {integrator!r}")
@@ -70,14 +71,32 @@ def _checked_run(model, controller, *, integrator, on_divergence, duration, dt, 
     control_dt, hold = _held_steps(control_dt, dt)
     _check_controller(controller)
     _constant_wrenches(model, f_ext)  # before <out>.partial is made (the loop checks again)
+    _check_environment(model, environment)
     from ..kernels.call import threads as _threads
 
     return _Run(
         model=model, controller=controller, integrator=integrator, duration=duration, dt=dt,
-        K=K, control_dt=control_dt, hold=hold, f_ext=f_ext, friction=friction,
+        K=K, control_dt=control_dt, hold=hold, f_ext=f_ext, environment=environment,
+        friction=friction,
         clip_torque=clip_torque, rtol=rtol, atol=atol,
         threads=0 if threads is None else _threads(threads), mark=on_divergence == "mark",
     )  # fmt: skip
+
+
+def _check_environment(model, environment) -> None:
+    """An environment of this model's, or None (a ValueError naming the argument)."""
+    if environment is None:
+        return
+    from .environment import Environment
+
+    if not isinstance(environment, Environment):
+        raise ValueError(f"environment must be a rd.sim.Environment, got "
+                         f"{type(environment).__name__}")  # fmt: skip
+    em = environment.model
+    layout = (model.nq, model.nv, model.frame_names)
+    if em is not model and (em.nq, em.nv, em.frame_names) != layout:
+        raise ValueError(f"environment is built for the model {em.name!r}, whose joints and "
+                         f"frames are not those of {model.name!r}")  # fmt: skip
 
 
 def _held_steps(control_dt, dt: float) -> tuple[float | None, int]:
@@ -113,8 +132,9 @@ def _plan_samples(run: _Run, z, out, overwrite: bool, max_memory) -> None:
     if max_memory is not None:
         max_memory = as_positive(max_memory, "max_memory", " of bytes")
     nz = 0 if z is None else z.shape[-1]
-    _check_room(run.model, math.prod(run.batch), run.K, nz, run.duration, run.dt, out,
-                max_memory)  # fmt: skip
+    nc = 0 if run.environment is None else run.environment.nc
+    _check_room(run.model, math.prod(run.batch), run.K, nz + 3 * nc, run.duration, run.dt,
+                out, max_memory)  # fmt: skip
     run.meta = _meta(run)
     run.out, run.folder = _output(out, overwrite)
 
@@ -128,6 +148,7 @@ def _meta(run: _Run) -> dict:
         "clip_torque": bool(run.clip_torque), "controller": _name(run.controller),
         "rtol": run.rtol if adaptive else None, "atol": run.atol if adaptive else None,
         "joint_names": list(run.model.joint_names), "rollouts": list(run.batch),
+        **({} if run.environment is None else {"environment": run.environment.describe()}),
     }  # fmt: skip
 
 
@@ -162,13 +183,14 @@ def _integrate(run: _Run, q, v, z, progress: bool) -> Trajectory:
     progress bar; a Ctrl-C before the first sample hands back an empty trajectory."""
     bar = _progress_bar(run) if progress else None
     try:
-        if not run.batch and not run.hold and run.f_ext is None and z is None:
+        if not run.batch and not run.hold and run.f_ext is None and run.environment is None \
+                and z is None:  # fmt: skip
             setup = _c_setup(run.model, run.controller, run.integrator, run.friction,
                              run.clip_torque)  # fmt: skip
             if setup is not None:
                 return _run_compiled(setup, run, q, v, bar)
         rec = _Record(run.K, q.shape, v.shape, None if z is None else z.shape, run.folder,
-                      run.meta)  # fmt: skip
+                      run.meta, 0 if run.environment is None else run.environment.nc)  # fmt: skip
         return _run_loop(run, rec, q, v, z, bar)
     except SimulationInterrupted:
         raise

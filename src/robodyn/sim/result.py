@@ -22,7 +22,7 @@ __all__ = ["Trajectory"]
 
 _ARRAYS = (
     "t", "q", "v", "a", "tau", "z", "kinetic", "potential", "constraint_violation",
-    "constraint_force", "status", "t_end",
+    "constraint_force", "status", "t_end", "contact_force",
 )  # fmt: skip
 #: ``Trajectory.status`` codes of a rollout (``simulate(..., on_divergence="mark")``)
 
@@ -49,6 +49,10 @@ class Trajectory:
     constraint_force : numpy.ndarray or None, shape (..., K + 1, k)
         The multipliers ``lambda`` of the k constraints per sample (the constraint forces
         are ``A^T lambda`` in ``M vdot + h = tau + A^T lambda``, MR sec. 8.7), else None.
+    contact_force : numpy.ndarray or None, shape (..., K + 1, nc, 3)
+        With ``simulate(..., environment=env)``: the force of each of the environment's
+        contacts on the robot per sample, world coordinates, N (zero when apart); contact
+        ``c = i * len(env.shapes) + j`` is point i against shape j. Else None.
     status, t_end : numpy.ndarray or None, shape (...)
         Per rollout, with ``simulate(..., on_divergence="mark")``: 0 ok, 1 diverged (the
         state ran away or became NaN/inf), 2 the dynamics failed (a singular inertia),
@@ -64,7 +68,8 @@ class Trajectory:
 
     def __init__(self, t, q, v, a, tau, *, z=None, meta=None, model=None,
                  kinetic=None, potential=None, constraint_violation=None,
-                 constraint_force=None, status=None, t_end=None):  # fmt: skip
+                 constraint_force=None, status=None, t_end=None,
+                 contact_force=None):  # fmt: skip
         self.t = np.asarray(t, dtype=float)
         self.q = np.asarray(q, dtype=float)
         self.v = np.asarray(v, dtype=float)
@@ -83,6 +88,9 @@ class Trajectory:
         )
         self.status = None if status is None else np.asarray(status, dtype=np.int64)
         self.t_end = None if t_end is None else np.asarray(t_end, dtype=float)
+        self.contact_force = (
+            None if contact_force is None else np.asarray(contact_force, dtype=float)
+        )
 
     # ------------------------------------------------------------------ shape
     @property
@@ -108,7 +116,7 @@ class Trajectory:
             kinetic=pick(self._kinetic), potential=pick(self._potential),
             constraint_violation=pick(self.constraint_violation),
             constraint_force=pick(self.constraint_force), status=pick(self.status),
-            t_end=pick(self.t_end),
+            t_end=pick(self.t_end), contact_force=pick(self.contact_force),
         )  # fmt: skip
 
     def __repr__(self) -> str:
@@ -168,10 +176,11 @@ class Trajectory:
     def save(self, path, *, overwrite: bool = False) -> Path:
         """Write the trajectory to ``path`` (``.npz``: arrays plus JSON metadata).
 
-        Energies are saved when they were computed, and a constrained simulation's
-        constraint violation and forces. An existing file is refused unless
-        ``overwrite=True``; the file is written beside and moved into place, so a reader (or
-        a failure) never sees half of it (:mod:`robodyn._files`). Returns the path written.
+        Energies are saved when they were computed, a constrained simulation's
+        constraint violation and forces, and an environment's contact forces. An existing
+        file is refused unless ``overwrite=True``; the file is written beside and moved into
+        place, so a reader (or a failure) never sees half of it (:mod:`robodyn._files`).
+        Returns the path written.
         """
         from .._files import atomic_write, output_path
 
@@ -216,12 +225,15 @@ class Trajectory:
             more = f"; a stopped run left {str(hint)!r} (load that)" if hint.is_dir() else ""
             raise FileNotFoundError(f"no trajectory file {str(path)!r}{more}")
         meta, x = tf.read_npz(path, _ARRAYS, model, limit, text)
+        fc = x.get("contact_force")  # a streamed run's file holds 3 nc numbers a sample
+        if fc is not None and fc.ndim == x["q"].ndim:
+            x["contact_force"] = fc.reshape((*fc.shape[:-1], -1, 3))
         return cls(
             x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta, model=model,
             kinetic=x.get("kinetic"), potential=x.get("potential"),
             constraint_violation=x.get("constraint_violation"),
             constraint_force=x.get("constraint_force"), status=x.get("status"),
-            t_end=x.get("t_end"),
+            t_end=x.get("t_end"), contact_force=x.get("contact_force"),
         )  # fmt: skip
 
     def to_csv(self, path, *, overwrite: bool = False) -> Path:
@@ -291,7 +303,7 @@ def _load_partial(folder: Path, model, limit, limit_text) -> Trajectory:
     from . import trajectory_file as tf
     from .npzstream import load_layout
 
-    streamed = ("t", "q", "v", "a", "tau", "z")
+    streamed = ("t", "q", "v", "a", "tau", "z", "contact_force")
     meta, layout, n = tf.read_partial(folder, streamed, limit, limit_text)
     rollouts = tuple(meta.get("rollouts") or ())
     shapes = {k: (n,) if k == "t" else (*rollouts, n, shape[-1])
@@ -304,5 +316,7 @@ def _load_partial(folder: Path, model, limit, limit_text) -> Trajectory:
             x[name] = np.moveaxis(x[name], 0, -2)
             x[name] = x[name].reshape((*rollouts, n, x[name].shape[-1]))
     meta["complete"] = False
+    fc = x.get("contact_force")
     return Trajectory(x["t"], x["q"], x["v"], x["a"], x["tau"], z=x.get("z"), meta=meta,
-                      model=model)  # fmt: skip
+                      model=model, contact_force=None if fc is None else fc.reshape(
+                          (*fc.shape[:-1], -1, 3)))  # fmt: skip

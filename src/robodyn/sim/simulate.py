@@ -8,8 +8,9 @@ integrated from ``(q0, v0)`` for ``duration`` seconds; ``qdd`` comes from the ar
 body algorithm in the compiled core (for a model with mimic joints, from M's Cholesky
 factor, as :func:`robodyn.forward_dynamics` does; a batch of rollouts is one batch call per
 stage).
-There is no contact model: bodies pass through each other and through the ground (use
-MuJoCo for contact-rich simulation).
+Contacts come only from an ``environment=`` (:class:`robodyn.sim.Environment`: compliant
+points of the robot against planes, boxes and spheres in the world); bodies pass through
+each other (use MuJoCo for contact-rich simulation).
 
 :func:`simulate` takes one of three roads: Pfaffian constraints
 (:mod:`robodyn.sim.constrained_sim`), rollouts on Dask
@@ -57,6 +58,8 @@ def simulate(
     on_divergence: str = "raise",
     overwrite: bool = False,
     max_memory: float | None = None,
+    input: str = "torque",
+    environment=None,
 ) -> Trajectory:
     """Simulate a model from ``(q0, v0)`` under a controller (MR ch. 8 and 11).
 
@@ -90,11 +93,25 @@ def simulate(
     f_ext : array_like (..., nb, 6) or callable, optional
         Wrenches on the bodies (as in :func:`robodyn.forward_dynamics`), constant or
         ``f_ext(t, q, v)``.
+    environment : robodyn.sim.Environment, optional
+        Compliant contacts between points of the robot and shapes in the world (a table, a
+        wall): their wrenches on the bodies join ``f_ext`` at every stage of the
+        integrator, and the result records ``contact_force`` (..., K + 1, nc, 3), the force
+        of each contact on the robot in world coordinates. A controller with a force sensor
+        (``uses_wrench``: :class:`robodyn.control.ForceControl`,
+        :class:`~robodyn.control.HybridMotionForce`, :class:`~robodyn.control.Impedance`,
+        :class:`~robodyn.control.Admittance`) reads these external wrenches (the
+        environment's and ``f_ext``) through its :class:`robodyn.sim.ForceSensor`. A run
+        with an environment takes the Python loop (numpy over the batch). Not with
+        ``constraints``, ``client`` or dask arrays.
     friction : bool
         Joint damping and Coulomb friction of the model (default on, as in
         :func:`robodyn.forward_dynamics`).
     clip_torque : bool
-        Clip the controller's torque to the model's effort limits.
+        Clip the controller's torque to the model's effort limits; for a model with motors
+        (:meth:`Model.with_actuators <robodyn.model.model.Model.with_actuators>`) given
+        a stall torque, to the motor's torque-speed limit at each state's joint velocity
+        (:meth:`robodyn.model.actuators.Actuators.torque_limit`, on the Python road).
     rtol, atol : float
         Tolerances of the adaptive integrators.
     out : path, optional
@@ -143,6 +160,21 @@ def simulate(
         samples after its last good one are NaN, and the result's ``status`` (0 ok, 1
         diverged, 2 dynamics failed, 3 controller failed, :data:`robodyn.sim.result.STATUS`)
         and ``t_end`` (its last good sample's time) say which and when.
+    input : {"torque", "velocity"}
+        What the controller returns. "torque" (default): joint forces, and the model's
+        dynamics are integrated. "velocity": a kinematic robot (MR sec. 11.3), whose
+        drives track velocity commands exactly: the controller returns ``v_cmd`` (nv,)
+        (e.g. :class:`robodyn.control.KinematicJoint`,
+        :class:`robodyn.control.KinematicTaskSpace`), the run integrates ``q_dot = v_cmd``
+        (and the controller's state) with no dynamics, and the result records
+        ``v = v_cmd``, ``a`` its rate by central differences and ``tau`` NaN
+        (:mod:`robodyn.sim.kinematic_sim`). It runs in Python (the compiled rollout
+        integrates the dynamics only), one rollout or a batch, with "euler" or "rk4" and
+        optionally ``control_dt``; ``v0`` is the velocity the controller sees at the first
+        call (afterwards the command being executed). Refused, named: ``f_ext``,
+        ``clip_torque``, ``constraints``, ``client``/dask arrays, ``resume``,
+        ``on_divergence="mark"``, no controller, and a controller of :mod:`robodyn.control`
+        that returns torques (and, with ``input="torque"``, one that returns velocities).
 
     Returns
     -------
@@ -193,16 +225,47 @@ def simulate(
       :func:`robodyn.trajectory.screw_trajectory` or a
       :func:`robodyn.trajectory.cartesian_trajectory` under a cubic or quintic scaling.
 
+    ``clip_torque=True`` on a model whose motors' torque limit falls with speed
+    (:meth:`Model.with_actuators <robodyn.model.model.Model.with_actuators>` with
+    ``free_speed``) takes the Python loop, and ``input="velocity"`` its own Python road
+    (:mod:`robodyn.sim.kinematic_sim`).
+
     Every dof takes the law's torque, a floating base's six too (the laws know no
     actuators: zero gains on those dofs leave the base unactuated). Everything else (a
     batch, PID or another controller with its own state, any other callable, a held
-    torque, wrenches, the adaptive integrators) runs the Python loop over the batch kernels,
+    torque, wrenches, an environment, the adaptive integrators) runs the Python loop over
+    the batch kernels,
     one controller call per stage: ~1.5 ms an RK4 step for solo12 on its floating base,
     against ~16 us compiled (``robodyn bench --only simulate``).
 
-    There is no contact model: links pass through each other and through the ground.
-    For contact-rich simulation use MuJoCo (``rd.convert.to_mujoco`` writes the model).
+    Contacts are only those of an ``environment`` (points of the robot against planes,
+    boxes and spheres fixed in the world, :mod:`robodyn.sim.environment`): links pass
+    through each other, and through the ground unless it is in the environment. This is not
+    a general contact solver; for contact-rich simulation use MuJoCo
+    (``rd.convert.to_mujoco`` writes the model).
     """
+    _check_input(input, controller)
+    if input == "velocity":  # a kinematic robot: robodyn.sim.kinematic_sim
+        if (constraints is not None or client is not None or resume or environment is not None
+                or is_dask(q0) or is_dask(v0)):  # fmt: skip
+            raise ValueError(
+                "simulate: input='velocity' runs on this machine without constraints=, "
+                "client=, resume=, environment= or dask arrays"
+            )
+        from .kinematic_sim import simulate_kinematic
+
+        return simulate_kinematic(model, q0, v0, controller, duration=duration, dt=dt,
+                                  integrator=integrator, control_dt=control_dt, f_ext=f_ext,
+                                  friction=friction, clip_torque=clip_torque, out=out,
+                                  overwrite=overwrite, max_memory=max_memory,
+                                  progress=progress, threads=threads,
+                                  on_divergence=on_divergence)  # fmt: skip
+    if environment is not None and (constraints is not None or client is not None or resume
+                                    or is_dask(q0) or is_dask(v0)):  # fmt: skip
+        raise ValueError(
+            "simulate: environment= runs on this machine without constraints: "
+            "it takes no constraints=, client=, resume= or dask arrays"
+        )
     if constraints is not None:  # Pfaffian constraints: robodyn.sim.constrained_sim
         return _run_constrained(model, q0, v0, controller, client=client, resume=resume,
                                 duration=duration, dt=dt, integrator=integrator,
@@ -224,7 +287,18 @@ def simulate(
         control_dt=control_dt, f_ext=f_ext, friction=friction, clip_torque=clip_torque,
         rtol=rtol, atol=atol, out=out, progress=progress, threads=threads,
         on_divergence=on_divergence, overwrite=overwrite, max_memory=max_memory,
+        environment=environment,
     )  # fmt: skip
+
+
+def _check_input(input: str, controller) -> None:
+    """``input`` is "torque" or "velocity", and the controller returns what it says."""
+    if input not in ("torque", "velocity"):
+        raise ValueError(f"input must be 'torque' or 'velocity', got {input!r}")
+    if input == "torque" and getattr(controller, "input", None) == "velocity":
+        name = type(controller).__name__
+        raise ValueError(f"the controller {name} returns joint velocities: simulate a "
+                         "kinematic robot with input='velocity'")  # fmt: skip
 
 
 # ------------------------------------------------------------------------ the constrained branch

@@ -280,11 +280,16 @@ def check_arrays(path, x: dict, meta: dict, model) -> None:
             raise bad(f"the run's joints {list(names)} are not the model {model.name!r}'s "
                       f"{list(model.joint_names)}", "joint_names")  # fmt: skip
     for key, tail in (("z", 1), ("constraint_force", 1), ("kinetic", 0), ("potential", 0),
-                      ("constraint_violation", 0)):  # fmt: skip
+                      ("constraint_violation", 0), ("contact_force", 2)):  # fmt: skip
         y = x.get(key)
-        if y is not None and (y.ndim != len(lead) + 1 + tail or y.shape[: len(lead) + 1]
-                              != (*lead, n)):  # fmt: skip
-            want = f"({', '.join(map(str, (*lead, n)))}{', k' if tail else ''})"
+        sh = None if y is None else y.shape
+        if key == "contact_force" and y is not None and len(sh) == len(lead) + 2 \
+                and sh[-1] % 3 == 0:  # fmt: skip
+            sh = (*sh[:-1], sh[-1] // 3, 3)  # as streamed: 3 nc numbers a sample
+        if y is not None and (len(sh) != len(lead) + 1 + tail or sh[: len(lead) + 1]
+                              != (*lead, n) or (tail == 2 and sh[-1] != 3)):  # fmt: skip
+            more = (", k", ", nc, 3")[tail - 1] if tail else ""
+            want = f"({', '.join(map(str, (*lead, n)))}{more})"
             raise _shape_error(bad, key, y, want)
     for key in ("status", "t_end"):
         y = x.get(key)

@@ -222,6 +222,30 @@ class SplineTrajectory:
         return JointSample(t, *self(t))
 
 
+def _interpolant(t: np.ndarray, q_knots, v_knots, kind: str, names=("q_knots", "v_knots")):
+    """The scipy spline through ``q_knots`` at the increasing knots ``t`` (checked): a cubic
+    Hermite spline with ``v_knots`` (MR eq. 9.26), else "cubic" (clamped: zero end slopes)
+    or "quintic" (zero end slopes and curvatures); ``names`` name the knots in errors."""
+    from scipy.interpolate import CubicHermiteSpline, CubicSpline, make_interp_spline
+
+    q = np.asarray(q_knots, dtype=float)
+    if q.ndim != 2 or q.shape[0] != t.shape[0] or not np.all(np.isfinite(q)):
+        raise ValueError(f"{names[0]} must be finite with shape ({t.shape[0]}, n), got {q.shape}")
+    if v_knots is not None:
+        v = np.asarray(v_knots, dtype=float)
+        if v.shape != q.shape or not np.all(np.isfinite(v)):
+            raise ValueError(f"{names[1]} must be finite with shape {q.shape}, got {v.shape}")
+        return CubicHermiteSpline(t, q, v, axis=0)
+    if kind == "cubic":
+        return CubicSpline(t, q, axis=0, bc_type="clamped")
+    if kind == "quintic":
+        if t.shape[0] < 6:
+            raise ValueError("a quintic spline needs at least 6 knots")
+        ends = [(1, np.zeros(q.shape[1])), (2, np.zeros(q.shape[1]))]
+        return make_interp_spline(t, q, k=5, bc_type=(ends, ends), axis=0)
+    raise ValueError(f"kind must be 'cubic' or 'quintic', got {kind!r}")
+
+
 def spline_trajectory(t_knots, q_knots, v_knots=None, kind: str = "cubic") -> SplineTrajectory:
     """A trajectory through via points q_knots at times t_knots (MR sec. 9.3).
 
@@ -241,28 +265,10 @@ def spline_trajectory(t_knots, q_knots, v_knots=None, kind: str = "cubic") -> Sp
     SplineTrajectory
         ``traj(t) -> (q, v, a)``; ``.duration`` (= t_knots[-1]); ``.sample(dt)``.
     """
-    from scipy.interpolate import CubicHermiteSpline, CubicSpline, make_interp_spline
-
     t = _point(t_knots, "t_knots")
     if t.shape[0] < 2 or np.any(np.diff(t) <= 0) or t[0] < 0:
         raise ValueError("t_knots must be at least 2 increasing times, the first >= 0")
-    q = np.asarray(q_knots, dtype=float)
-    if q.ndim != 2 or q.shape[0] != t.shape[0] or not np.all(np.isfinite(q)):
-        raise ValueError(f"q_knots must be finite with shape ({t.shape[0]}, n), got {q.shape}")
-    if v_knots is not None:
-        v = np.asarray(v_knots, dtype=float)
-        if v.shape != q.shape or not np.all(np.isfinite(v)):
-            raise ValueError(f"v_knots must be finite with shape {q.shape}, got {v.shape}")
-        spline = CubicHermiteSpline(t, q, v, axis=0)
-    elif kind == "cubic":
-        spline = CubicSpline(t, q, axis=0, bc_type="clamped")
-    elif kind == "quintic":
-        if t.shape[0] < 6:
-            raise ValueError("a quintic spline needs at least 6 knots")
-        ends = [(1, np.zeros(q.shape[1])), (2, np.zeros(q.shape[1]))]
-        spline = make_interp_spline(t, q, k=5, bc_type=(ends, ends), axis=0)
-    else:
-        raise ValueError(f"kind must be 'cubic' or 'quintic', got {kind!r}")
+    spline = _interpolant(t, q_knots, v_knots, kind, ("q_knots", "v_knots"))
     return SplineTrajectory(spline, float(t[0]), float(t[-1]))
 
 

@@ -23,14 +23,6 @@
  * first axis of body i */
 enum { WC = 25, C_R = 0, C_P = 9, C_M = 12, C_H = 13, C_IO = 16 };
 
-RD_INLINE int64_t axes_count(const model_t *md)
-{
-    int64_t n = 0;
-    for (int64_t i = 1; i < md->nb; i++)
-        n += body_i(md, i)[BI_NV];
-    return n;
-}
-
 int64_t rd_crba_work(const model_t *md) { return WC * md->nb + 6 * axes_count(md) + md->nb; }
 
 RD_INLINE double axis_dot(int L, int l, const double *S, const double *fm, const double *ff)

@@ -386,6 +386,17 @@ RD_INLINE int joint_columns(const model_t *md, int L, const double *R, const dou
     return 0;
 }
 
+RD_INLINE int64_t axes_count(const model_t *md)
+{
+    /* the joint axes of the model, the columns of the joints' subspaces S_i (a mimic
+     * joint's own included): crba.c's, kinderiv.c's and rnea_derivatives.c's per-axis
+     * records */
+    int64_t n = 0;
+    for (int64_t i = 1; i < md->nb; i++)
+        n += body_i(md, i)[BI_NV];
+    return n;
+}
+
 RD_INLINE int joint_check(const model_t *md, const double *q)
 {
     /* 0, or E_QUATERNION if a free or spherical joint's quaternion is zero (one state) */

@@ -35,14 +35,6 @@ enum { XR = 24, X_S = 0, X_V = 6, X_A = 12, X_P = 18 };
  * its joint, whether its joint's velocity is a body twist */
 enum { XI = 4 };
 
-RD_INLINE int64_t axes_count(const model_t *md)
-{
-    int64_t n = 0;
-    for (int64_t i = 1; i < md->nb; i++)
-        n += body_i(md, i)[BI_NV];
-    return n;
-}
-
 int64_t rd_kinderiv_work(const model_t *md)
 {
     /* the poses (WK a body), the path (nb int64), the axes' integers (XI each), their

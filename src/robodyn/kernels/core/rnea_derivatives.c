@@ -54,17 +54,9 @@
 enum { D_R = 0, D_P = 9, D_V = 12, D_A = 18, D_M = 24, D_H = 25, D_IO = 28, D_DH = 37,
        D_DIO = 40, D_K = 49, D_F = 55, WD = 61 };
 
-RD_INLINE int64_t column_count(const model_t *md)
-{
-    int64_t n = 0;
-    for (int64_t i = 1; i < md->nb; i++)
-        n += body_i(md, i)[BI_NV];
-    return n;
-}
-
 int64_t rd_rnea_derivatives_work(const model_t *md)
 {
-    return WD * md->nb + 4 * 6 * column_count(md) + md->nb;
+    return WD * md->nb + 4 * 6 * axes_count(md) + md->nb;
 }
 
 /* ---------------------------------------------------------------- spatial products */
@@ -371,7 +363,7 @@ RD_INLINE void joint_terms(const model_t *md, int L, const args_t *a, double *ou
 RD_INLINE int rnea_derivatives_lanes(const model_t *md, const int L, const args_t *a,
                                      double *RESTRICT out, double *RESTRICT W)
 {
-    const int64_t nb = md->nb, nv = md->nv, nc = column_count(md);
+    const int64_t nb = md->nb, nv = md->nv, nc = axes_count(md);
     const double *q = a->x[0], *qd = a->x[1], *qdd = a->x[2];
     const double *fext = (a->flags & FL_FEXT) ? a->fext : NULL;
     double *C = W + WD * nb * L; /* S, psid, psidd, sig: nc columns each */
