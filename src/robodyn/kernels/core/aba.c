@@ -536,6 +536,8 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
             *lane = l;
             return E_PIVOT + (int)bad[l];
         }
+    if (qdd == NULL) /* the articulated inertias only (minv_aba.c reads U_i, D_i^-1) */
+        return 0;
     /* ---- pass 3, i = 1..n: accelerations, dV_0 = [0; -g] */
     for (int k = 0; k < 6 * L; k++)
         W[A_V * L + k] = 0.0;

@@ -33,9 +33,8 @@
 
 /* workspace: ABA's, then for body i, fields of L lanes: R, p of T_s,i (0:12); S_i (12:48)
  * and U_i (48:84) in world coordinates, column c at 6 c; D_i^-1 (84:120, (r, c) at 6 r + c).
- * Then P (6 x nv, (r, j) at r nv + j) and room for S_i^T P (6 nv); then ABA's qdd and a
- * zero tau (nv each), where the forward pass then holds its coefficients (nv); then nv
- * int64: their dofs */
+ * Then P (6 x nv, (r, j) at r nv + j), room for S_i^T P (6 nv), the forward pass's
+ * coefficients (nv) and their dofs (nv int64), a zero tau for ABA (nv) */
 enum { MV_R = 0, MV_P = 9, MV_S = 12, MV_U = 48, MV_DI = 84, WMV = 120 };
 
 int64_t rd_minv_aba_work(const model_t *md)
@@ -199,7 +198,7 @@ RD_INLINE void minv_rows(const model_t *md, const int L, const double *q, double
     /* M^-1 into Mi from ABA's workspace at the front of W (an ABA pass at q just ran) */
     const int64_t nb = md->nb, nv = md->nv;
     double *V = W + rd_aba_work(md) * L, *P = V + WMV * nb * L, *x = P + 12 * nv * L;
-    int64_t *kx = (int64_t *)(P + 14 * nv * L);
+    int64_t *kx = (int64_t *)(P + 13 * nv * L);
     minv_frames(md, L, q, W, V);
     for (int64_t k = 0; k < 6 * nv * L; k++) /* P = 0 */
         P[k] = 0.0;
@@ -233,15 +232,15 @@ CLONES void rd_minv_aba_rows(const model_t *md, int L, const double *q, double *
 RD_INLINE int minv_aba_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT Mi,
                              double *RESTRICT W, int *lane)
 {
-    /* ABA at qd = 0, tau = 0, no gravity (for its U_i and D_i^-1; with armature as the
-     * flags say; its pivots refuse a singular M), then the rows */
+    /* ABA's passes 1 and 2 at qd = 0, tau = 0, no gravity (for its U_i and D_i^-1; with
+     * armature as the flags say; its pivots refuse a singular M), then the rows */
     const int64_t nv = md->nv;
-    double *qdd = W + (rd_minv_aba_work(md) - 3 * nv) * L, *tau = qdd + nv * L;
+    double *tau = W + (rd_minv_aba_work(md) - nv) * L;
     for (int64_t k = 0; k < nv * L; k++)
         tau[k] = 0.0;
     args_t c = {{a->x[0], NULL, tau, NULL, NULL}, NULL, a->flags & FL_ARMATURE, 0.0, 0, 0,
                 NULL, NULL, 0, 0, 0};
-    int e = rd_aba(md, L, &c, qdd, W, lane);
+    int e = rd_aba(md, L, &c, NULL, W, lane);
     if (e)
         return e;
     minv_rows(md, L, a->x[0], W, Mi);

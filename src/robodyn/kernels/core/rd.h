@@ -96,7 +96,7 @@ enum {
 /* what an algorithm includes */
 enum {
     FL_FRICTION = 1, FL_ARMATURE = 2, FL_CHECK = 4, FL_GRAVITY = 8, FL_VEL = 16,
-    FL_ACC = 32, FL_FEXT = 64
+    FL_ACC = 32, FL_FEXT = 64, FL_MINV_ABA = 128, FL_MINV_CHOLESKY = 256
 };
 /* Jacobian kinds */
 enum { KIND_SPACE = 0, KIND_BODY = 1, KIND_WORLD_ALIGNED = 2 };
@@ -149,6 +149,17 @@ RD_INLINE int64_t dof_end(const model_t *md, int64_t i)
         if (body_i(md, j)[BI_NV] > 0)
             return body_i(md, j)[BI_VIDX];
     return md->nv;
+}
+
+RD_INLINE int minv_by_aba(const model_t *md, long flags, int64_t nv_min)
+{
+    /* whether M^-1 comes from the articulated-body recursion (minv_aba.c) rather than M's
+     * Cholesky factor: as flags ask (FL_MINV_ABA, FL_MINV_CHOLESKY), else when nv is at
+     * least nv_min (where the bench measured it the faster); never with mimic joints,
+     * which ABA cannot express */
+    if (md->I[3] || (flags & FL_MINV_CHOLESKY))
+        return 0;
+    return (flags & FL_MINV_ABA) || md->nv >= nv_min;
 }
 
 /* The arguments of an algorithm, lane-major: x[k] holds state argument k (q, v, a or tau,
