@@ -154,11 +154,11 @@ MODULE_ALL = {
         "ComputedTorque",
         "Controller",
         "ErrorDynamics",  # issue 31 (MR sec. 11.2-11.3)
-        "KinematicJoint",  # issue 31
-        "KinematicTaskSpace",  # issue 31
-        "ForceControl",
+        "ForceControl",  # issue 31 (MR sec. 11.5-11.7)
         "HybridMotionForce",
         "Impedance",
+        "KinematicJoint",  # issue 31
+        "KinematicTaskSpace",  # issue 31
         "LQR",
         "PD",
         "PID",

@@ -95,8 +95,8 @@ class _Material:
 
 # ------------------------------------------------------------------------ shapes
 class Plane(_Material):
-    """A half-space fixed in the world: ``n . (x - point) <= 0`` is inside (a table top,
-    a wall, the floor).
+    """A half-space fixed in the world (a table top, a wall, the floor); the points x with
+    ``n^T (x - point) <= 0`` are inside.
 
     Parameters
     ----------
