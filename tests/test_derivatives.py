@@ -236,18 +236,21 @@ def fd_differences(model, q, v, tau, f_ext=None, **kw):
     trees(max_bodies=6, floating=None, mimic=None, damping=None, require=MR_KINDS),
     st.data(),
     st.sampled_from([0.0, 0.3]),
+    st.sampled_from(["aba", "cholesky"]),
 )
-def test_forward_derivatives_equal_finite_differences(tree, data, coulomb_eps):
+def test_forward_derivatives_equal_finite_differences(tree, data, coulomb_eps, method):
     """da/dq, da/dv, da/dtau of rd.forward_dynamics on every joint type, mimic joints (the
-    Cholesky road), friction, armature and external wrenches."""
+    Cholesky road), friction, armature and external wrenches, M^-1 by either road."""
     model = tree.model
     q, v, tau = data.draw(states(model))
     v = _away_from_zero(v)
     f_ext = data.draw(wrenches(model))
-    got = rd.forward_dynamics_derivatives(model, q, v, tau, f_ext, coulomb_eps=coulomb_eps)
+    got = rd.forward_dynamics_derivatives(
+        model, q, v, tau, f_ext, coulomb_eps=coulomb_eps, method=method
+    )
     want = fd_differences(model, q, v, tau, f_ext, coulomb_eps=coulomb_eps)
     for name, g, w in zip(("da_dq", "da_dv", "da_dtau"), got, want):
-        assert_close(g, w, FD_TOL, f"{tree!r} {name}")
+        assert_close(g, w, FD_TOL, f"{tree!r} {method} {name}")
 
 
 def test_forward_derivatives_are_the_inverse_dynamics_ones_solved(tree):

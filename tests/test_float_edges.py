@@ -207,8 +207,11 @@ def test_a_joint_that_moves_no_inertia_is_refused_with_the_condition_number():
     for method in ("aba", "crba"):
         with pytest.raises(ValueError, match=singular + ".*M is not positive definite"):
             rd.forward_dynamics(model, q, v, tau, method=method)
-    with pytest.raises(ValueError, match=r"at state \[0\]: joint 'j2'"):  # at every q
-        rd.mass_matrix_inverse(model, np.array([[0.0, 0.0], [0.3, 0.4]]))
+    for method in ("aba", "cholesky"):  # at every q
+        with pytest.raises(ValueError, match=r"at state \[0\]: joint 'j2'"):
+            rd.mass_matrix_inverse(model, np.array([[0.0, 0.0], [0.3, 0.4]]), method=method)
+        with pytest.raises(ValueError, match=singular):
+            rd.forward_dynamics_derivatives(model, q, v, tau, method=method)
     # 1e-7 m off: 1e-14 kg m^2 about j2 is 2.5e-13 of the bead's 0.04, below round-off's
     # reach (~1e-16 of it, ~4000x over the depth of a tree): refused, with cond(M), which
     # equals numpy's on Pinocchio's M (1.386e14; the message gives 3 digits)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .dynamics import _minv_method
 from .kernels import core as _core
 from .kernels._pack import FL_ARMATURE, FL_CHECK, FL_FEXT, FL_FRICTION, FL_GRAVITY, packed
 from .kernels.call import LazyInput, batched, run
@@ -275,6 +276,7 @@ def forward_dynamics_derivatives(
     tau,
     f_ext=None,
     *,
+    method: str | None = None,
     friction: bool = True,
     armature: bool = True,
     coulomb_eps: float = 0.0,
@@ -290,9 +292,9 @@ def forward_dynamics_derivatives(
 
         da/dq = -M^-1 dtau/dq,   da/dv = -M^-1 dtau/dv,   da/dtau = M^-1
 
-    with the inverse dynamics derivatives at that a and M's Cholesky factor, in one call
-    of robodyn's compiled core (``kernels/core/aba_derivatives.c``; a by ABA, or by the
-    Cholesky road for a model with mimic joints). The conventions are those of
+    with the inverse dynamics derivatives at that a, in one call of robodyn's compiled
+    core (``kernels/core/aba_derivatives.c``; a by ABA, or by the Cholesky road for a
+    model with mimic joints; M^-1 as ``method`` says). The conventions are those of
     :func:`inverse_dynamics_derivatives`: q in the tangent space (column k moves q by
     ``integrate(model, q, eps e_k)``), friction, armature and ``f_ext`` as there.
     Pinocchio's ``computeABADerivatives`` gives the same three matrices after the
@@ -303,6 +305,13 @@ def forward_dynamics_derivatives(
     model : Model
     q, v, tau, f_ext, friction, armature, coulomb_eps, check, threads
         As in :func:`robodyn.forward_dynamics` and :func:`inverse_dynamics_derivatives`.
+    method : {None, "aba", "cholesky"}
+        How M^-1 is computed: "aba", from the articulated inertias of the ABA pass that
+        gives a (the recursion of :func:`robodyn.mass_matrix_inverse`, O(n^2)), then
+        ``-M^-1 dtau/dx`` row by row; "cholesky", by the Cholesky factor of M (from the
+        inverse dynamics derivatives) and one solve with the 3 nv right sides [-dtau/dq,
+        -dtau/dv, 1]. None: the faster one as ``robodyn bench`` measured it, "aba" from
+        12 dofs on. Models with mimic joints always take "cholesky".
     out : tuple of three numpy.ndarray, optional
         As in :func:`inverse_dynamics_derivatives`.
 
@@ -314,7 +323,8 @@ def forward_dynamics_derivatives(
     Raises
     ------
     ValueError
-        Bad shapes or NaN (naming the argument and the state), a singular mass matrix.
+        Bad shapes or NaN (naming the argument and the state), an unknown ``method``, a
+        singular mass matrix.
 
     Examples
     --------
@@ -326,7 +336,7 @@ def forward_dynamics_derivatives(
     >>> bool(abs(dtau @ rd.mass_matrix(arm, [0.3, 0.2]) - [[1, 0], [0, 1]]).max() < 1e-12)
     True
     """
-    flags = _flags(friction, armature, check)
+    flags = _flags(friction, armature, check) | _minv_method(method)
     return _derivatives(_fd_stacked, model, q, v, tau, f_ext, flags, coulomb_eps, threads, out)
 
 

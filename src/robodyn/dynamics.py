@@ -37,6 +37,8 @@ from .kernels._pack import (
     FL_FEXT,
     FL_FRICTION,
     FL_GRAVITY,
+    FL_MINV_ABA,
+    FL_MINV_CHOLESKY,
     FL_VEL,
     packed,
 )
@@ -327,16 +329,57 @@ crba = mass_matrix
 
 @batched(fast=("minv", 1, FL_ARMATURE | FL_CHECK))
 def mass_matrix_inverse(
-    model, q, *, armature: bool = True, check: bool = True, threads: int | None = None, out=None
+    model,
+    q,
+    *,
+    method: str | None = None,
+    armature: bool = True,
+    check: bool = True,
+    threads: int | None = None,
+    out=None,
 ) -> np.ndarray:
-    """M(q)^-1 by CRBA and a Cholesky factorisation.
+    """M(q)^-1: the articulated-body recursion in O(n^2), or CRBA and a Cholesky factor.
 
     Takes the arguments of :func:`mass_matrix` (``armature``: included in M); returns
-    ``Minv`` of shape (..., nv, nv). Raises ValueError if M is singular (a joint drives a
-    massless subtree).
+    ``Minv`` of shape (..., nv, nv), symmetric, rows and columns in the order of v.
+
+    Parameters
+    ----------
+    model : Model
+    q : array_like, shape (..., nq)
+    method : {None, "aba", "cholesky"}
+        "aba": ABA's equations run on the nv unit torques at once (Carpentier's recursive
+        M^-1; ``kernels/core/minv_aba.c``), O(n^2). "cholesky": M by CRBA, then
+        ``M^-1 = L^-T L^-1`` by its Cholesky factor, O(n^3). None: the faster one as
+        ``robodyn bench`` measured it, the recursion from 24 dofs on. Models with mimic
+        joints always take "cholesky" (ABA cannot express a mimic's coupling).
+    armature, check, threads, out
+        As in :func:`mass_matrix`.
+
+    Returns
+    -------
+    Minv : numpy.ndarray, shape (..., nv, nv)
+
+    Raises
+    ------
+    ValueError
+        Bad shapes, NaN/inf, an unknown ``method``, or a singular M (a joint drives a
+        massless subtree).
     """
     flags = (FL_ARMATURE if armature else 0) | (FL_CHECK if check else 0)
-    return _of_q(_MINV, model, q, flags, threads, out)
+    return _of_q(_MINV, model, q, flags | _minv_method(method), threads, out)
+
+
+def _minv_method(method: str | None) -> int:
+    """The core's flag of the road to M^-1 that ``method`` names (None: the core's rule by
+    nv); ValueError for an unknown name. Shared with forward_dynamics_derivatives."""
+    if method is None:
+        return 0
+    if method == "aba":
+        return FL_MINV_ABA
+    if method == "cholesky":
+        return FL_MINV_CHOLESKY
+    raise ValueError(f"method must be None, 'aba' or 'cholesky', got {method!r}")
 
 
 # ----------------------------------------------------------------------------- ABA

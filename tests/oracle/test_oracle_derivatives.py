@@ -138,9 +138,11 @@ def _pinocchio_aba(pm, pd, mp, q, v, tau):
 SINGULAR = {"romeo_description/urdf/romeo", "romeo_description/urdf/romeo_laas_small"}
 
 
+@pytest.mark.parametrize("method", ["aba", "cholesky"])
 @pytest.mark.parametrize("floating", [False, True], ids=["fixed", "floating"])
-def test_aba_derivatives_match_pinocchio(erd_robot, floating):
-    """rd.forward_dynamics_derivatives vs computeABADerivatives (da/dq, da/dv, M^-1)."""
+def test_aba_derivatives_match_pinocchio(erd_robot, floating, method):
+    """rd.forward_dynamics_derivatives vs computeABADerivatives (da/dq, da/dv, M^-1), M^-1
+    by the articulated-body recursion and by M's Cholesky factor."""
     name, path = erd_robot
     model, pm, pd, mp = load_pair(path, floating_base=floating)
     rng = np.random.default_rng(zlib.crc32(f"aba-deriv{name}{floating}".encode()))
@@ -148,10 +150,10 @@ def test_aba_derivatives_match_pinocchio(erd_robot, floating):
     v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
     if name in SINGULAR:
         with pytest.raises(ValueError, match="singular"):
-            forward_dynamics_derivatives(model, q, v, tau, friction=False)
+            forward_dynamics_derivatives(model, q, v, tau, friction=False, method=method)
         return
     for s in range(STATES):
-        got = forward_dynamics_derivatives(model, q, v, tau, friction=False)
+        got = forward_dynamics_derivatives(model, q, v, tau, friction=False, method=method)
         want = _pinocchio_aba(pm, pd, mp, q, v, tau)
         # both sides solve with M: each is exact to ~cond(M) eps (the bound of any
         # backward-stable solve), which is 2e-7 on iCub (cond(M) ~ 2e9); the UR5's 6e-12
@@ -163,15 +165,16 @@ def test_aba_derivatives_match_pinocchio(erd_robot, floating):
         v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
 
 
+@pytest.mark.parametrize("method", ["aba", "cholesky"])
 @pytest.mark.parametrize("seed", range(4))
-def test_aba_derivatives_on_every_joint_type_match_pinocchio(seed):
+def test_aba_derivatives_on_every_joint_type_match_pinocchio(seed, method):
     """Trees of every joint type but the universal (whose Pinocchio derivatives are not an
-    oracle, above) built by Pinocchio's own joint models."""
+    oracle, above) built by Pinocchio's own joint models, M^-1 by either road."""
     kinds = tuple(k for k in JOINT_KINDS if k != "universal")
     model, pm, pd, mp = random_joint_pair(seed, n=10, kinds=kinds)
     rng = np.random.default_rng(seed)
     q = random_configuration(model, rng)
     v, tau = rng.normal(size=model.nv), rng.normal(size=model.nv)
-    got = forward_dynamics_derivatives(model, q, v, tau, friction=False)
+    got = forward_dynamics_derivatives(model, q, v, tau, friction=False, method=method)
     for g, w in zip(got, _pinocchio_aba(pm, pd, mp, q, v, tau)):
         assert rel_err(g, w) <= TOL

@@ -12,7 +12,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from helpers import erd_path, load_pair, rel_err
+from helpers import erd_path, load_pair, random_joint_pair, rel_err
 from robodyn import dynamics as dyn
 from robodyn.convert import PinocchioMap
 from robodyn.model.configuration import random_configuration
@@ -83,18 +83,35 @@ def test_dynamics_match_pinocchio(erd_robot, floating):
         qdd = dyn.aba(model, q, v, tau, f_ext, friction=False)
         tau_back = mp.v_from_pin(pin.rnea(pm, pd, qp, vp, mp.v_to_pin(qdd), fext_pin))
         worst["aba"] = max(worst["aba"], rel_err(tau_back, tau))
-        # Minv against Pinocchio's own algorithm
+        # Minv against Pinocchio's own algorithm, by either road (the articulated-body
+        # recursion, M's Cholesky factor)
         Minv_pin = pin.computeMinverse(pm, pd, qp)
         Minv_pin = mp.matrix_from_pin(np.triu(Minv_pin) + np.triu(Minv_pin, 1).T)
-        Minv = dyn.mass_matrix_inverse(model, q, armature=False)
-        # normwise backward errors (fixed tolerance, whatever cond(M)):
-        # |M X - 1| / (|M| |X|) for robodyn's X, and for the difference from Pinocchio's
-        nrm = np.linalg.norm(M_pin, 2) * np.linalg.norm(Minv, 2)
-        eye = np.eye(model.nv)
-        worst["minv"] = max(worst["minv"], np.abs(M_pin @ Minv - eye).max() / nrm)
-        worst["minv"] = max(worst["minv"], np.abs(M_pin @ (Minv - Minv_pin)).max() / nrm)
+        for method in ("aba", "cholesky"):
+            Minv = dyn.mass_matrix_inverse(model, q, armature=False, method=method)
+            # normwise backward errors (fixed tolerance, whatever cond(M)):
+            # |M X - 1| / (|M| |X|) for robodyn's X, and for the difference from Pinocchio's
+            nrm = np.linalg.norm(M_pin, 2) * np.linalg.norm(Minv, 2)
+            eye = np.eye(model.nv)
+            worst["minv"] = max(worst["minv"], np.abs(M_pin @ Minv - eye).max() / nrm)
+            worst["minv"] = max(worst["minv"], np.abs(M_pin @ (Minv - Minv_pin)).max() / nrm)
     assert max(worst.values()) <= TOL, (name, floating, worst, singular)
     assert bool(singular) == (name in SINGULAR), (name, floating)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_minv_of_every_joint_type_matches_pinocchio(seed):
+    """M^-1 by the articulated-body recursion on random trees of every joint type (the
+    universal too), built from one description by robodyn's builder and by Pinocchio's
+    own joint models, against computeMinverse (its [v; omega] order mapped back)."""
+    model, pm, pd, mp = random_joint_pair(200 + seed, n=10)
+    rng = np.random.default_rng(seed)
+    for _ in range(4):
+        q = random_configuration(model, rng)
+        Minv_pin = pin.computeMinverse(pm, pd, mp.q_to_pin(q))
+        Minv_pin = mp.matrix_from_pin(np.triu(Minv_pin) + np.triu(Minv_pin, 1).T)
+        Minv = dyn.mass_matrix_inverse(model, q, armature=False, method="aba")
+        assert rel_err(Minv, Minv_pin) <= TOL, (seed, rel_err(Minv, Minv_pin))
 
 
 def _assert_refused(model, M_pin, q, v, tau, f_ext=None, **kw):

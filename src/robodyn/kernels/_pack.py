@@ -98,6 +98,8 @@ FL_GRAVITY = 8  # base acceleration -g
 FL_VEL = 16  # use v (else v = 0)
 FL_ACC = 32  # use a (else a = 0)
 FL_FEXT = 64  # use f_ext
+FL_MINV_ABA = 128  # M^-1 by the articulated-body recursion (minv_aba.c)
+FL_MINV_CHOLESKY = 256  # M^-1 through M's Cholesky factor (neither: the faster by nv)
 
 # states computed together in a batch (rd.h)
 LANES = 16

@@ -18,39 +18,9 @@
  * Symmetric 6x6 matrices (IA, Ia, the Cholesky factor of a free joint's D) are stored as
  * their upper triangle, 21 entries row by row: (0,0..5), (1,1..5), ..., (5,5).
  */
-#include "joint.h"
-
-/* workspace of body i, fields of L lanes: R, p of T_{lambda,i} (0:12); V_i in pass 1, dV_i
- * in pass 3 (12:18); c_i (18:24); pA_i (24:30); IA_i (30:51, packed); U_i (51:57); 1/D_i
- * (57); u_i (58); a free joint's Cholesky factor of D (59:80, packed: (r, c) for c <= r at
- * SYM[c][r]) and u (80:86) */
-enum {
-    WA = 86, A_R = 0, A_P = 9, A_V = 12, A_C = 18, A_PA = 24, A_IA = 30, A_U = 51, A_DINV = 57,
-    A_UU = 58, A_LF = 59, A_UF = 80
-};
+#include "aba.h"
 
 int64_t rd_aba_work(const model_t *md) { return WA * md->nb; }
-
-/* packed index of entry (r, c) of a symmetric 6x6 matrix */
-static const int SYM[6][6] = {
-    {0, 1, 2, 3, 4, 5},      {1, 6, 7, 8, 9, 10},     {2, 7, 11, 12, 13, 14},
-    {3, 8, 12, 15, 16, 17},  {4, 9, 13, 16, 18, 19},  {5, 10, 14, 17, 19, 20},
-};
-
-RD_INLINE void sym_times(int L, const double *X, const double *x, double *y)
-{
-    /* y = X x for the packed symmetric X (6x6) and laned 6-vectors x, y */
-    LANE {
-        double xl[6], acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-        UNROLL6 for (int c = 0; c < 6; c++)
-            xl[c] = x[c * L + l];
-        UNROLL6 for (int r = 0; r < 6; r++)
-            UNROLL6 for (int c = 0; c < 6; c++)
-                acc[r] += X[SYM[r][c] * L + l] * xl[c];
-        UNROLL6 for (int r = 0; r < 6; r++)
-            y[r * L + l] = acc[r];
-    }
-}
 
 RD_INLINE void add_moved(int L, double *X, const double *Y, const double *R, const double *p)
 {
@@ -105,25 +75,6 @@ RD_INLINE void add_moved(int L, double *X, const double *Y, const double *R, con
             X[SYM[r][3 + c] * L + l] += B1[k] + Y1[k];
         }
     }
-}
-
-RD_INLINE void chol6_solve(int L, const double *Lf, double *y)
-{
-    /* y <- D^-1 y for D = Lf Lf^T (Lf packed lower: (r, c), c <= r, at SYM[c][r]) */
-    for (int r = 0; r < 6; r++)
-        LANE {
-            double s = y[r * L + l];
-            for (int k = 0; k < r; k++)
-                s -= Lf[SYM[k][r] * L + l] * y[k * L + l];
-            y[r * L + l] = s / Lf[SYM[r][r] * L + l];
-        }
-    for (int r = 5; r >= 0; r--)
-        LANE {
-            double s = y[r * L + l];
-            for (int k = r + 1; k < 6; k++)
-                s -= Lf[SYM[r][k] * L + l] * y[k * L + l];
-            y[r * L + l] = s / Lf[SYM[r][r] * L + l];
-        }
 }
 
 RD_INLINE void aba_velocities(int L, double m, const double *h, const double *Io,
@@ -585,6 +536,8 @@ RD_INLINE int aba_lanes(const model_t *md, const int L, const args_t *a, double 
             *lane = l;
             return E_PIVOT + (int)bad[l];
         }
+    if (qdd == NULL) /* the articulated inertias only (minv_aba.c reads U_i, D_i^-1) */
+        return 0;
     /* ---- pass 3, i = 1..n: accelerations, dV_0 = [0; -g] */
     for (int k = 0; k < 6 * L; k++)
         W[A_V * L + k] = 0.0;

@@ -25,36 +25,6 @@ enum { WC = 25, C_R = 0, C_P = 9, C_M = 12, C_H = 13, C_IO = 16 };
 
 int64_t rd_crba_work(const model_t *md) { return WC * md->nb + 6 * axes_count(md) + md->nb; }
 
-RD_INLINE void inertia_to_world(int L, const double *R, const double *p, const double *Fi,
-                                double *Wi)
-{
-    /* the body's spatial inertia about the world origin, world axes, from its mass m, centre
-     * of mass c and inertia I_c about it (body frame), the body at (R, p) = T_s,i (MR eq.
-     * 8.42 with the parallel-axis theorem, eq. 8.26): c' = R c + p, h' = m c',
-     * I' = R I_c R^T + m (|c'|^2 1 - c' c'^T) (symmetric: 6 entries computed) */
-    const double m = Fi[BF_MASS];
-    double cw[3 * LANES], T[9 * LANES], cc[LANES];
-    rmul_lc(L, R, Fi + BF_C, cw);
-    mm_lc(L, R, Fi + BF_IC, T);
-    for (int r = 0; r < 3; r++)
-        LANE { cw[r * L + l] += p[r * L + l]; }
-    LANE {
-        cc[l] = cw[l] * cw[l] + cw[L + l] * cw[L + l] + cw[2 * L + l] * cw[2 * L + l];
-        Wi[C_M * L + l] = m;
-    }
-    for (int r = 0; r < 3; r++)
-        LANE { Wi[(C_H + r) * L + l] = m * cw[r * L + l]; }
-    for (int r = 0; r < 3; r++)
-        for (int c = r; c < 3; c++)
-            LANE {
-                const double v = T[3 * r * L + l] * R[3 * c * L + l]
-                                 + T[(3 * r + 1) * L + l] * R[(3 * c + 1) * L + l]
-                                 + T[(3 * r + 2) * L + l] * R[(3 * c + 2) * L + l]
-                                 + m * ((r == c ? cc[l] : 0.0) - cw[r * L + l] * cw[c * L + l]);
-                Wi[(C_IO + 3 * r + c) * L + l] = Wi[(C_IO + 3 * c + r) * L + l] = v;
-            }
-}
-
 RD_INLINE double axis_dot(int L, int l, const double *S, const double *fm, const double *ff)
 {
     /* S^T F in lane l, for the laned axis S and wrench F = [fm; ff] */
@@ -83,27 +53,17 @@ RD_INLINE int crba_lanes(const model_t *md, const int L, const args_t *a, double
         W[k] = 0.0;
     LANE { W[0 * L + l] = W[4 * L + l] = W[8 * L + l] = 1.0; }
     int64_t na = 0;
-    double ref[3 * LANES]; /* body 1's origin in the world (see below) */
+    double ref[3 * LANES]; /* body 1's origin in the world (body_world_pose) */
     for (int64_t i = 1; i < nb; i++) {
         const double *Fi = body_f(md, i);
         const double *Wl = W + WC * body_i(md, i)[BI_PARENT] * L;
         double *Wi = W + WC * i * L, R[9 * LANES], p[3 * LANES];
         joint_pose(L, body_i(md, i), Fi, q, R, p);
-        compose_l(L, Wl + C_R * L, Wl + C_P * L, R, p, Wi + C_R * L, Wi + C_P * L);
-        if (body_i(md, i)[BI_PARENT] == 0) {
-            /* M is the same in any fixed frame: "world" here is the world frame moved to
-             * body 1's origin, so that a robot far from the world's origin (a base at
-             * 1e6 m) keeps its digits (m |p|^2 would swamp I_c: at 1e8 m, M was 0) */
-            double *pw = Wi + C_P * L;
-            if (i == 1)
-                for (int k = 0; k < 3 * L; k++)
-                    ref[k] = pw[k];
-            for (int k = 0; k < 3 * L; k++)
-                pw[k] -= ref[k];
-        }
+        body_world_pose(md, L, i, R, p, Wl + C_R * L, Wl + C_P * L, Wi + C_R * L, Wi + C_P * L,
+                        ref);
         first[i] = na;
         na += joint_columns(md, L, Wi + C_R * L, Wi + C_P * L, q, i, S + 6 * first[i] * L);
-        inertia_to_world(L, Wi + C_R * L, Wi + C_P * L, Fi, Wi);
+        inertia_to_world(L, Wi + C_R * L, Wi + C_P * L, Fi, Wi + C_M * L);
     }
     /* ---- leaves to root (Featherstone table 6.2): Ic_i is complete when i is reached;
      * F = Ic_i S_i; M_ji = S_j^T F for j = i and up to the root; Ic_lambda += Ic_i (both

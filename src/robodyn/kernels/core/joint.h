@@ -187,6 +187,25 @@ RD_INLINE void joint_pose(int L, const int64_t *Ii, const double *Fi, const doub
     }
 }
 
+RD_INLINE void body_world_pose(const model_t *md, int L, int64_t i, const double *R,
+                               const double *p, const double *Rl, const double *pl,
+                               double *RESTRICT Ri, double *RESTRICT pi, double *ref)
+{
+    /* T_s,i = T_s,lambda T_{lambda,i} (MR eq. 4.13) into (Ri, pi), for T_{lambda,i} = (R, p)
+     * (joint_pose) and the parent's pose at (Rl, pl) (the world's: 1, 0). For M and M^-1,
+     * which are the same in any fixed frame, "the world" is the world frame moved to body
+     * 1's origin (ref: laned 3, set at i = 1), so that a robot far from the world's origin
+     * (a base at 1e6 m) keeps its digits (m |p|^2 would swamp I_c: at 1e8 m, M was 0) */
+    compose_l(L, Rl, pl, R, p, Ri, pi);
+    if (body_i(md, i)[BI_PARENT] == 0) {
+        if (i == 1)
+            for (int k = 0; k < 3 * L; k++)
+                ref[k] = pi[k];
+        for (int k = 0; k < 3 * L; k++)
+            pi[k] -= ref[k];
+    }
+}
+
 RD_INLINE void joint_rate(int L, const int64_t *Ii, const double *Fi, const double *q,
                           const double *x, double *RESTRICT jw, double *RESTRICT jv)
 {

@@ -5,6 +5,11 @@
  *   M = L L^T (CRBA with armature),  qdd = L^-T L^-1 (tau - h),  h = rnea(q, qd, 0)
  *
  * where h holds gravity, the velocity products, external wrenches and joint friction.
+ * M^-1 takes the articulated-body recursion instead (minv_aba.c, O(n^2)) when rd.h's
+ * minv_by_aba says so: as the flags ask, else from MINV_ABA_NV dofs on, where robodyn
+ * bench measured it the faster (the factor's O(n^3) solve is cheaper below: at 6 and 7
+ * dofs the recursion takes 1.5x its time, at 18 1.2x one state and 1.0x a batch; on
+ * Talos, 50 dofs, 0.45x and 0.3x).
  * minv: x[0] = q; out = M^-1 (nv x nv). forward: x[0] = q, x[1] = qd, x[2] = tau; out = qdd.
  */
 #include "batch.h"
@@ -12,20 +17,26 @@
 
 #include <stdlib.h>
 
+/* M^-1 by the articulated-body recursion from this many dofs on (the measurement above) */
+enum { MINV_ABA_NV = 24 };
+
 int64_t rd_minv_work(const model_t *md)
 {
     /* CRBA's or RNEA's workspace, then M (nv^2) and h (nv), then the pivots' scales (nv,
-     * the same in every lane) */
+     * the same in every lane); or the recursion's, if larger */
     int64_t w = rd_crba_work(md) > rd_rnea_work(md) ? rd_crba_work(md) : rd_rnea_work(md);
-    return w + md->nv * md->nv + 2 * md->nv;
+    w += md->nv * md->nv + 2 * md->nv;
+    return w > rd_minv_aba_work(md) ? w : rd_minv_aba_work(md);
 }
 
 RD_INLINE int minv_lanes(const model_t *md, const int L, const args_t *a, double *RESTRICT out,
                          double *RESTRICT W, int *lane)
 {
-    /* M^-1 = M^-1 1: the nv columns solved at once, by the pivots' reciprocals (in h's
-     * room, which M^-1 does not use) */
+    /* the recursion, or M^-1 = M^-1 1: the nv columns solved at once, by the pivots'
+     * reciprocals (in h's room, which M^-1 does not use) */
     const int64_t nv = md->nv;
+    if (minv_by_aba(md, a->flags, MINV_ABA_NV))
+        return rd_minv_aba(md, L, a, out, W, lane);
     double *M = W + (rd_minv_work(md) - nv * nv - 2 * nv) * L;
     double *dinv = M + nv * nv * L, *sc = W + (rd_minv_work(md) - nv) * L;
     int e = mass_factor(md, L, a, a->flags & FL_ARMATURE, M, sc, W, lane);

@@ -96,7 +96,7 @@ enum {
 /* what an algorithm includes */
 enum {
     FL_FRICTION = 1, FL_ARMATURE = 2, FL_CHECK = 4, FL_GRAVITY = 8, FL_VEL = 16,
-    FL_ACC = 32, FL_FEXT = 64
+    FL_ACC = 32, FL_FEXT = 64, FL_MINV_ABA = 128, FL_MINV_CHOLESKY = 256
 };
 /* Jacobian kinds */
 enum { KIND_SPACE = 0, KIND_BODY = 1, KIND_WORLD_ALIGNED = 2 };
@@ -139,6 +139,28 @@ RD_INLINE const int64_t *body_i(const model_t *md, int64_t i) { return md->I + H
 RD_INLINE const double *body_f(const model_t *md, int64_t i) { return md->F + HF + WF * i; }
 /* damping (nv), Coulomb friction (nv), armature (nv) after the body records */
 RD_INLINE const double *dof_params(const model_t *md) { return md->F + HF + WF * md->nb; }
+
+RD_INLINE int64_t dof_end(const model_t *md, int64_t i)
+{
+    /* the end of the dofs of body i's subtree (bodies i .. BI_END - 1, depth first): the
+     * first dof of the next body that has one, or nv (for a model without mimic joints,
+     * whose dofs follow the bodies) */
+    for (int64_t j = body_i(md, i)[BI_END]; j < md->nb; j++)
+        if (body_i(md, j)[BI_NV] > 0)
+            return body_i(md, j)[BI_VIDX];
+    return md->nv;
+}
+
+RD_INLINE int minv_by_aba(const model_t *md, long flags, int64_t nv_min)
+{
+    /* whether M^-1 comes from the articulated-body recursion (minv_aba.c) rather than M's
+     * Cholesky factor: as flags ask (FL_MINV_ABA, FL_MINV_CHOLESKY), else when nv is at
+     * least nv_min (where the bench measured it the faster); never with mimic joints,
+     * which ABA cannot express */
+    if (md->I[3] || (flags & FL_MINV_CHOLESKY))
+        return 0;
+    return (flags & FL_MINV_ABA) || md->nv >= nv_min;
+}
 
 /* The arguments of an algorithm, lane-major: x[k] holds state argument k (q, v, a or tau,
  * ...) as x[k][j L + l]; NULL means zero. fext is (6 nb, L) when FL_FEXT is set. */
@@ -425,6 +447,87 @@ RD_INLINE int nonfinite_sum(const double *x, int64_t n)
     return bad;
 }
 
+RD_INLINE void inertia_to_world(int L, const double *R, const double *p, const double *Fi,
+                                double *G)
+{
+    /* the body's spatial inertia about the world origin, world axes, from its mass m, centre
+     * of mass c and inertia I_c about it (body frame), the body at (R, p) = T_s,i (MR eq.
+     * 8.42 with the parallel-axis theorem, eq. 8.26): c' = R c + p, h' = m c',
+     * I' = R I_c R^T + m (|c'|^2 1 - c' c'^T) (symmetric: 6 entries computed), as m, h', I'
+     * at G (13 laned doubles: m, then h' (3), then I' (9) row-major) */
+    const double m = Fi[BF_MASS];
+    double cw[3 * LANES], T[9 * LANES], cc[LANES];
+    rmul_lc(L, R, Fi + BF_C, cw);
+    mm_lc(L, R, Fi + BF_IC, T);
+    for (int r = 0; r < 3; r++)
+        LANE { cw[r * L + l] += p[r * L + l]; }
+    LANE {
+        cc[l] = cw[l] * cw[l] + cw[L + l] * cw[L + l] + cw[2 * L + l] * cw[2 * L + l];
+        G[l] = m;
+    }
+    for (int r = 0; r < 3; r++)
+        LANE { G[(1 + r) * L + l] = m * cw[r * L + l]; }
+    for (int r = 0; r < 3; r++)
+        for (int c = r; c < 3; c++)
+            LANE {
+                const double v = T[3 * r * L + l] * R[3 * c * L + l]
+                                 + T[(3 * r + 1) * L + l] * R[(3 * c + 1) * L + l]
+                                 + T[(3 * r + 2) * L + l] * R[(3 * c + 2) * L + l]
+                                 + m * ((r == c ? cc[l] : 0.0) - cw[r * L + l] * cw[c * L + l]);
+                G[(4 + 3 * r + c) * L + l] = G[(4 + 3 * c + r) * L + l] = v;
+            }
+}
+
+RD_INLINE void combine_rows(int L, int64_t n, int64_t na, const double *x, const int64_t *kx,
+                             const double *R, int64_t stride, double *RESTRICT y)
+{
+    /* y += sum_a x_a (row kx[a] of R) over n laned entries (row k at R + k stride L), x_a
+     * laned at x + a L; four rows per pass over y, so that y is loaded and stored once for
+     * four products and the pass vectorises (over the entries when L = 1) */
+    int64_t a = 0;
+    for (; a + 4 <= na; a += 4) {
+        const double *r0 = R + kx[a] * stride * L, *r1 = R + kx[a + 1] * stride * L,
+                     *r2 = R + kx[a + 2] * stride * L, *r3 = R + kx[a + 3] * stride * L;
+        const double *x0 = x + a * L, *x1 = x0 + L, *x2 = x1 + L, *x3 = x2 + L;
+        for (int64_t j = 0; j < n; j++)
+            LANE {
+                y[j * L + l] += x0[l] * r0[j * L + l] + x1[l] * r1[j * L + l]
+                                + x2[l] * r2[j * L + l] + x3[l] * r3[j * L + l];
+            }
+    }
+    for (; a < na; a++) {
+        const double *r0 = R + kx[a] * stride * L, *x0 = x + a * L;
+        for (int64_t j = 0; j < n; j++)
+            LANE { y[j * L + l] += x0[l] * r0[j * L + l]; }
+    }
+}
+
+/* ---------------------------------------------------------------- symmetric 6x6 over lanes */
+/* A symmetric 6x6 matrix (an articulated inertia: aba.c, minv_aba.c) is stored as its upper
+ * triangle, 21 entries row by row: (0,0..5), (1,1..5), ..., (5,5); laned, entry k of lane l at
+ * X[k L + l]. */
+
+/* packed index of entry (r, c) of a symmetric 6x6 matrix */
+static const int SYM[6][6] = {
+    {0, 1, 2, 3, 4, 5},      {1, 6, 7, 8, 9, 10},     {2, 7, 11, 12, 13, 14},
+    {3, 8, 12, 15, 16, 17},  {4, 9, 13, 16, 18, 19},  {5, 10, 14, 17, 19, 20},
+};
+
+RD_INLINE void sym_times(int L, const double *X, const double *x, double *y)
+{
+    /* y = X x for the packed symmetric X (6x6) and laned 6-vectors x, y */
+    LANE {
+        double xl[6], acc[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        UNROLL6 for (int c = 0; c < 6; c++)
+            xl[c] = x[c * L + l];
+        UNROLL6 for (int r = 0; r < 6; r++)
+            UNROLL6 for (int c = 0; c < 6; c++)
+                acc[r] += X[SYM[r][c] * L + l] * xl[c];
+        UNROLL6 for (int r = 0; r < 6; r++)
+            y[r * L + l] = acc[r];
+    }
+}
+
 /* ---------------------------------------------------------------- the algorithms */
 /* each defined in its own file; out and work sizes are per lane */
 int rd_rnea(const model_t *md, int L, const args_t *a, double *RESTRICT out,
@@ -459,6 +562,12 @@ int rd_minv(const model_t *md, int L, const args_t *a, double *RESTRICT out,
 int rd_forward(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                double *RESTRICT W, int *lane);
 int64_t rd_minv_work(const model_t *md);
+int rd_minv_aba(const model_t *md, int L, const args_t *a, double *RESTRICT out,
+                double *RESTRICT W, int *lane);
+int64_t rd_minv_aba_work(const model_t *md);
+/* M^-1 (out, L lanes) from the workspace W of an ABA pass at q just run (minv_aba.c) */
+void rd_minv_aba_rows(const model_t *md, int L, const double *q, double *RESTRICT W,
+                      double *RESTRICT out);
 int rd_task_lambda(const model_t *md, int L, const args_t *a, double *RESTRICT out,
                    double *RESTRICT W, int *lane);
 int rd_task_jbar(const model_t *md, int L, const args_t *a, double *RESTRICT out,
