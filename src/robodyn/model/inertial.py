@@ -21,8 +21,11 @@ from ..spatial import rpy_to_rotation
 from .urdf_description import UrdfInertial, UrdfLink
 
 __all__ = [
+    "NEGLIGIBLE_NEGATIVE",
     "PLAUSIBLE_FACTOR",
     "balanced_inertia",
+    "inertia_scale",
+    "negligible_negative",
     "geometry_problem",
     "inertial_issue",
     "inertial_problem",
@@ -30,6 +33,10 @@ __all__ = [
 ]
 
 PLAUSIBLE_FACTOR = 10.0  # inertia vs collision-geometry inertia: warn beyond this ratio
+#: A negative principal moment no larger than this fraction of the robot's inertia scale
+#: (:func:`inertia_scale`) is round-off of a CAD export or a printed tensor, not a defect:
+#: the URDF loader replaces the tensor by the nearest physical one, with a warning.
+NEGLIGIBLE_NEGATIVE = 1e-6
 
 
 def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
@@ -117,6 +124,45 @@ def balanced_inertia(I: np.ndarray) -> np.ndarray:
         w[0] += 0.5 * deficit
         w[1] += 0.5 * deficit
     return (V * w) @ V.T
+
+
+def inertia_scale(links) -> float:
+    """A robot's inertia scale: the largest principal moment of any link's ``<inertial>``
+    tensor, as written (kg m^2; 0 when no link has one).
+
+    Parameters
+    ----------
+    links : iterable of UrdfLink
+
+    Returns
+    -------
+    float
+    """
+    tensors = [link.inertial.inertia for link in links if link.inertial is not None]
+    if not tensors:
+        return 0.0
+    I = np.asarray(tensors, dtype=float)
+    return max(0.0, float(np.linalg.eigvalsh(0.5 * (I + I.transpose(0, 2, 1)))[:, -1].max()))
+
+
+def negligible_negative(I: np.ndarray, scale: float) -> float | None:
+    """The smallest principal moment of ``I`` when it is negative but negligible: no
+    larger in magnitude than ``NEGLIGIBLE_NEGATIVE * scale`` (``scale``: the robot's
+    :func:`inertia_scale`); None otherwise (no negative moment, or a real one).
+
+    Parameters
+    ----------
+    I : numpy.ndarray, shape (3, 3)
+        The tensor as written (its symmetric part is read).
+    scale : float
+        kg m^2.
+
+    Returns
+    -------
+    float or None
+    """
+    low = float(np.linalg.eigvalsh(0.5 * (I + I.T))[0])
+    return low if 0.0 > low >= -NEGLIGIBLE_NEGATIVE * scale else None
 
 
 def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0):

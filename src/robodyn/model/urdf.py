@@ -29,6 +29,7 @@ import dataclasses
 import math
 import os
 import re
+import stat
 import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -41,19 +42,29 @@ from ..errors import ModelError, ModelWarning
 from ..inertia import compound
 from ..spatial import rpy_to_rotation, transform
 from .builder import MAX_INERTIA, MAX_LENGTH, MAX_MASS, ModelBuilder
-from .inertial import balanced_inertia, geometry_problem, inertial_issue, inertial_problem
+from .inertial import (
+    NEGLIGIBLE_NEGATIVE,
+    balanced_inertia,
+    geometry_problem,
+    inertia_scale,
+    inertial_issue,
+    inertial_problem,
+    negligible_negative,
+)
 from .model import Model
 from .urdf_description import UrdfGeometry, UrdfInertial, UrdfJoint, UrdfLink, UrdfRobot
 
 __all__ = [
     "MAX_URDF_BYTES",
     "JOINT_TYPES",
+    "JOINT_EXTENSIONS",
     "UrdfGeometry",
     "UrdfInertial",
     "UrdfLink",
     "UrdfJoint",
     "UrdfRobot",
     "read_source",
+    "read_document",
     "parse_xml",
     "parse_urdf",
     "kinematic_tree",
@@ -63,6 +74,7 @@ __all__ = [
     "magnitude_problems",
     "load_urdf",
     "model_from_urdf",
+    "extension_message",
     "robot_from_element",
 ]
 
@@ -70,6 +82,11 @@ MAX_URDF_BYTES = 50 * 1024 * 1024  # refuse larger inputs (a real URDF is < 1 MB
 # every joint type of the URDF specification: "planar" moves in the plane normal to its
 # axis (q = (phi, x, y), v = the planar body twist), "floating" is a free joint anywhere
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "planar", "floating")
+#: joint types outside the URDF specification that are read, each with the tool whose
+#: extension it is: PyBullet's "spherical" is robodyn's spherical joint (q = unit
+#: quaternion [qw, qx, qy, qz], v = body angular velocity; MuJoCo's URDF reader makes it a
+#: ball joint), loaded with a warning naming the extension
+JOINT_EXTENSIONS = {"spherical": "PyBullet"}
 
 # A decimal number as URDF writes it; float() alone would also take "nan", "inf", "1_0".
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -85,6 +102,9 @@ _FORBIDDEN = tuple(
 def read_source(path_or_xml) -> tuple[bytes, str]:
     """Return the raw bytes of a URDF given as a path, an XML string or bytes.
 
+    Every source takes the same road (:func:`read_document`): whitespace before the
+    ``<?xml`` declaration is dropped from a file and from bytes as from a string.
+
     Parameters
     ----------
     path_or_xml : str, os.PathLike or bytes
@@ -96,42 +116,82 @@ def read_source(path_or_xml) -> tuple[bytes, str]:
     (bytes, str)
         The document and a short description of where it came from (for messages).
     """
+    data, origin, _ = read_document(path_or_xml)
+    return data, origin
+
+
+def read_document(path_or_xml) -> tuple[bytes, str, int]:
+    """:func:`read_source`, also returning how many characters of whitespace stood before
+    the ``<?xml`` declaration (0 for a well-formed document).
+
+    XML allows nothing before its declaration (XML 1.0, section 2.8), and expat refuses
+    such a document; a blank line there is common in generated files, and Pinocchio and
+    PyBullet read them. The whitespace (after a UTF-8 byte order mark, if any) is dropped
+    whatever the source, so a file, its bytes and its text load alike; the loader warns.
+    A string is already decoded: its declaration is dropped too (the encoding it names
+    no longer applies to the UTF-8 bytes parsed).
+    """
     if isinstance(path_or_xml, (bytes, bytearray, memoryview)):
-        data = bytes(path_or_xml)
-        origin = "<bytes>"
+        data, origin = bytes(path_or_xml), "<bytes>"
     elif isinstance(path_or_xml, str) and path_or_xml.lstrip(" \t\r\n\ufeff").startswith("<"):
-        data = path_or_xml.encode("utf-8")
-        if len(data) > MAX_URDF_BYTES:
-            raise ModelError(f"URDF string is {len(data)} bytes, more than {MAX_URDF_BYTES}")
-        # the text is already decoded: drop an XML declaration naming another encoding
-        data = re.sub(rb"^\s*(\xef\xbb\xbf)?\s*<\?xml[^>]*\?>", b"", data, count=1)
-        origin = "<string>"
+        data, origin = path_or_xml.encode("utf-8"), "<string>"
     elif isinstance(path_or_xml, (str, os.PathLike)):
-        text = os.fspath(path_or_xml)
-        if isinstance(text, bytes):
-            text = os.fsdecode(text)
-        if "\n" in text or "\x00" in text or len(text) > 4096:
-            raise ModelError("path_or_xml is neither XML (it does not start with '<') nor a path")
-        path = Path(text)
-        if not path.is_file():
-            if isinstance(path_or_xml, os.PathLike) or "/" in text or os.sep in text or path.suffix:
-                raise FileNotFoundError(f"URDF file not found: {text}")
-            raise ModelError(
-                f"path_or_xml {text[:60]!r} is neither XML (no leading '<') nor an existing file"
-            )
-        size = path.stat().st_size
-        if size > MAX_URDF_BYTES:
-            raise ModelError(f"URDF file {text} is {size} bytes, more than {MAX_URDF_BYTES}")
-        with path.open("rb") as fh:
-            data = fh.read(MAX_URDF_BYTES + 1)
-        origin = text
+        data, origin = _read_file(path_or_xml)
     else:
         raise TypeError(
             f"path_or_xml must be a path, an XML string or bytes, got {type(path_or_xml).__name__}"
         )
     if len(data) > MAX_URDF_BYTES:
-        raise ModelError(f"URDF {origin} is {len(data)} bytes, more than {MAX_URDF_BYTES}")
-    return data, origin
+        what = "string" if origin == "<string>" else origin
+        raise ModelError(f"URDF {what} is {len(data)} bytes, more than {MAX_URDF_BYTES}")
+    data, blank = _declaration_first(data)
+    if origin == "<string>":
+        data = _DECLARATION.sub(b"", data, count=1)
+    return data, origin, blank
+
+
+_BOM = b"\xef\xbb\xbf"  # UTF-8 byte order mark
+# whitespace (and byte order marks) before an XML declaration; the declaration itself
+_BEFORE_DECLARATION = re.compile(rb"(?:[ \t\r\n]|\xef\xbb\xbf)+(?=<\?xml[ \t\r\n?])")
+_DECLARATION = re.compile(rb"^(?:\xef\xbb\xbf)?<\?xml[^>]*\?>")
+
+
+def _declaration_first(data: bytes) -> tuple[bytes, int]:
+    """``data`` with the whitespace before its ``<?xml`` declaration dropped, and the number
+    of whitespace characters dropped (0: nothing stood there, or there is no declaration)."""
+    if data[:1] not in (b" ", b"\t", b"\r", b"\n", b"\xef"):
+        return data, 0
+    m = _BEFORE_DECLARATION.match(data)
+    blank = 0 if m is None else len(m.group().replace(_BOM, b""))
+    return (data[m.end() :], blank) if blank else (data, 0)
+
+
+def _read_file(path_or_xml) -> tuple[bytes, str]:
+    """The bytes of the file ``path_or_xml`` names, and its name."""
+    text = os.fspath(path_or_xml)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if "\n" in text or "\x00" in text or len(text) > 4096:
+        raise ModelError("path_or_xml is neither XML (it does not start with '<') nor a path")
+    try:  # one stat: a regular file (a FIFO would block the open), its size
+        st = os.stat(text)
+    except (OSError, ValueError):
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode):
+        if (
+            isinstance(path_or_xml, os.PathLike)
+            or "/" in text
+            or os.sep in text
+            or Path(text).suffix
+        ):
+            raise FileNotFoundError(f"URDF file not found: {text}")
+        raise ModelError(
+            f"path_or_xml {text[:60]!r} is neither XML (no leading '<') nor an existing file"
+        )
+    if st.st_size > MAX_URDF_BYTES:
+        raise ModelError(f"URDF file {text} is {st.st_size} bytes, more than {MAX_URDF_BYTES}")
+    with open(text, "rb") as fh:
+        return fh.read(MAX_URDF_BYTES + 1), text
 
 
 def _refuse(what: str):
@@ -349,10 +409,10 @@ def _parse_joint(el: ET.Element, name: str) -> UrdfJoint:
     jtype = el.get("type")
     if jtype is None:
         raise ModelError(f"joint {name!r}: missing attribute 'type'")
-    if jtype not in JOINT_TYPES:
+    if jtype not in JOINT_TYPES and jtype not in JOINT_EXTENSIONS:
         raise ModelError(
             f"joint {name!r}: unknown joint type {jtype!r} (expected one of "
-            f"{', '.join(JOINT_TYPES)})"
+            f"{', '.join(JOINT_TYPES)}, or PyBullet's 'spherical')"
         )
     ends = {}
     for tag in ("parent", "child"):
@@ -539,6 +599,14 @@ def _implausible(message: str, strict: bool, notes: list[str]) -> None:
     warnings.warn(message, ModelWarning, stacklevel=_outside_robodyn())
 
 
+def _adapted(message: str, notes: list[str]) -> None:
+    """A description outside the URDF specification whose intent is unambiguous (whitespace
+    before the XML declaration, PyBullet's spherical joint): read as meant, with a
+    ModelWarning (whatever ``strict``: the physics is not in doubt), recorded in the notes."""
+    notes.append(message)
+    warnings.warn(message, ModelWarning, stacklevel=_outside_robodyn())
+
+
 def _outside_robodyn() -> int:
     """The stacklevel of the first caller outside the robodyn package (the user's
     load_urdf or models.load line), so the warning points at the user's code."""
@@ -554,40 +622,101 @@ def _outside_robodyn() -> int:
 INVALID_INERTIA = ("error", "balance", "keep")
 
 
-def _link_inertia(link: UrdfLink, strict: bool, notes: list[str], invalid: str = "error"):
+@dataclass
+class _InertiaPolicy:
+    """How :func:`_link_inertia` treats the inertias of one load: ``strict``, what to do with
+    an ``invalid`` (not positive semi-definite) one, the ``notes`` to record in, and the
+    robot's inertia scale (computed on first need: only a non-PSD tensor needs it)."""
+
+    links: dict[str, UrdfLink]
+    strict: bool
+    invalid: str
+    notes: list[str]
+    _scale: float | None = None
+
+    def scale(self) -> float:
+        if self._scale is None:
+            self._scale = inertia_scale(self.links.values())
+        return self._scale
+
+
+def _link_inertia(link: UrdfLink, policy: _InertiaPolicy):
     """(m, c, I_c) of a link in its own frame; a ModelError for a description that makes
-    the dynamics undefined (unless ``invalid`` is "balance" or "keep"), a ModelWarning
-    (ModelError when strict) for an implausible one."""
-    if link.inertial is None:
+    the dynamics undefined (unless ``invalid`` is "balance" or "keep", or the negative
+    principal moment is negligible), a ModelWarning (ModelError when strict) for an
+    implausible one."""
+    inertial = link.inertial
+    if inertial is None:
         return 0.0, np.zeros(3), np.zeros((3, 3))
-    issue = inertial_issue(link.inertial)
-    if issue is not None:
-        severity, problem = issue
-        if severity == "error" and (invalid == "error" or link.inertial.mass < 0):
-            raise ModelError(
-                f"link {link.name!r} <inertial>: {problem}: the dynamics are undefined; "
-                f"{_FIX}" + ("" if link.inertial.mass < 0 else
-                ", or load with invalid_inertia='balance' (the nearest physical tensor, "
-                "as MuJoCo's balanceinertia) or 'keep' (as written, as Pinocchio does)")
-            )  # fmt: skip
-        if severity == "error" and invalid == "balance":
-            I = balanced_inertia(link.inertial.inertia)
-            R = rpy_to_rotation(link.inertial.rpy)
-            _implausible(
-                f"link {link.name!r} <inertial>: {problem}; replaced by the nearest physical "
-                f"tensor (invalid_inertia='balance'), principal moments "
-                f"{np.array2string(np.linalg.eigvalsh(I), precision=6)}; {_FIX}",
-                strict,
-                notes,
-            )
-            return link.inertial.mass, link.inertial.com, R @ I @ R.T
+    issue = inertial_issue(inertial)
+    if issue is None:
+        return inertial.mass, inertial.com, inertial.inertia_link
+    severity, problem = issue
+    if severity == "error" and inertial.mass >= 0 and policy.invalid == "error":
+        low = negligible_negative(inertial.inertia, policy.scale())
+        if low is not None:
+            return _negligible_negative(link, problem, low, policy)
+    if severity == "error" and (policy.invalid == "error" or inertial.mass < 0):
+        why = "" if inertial.mass < 0 else f" ({_beyond_negligible(inertial, policy)})"
+        raise ModelError(
+            f"link {link.name!r} <inertial>: {problem}: the dynamics are undefined{why}; "
+            f"{_FIX}" + ("" if inertial.mass < 0 else
+            ", or load with invalid_inertia='balance' (the nearest physical tensor, "
+            "as MuJoCo's balanceinertia) or 'keep' (as written, as Pinocchio does)")
+        )  # fmt: skip
+    if severity == "error" and policy.invalid == "balance":
+        I = balanced_inertia(inertial.inertia)
+        R = rpy_to_rotation(inertial.rpy)
         _implausible(
-            f"link {link.name!r} <inertial>: {problem}; kept as written (as Pinocchio "
-            f"loads it); {_FIX}",
-            strict,
-            notes,
+            f"link {link.name!r} <inertial>: {problem}; replaced by the nearest physical "
+            f"tensor (invalid_inertia='balance'), principal moments "
+            f"{np.array2string(np.linalg.eigvalsh(I), precision=6)}; {_FIX}",
+            policy.strict,
+            policy.notes,
         )
-    return link.inertial.mass, link.inertial.com, link.inertial.inertia_link
+        return inertial.mass, inertial.com, R @ I @ R.T
+    _implausible(
+        f"link {link.name!r} <inertial>: {problem}; kept as written (as Pinocchio "
+        f"loads it); {_FIX}",
+        policy.strict,
+        policy.notes,
+    )
+    return inertial.mass, inertial.com, inertial.inertia_link
+
+
+def _scale_text(policy: _InertiaPolicy) -> str:
+    return (
+        f"{NEGLIGIBLE_NEGATIVE:g} of the robot's inertia scale {policy.scale():.6g} kg m^2, "
+        "the largest principal moment of any link"
+    )
+
+
+def _beyond_negligible(inertial: UrdfInertial, policy: _InertiaPolicy) -> str:
+    low = float(np.linalg.eigvalsh(0.5 * (inertial.inertia + inertial.inertia.T))[0])
+    return f"the negative moment {low:.6g} kg m^2 is more than {_scale_text(policy)}"
+
+
+def _negligible_negative(link: UrdfLink, problem: str, low: float, policy: _InertiaPolicy):
+    """A tensor whose negative principal moment ``low`` is negligible against the robot's
+    inertia scale: (m, c, I_c) with the nearest physical tensor, and one warning naming it
+    (its entries as the URDF would write them)."""
+    inertial = link.inertial
+    I = balanced_inertia(inertial.inertia)
+    entries = (I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2])
+    tensor = " ".join(f'{k}="{v:.9g}"' for k, v in zip(_INERTIA_KEYS, entries))
+    _implausible(
+        f"link {link.name!r} <inertial>: {problem}; negligible ({low:.3g} kg m^2 is within "
+        f"{_scale_text(policy)}): read as round-off and replaced by the nearest physical "
+        "tensor, its principal moments clipped at 0 (then, if I1 + I2 < I3, I1 and I2 raised "
+        f"by half the deficit each): <inertia {tensor}/>; {_FIX}",
+        policy.strict,
+        policy.notes,
+    )
+    R = rpy_to_rotation(inertial.rpy)
+    return inertial.mass, inertial.com, R @ I @ R.T
+
+
+_INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 def _numbers(xs) -> str:
@@ -821,9 +950,17 @@ def load_urdf(
     FileNotFoundError
         A path that does not exist.
     """
-    data, origin = read_source(path_or_xml)
+    data, origin, blank = read_document(path_or_xml)
+    notes: list[str] = []
+    if blank:
+        _adapted(
+            f"URDF {origin}: {blank} whitespace character(s) before the <?xml declaration, "
+            "where XML allows nothing: ignored (as Pinocchio and PyBullet read the file)",
+            notes,
+        )
     robot = robot_from_element(parse_xml(data, origin), origin)
-    model = model_from_urdf(
+    source = None if origin.startswith("<") else os.path.abspath(origin)  # inline XML: no
+    return model_from_urdf(  # base for relative mesh paths
         robot,
         floating_base,
         root_name=root_name,
@@ -831,10 +968,9 @@ def load_urdf(
         mimic=mimic,
         strict=strict,
         invalid_inertia=invalid_inertia,
+        notes=notes,
+        source=source,
     )
-    if origin.startswith("<"):  # XML given inline: relative mesh paths have no base
-        return model
-    return dataclasses.replace(model, source=os.path.abspath(origin))
 
 
 def model_from_urdf(
@@ -846,11 +982,15 @@ def model_from_urdf(
     mimic: bool = True,
     strict: bool = False,
     invalid_inertia: str = "error",
+    notes=(),
+    source: str | None = None,
 ) -> Model:
     """Build the :class:`Model` of a parsed :class:`UrdfRobot` (see :func:`load_urdf`).
 
     Fixed joints are merged here (not in the builder), with the parallel-axis theorem on
     plain arrays, so that ``strict=False`` can keep non-physical inertias as written.
+    ``notes`` are what the reader noted before (they open ``model.notes``); ``source`` is
+    the file read (``model.source``: mesh paths are relative to it).
     """
     if invalid_inertia not in INVALID_INERTIA:
         raise ValueError(
@@ -858,13 +998,12 @@ def model_from_urdf(
         )
     root, children = kinematic_tree(robot)
     _refuse_overflow(robot)
-    notes: list[str] = []
+    notes = list(notes)
     orphans = _joint_notes(robot, mimic, strict, notes)
     root_name, root_is_body0 = _world_name(robot, root, root_name, floating_base)
     b = ModelBuilder(name=robot.name, gravity=gravity, root=root_name)
-    tree = _merge_fixed_joints(
-        robot, root, children, mimic, orphans, strict, invalid_inertia, notes
-    )
+    policy = _InertiaPolicy(robot.links, strict, invalid_inertia, notes)
+    tree = _merge_fixed_joints(robot, root, children, mimic, orphans, policy)
     _add_root(b, robot, root, root_name, floating_base, root_is_body0, tree.parts[root], notes)
     for name, parent, kw in tree.added:
         b.add_body(name, parent, inertia=_inertia_arg(tree.parts[name]), **kw)
@@ -874,7 +1013,9 @@ def model_from_urdf(
     _geometry_warnings(robot, strict, notes)
     model = b.build()
     visuals = _placed_visuals(model, robot, tree.host)
-    return dataclasses.replace(model, notes=tuple(model.notes) + tuple(notes), visuals=visuals)
+    return dataclasses.replace(
+        model, notes=tuple(model.notes) + tuple(notes), visuals=visuals, source=source
+    )
 
 
 def _refuse_overflow(robot: UrdfRobot) -> None:
@@ -892,6 +1033,8 @@ def _joint_notes(robot: UrdfRobot, mimic: bool, strict: bool, notes: list[str]) 
     whose leader does not exist; returns those mimic joints (loaded as independent)."""
     orphans: set[str] = set()  # mimic joints whose leader does not exist
     for j in robot.joints.values():
+        if j.type in JOINT_EXTENSIONS:
+            _adapted(extension_message(j), notes)
         if j.type in ("revolute", "prismatic") and not j.has_limit:
             notes.append(f"joint {j.name!r}: {j.type} joint without <limit>: unlimited")
         if j.mimic is not None and not mimic:
@@ -906,6 +1049,17 @@ def _joint_notes(robot: UrdfRobot, mimic: bool, strict: bool, notes: list[str]) 
             )
             orphans.add(j.name)
     return orphans
+
+
+def extension_message(j: UrdfJoint) -> str:
+    """What the loader says of a joint whose type is an extension of URDF
+    (:data:`JOINT_EXTENSIONS`)."""
+    return (
+        f"joint {j.name!r}: type {j.type!r} is {JOINT_EXTENSIONS[j.type]}'s extension of URDF "
+        "(not in the URDF specification; urdfdom and Pinocchio refuse it): loaded as "
+        "robodyn's spherical joint (q = unit quaternion [qw, qx, qy, qz], v = body angular "
+        "velocity), its <axis> and position limits unused"
+    )
 
 
 def _world_name(robot: UrdfRobot, root: str, root_name, floating_base: bool) -> tuple[str, bool]:
@@ -935,13 +1089,13 @@ class _MergedTree:
 
 
 def _merge_fixed_joints(
-    robot: UrdfRobot, root: str, children, mimic, orphans: set[str], strict, invalid, notes
+    robot: UrdfRobot, root: str, children, mimic, orphans: set[str], policy: _InertiaPolicy
 ) -> _MergedTree:
     """Walk the tree depth first (sibling joints by name, as :func:`kinematic_tree` sorts
     them): a fixed joint's child link joins its parent's body (its inertia and frame
     moved there), a moving joint's child becomes a body."""
     tree = _MergedTree(host={root: (root, np.eye(4))}, parts={root: []}, added=[], frames=[])
-    _add_parts(tree.parts[root], robot.links[root], np.eye(4), strict, notes, invalid)
+    _add_parts(tree.parts[root], robot.links[root], np.eye(4), policy)
     stack = list(reversed(children[root]))
     while stack:
         j = stack.pop()
@@ -951,22 +1105,22 @@ def _merge_fixed_joints(
         if j.type == "fixed":
             tree.host[child.name] = (ph, T_hj)
             tree.frames.append((child.name, ph, T_hj))
-            _add_parts(tree.parts[ph], child, T_hj, strict, notes, invalid)
-            notes.append(f"fixed joint {j.name!r} merged link {child.name!r} into {ph!r}")
+            _add_parts(tree.parts[ph], child, T_hj, policy)
+            policy.notes.append(f"fixed joint {j.name!r} merged link {child.name!r} into {ph!r}")
         else:
             tree.host[child.name] = (child.name, np.eye(4))
             tree.parts[child.name] = []
-            _add_parts(tree.parts[child.name], child, np.eye(4), strict, notes, invalid)
+            _add_parts(tree.parts[child.name], child, np.eye(4), policy)
             follows = mimic and j.mimic is not None and j.name not in orphans
             tree.added.append((child.name, ph, _joint_keywords(j, T_hj, follows)))
         stack.extend(reversed(children[child.name]))
     return tree
 
 
-def _add_parts(parts: list, link: UrdfLink, T_bl: np.ndarray, strict, notes, invalid) -> None:
+def _add_parts(parts: list, link: UrdfLink, T_bl: np.ndarray, policy: _InertiaPolicy) -> None:
     """Append the link's (m, c, I_c), moved into the body frame (``T_bl``: the link in the
     body), to the body's ``parts``, unless it has neither mass nor inertia."""
-    m, c, I = _link_inertia(link, strict, notes, invalid)
+    m, c, I = _link_inertia(link, policy)
     if m > 0 or np.any(I != 0):
         R = T_bl[:3, :3]
         parts.append((m, R @ c + T_bl[:3, 3], R @ I @ R.T))
@@ -976,7 +1130,7 @@ def _joint_keywords(j: UrdfJoint, T_hj: np.ndarray, follows: bool) -> dict:
     """The :meth:`ModelBuilder.add_body` keywords of a moving joint placed at ``T_hj``;
     ``follows``: it follows its mimic leader."""
     axis = np.array(j.axis, dtype=float)
-    if not np.linalg.norm(axis) > 1e-12:
+    if j.type not in JOINT_EXTENSIONS and not np.linalg.norm(axis) > 1e-12:
         raise ModelError(f"joint {j.name!r} <axis xyz={' '.join(map(str, j.axis))!r}>: zero axis")
     lower, upper = j.lower, j.upper
     if j.has_limit:  # URDF: absent lower/upper default to 0
