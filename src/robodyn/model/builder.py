@@ -74,6 +74,8 @@ _NV = {joints.JOINT_FIXED: 0, joints.JOINT_REVOLUTE: 1, joints.JOINT_PRISMATIC: 
 _AXIAL = (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_PLANAR,
           joints.JOINT_HELICAL, joints.JOINT_CYLINDRICAL, joints.JOINT_UNIVERSAL)  # fmt: skip
 _ROT_TOL = 1e-6  # tolerance on R^T R = I and det R = 1 for placements
+_EYE4 = np.eye(4)
+_EYE4.flags.writeable = False
 
 
 @dataclass
@@ -297,11 +299,11 @@ class ModelBuilder:
             raise ModelError(f"root must be a non-empty string, got {self.root!r}")
         bodies = _check_bodies(self._bodies, self.root)
         by_name = {b.name: b for b in bodies}
-        _check_frames(self._frames, by_name, self.root)
+        frames = _check_frames(self._frames, by_name, self.root)
         _check_tree(bodies, by_name, self.root)
         _check_mimics(bodies)
         order = _dfs_order(bodies, self.root)
-        return _assemble(self.name, self.root, gravity, order, self._frames, bool(merge_fixed))
+        return _assemble(self.name, self.root, gravity, order, frames, bool(merge_fixed))
 
 
 # ============================================================================= checks
@@ -326,9 +328,15 @@ def _float_array(
         raise ModelError(f"{what} must be {kind}" + (f", got {x!r}" if show else "")) from None
     if len(a.shape) != len(shape) or any(k not in (None, m) for k, m in zip(shape, a.shape)):
         raise ModelError(f"{what} {wrong_shape or f'must be {kind}, got shape'} {a.shape}")
-    if finite and not np.all(np.isfinite(a)):
+    if finite and not _all_finite(a):
         raise ModelError(f"{what} has a non-finite number")
     return a
+
+
+def _all_finite(a: np.ndarray) -> bool:
+    """Every entry of ``a`` finite: its sum is (a NaN or inf makes the sum NaN or inf), or,
+    when the sum of finite entries overflows, each one is."""
+    return math.isfinite(a.sum()) or bool(np.all(np.isfinite(a)))
 
 
 def _finite_vector(x, n: int, what: str) -> np.ndarray:
@@ -336,7 +344,7 @@ def _finite_vector(x, n: int, what: str) -> np.ndarray:
     a = _float_array(
         x, what, f"{n} numbers", (n,), show=True, wrong_shape=shape_error, finite=False
     )
-    if not np.all(np.isfinite(a)):
+    if not _all_finite(a):
         raise ModelError(f"{what} has a non-finite number: {a.tolist()}")
     return a
 
@@ -364,11 +372,12 @@ def _bounded(x, bound: float, unit: str, what: str) -> None:
 def _unit(axis: np.ndarray) -> tuple[np.ndarray, float]:
     """(axis / |axis|, |axis|) without overflow or underflow of the squares (an axis of
     1e200 is the direction of its entries, not a zero vector)."""
-    s = float(np.max(np.abs(axis)))
+    x, y, z = axis.tolist()
+    s = max(abs(x), abs(y), abs(z))
     if s == 0.0:
         return axis, 0.0
-    n = float(np.linalg.norm(axis / s))
-    return axis / s / n, s * n
+    n = math.hypot(x / s, y / s, z / s)
+    return np.array([x / s / n, y / s / n, z / s / n]), s * n
 
 
 def _rigid_transform(T, what: str) -> np.ndarray:
@@ -376,22 +385,36 @@ def _rigid_transform(T, what: str) -> np.ndarray:
     if T is None:
         return np.eye(4)
     a = _float_array(T, what, "a 4x4 transform", (4, 4), show=True)
-    _bounded(a[:3, 3], MAX_LENGTH, "m", f"{what} translation")
-    if np.abs(a[3] - np.array([0.0, 0.0, 0.0, 1.0])).max() > _ROT_TOL:
-        raise ModelError(f"{what} is not a rigid transform: bottom row {a[3].tolist()}")
-    R = a[:3, :3]
-    err = np.abs(R.T @ R - np.eye(3)).max()
-    det = np.linalg.det(R)
+    (r00, r01, r02, px), (r10, r11, r12, py), (r20, r21, r22, pz), bottom = a.tolist()
+    if max(abs(px), abs(py), abs(pz)) > MAX_LENGTH:
+        _bounded(a[:3, 3], MAX_LENGTH, "m", f"{what} translation")
+    if max(abs(bottom[0]), abs(bottom[1]), abs(bottom[2]), abs(bottom[3] - 1.0)) > _ROT_TOL:
+        raise ModelError(f"{what} is not a rigid transform: bottom row {bottom}")
+    # |R^T R - 1|max over its six distinct entries (columns orthonormal), and det R
+    err = max(
+        abs(r00 * r00 + r10 * r10 + r20 * r20 - 1.0),
+        abs(r01 * r01 + r11 * r11 + r21 * r21 - 1.0),
+        abs(r02 * r02 + r12 * r12 + r22 * r22 - 1.0),
+        abs(r00 * r01 + r10 * r11 + r20 * r21),
+        abs(r00 * r02 + r10 * r12 + r20 * r22),
+        abs(r01 * r02 + r11 * r12 + r21 * r22),
+    )
+    det = (
+        r00 * (r11 * r22 - r12 * r21)
+        - r01 * (r10 * r22 - r12 * r20)
+        + r02 * (r10 * r21 - r11 * r20)
+    )
     if err > _ROT_TOL or abs(det - 1.0) > _ROT_TOL:
         raise ModelError(
             f"{what} is not a rigid transform: |R^T R - I|max = {err:.3g}, det R = {det:.6g}"
         )
-    out = np.eye(4)
     if err <= 1e-15 and abs(det - 1.0) <= 1e-15:  # a rotation to round-off already
-        out[:3, :3] = R
-    else:  # polar projection onto SO(3) removes the rounding of typed-in rotations
-        U, _, Vt = np.linalg.svd(R)
-        out[:3, :3] = U @ Vt
+        out = a.copy()
+        out[3] = (0.0, 0.0, 0.0, 1.0)
+        return out
+    out = np.eye(4)  # polar projection onto SO(3) removes the rounding of typed-in rotations
+    U, _, Vt = np.linalg.svd(a[:3, :3])
+    out[:3, :3] = U @ Vt
     out[:3, 3] = a[:3, 3]
     return out
 
@@ -410,14 +433,21 @@ def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
         ) from None
     if c.shape != (3,) or Ic.shape != (3, 3):
         raise ModelError(f"{what}: com must be (3,) and inertia (3, 3), got {c.shape}, {Ic.shape}")
-    if not (math.isfinite(m) and np.all(np.isfinite(c)) and np.all(np.isfinite(Ic))):
+    if not (math.isfinite(m) and _all_finite(c) and _all_finite(Ic)):
         raise ModelError(f"{what} has a non-finite number")
     if m < 0:
         raise ModelError(f"{what} has negative mass {m}")
     _bounded(m, MAX_MASS, "kg", f"{what} mass")
-    _bounded(c, MAX_LENGTH, "m", f"{what} centre of mass")
-    _bounded(Ic, MAX_INERTIA, "kg m^2", f"{what} inertia tensor")
-    if np.abs(Ic - Ic.T).max() > 1e-9 * max(1.0, np.abs(Ic).max()):
+    (i00, i01, i02), (i10, i11, i12), (i20, i21, i22) = Ic.tolist()
+    big_c = max(map(abs, c.tolist()))
+    big_I = max(
+        abs(i00), abs(i01), abs(i02), abs(i10), abs(i11), abs(i12), abs(i20), abs(i21), abs(i22)
+    )
+    if big_c > MAX_LENGTH:
+        _bounded(c, MAX_LENGTH, "m", f"{what} centre of mass")
+    if big_I > MAX_INERTIA:
+        _bounded(Ic, MAX_INERTIA, "kg m^2", f"{what} inertia tensor")
+    if max(abs(i01 - i10), abs(i02 - i20), abs(i12 - i21)) > 1e-9 * max(1.0, big_I):
         raise ModelError(f"{what} is not symmetric: {Ic.tolist()}")
     return m, c.copy(), 0.5 * (Ic + Ic.T)
 
@@ -563,7 +593,10 @@ def _check_mimic_numbers(s: _BodySpec, j: str) -> tuple[float, float]:
     return mult, off
 
 
-def _check_frames(frames, by_name: dict[str, _Checked], root: str) -> None:
+def _check_frames(frames, by_name: dict[str, _Checked], root: str) -> list:
+    """The frames as ``(name, body, T)``, each name new and its body existing, ``T`` a
+    checked 4x4 rigid transform."""
+    out = []
     names = set(by_name) | {root}
     for fname, body, T in frames:
         if not isinstance(fname, str) or not fname:
@@ -573,7 +606,8 @@ def _check_frames(frames, by_name: dict[str, _Checked], root: str) -> None:
         names.add(fname)
         if body != root and body not in by_name:
             raise ModelError(f"frame {fname!r}: body {body!r} does not exist")
-        _rigid_transform(T, f"frame {fname!r} T")
+        out.append((fname, body, _rigid_transform(T, f"frame {fname!r} T")))
+    return out
 
 
 def _check_tree(bodies: list[_Checked], by_name: dict[str, _Checked], root: str) -> None:
@@ -673,8 +707,9 @@ def _merged_bodies(root, order, frames, merge_fixed: bool) -> tuple[list, list, 
     joint's child merged into its parent when ``merge_fixed``; the operational frames as
     (name, body index, T_body_frame), each link's own followed by the user's on it; and
     what was merged or follows a leader, for ``Model.notes``."""
-    # host[name] = (new body index, T_host_body): the body a link ends up in after merging.
-    host: dict[str, tuple[int, np.ndarray]] = {root: (0, np.eye(4))}
+    # host[name] = (new body index, T_host_body): the body a link ends up in after merging
+    # (T None: the body is its own host, the identity, multiplied by nothing)
+    host: dict[str, tuple[int, np.ndarray | None]] = {root: (0, None)}
     new: list[dict] = [
         dict(name=root, joint="", parent=-1, jtype=joints.JOINT_FIXED, axis=np.zeros(3),
              T=np.eye(4), inertia=(0.0, np.zeros(3), np.zeros((3, 3))), spec=None)
@@ -682,30 +717,30 @@ def _merged_bodies(root, order, frames, merge_fixed: bool) -> tuple[list, list, 
     notes: list[str] = []
     frame_list: list[tuple[str, int, np.ndarray]] = []
     user_frames: dict[str, list] = {}
-    for fname, body, T in frames:
-        user_frames.setdefault(body, []).append((fname, _rigid_transform(T, f"frame {fname!r} T")))
+    for fname, body, T in frames:  # checked by _check_frames
+        user_frames.setdefault(body, []).append((fname, T))
 
     def add_frames(link: str, h: int, T_hl: np.ndarray) -> None:
         frame_list.append((link, h, T_hl))
         for fname, T in user_frames.get(link, []):
             frame_list.append((fname, h, T_hl @ T))
 
-    add_frames(root, 0, np.eye(4))
+    add_frames(root, 0, _EYE4)
     for b in order:
         ph, T_hp = host[b.parent]
-        T_hb = T_hp @ b.T  # placement of b's joint frame in the host of its parent
+        T_hb = b.T if T_hp is None else T_hp @ b.T  # b's joint frame in its parent's host
         if b.jtype == joints.JOINT_FIXED and merge_fixed:
             host[b.name] = (ph, T_hb)
             notes.append(_merge_fixed_child(new[ph], ph == 0, b, T_hb))
             add_frames(b.name, ph, T_hb)
             continue
         i = len(new)
-        host[b.name] = (i, np.eye(4))
+        host[b.name] = (i, None)
         new.append(
             dict(name=b.name, joint=b.joint_name, parent=ph, jtype=b.jtype, axis=b.axis,
                  T=T_hb, inertia=(b.mass, b.com, b.inertia), spec=b)
         )  # fmt: skip
-        add_frames(b.name, i, np.eye(4))
+        add_frames(b.name, i, _EYE4)
         if b.mimic is not None:
             notes.append(
                 f"mimic joint {b.joint_name!r} follows {b.mimic!r}: "
@@ -855,21 +890,16 @@ def _model(
     name, gravity, new, frame_list, notes, c: _Coordinates, tree: _Tree, lim: _Limits
 ) -> Model:
     """The frozen Model of the assembled bodies, frames, coordinates, tree and limits."""
-    nb = len(new)
-    return Model(
-        name=str(name),
-        body_names=tuple(n["name"] for n in new),
-        joint_names_all=tuple(n["joint"] for n in new),
-        frame_names=tuple(f[0] for f in frame_list),
-        body_parent=tree.parent,
+    fresh = dict(  # arrays made here and by the assembly, owned by nothing else: frozen in
+        body_parent=tree.parent,  # place, so the Model keeps them without a copy
         body_subtree_end=tree.subtree_end,
-        body_mass=np.array([n["inertia"][0] for n in new]),
-        body_com=np.array([n["inertia"][1] for n in new]).reshape(nb, 3),
-        body_inertia=np.array([n["inertia"][2] for n in new]).reshape(nb, 3, 3),
+        body_mass=np.array([n["inertia"][0] for n in new], dtype=float),
+        body_com=np.array([n["inertia"][1] for n in new], dtype=float),
+        body_inertia=np.array([n["inertia"][2] for n in new], dtype=float),
         jnt_type=np.array([n["jtype"] for n in new], np.int64),
-        jnt_axis=np.array([n["axis"] for n in new]).reshape(nb, 3),
-        jnt_R=np.array([n["T"][:3, :3] for n in new]).reshape(nb, 3, 3),
-        jnt_p=np.array([n["T"][:3, 3] for n in new]).reshape(nb, 3),
+        jnt_axis=np.array([n["axis"] for n in new], dtype=float),
+        jnt_R=np.array([n["T"][:3, :3] for n in new], dtype=float),
+        jnt_p=np.array([n["T"][:3, 3] for n in new], dtype=float),
         jnt_qadr=c.qadr,
         jnt_vadr=c.vadr,
         jnt_nq=c.nq_j,
@@ -886,11 +916,20 @@ def _model(
         dof_damping=lim.damping,
         dof_friction=lim.friction,
         dof_armature=lim.armature,
-        gravity=gravity,
         frame_body=np.array([f[1] for f in frame_list], np.int64),
-        frame_R=np.array([f[2][:3, :3] for f in frame_list]).reshape(-1, 3, 3),
-        frame_p=np.array([f[2][:3, 3] for f in frame_list]).reshape(-1, 3),
-        notes=tuple(notes),
+        frame_R=np.array([f[2][:3, :3] for f in frame_list], dtype=float),
+        frame_p=np.array([f[2][:3, 3] for f in frame_list], dtype=float),
         jnt_pitch=np.array([n["spec"].pitch if n["spec"] is not None else 0.0 for n in new]),
-        jnt_axis2=np.array([_axis2(n["spec"]) for n in new]).reshape(nb, 3),
+        jnt_axis2=np.array([_axis2(n["spec"]) for n in new], dtype=float),
+    )
+    for a in fresh.values():
+        a.flags.writeable = False
+    return Model(
+        name=str(name),
+        body_names=tuple(n["name"] for n in new),
+        joint_names_all=tuple(n["joint"] for n in new),
+        frame_names=tuple(f[0] for f in frame_list),
+        gravity=gravity,
+        notes=tuple(notes),
+        **fresh,
     )

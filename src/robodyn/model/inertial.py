@@ -24,6 +24,7 @@ __all__ = [
     "NEGLIGIBLE_NEGATIVE",
     "PLAUSIBLE_FACTOR",
     "balanced_inertia",
+    "clearly_physical",
     "inertia_scale",
     "negligible_negative",
     "geometry_problem",
@@ -67,6 +68,8 @@ def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
         a, b, c = sorted((float(I[0, 0]), float(I[1, 1]), float(I[2, 2])))
         if a >= 0 and a + b >= c:  # a physical diagonal tensor: what check_inertia passes
             return None
+    if m > 0 and clearly_physical(I):
+        return None
     nonzero = bool(np.any(I != 0))
     if m == 0 and not nonzero:
         return None
@@ -83,6 +86,39 @@ def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
         diag = np.array2string(np.diag(I), precision=6)
         return "warning", f"zero mass with a non-zero inertia tensor (diagonal {diag} kg m^2)"
     return None
+
+
+def clearly_physical(I: np.ndarray) -> bool:
+    """True when the tensor ``I`` is symmetric, positive definite and strictly inside the
+    triangle inequality by margins far beyond round-off; False when in doubt.
+
+    A sufficient test in a few float operations, for the common case of a load (the
+    eigenvalues decide the others): Sylvester's criterion on ``I`` and on
+    ``tr(I)/2 1 - I``, whose eigenvalues ``(I_j + I_k - I_i)/2`` are the slacks of the
+    triangle inequality; each leading principal minor must exceed ``1e-12 tr(I)^k``
+    (``k`` its order), so rounding cannot turn a negative minor positive.
+
+    Parameters
+    ----------
+    I : numpy.ndarray, shape (3, 3)
+
+    Returns
+    -------
+    bool
+    """
+    (a, b, c), (b2, d, e), (c2, e2, f) = I.tolist()
+    if b != b2 or c != c2 or e != e2:
+        return False
+    t = a + d + f
+    if not t > 0:
+        return False
+    h = 0.5 * t
+    for p, q, r, u, v, w in ((a, d, f, b, c, e), (h - a, h - d, h - f, -b, -c, -e)):
+        m2 = p * q - u * u  # [[p, u, v], [u, q, w], [v, w, r]]: I, then tr/2 1 - I
+        m3 = p * (q * r - w * w) - u * (u * r - w * v) + v * (u * w - q * v)
+        if not (p > 1e-12 * t and m2 > 1e-12 * t * t and m3 > 1e-12 * t * t * t):
+            return False
+    return True
 
 
 def inertial_problem(inertial: UrdfInertial) -> str | None:

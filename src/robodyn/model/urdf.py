@@ -51,8 +51,15 @@ from .inertial import (
     inertial_problem,
     negligible_negative,
 )
-from .model import Model
-from .urdf_description import UrdfGeometry, UrdfInertial, UrdfJoint, UrdfLink, UrdfRobot
+from .model import Model, replaced
+from .urdf_description import (
+    UrdfGeometry,
+    UrdfInertial,
+    UrdfJoint,
+    UrdfLink,
+    UrdfRobot,
+    placement,
+)
 
 __all__ = [
     "MAX_URDF_BYTES",
@@ -190,8 +197,11 @@ def _read_file(path_or_xml) -> tuple[bytes, str]:
         )
     if st.st_size > MAX_URDF_BYTES:
         raise ModelError(f"URDF file {text} is {st.st_size} bytes, more than {MAX_URDF_BYTES}")
-    with open(text, "rb") as fh:
-        return fh.read(MAX_URDF_BYTES + 1), text
+    with open(text, "rb") as fh:  # (a read of the stated size: no 50 MB buffer for 2 kB)
+        data = fh.read(st.st_size + 1)
+        if len(data) > st.st_size:  # it grew since: read on, up to one byte past the limit
+            data += fh.read(MAX_URDF_BYTES + 1 - len(data))
+        return data, text
 
 
 def _refuse(what: str):
@@ -201,7 +211,9 @@ def _refuse(what: str):
     return handler
 
 
-def parse_xml(data: bytes, origin: str = "<bytes>", *, comments: bool = False) -> ET.Element:
+def parse_xml(
+    data: bytes, origin: str = "<bytes>", *, comments: bool = False, text: bool = True
+) -> ET.Element:
     """Parse XML bytes with expat, refusing DOCTYPE and ENTITY declarations.
 
     The raw bytes are scanned for ``<!DOCTYPE`` / ``<!ENTITY`` first; the expat handlers for
@@ -216,6 +228,9 @@ def parse_xml(data: bytes, origin: str = "<bytes>", *, comments: bool = False) -
         Where it came from, for messages.
     comments : bool
         Keep comments in the tree (``fix_urdf`` writes them back).
+    text : bool
+        Keep the elements' text (False: ``.text`` and ``.tail`` stay None; URDF keeps its
+        numbers in attributes, and the loader reads faster without the text).
 
     Returns
     -------
@@ -237,7 +252,8 @@ def parse_xml(data: bytes, origin: str = "<bytes>", *, comments: bool = False) -
     parser.ExternalEntityRefHandler = _refuse("external entity reference")
     parser.StartElementHandler = builder.start
     parser.EndElementHandler = builder.end
-    parser.CharacterDataHandler = builder.data
+    if text:
+        parser.CharacterDataHandler = builder.data
     if comments:
         parser.CommentHandler = builder.comment
     try:
@@ -261,14 +277,6 @@ def parse_xml(data: bytes, origin: str = "<bytes>", *, comments: bool = False) -
 def _number(raw: str, where: str) -> float:
     """One finite decimal number; ``where`` names the element and attribute."""
     s = raw.strip()
-    if s.isascii() and "_" not in s:  # the common case, without the pattern (as fast as
-        try:  # float; float also reads "nan", "inf", "1_0", non-ASCII digits: not here)
-            x = float(s)
-        except ValueError:
-            pass
-        else:
-            if math.isfinite(x):
-                return x
     if not _NUMBER.fullmatch(s):
         low = s.lower().lstrip("+-")
         if low in ("nan", "inf", "infinity"):
@@ -280,6 +288,13 @@ def _number(raw: str, where: str) -> float:
     return x
 
 
+def _plain(raw: str) -> bool:
+    """``raw`` can only hold numbers :data:`_NUMBER` accepts wherever float() reads finite
+    ones: ASCII, no "_" (float also reads "nan", "inf", "1_0" and non-ASCII digits, which
+    are then either not finite or go to the pattern)."""
+    return raw.isascii() and "_" not in raw
+
+
 def _where(ctx: str, tag: str, attr: str, raw: str) -> str:
     return f"{ctx}<{tag} {attr}={raw!r}>"
 
@@ -288,14 +303,21 @@ def _scalar(el: ET.Element, attr: str, ctx: str, default: float | None) -> float
     raw = el.get(attr)
     if raw is None:
         return default
+    if _plain(raw):  # the common case, as fast as float (x - x is 0 for finite x only)
+        try:
+            x = float(raw)
+        except ValueError:
+            pass
+        else:
+            if x - x == 0.0:
+                return x
     return _number(raw, _where(ctx, el.tag, attr, raw))
 
 
 def _required(el: ET.Element, attr: str, ctx: str) -> float:
-    raw = el.get(attr)
-    if raw is None:
+    if el.get(attr) is None:
         raise ModelError(f"{ctx}<{el.tag}>: missing attribute {attr!r}")
-    return _number(raw, _where(ctx, el.tag, attr, raw))
+    return _scalar(el, attr, ctx, None)
 
 
 def _triple(el: ET.Element | None, attr: str, ctx: str, default) -> tuple[float, float, float]:
@@ -305,6 +327,14 @@ def _triple(el: ET.Element | None, attr: str, ctx: str, default) -> tuple[float,
     if raw is None:
         return default
     parts = raw.split()
+    if len(parts) == 3 and _plain(raw):  # the common case (see _scalar)
+        try:
+            x, y, z = float(parts[0]), float(parts[1]), float(parts[2])
+        except ValueError:
+            pass
+        else:
+            if (x + y + z) - (x + y + z) == 0.0:  # all finite (and no overflow)
+                return x, y, z
     where = _where(ctx, el.tag, attr, raw)
     if len(parts) != 3:
         raise ModelError(f"{where}: expected 3 numbers, got {len(parts)}")
@@ -737,6 +767,8 @@ def magnitude_problems(robot: UrdfRobot) -> list[tuple[str, str]]:
         ``element`` as the doctor names it (``"joint 'j'"``, ``"link 'l'"``), ``message``
         naming the attribute, the number and the bound.
     """
+    if _within_bounds(robot):  # (the common case, in one pass over plain floats)
+        return []
     out = []
 
     def beyond(xs, bound, unit, element, where):
@@ -759,6 +791,20 @@ def magnitude_problems(robot: UrdfRobot) -> list[tuple[str, str]]:
         beyond((i.mass,), MAX_MASS, "kg", el, f"<inertial><mass value='{i.mass:g}'>")
         beyond(np.ravel(i.inertia), MAX_INERTIA, "kg m^2", el, "<inertial><inertia>")
     return out
+
+
+def _within_bounds(robot: UrdfRobot) -> bool:
+    """Every length, mass and inertia entry within the bounds of :func:`magnitude_problems`
+    (which then finds nothing)."""
+    lengths = [x for j in robot.joints.values() for x in j.xyz]
+    inertials = [link.inertial for link in robot.links.values() if link.inertial is not None]
+    lengths += [x for i in inertials for x in i.xyz]
+    masses = [i.mass for i in inertials]
+    return (
+        max(map(abs, lengths), default=0.0) <= MAX_LENGTH
+        and max(map(abs, masses), default=0.0) <= MAX_MASS
+        and (not inertials or float(np.abs([i.inertia for i in inertials]).max()) <= MAX_INERTIA)
+    )
 
 
 def _subtree_links(link: str, children) -> list[str]:
@@ -958,7 +1004,7 @@ def load_urdf(
             "where XML allows nothing: ignored (as Pinocchio and PyBullet read the file)",
             notes,
         )
-    robot = robot_from_element(parse_xml(data, origin), origin)
+    robot = robot_from_element(parse_xml(data, origin, text=False), origin)
     source = None if origin.startswith("<") else os.path.abspath(origin)  # inline XML: no
     return model_from_urdf(  # base for relative mesh paths
         robot,
@@ -1013,9 +1059,7 @@ def model_from_urdf(
     _geometry_warnings(robot, strict, notes)
     model = b.build()
     visuals = _placed_visuals(model, robot, tree.host)
-    return dataclasses.replace(
-        model, notes=tuple(model.notes) + tuple(notes), visuals=visuals, source=source
-    )
+    return replaced(model, notes=tuple(model.notes) + tuple(notes), visuals=visuals, source=source)
 
 
 def _refuse_overflow(robot: UrdfRobot) -> None:
@@ -1094,36 +1138,41 @@ def _merge_fixed_joints(
     """Walk the tree depth first (sibling joints by name, as :func:`kinematic_tree` sorts
     them): a fixed joint's child link joins its parent's body (its inertia and frame
     moved there), a moving joint's child becomes a body."""
-    tree = _MergedTree(host={root: (root, np.eye(4))}, parts={root: []}, added=[], frames=[])
-    _add_parts(tree.parts[root], robot.links[root], np.eye(4), policy)
+    # (a link's host transform None: the link is its body, the identity, multiplied by nothing)
+    tree = _MergedTree(host={root: (root, None)}, parts={root: []}, added=[], frames=[])
+    _add_parts(tree.parts[root], robot.links[root], None, policy)
     stack = list(reversed(children[root]))
     while stack:
         j = stack.pop()
         ph, T_hp = tree.host[j.parent]
-        T_hj = T_hp @ j.T  # joint frame in the parent's host body (MR: T_{h,j} = T_{h,p} T_{p,j})
-        child = robot.links[j.child]
+        T_hj = j.T if T_hp is None else T_hp @ j.T  # joint frame in the parent's host body
+        child = robot.links[j.child]  # (MR: T_{h,j} = T_{h,p} T_{p,j})
         if j.type == "fixed":
             tree.host[child.name] = (ph, T_hj)
             tree.frames.append((child.name, ph, T_hj))
             _add_parts(tree.parts[ph], child, T_hj, policy)
             policy.notes.append(f"fixed joint {j.name!r} merged link {child.name!r} into {ph!r}")
         else:
-            tree.host[child.name] = (child.name, np.eye(4))
+            tree.host[child.name] = (child.name, None)
             tree.parts[child.name] = []
-            _add_parts(tree.parts[child.name], child, np.eye(4), policy)
+            _add_parts(tree.parts[child.name], child, None, policy)
             follows = mimic and j.mimic is not None and j.name not in orphans
             tree.added.append((child.name, ph, _joint_keywords(j, T_hj, follows)))
         stack.extend(reversed(children[child.name]))
     return tree
 
 
-def _add_parts(parts: list, link: UrdfLink, T_bl: np.ndarray, policy: _InertiaPolicy) -> None:
+def _add_parts(parts: list, link: UrdfLink, T_bl, policy: _InertiaPolicy) -> None:
     """Append the link's (m, c, I_c), moved into the body frame (``T_bl``: the link in the
-    body), to the body's ``parts``, unless it has neither mass nor inertia."""
+    body, None for the body itself), to the body's ``parts``, unless it has neither mass
+    nor inertia."""
     m, c, I = _link_inertia(link, policy)
     if m > 0 or np.any(I != 0):
-        R = T_bl[:3, :3]
-        parts.append((m, R @ c + T_bl[:3, 3], R @ I @ R.T))
+        if T_bl is None:
+            parts.append((m, c, I))
+        else:
+            R = T_bl[:3, :3]
+            parts.append((m, R @ c + T_bl[:3, 3], R @ I @ R.T))
 
 
 def _joint_keywords(j: UrdfJoint, T_hj: np.ndarray, follows: bool) -> dict:
@@ -1194,19 +1243,24 @@ def _placed_visuals(model: Model, robot: UrdfRobot, host) -> tuple:
     """Each ``<visual>`` as (body index, T_body_geometry (4, 4), UrdfGeometry), for the viewer.
 
     ``host[link] = (name, T_name_link)`` names the body (or, for a root merged into the
-    world, the frame) that carries the link."""
+    world, the frame) that carries the link (T None: the identity)."""
     out = []
+    bodies = {name: i for i, name in enumerate(model.body_names)}
+    frames = {name: k for k, name in enumerate(model.frame_names)}
     for link in robot.links.values():
         if not link.visuals or link.name not in host:
             continue
         name, T_hl = host[link.name]
-        if name in model.body_names:
-            body, T_bh = model.body_id(name), np.eye(4)
+        if name in bodies:
+            body, T_bl = bodies[name], T_hl
         else:  # merged by the builder: a frame of its body
-            k = model.frame_id(name)
-            body, T_bh = int(model.frame_body[k]), transform(model.frame_R[k], model.frame_p[k])
+            k = frames[name]
+            body = int(model.frame_body[k])
+            T_bl = transform(model.frame_R[k], model.frame_p[k])
+            T_bl = T_bl if T_hl is None else T_bl @ T_hl
         for g in link.visuals:
-            T_bg = T_bh @ T_hl @ transform(rpy_to_rotation(g.rpy), np.array(g.xyz))
+            T_bg = placement(g.xyz, g.rpy)
+            T_bg = T_bg if T_bl is None else T_bl @ T_bg
             T_bg.flags.writeable = False
             out.append((body, T_bg, g))
     return tuple(out)

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..spatial import rpy_to_rotation, transform
+from ..spatial import rpy_to_rotation
 
-__all__ = ["UrdfGeometry", "UrdfInertial", "UrdfLink", "UrdfJoint", "UrdfRobot"]
+__all__ = ["UrdfGeometry", "UrdfInertial", "UrdfLink", "UrdfJoint", "UrdfRobot", "placement"]
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,8 @@ class UrdfInertial:
     @property
     def inertia_link(self) -> np.ndarray:
         """Rotational inertia about the CoM in link axes, ``R I R^T``, shape (3, 3)."""
+        if self.rpy == (0.0, 0.0, 0.0):  # (the common case: R = 1, I as written)
+            return self.inertia
         R = _rotation(tuple(map(float, self.rpy)))
         return R @ self.inertia @ R.T
 
@@ -96,7 +98,7 @@ class UrdfJoint:
     @property
     def T(self) -> np.ndarray:
         """Pose of the joint frame in the parent link frame at q = 0, shape (4, 4)."""
-        return transform(_rotation(tuple(map(float, self.rpy))), np.array(self.xyz))
+        return placement(self.xyz, self.rpy)
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,25 @@ class UrdfRobot:
     name: str
     links: dict[str, UrdfLink] = field(default_factory=dict)
     joints: dict[str, UrdfJoint] = field(default_factory=dict)
+
+
+def placement(xyz, rpy) -> np.ndarray:
+    """The pose an ``<origin xyz rpy>`` gives, ``T = [[R(rpy), xyz], [0, 1]]`` (MR eq.
+    3.62), shape (4, 4); ``R = Rz(yaw) Ry(pitch) Rx(roll)`` computed once per distinct rpy.
+
+    Parameters
+    ----------
+    xyz, rpy : tuple of 3 float
+
+    Returns
+    -------
+    numpy.ndarray, shape (4, 4)
+    """
+    T = np.zeros((4, 4))
+    T[:3, :3] = _rotation(tuple(map(float, rpy)))
+    T[:3, 3] = xyz
+    T[3, 3] = 1.0
+    return T
 
 
 @functools.lru_cache(maxsize=1024)
