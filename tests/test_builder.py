@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
+from helpers import trees
 from robodyn.errors import ModelError
 from robodyn.inertia import RigidInertia
 from robodyn.model.builder import ModelBuilder
@@ -383,3 +385,26 @@ def test_an_axis_of_huge_entries_is_its_direction():
     np.testing.assert_allclose(u.jnt_axis2[1], [0, 0.6, 0.8])
     with pytest.raises(ModelError, match="zero axis"):  # a direction too short to trust
         ModelBuilder().add_body("a", "world", axis=(1e-13, 0, 0)).build()
+
+
+@settings(max_examples=40, deadline=None)
+@given(trees(max_bodies=6, mimic=None, damping=None))
+def test_the_builders_arrays_are_what_the_model_would_make_of_them(tree):
+    # ModelBuilder hands its arrays to the Model as they are (model.built): each must be
+    # what Model.__post_init__ would make of it (owned, read-only, C-contiguous, float64 or
+    # int64 for the index arrays), so Model(**fields) rebuilds an equal model
+    from robodyn.model.model import _INT_FIELDS, Model, _field_names
+
+    model = tree.model
+    fields = {name: getattr(model, name) for name in _field_names()}
+    for name, value in fields.items():
+        if not isinstance(value, np.ndarray):
+            continue
+        assert value.dtype == (np.int64 if name in _INT_FIELDS else np.float64), name
+        assert value.base is None and not value.flags.writeable, name
+        assert value.flags.c_contiguous, name
+    again = Model(**fields)  # the checks of __post_init__ pass, and keep the arrays
+    for name, value in fields.items():
+        if isinstance(value, np.ndarray):
+            assert getattr(again, name) is value, name
+    assert np.all(model.body_parent[1:] < np.arange(1, model.nb))

@@ -36,7 +36,7 @@ import numpy as np
 from ..errors import ModelError
 from ..inertia import compound
 from . import joints
-from .model import Model
+from .model import Model, built
 
 __all__ = ["ModelBuilder", "JOINT_TYPES", "MAX_LENGTH", "MAX_MASS", "MAX_INERTIA"]
 
@@ -335,8 +335,10 @@ def _float_array(
 
 def _all_finite(a: np.ndarray) -> bool:
     """Every entry of ``a`` finite: its sum is (a NaN or inf makes the sum NaN or inf), or,
-    when the sum of finite entries overflows, each one is."""
-    return math.isfinite(a.sum()) or bool(np.all(np.isfinite(a)))
+    when the sum of finite entries overflows, each one is. (A few entries are summed as
+    Python floats: faster than a numpy reduction.)"""
+    s = sum(a.ravel().tolist()) if a.size <= 16 else a.sum()
+    return math.isfinite(s) or bool(np.all(np.isfinite(a)))
 
 
 def _finite_vector(x, n: int, what: str) -> np.ndarray:
@@ -349,12 +351,16 @@ def _finite_vector(x, n: int, what: str) -> np.ndarray:
     return a
 
 
-def _scalar(x, what: str, *, allow_inf: bool = False) -> float:
+def _scalar(x, what: str, *, allow_inf: bool = False, of: str = "") -> float:
+    """``x`` as a float, finite unless ``allow_inf`` (never NaN), or a ModelError naming
+    ``what`` (prefixed by ``of`` and a space when given: the message is built only then)."""
     try:
         v = float(x)
     except (TypeError, ValueError):
+        what = f"{of} {what}" if of else what
         raise ModelError(f"{what} must be a number, got {x!r}") from None
-    if math.isnan(v) or (not allow_inf and math.isinf(v)):
+    if v - v != 0.0 and (v != v or not allow_inf):  # (v - v is 0 for finite v only)
+        what = f"{of} {what}" if of else what
         raise ModelError(f"{what} must be a finite number, got {v}")
     return v
 
@@ -384,8 +390,15 @@ def _rigid_transform(T, what: str) -> np.ndarray:
     """A 4x4 rigid transform (rotation block re-orthonormalised), or ModelError."""
     if T is None:
         return np.eye(4)
-    a = _float_array(T, what, "a 4x4 transform", (4, 4), show=True)
-    (r00, r01, r02, px), (r10, r11, r12, py), (r20, r21, r22, pz), bottom = a.tolist()
+    if type(T) is np.ndarray and T.dtype == np.float64 and T.shape == (4, 4):
+        a = T  # (the loaders' case: the finiteness is checked on the floats below)
+    else:
+        a = _float_array(T, what, "a 4x4 transform", (4, 4), show=True)
+    rows = a.tolist()
+    if not math.isfinite(sum(rows[0]) + sum(rows[1]) + sum(rows[2]) + sum(rows[3])):
+        if not _all_finite(a):
+            raise ModelError(f"{what} has a non-finite number")
+    (r00, r01, r02, px), (r10, r11, r12, py), (r20, r21, r22, pz), bottom = rows
     if max(abs(px), abs(py), abs(pz)) > MAX_LENGTH:
         _bounded(a[:3, 3], MAX_LENGTH, "m", f"{what} translation")
     if max(abs(bottom[0]), abs(bottom[1]), abs(bottom[2]), abs(bottom[3] - 1.0)) > _ROT_TOL:
@@ -437,7 +450,8 @@ def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
         raise ModelError(f"{what} has a non-finite number")
     if m < 0:
         raise ModelError(f"{what} has negative mass {m}")
-    _bounded(m, MAX_MASS, "kg", f"{what} mass")
+    if m > MAX_MASS:
+        _bounded(m, MAX_MASS, "kg", f"{what} mass")
     (i00, i01, i02), (i10, i11, i12), (i20, i21, i22) = Ic.tolist()
     big_c = max(map(abs, c.tolist()))
     big_I = max(
@@ -447,9 +461,10 @@ def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
         _bounded(c, MAX_LENGTH, "m", f"{what} centre of mass")
     if big_I > MAX_INERTIA:
         _bounded(Ic, MAX_INERTIA, "kg m^2", f"{what} inertia tensor")
-    if max(abs(i01 - i10), abs(i02 - i20), abs(i12 - i21)) > 1e-9 * max(1.0, big_I):
+    asym = max(abs(i01 - i10), abs(i02 - i20), abs(i12 - i21))
+    if asym > 1e-9 * max(1.0, big_I):
         raise ModelError(f"{what} is not symmetric: {Ic.tolist()}")
-    return m, c.copy(), 0.5 * (Ic + Ic.T)
+    return m, c.copy(), Ic.copy() if asym == 0.0 else 0.5 * (Ic + Ic.T)  # (0.5 (I + I) = I)
 
 
 def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
@@ -542,8 +557,9 @@ def _check_joint(s: _BodySpec, j: str) -> tuple:
         and s.mimic is not None
     ):
         raise ModelError(f"{j}: a {kind} joint cannot be a mimic joint")
-    pitch = _scalar(s.pitch, f"{j} pitch")
-    _bounded(pitch, MAX_LENGTH, "m/rad", f"{j} pitch")
+    pitch = _scalar(s.pitch, "pitch", of=j)
+    if abs(pitch) > MAX_LENGTH:
+        _bounded(pitch, MAX_LENGTH, "m/rad", f"{j} pitch")
     axis2 = None
     if jtype == joints.JOINT_UNIVERSAL:
         axis2 = _finite_vector(s.axis2, 3, f"{j} axis2")
@@ -560,8 +576,8 @@ def _check_limits(s: _BodySpec, j: str, jtype: int) -> tuple[float, float, dict]
     """``(lower, upper, coefficients)``: the position limits (infinite where the joint type
     has none), and the velocity and effort limits, damping, friction and armature, each
     >= 0, by name."""
-    lower = _scalar(s.lower, f"{j} lower limit", allow_inf=True)
-    upper = _scalar(s.upper, f"{j} upper limit", allow_inf=True)
+    lower = _scalar(s.lower, "lower limit", allow_inf=True, of=j)
+    upper = _scalar(s.upper, "upper limit", allow_inf=True, of=j)
     if lower > upper:
         raise ModelError(f"{j}: lower limit {lower} > upper limit {upper}")
     limited = jtype in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_HELICAL)
@@ -575,7 +591,7 @@ def _check_limits(s: _BodySpec, j: str, jtype: int) -> tuple[float, float, dict]
         ("friction", False),
         ("armature", False),
     ):
-        v = _scalar(getattr(s, key), f"{j} {key}", allow_inf=allow_inf)
+        v = _scalar(getattr(s, key), key, allow_inf=allow_inf, of=j)
         if v < 0:
             word = "limit" if key in ("velocity", "effort") else "coefficient"
             raise ModelError(f"{j}: negative {key} {word} {v}")
@@ -586,8 +602,8 @@ def _check_limits(s: _BodySpec, j: str, jtype: int) -> tuple[float, float, dict]
 def _check_mimic_numbers(s: _BodySpec, j: str) -> tuple[float, float]:
     """The mimic multiplier and offset (finite), and the leader given by name; whether the
     leader exists is checked once every body is known (:func:`_check_mimics`)."""
-    mult = _scalar(s.multiplier, f"{j} mimic multiplier")
-    off = _scalar(s.offset, f"{j} mimic offset")
+    mult = _scalar(s.multiplier, "mimic multiplier", of=j)
+    off = _scalar(s.offset, "mimic offset", of=j)
     if s.mimic is not None and not isinstance(s.mimic, str):
         raise ModelError(f"{j}: mimic must be the leader joint's name, got {s.mimic!r}")
     return mult, off
@@ -781,16 +797,12 @@ class _Coordinates(NamedTuple):
 
 def _coordinates(new: list[dict]) -> _Coordinates:
     """q and v addresses: the non-mimic joints' in body order, then each mimic joint shares
-    its leader's (and owns no coordinate)."""
+    its leader's (and owns no coordinate). (Python lists, made arrays once: a model has a
+    few dozen bodies, and numpy's per-element cost is its per-call cost.)"""
     nb = len(new)
     jnt_index = {n["joint"]: i for i, n in enumerate(new) if i > 0}
-    qadr = np.zeros(nb, np.int64)
-    vadr = np.zeros(nb, np.int64)
-    nqj = np.zeros(nb, np.int64)
-    nvj = np.zeros(nb, np.int64)
-    mimic = np.full(nb, -1, np.int64)
-    mult = np.ones(nb)
-    off = np.zeros(nb)
+    qadr, vadr, nqj, nvj = [0] * nb, [0] * nb, [0] * nb, [0] * nb
+    mimic, mult, off = [-1] * nb, [1.0] * nb, [0.0] * nb
     nq = nv = 0
     for i in range(1, nb):
         s = new[i]["spec"]
@@ -805,7 +817,8 @@ def _coordinates(new: list[dict]) -> _Coordinates:
             lead = jnt_index[s.mimic]
             mimic[i], mult[i], off[i] = lead, s.multiplier, s.offset
             qadr[i], vadr[i] = qadr[lead], vadr[lead]
-    return _Coordinates(qadr, vadr, nqj, nvj, mimic, mult, off, nq, nv)
+    ints = (np.array(x, np.int64) for x in (qadr, vadr, nqj, nvj, mimic))
+    return _Coordinates(*ints, np.array(mult), np.array(off), nq, nv)
 
 
 class _Tree(NamedTuple):
@@ -821,22 +834,23 @@ class _Tree(NamedTuple):
 def _tree_arrays(new: list[dict], c: _Coordinates) -> _Tree:
     """Parents, subtree ends (the subtree of i is the range i .. end - 1) and the dof tree."""
     nb = len(new)
-    parent = np.array([n["parent"] for n in new], dtype=np.int64)
-    subtree_end = np.arange(1, nb + 1, dtype=np.int64)
+    parent = [n["parent"] for n in new]
+    subtree_end = list(range(1, nb + 1))
     for i in range(nb - 1, 0, -1):
         subtree_end[parent[i]] = max(subtree_end[parent[i]], subtree_end[i])
-    dof_body = np.zeros(c.nv, np.int64)
-    dof_parent = np.full(c.nv, -1, np.int64)
-    last_dof = np.full(nb, -1, np.int64)  # last dof on the path root..i
+    dof_body, dof_parent = [0] * c.nv, [-1] * c.nv
+    last_dof = [-1] * nb  # last dof on the path root..i
+    vadr, nvj = c.vadr.tolist(), c.nv_j.tolist()
     for i in range(1, nb):
         prev = last_dof[parent[i]]
-        for k in range(c.nv_j[i]):
-            d = c.vadr[i] + k
+        for k in range(nvj[i]):
+            d = vadr[i] + k
             dof_body[d] = i
             dof_parent[d] = prev
             prev = d
         last_dof[i] = prev
-    return _Tree(parent, subtree_end, dof_body, dof_parent)
+    arrays = (np.array(x, np.int64) for x in (parent, subtree_end, dof_body, dof_parent))
+    return _Tree(*arrays)
 
 
 class _Limits(NamedTuple):
@@ -855,35 +869,34 @@ class _Limits(NamedTuple):
 def _dof_limits(new: list[dict], c: _Coordinates) -> _Limits:
     """Each joint's limits and coefficients at its coordinates; a quaternion's entries lie in
     -1..1, the other coordinates of multi-dof joints are unlimited in position."""
-    q_lower = np.full(c.nq, -np.inf)
-    q_upper = np.full(c.nq, np.inf)
-    v_limit = np.full(c.nv, np.inf)
-    effort = np.full(c.nv, np.inf)
-    damping = np.zeros(c.nv)
-    friction = np.zeros(c.nv)
-    armature = np.zeros(c.nv)
+    inf = math.inf
+    q_lower, q_upper = [-inf] * c.nq, [inf] * c.nq
+    v_limit, effort = [inf] * c.nv, [inf] * c.nv
+    damping, friction, armature = [0.0] * c.nv, [0.0] * c.nv, [0.0] * c.nv
+    qadr, vadr, nqj, nvj = (x.tolist() for x in (c.qadr, c.vadr, c.nq_j, c.nv_j))
     for i in range(1, len(new)):
         s = new[i]["spec"]
-        if c.nq_j[i] == 0:
+        if nqj[i] == 0:
             continue
-        qa, va, nvj = c.qadr[i], c.vadr[i], c.nv_j[i]
+        qa, va, n = qadr[i], vadr[i], nvj[i]
         if s.jtype in (joints.JOINT_FREE, joints.JOINT_SPHERICAL):
             e = qa + (3 if s.jtype == joints.JOINT_FREE else 0)  # the quaternion's entries
-            q_lower[e : e + 4] = -1.0
-            q_upper[e : e + 4] = 1.0
+            q_lower[e : e + 4] = [-1.0] * 4
+            q_upper[e : e + 4] = [1.0] * 4
         if s.jtype in (
             joints.JOINT_SPHERICAL,
             joints.JOINT_PLANAR,
             joints.JOINT_CYLINDRICAL,
             joints.JOINT_UNIVERSAL,
         ):
-            v_limit[va : va + nvj], effort[va : va + nvj] = s.velocity, s.effort
+            v_limit[va : va + n], effort[va : va + n] = [s.velocity] * n, [s.effort] * n
         elif s.jtype != joints.JOINT_FREE:
             q_lower[qa], q_upper[qa] = s.lower, s.upper
             v_limit[va], effort[va] = s.velocity, s.effort
-        sl = slice(va, va + nvj)
-        damping[sl], friction[sl], armature[sl] = s.damping, s.friction, s.armature
-    return _Limits(q_lower, q_upper, v_limit, effort, damping, friction, armature)
+        for k in range(va, va + n):
+            damping[k], friction[k], armature[k] = s.damping, s.friction, s.armature
+    arrays = (q_lower, q_upper, v_limit, effort, damping, friction, armature)
+    return _Limits(*(np.array(x, dtype=float) for x in arrays))
 
 
 def _model(
@@ -891,7 +904,7 @@ def _model(
 ) -> Model:
     """The frozen Model of the assembled bodies, frames, coordinates, tree and limits."""
     fresh = dict(  # arrays made here and by the assembly, owned by nothing else: frozen in
-        body_parent=tree.parent,  # place, so the Model keeps them without a copy
+        body_parent=tree.parent,  # place and kept by the Model as they are (model.built)
         body_subtree_end=tree.subtree_end,
         body_mass=np.array([n["inertia"][0] for n in new], dtype=float),
         body_com=np.array([n["inertia"][1] for n in new], dtype=float),
@@ -922,14 +935,16 @@ def _model(
         jnt_pitch=np.array([n["spec"].pitch if n["spec"] is not None else 0.0 for n in new]),
         jnt_axis2=np.array([_axis2(n["spec"]) for n in new], dtype=float),
     )
+    fresh["gravity"] = np.array(gravity, dtype=float)  # (the caller's array: copied)
     for a in fresh.values():
         a.flags.writeable = False
-    return Model(
+    return built(
         name=str(name),
         body_names=tuple(n["name"] for n in new),
         joint_names_all=tuple(n["joint"] for n in new),
         frame_names=tuple(f[0] for f in frame_list),
-        gravity=gravity,
         notes=tuple(notes),
+        visuals=(),
+        source=None,
         **fresh,
     )

@@ -16,9 +16,8 @@ import math
 
 import numpy as np
 
-from ..inertia import box, check_inertia, compound, cylinder, sphere
-from ..spatial import rpy_to_rotation
-from .urdf_description import UrdfInertial, UrdfLink
+from ..inertia import box_moments, check_inertia, compound, cylinder_moments, sphere_moment
+from .urdf_description import UrdfInertial, UrdfLink, origin_rotation
 
 __all__ = [
     "NEGLIGIBLE_NEGATIVE",
@@ -83,7 +82,7 @@ def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
             return "warning", f"zero mass with a non-zero inertia tensor, and {msg}"
         return "warning", msg
     if m == 0:
-        diag = np.array2string(np.diag(I), precision=6)
+        diag = "[" + " ".join(f"{x:.6g}" for x in np.diag(I).tolist()) + "]"
         return "warning", f"zero mass with a non-zero inertia tensor (diagonal {diag} kg m^2)"
     return None
 
@@ -222,38 +221,56 @@ def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0)
     """
     shapes = []
     for g in geoms:
-        try:
-            if g.kind == "box":
-                vol = float(np.prod(g.size))
-                make = lambda m, g=g: box(mass=m, size=g.size)  # noqa: E731
-            elif g.kind == "cylinder":
-                vol = math.pi * g.radius**2 * g.length
-                make = lambda m, g=g: cylinder(mass=m, radius=g.radius, length=g.length)  # noqa: E731
-            elif g.kind == "sphere":
-                vol = 4.0 / 3.0 * math.pi * g.radius**3
-                make = lambda m, g=g: sphere(mass=m, radius=g.radius)  # noqa: E731
-            else:
-                return None
-        except (TypeError, ValueError):
+        dims = _primitive_dims(g)
+        if dims is None:
             return None
-        if not vol > 0 or not math.isfinite(vol):
-            return None
-        shapes.append((g, vol, make))
+        shapes.append((g, dims))
     if not shapes:
         return None
-    total = sum(v for _, v, _ in shapes)
+    total = sum(vol for _, (vol, _) in shapes)
     rho = density if mass is None else mass / total
     if not rho > 0:
         return None
     parts = []
-    for g, vol, make in shapes:
-        try:
-            ri = make(rho * vol)
-        except ValueError:
+    for g, (vol, moments) in shapes:
+        m = rho * vol
+        if not m > 0 or not math.isfinite(m):
             return None
-        R = rpy_to_rotation(g.rpy)
-        parts.append((ri.mass, np.array(g.xyz, float), R @ ri.inertia @ R.T))
+        I = np.diag(moments(m))  # about the centre, the primitive's axes
+        if g.rpy != (0.0, 0.0, 0.0):
+            R = origin_rotation(tuple(map(float, g.rpy)))
+            I = R @ I @ R.T
+            I = 0.5 * (I + I.T)
+        parts.append((m, np.array(g.xyz, float), I))
+    if len(parts) == 1:  # one solid: its own centre and inertia
+        return parts[0]
     return compound(parts)
+
+
+def _primitive_dims(g):
+    """``(volume, moments)`` of a box, cylinder (along its z) or sphere collision geometry,
+    ``moments(m)`` its principal moments about its centre for a mass ``m``; None for any
+    other geometry or a size that is not positive and finite."""
+    try:
+        if g.kind == "box":
+            a, b, c = (float(x) for x in g.size)
+            dims, vol = (a, b, c), a * b * c
+            moments = lambda m: box_moments(m, a, b, c)  # noqa: E731
+        elif g.kind == "cylinder":
+            r, L = float(g.radius), float(g.length)
+            dims, vol = (r, L), math.pi * r**2 * L
+            moments = lambda m: cylinder_moments(m, r, L)  # noqa: E731
+        elif g.kind == "sphere":
+            r = float(g.radius)
+            dims, vol = (r,), 4.0 / 3.0 * math.pi * r**3
+            moments = lambda m: (sphere_moment(m, r),) * 3  # noqa: E731
+        else:
+            return None
+    except (TypeError, ValueError):
+        return None
+    if not all(x > 0 and math.isfinite(x) for x in dims) or not 0 < vol < math.inf:
+        return None
+    return vol, moments
 
 
 def geometry_problem(link: UrdfLink) -> str | None:
@@ -278,19 +295,22 @@ def geometry_problem(link: UrdfLink) -> str | None:
     prim = primitive_inertia(link.collisions, mass=inertial.mass)
     if prim is None:
         return None
-    ours = np.diag(inertial.inertia_link)
-    geo = np.diag(prim[2])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(geo > 0, ours / geo, np.inf)
-    off = (ratio > PLAUSIBLE_FACTOR) | (ratio < 1.0 / PLAUSIBLE_FACTOR)
-    if not np.any(off):
+    ours = np.diag(inertial.inertia_link).tolist()
+    geo = np.diag(prim[2]).tolist()
+    ratio = [o / g if g > 0 else math.inf for o, g in zip(ours, geo)]
+    if all(1.0 / PLAUSIBLE_FACTOR <= r <= PLAUSIBLE_FACTOR for r in ratio):
         return None
-    k = int(np.argmax(np.abs(np.log(np.where(ratio > 0, ratio, 1e-300)))))
+    k = max(range(3), key=lambda i: abs(math.log(ratio[i] if ratio[i] > 0 else 1e-300)))
     axis = "xyz"[k]
     kinds = ", ".join(sorted({g.kind for g in link.collisions}))
     return (
         f"inertia implausible for its collision geometry ({kinds}) with its mass "
         f"{inertial.mass:g} kg: I{axis}{axis} = {ours[k]:.6g} vs {geo[k]:.6g} kg m^2 for the "
         f"geometry (ratio {ratio[k]:.3g}, more than {PLAUSIBLE_FACTOR:g}x off); diagonal "
-        f"{np.array2string(ours, precision=4)} vs {np.array2string(geo, precision=4)}"
+        f"{_diagonal(ours)} vs {_diagonal(geo)}"
     )
+
+
+def _diagonal(d) -> str:
+    """Three moments as ``[a b c]``, 4 significant digits."""
+    return "[" + " ".join(f"{x:.4g}" for x in d) + "]"

@@ -59,6 +59,7 @@ __all__ = [
     "CSpace",
     "Model",
     "ModelArrays",
+    "built",
     "replaced",
 ]
 
@@ -157,6 +158,17 @@ _INT_FIELDS = frozenset(
     ("body_parent", "body_subtree_end", "jnt_type", "jnt_qadr", "jnt_vadr", "jnt_nq", "jnt_nv",
      "jnt_mimic", "dof_body", "dof_parent", "frame_body")
 )  # fmt: skip
+
+
+def built(**fields) -> Model:
+    """The Model of arrays a builder made, without ``__post_init__``'s copies and checks:
+    every array fresh (owned by nothing else), frozen, C-contiguous and of its dtype
+    (int64 for the index arrays, float64 for the others), every field given, the bodies
+    in depth-first order with body 0 the world. :class:`ModelBuilder` makes them so
+    (tests/test_builder.py holds it); anything else goes through ``Model(...)``."""
+    model = object.__new__(Model)
+    model.__dict__.update(fields)
+    return model
 
 
 def replaced(model: Model, **changes) -> Model:

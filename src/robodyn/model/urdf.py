@@ -25,7 +25,6 @@ link frame is ``I_c = R I R^T``; ``<axis>`` defaults to ``(1, 0, 0)``.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import re
@@ -369,14 +368,8 @@ def _parse_inertial(el: ET.Element, link: str) -> UrdfInertial:
     if i_el is None:
         I = np.zeros((3, 3))
     else:
-        e = {k: _scalar(i_el, k, ctx, 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-        I = np.array(
-            [
-                [e["ixx"], e["ixy"], e["ixz"]],
-                [e["ixy"], e["iyy"], e["iyz"]],
-                [e["ixz"], e["iyz"], e["izz"]],
-            ]
-        )
+        xx, xy, xz, yy, yz, zz = (_scalar(i_el, k, ctx, 0.0) for k in _INERTIA_KEYS)
+        I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
     I.flags.writeable = False
     return UrdfInertial(mass=mass, xyz=xyz, rpy=rpy, inertia=I)
 
@@ -386,41 +379,53 @@ def _material_rgba(el: ET.Element | None, ctx: str, materials=None):
     if el is None:
         return None
     color = el.find("color")
-    if color is not None and color.get("rgba") is not None:
-        parts = color.get("rgba").split()
+    raw = None if color is None else color.get("rgba")
+    if raw is not None:
+        parts = raw.split()
+        if len(parts) != 4:
+            return None
+        if _plain(raw):  # the common case (see _scalar)
+            try:
+                rgba = tuple(float(x) for x in parts)
+            except ValueError:
+                pass
+            else:
+                if sum(rgba) - sum(rgba) == 0.0:
+                    return rgba
         try:  # a colour only matters to the viewer: a bad one is dropped, never an error
-            rgba = tuple(_number(x, ctx) for x in parts)
+            return tuple(_number(x, ctx) for x in parts)
         except ModelError:
             return None
-        return rgba if len(rgba) == 4 else None
     return (materials or {}).get(el.get("name"))
 
 
 def _parse_geometry(el: ET.Element, ctx: str, materials=None) -> UrdfGeometry:
-    g = _parse_shape(el, ctx)
     rgba = _material_rgba(el.find("material"), ctx, materials) if el.tag == "visual" else None
-    return g if rgba is None else dataclasses.replace(g, rgba=rgba)
+    return _parse_shape(el, ctx, rgba)
 
 
-def _parse_shape(el: ET.Element, ctx: str) -> UrdfGeometry:
+def _parse_shape(el: ET.Element, ctx: str, rgba=None) -> UrdfGeometry:
     xyz, rpy = _origin(el, ctx)
     g = el.find("geometry")
     shape = None if g is None else next((c for c in g if isinstance(c.tag, str)), None)
     if shape is None:
-        return UrdfGeometry("unknown", xyz, rpy)
+        return UrdfGeometry("unknown", xyz, rpy, rgba=rgba)
     gctx = f"{ctx}<geometry>"
+    if shape.tag == "mesh":
+        scale = _triple(shape, "scale", gctx, (1.0, 1.0, 1.0))
+        filename = shape.get("filename")
+        return UrdfGeometry("mesh", xyz, rpy, filename=filename, scale=scale, rgba=rgba)
     if shape.tag == "box":
-        return UrdfGeometry("box", xyz, rpy, size=_triple(shape, "size", gctx, (0.0, 0.0, 0.0)))
+        size = _triple(shape, "size", gctx, (0.0, 0.0, 0.0))
+        return UrdfGeometry("box", xyz, rpy, size=size, rgba=rgba)
     if shape.tag in ("cylinder", "capsule"):
         r = _scalar(shape, "radius", gctx, 0.0)
         h = _scalar(shape, "length", gctx, 0.0)
-        return UrdfGeometry(shape.tag, xyz, rpy, radius=r, length=h)
+        return UrdfGeometry(shape.tag, xyz, rpy, radius=r, length=h, rgba=rgba)
     if shape.tag == "sphere":
-        return UrdfGeometry("sphere", xyz, rpy, radius=_scalar(shape, "radius", gctx, 0.0))
-    if shape.tag == "mesh":
-        scale = _triple(shape, "scale", gctx, (1.0, 1.0, 1.0))
-        return UrdfGeometry("mesh", xyz, rpy, filename=shape.get("filename"), scale=scale)
-    return UrdfGeometry("unknown", xyz, rpy)
+        r = _scalar(shape, "radius", gctx, 0.0)
+        return UrdfGeometry("sphere", xyz, rpy, radius=r, rgba=rgba)
+    return UrdfGeometry("unknown", xyz, rpy, rgba=rgba)
 
 
 def _parse_link(el: ET.Element, name: str, materials=None) -> UrdfLink:
@@ -642,11 +647,17 @@ def _outside_robodyn() -> int:
     load_urdf or models.load line), so the warning points at the user's code."""
     import sys
 
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+    while frame is not None and _in_robodyn(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     return level
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _in_robodyn(filename: str) -> bool:
+    return (filename if os.path.isabs(filename) else os.path.abspath(filename)).startswith(_PACKAGE)
 
 
 INVALID_INERTIA = ("error", "balance", "keep")
@@ -1179,7 +1190,7 @@ def _joint_keywords(j: UrdfJoint, T_hj: np.ndarray, follows: bool) -> dict:
     """The :meth:`ModelBuilder.add_body` keywords of a moving joint placed at ``T_hj``;
     ``follows``: it follows its mimic leader."""
     axis = np.array(j.axis, dtype=float)
-    if j.type not in JOINT_EXTENSIONS and not np.linalg.norm(axis) > 1e-12:
+    if j.type not in JOINT_EXTENSIONS and not math.hypot(*j.axis) > 1e-12:
         raise ModelError(f"joint {j.name!r} <axis xyz={' '.join(map(str, j.axis))!r}>: zero axis")
     lower, upper = j.lower, j.upper
     if j.has_limit:  # URDF: absent lower/upper default to 0
@@ -1243,7 +1254,8 @@ def _placed_visuals(model: Model, robot: UrdfRobot, host) -> tuple:
     """Each ``<visual>`` as (body index, T_body_geometry (4, 4), UrdfGeometry), for the viewer.
 
     ``host[link] = (name, T_name_link)`` names the body (or, for a root merged into the
-    world, the frame) that carries the link (T None: the identity)."""
+    world, the frame) that carries the link (T None: the identity). The poses are
+    read-only; visuals at the same pose share one array."""
     out = []
     bodies = {name: i for i, name in enumerate(model.body_names)}
     frames = {name: k for k, name in enumerate(model.frame_names)}
@@ -1258,12 +1270,21 @@ def _placed_visuals(model: Model, robot: UrdfRobot, host) -> tuple:
             body = int(model.frame_body[k])
             T_bl = transform(model.frame_R[k], model.frame_p[k])
             T_bl = T_bl if T_hl is None else T_bl @ T_hl
+        if T_bl is not None:
+            T_bl.flags.writeable = False
         for g in link.visuals:
-            T_bg = placement(g.xyz, g.rpy)
-            T_bg = T_bg if T_bl is None else T_bl @ T_bg
-            T_bg.flags.writeable = False
+            if g.xyz == g.rpy == (0.0, 0.0, 0.0):  # at the link's origin
+                T_bg = _IDENTITY if T_bl is None else T_bl
+            else:
+                T_bg = placement(g.xyz, g.rpy)
+                T_bg = T_bg if T_bl is None else T_bl @ T_bg
+                T_bg.flags.writeable = False
             out.append((body, T_bg, g))
     return tuple(out)
+
+
+_IDENTITY = np.eye(4)
+_IDENTITY.flags.writeable = False
 
 
 def _inertia_arg(parts: list) -> _RawInertia | None:

@@ -17,7 +17,15 @@ import numpy as np
 
 from ..spatial import rpy_to_rotation
 
-__all__ = ["UrdfGeometry", "UrdfInertial", "UrdfLink", "UrdfJoint", "UrdfRobot", "placement"]
+__all__ = [
+    "UrdfGeometry",
+    "UrdfInertial",
+    "UrdfLink",
+    "UrdfJoint",
+    "UrdfRobot",
+    "origin_rotation",
+    "placement",
+]
 
 
 @dataclass(frozen=True)
@@ -59,7 +67,7 @@ class UrdfInertial:
         """Rotational inertia about the CoM in link axes, ``R I R^T``, shape (3, 3)."""
         if self.rpy == (0.0, 0.0, 0.0):  # (the common case: R = 1, I as written)
             return self.inertia
-        R = _rotation(tuple(map(float, self.rpy)))
+        R = origin_rotation(tuple(map(float, self.rpy)))
         return R @ self.inertia @ R.T
 
 
@@ -123,16 +131,16 @@ def placement(xyz, rpy) -> np.ndarray:
     numpy.ndarray, shape (4, 4)
     """
     T = np.zeros((4, 4))
-    T[:3, :3] = _rotation(tuple(map(float, rpy)))
+    T[:3, :3] = origin_rotation(tuple(map(float, rpy)))
     T[:3, 3] = xyz
     T[3, 3] = 1.0
     return T
 
 
 @functools.lru_cache(maxsize=1024)
-def _rotation(rpy: tuple[float, float, float]) -> np.ndarray:
-    """``rpy_to_rotation(rpy)``, read-only, computed once per distinct rpy of a load (a URDF
-    repeats a few: zeros, quarter turns)."""
+def origin_rotation(rpy: tuple[float, float, float]) -> np.ndarray:
+    """The rotation of an ``<origin rpy>``, ``rpy_to_rotation(rpy)``, read-only, computed
+    once per distinct rpy (a URDF repeats a few: zeros, quarter turns), shape (3, 3)."""
     R = rpy_to_rotation(rpy)
     R.flags.writeable = False
     return R
