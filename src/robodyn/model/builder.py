@@ -342,6 +342,9 @@ def _all_finite(a: np.ndarray) -> bool:
 
 
 def _finite_vector(x, n: int, what: str) -> np.ndarray:
+    if type(x) is tuple and len(x) == n and all(type(v) is float for v in x):
+        if math.isfinite(sum(x)):  # (a loader's tuple of floats: checked as floats)
+            return np.array(x)
     shape_error = f"must have shape ({n},), got"
     a = _float_array(
         x, what, f"{n} numbers", (n,), show=True, wrong_shape=shape_error, finite=False
@@ -423,7 +426,8 @@ def _rigid_transform(T, what: str) -> np.ndarray:
         )
     if err <= 1e-15 and abs(det - 1.0) <= 1e-15:  # a rotation to round-off already
         out = a.copy()
-        out[3] = (0.0, 0.0, 0.0, 1.0)
+        if bottom != [0.0, 0.0, 0.0, 1.0]:
+            out[3] = (0.0, 0.0, 0.0, 1.0)
         return out
     out = np.eye(4)  # polar projection onto SO(3) removes the rounding of typed-in rotations
     U, _, Vt = np.linalg.svd(a[:3, :3])

@@ -292,11 +292,10 @@ def geometry_problem(link: UrdfLink) -> str | None:
         return None  # (cheap tests first: a load calls this for every link)
     if inertial_problem(inertial) is not None:
         return None
-    prim = primitive_inertia(link.collisions, mass=inertial.mass)
-    if prim is None:
+    geo = _primitive_diagonal(link.collisions, inertial.mass)
+    if geo is None:
         return None
     ours = np.diag(inertial.inertia_link).tolist()
-    geo = np.diag(prim[2]).tolist()
     ratio = [o / g if g > 0 else math.inf for o, g in zip(ours, geo)]
     if all(1.0 / PLAUSIBLE_FACTOR <= r <= PLAUSIBLE_FACTOR for r in ratio):
         return None
@@ -309,6 +308,16 @@ def geometry_problem(link: UrdfLink) -> str | None:
         f"geometry (ratio {ratio[k]:.3g}, more than {PLAUSIBLE_FACTOR:g}x off); diagonal "
         f"{_diagonal(ours)} vs {_diagonal(geo)}"
     )
+
+
+def _primitive_diagonal(geoms, mass: float) -> list[float] | None:
+    """The diagonal of :func:`primitive_inertia`'s tensor (link axes) for ``mass``: for one
+    primitive at a zero rpy, its principal moments themselves (no arrays)."""
+    if len(geoms) == 1 and geoms[0].rpy == (0.0, 0.0, 0.0):
+        dims = _primitive_dims(geoms[0])
+        return None if dims is None or not 0 < mass < math.inf else list(dims[1](mass))
+    prim = primitive_inertia(geoms, mass=mass)
+    return None if prim is None else np.diag(prim[2]).tolist()
 
 
 def _diagonal(d) -> str:

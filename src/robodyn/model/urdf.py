@@ -102,6 +102,8 @@ _FORBIDDEN = tuple(
     for s in ("<!DOCTYPE", "<!ENTITY")
     for enc in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
 )
+# their 8-bit forms: the others hold zero bytes, so a document without one cannot hold them
+_FORBIDDEN_8BIT = tuple(f for f in _FORBIDDEN if b"\x00" not in f[1])
 
 
 # ---------------------------------------------------------------------------- safe XML
@@ -236,7 +238,7 @@ def parse_xml(
     xml.etree.ElementTree.Element
         The root element.
     """
-    for kind, bad in _FORBIDDEN:
+    for kind, bad in _FORBIDDEN if b"\x00" in data else _FORBIDDEN_8BIT:
         if bad in data:
             raise ModelError(
                 f"URDF {origin} contains a <!{kind}> declaration; DTDs and entities are "
@@ -1177,6 +1179,8 @@ def _add_parts(parts: list, link: UrdfLink, T_bl, policy: _InertiaPolicy) -> Non
     """Append the link's (m, c, I_c), moved into the body frame (``T_bl``: the link in the
     body, None for the body itself), to the body's ``parts``, unless it has neither mass
     nor inertia."""
+    if link.inertial is None:  # (a frame: nothing to add)
+        return
     m, c, I = _link_inertia(link, policy)
     if m > 0 or np.any(I != 0):
         if T_bl is None:
@@ -1189,7 +1193,7 @@ def _add_parts(parts: list, link: UrdfLink, T_bl, policy: _InertiaPolicy) -> Non
 def _joint_keywords(j: UrdfJoint, T_hj: np.ndarray, follows: bool) -> dict:
     """The :meth:`ModelBuilder.add_body` keywords of a moving joint placed at ``T_hj``;
     ``follows``: it follows its mimic leader."""
-    axis = np.array(j.axis, dtype=float)
+    axis = j.axis  # (a tuple of floats, checked and normalised by the builder)
     if j.type not in JOINT_EXTENSIONS and not math.hypot(*j.axis) > 1e-12:
         raise ModelError(f"joint {j.name!r} <axis xyz={' '.join(map(str, j.axis))!r}>: zero axis")
     lower, upper = j.lower, j.upper
