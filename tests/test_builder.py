@@ -337,9 +337,32 @@ def _one(**kw) -> ModelBuilder:
         (lambda: _one().set_gravity((0, -9.81)), r"model gravity must have shape \(3,\)"),
     ],
 )
-def test_build_errors_name_the_element(make, match):
+@pytest.mark.parametrize("bulk", [False, True], ids=["one_by_one", "in_bulk"])
+def test_build_errors_name_the_element(make, match, bulk, monkeypatch):
+    # in_bulk: every model's transforms and inertias are first checked together in array
+    # operations (as for a model of many bodies); the one that fails is named all the same
+    import robodyn.model.builder as builder
+
+    monkeypatch.setattr(builder, "_BULK", 1 if bulk else 10**9)
     with pytest.raises(ModelError, match=match):
         make().build()
+
+
+@settings(max_examples=30, deadline=None)
+@given(trees(min_bodies=2, max_bodies=8, mimic=None, damping=None))
+def test_bodies_checked_in_bulk_make_the_same_model(tree):
+    import robodyn.model.builder as builder
+
+    models = []
+    for bulk in (1, 10**9):
+        old, builder._BULK = builder._BULK, bulk
+        try:
+            models.append(tree.build())
+        finally:
+            builder._BULK = old
+    a, b = (m.arrays() for m in models)
+    for name in a._fields:
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=0, atol=1e-15)
 
 
 class _FakeInertia:

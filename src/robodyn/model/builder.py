@@ -436,6 +436,62 @@ def _rigid_transform(T, what: str) -> np.ndarray:
     return out
 
 
+_BULK = 12  # from this many transforms or inertias on, they are checked in array operations
+
+
+def _rigid_transforms(Ts: list) -> list:
+    """What :func:`_rigid_transform` returns for each of ``Ts``, checked together in array
+    operations (a model of many bodies and frames); None where a transform does not clearly
+    pass (it is then checked alone, which names it), or for all when they do not make an
+    (n, 4, 4) array of numbers."""
+    n = len(Ts)
+    try:
+        A = np.array([_EYE4 if T is None else T for T in Ts], dtype=float)
+    except (TypeError, ValueError):
+        return [None] * n
+    if A.shape != (n, 4, 4):
+        return [None] * n
+    R = A[:, :3, :3]
+    err = np.abs(np.matmul(R.transpose(0, 2, 1), R) - np.eye(3)).max(axis=(1, 2))
+    det_err = np.abs(np.linalg.det(R) - 1.0)
+    ok = np.isfinite(A).all(axis=(1, 2)) & (np.abs(A[:, :3, 3]).max(axis=1) <= MAX_LENGTH)
+    ok &= np.abs(A[:, 3] - (0.0, 0.0, 0.0, 1.0)).max(axis=1) <= _ROT_TOL
+    ok &= (err <= _ROT_TOL) & (det_err <= _ROT_TOL)
+    A[:, 3] = (0.0, 0.0, 0.0, 1.0)
+    rounded = np.flatnonzero(ok & ((err > 1e-15) | (det_err > 1e-15)))
+    if rounded.size:  # polar projection onto SO(3), as _rigid_transform
+        U, _, Vt = np.linalg.svd(A[rounded, :3, :3])
+        A[rounded, :3, :3] = U @ Vt
+    return [A[k] if good else None for k, good in enumerate(ok.tolist())]
+
+
+def _inertias_parts(inertias: list) -> list:
+    """What :func:`_inertia_parts` returns for each of ``inertias``, checked together in
+    array operations; None where one does not clearly pass (it is then checked alone, which
+    names it), or for all when they are not all RigidInertia-like."""
+    n = len(inertias)
+    try:
+        masses = [0.0 if i is None else float(i.mass) for i in inertias]
+        C = np.array([_ZERO3 if i is None else i.com for i in inertias], dtype=float)
+        I = np.array([_ZERO33 if i is None else i.inertia for i in inertias], dtype=float)
+    except (AttributeError, TypeError, ValueError):
+        return [None] * n
+    if C.shape != (n, 3) or I.shape != (n, 3, 3):
+        return [None] * n
+    M = np.array(masses)
+    big_I = np.abs(I).max(axis=(1, 2))
+    asym = np.abs(I - I.transpose(0, 2, 1)).max(axis=(1, 2))
+    ok = np.isfinite(M) & np.isfinite(C).all(axis=1) & np.isfinite(I).all(axis=(1, 2))
+    ok &= (M >= 0) & (M <= MAX_MASS) & (np.abs(C).max(axis=1) <= MAX_LENGTH)
+    ok &= (big_I <= MAX_INERTIA) & (asym <= 1e-9 * np.maximum(1.0, big_I))
+    I = np.where((asym > 0)[:, None, None], 0.5 * (I + I.transpose(0, 2, 1)), I)
+    return [(masses[k], C[k], I[k]) if good else None for k, good in enumerate(ok.tolist())]
+
+
+_ZERO3 = np.zeros(3)
+_ZERO33 = np.zeros((3, 3))
+
+
 def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
     """(mass, com (3,), I_c (3, 3)) of a RigidInertia-like object (None: massless)."""
     if inertia is None:
@@ -477,11 +533,17 @@ def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
     out: list[_Checked] = []
     seen_body: set[str] = {root}
     seen_joint: dict[str, str] = {}
-    for s in specs:
+    n = len(specs)
+    bulk = n >= _BULK  # the numbers of many bodies checked together first
+    Ts = _rigid_transforms([s.T for s in specs]) if bulk else [None] * n
+    parts = _inertias_parts([s.inertia for s in specs]) if bulk else [None] * n
+    for s, T_ok, part in zip(specs, Ts, parts):
         jname = _check_names(s, root, seen_body, seen_joint)
         j = f"joint {jname!r} (body {s.name!r})"
-        jtype, axis, T, pitch, axis2 = _check_joint(s, j)
-        m, c, Ic = _inertia_parts(s.inertia, f"body {s.name!r} inertia")
+        jtype, axis, T, pitch, axis2 = _check_joint(s, j, T_ok)
+        m, c, Ic = (
+            part if part is not None else _inertia_parts(s.inertia, f"body {s.name!r} inertia")
+        )
         lower, upper, vals = _check_limits(s, j, jtype)
         mult, off = _check_mimic_numbers(s, j)
         out.append(
@@ -537,10 +599,11 @@ def _check_names(s: _BodySpec, root: str, seen_body: set[str], seen_joint: dict[
     return jname
 
 
-def _check_joint(s: _BodySpec, j: str) -> tuple:
+def _check_joint(s: _BodySpec, j: str, T_checked=None) -> tuple:
     """``(jtype, axis, T, pitch, axis2)`` of the joint ``j``: its type code, unit axis (zeros
-    for a joint without one), placement, pitch (0 but for a helical joint) and second axis
-    (None but for a universal joint)."""
+    for a joint without one), placement (``T_checked`` when :func:`_rigid_transforms` has
+    checked it), pitch (0 but for a helical joint) and second axis (None but for a
+    universal joint)."""
     kind = s.joint_type
     if kind not in JOINT_TYPES:
         raise ModelError(
@@ -555,7 +618,7 @@ def _check_joint(s: _BodySpec, j: str) -> tuple:
         axis = unit
     else:
         axis = np.zeros(3)
-    T = _rigid_transform(s.T, f"{j} origin T")
+    T = T_checked if T_checked is not None else _rigid_transform(s.T, f"{j} origin T")
     if (
         jtype not in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_FIXED)
         and s.mimic is not None
@@ -618,7 +681,8 @@ def _check_frames(frames, by_name: dict[str, _Checked], root: str) -> list:
     checked 4x4 rigid transform."""
     out = []
     names = set(by_name) | {root}
-    for fname, body, T in frames:
+    Ts = _rigid_transforms([T for _, _, T in frames]) if len(frames) >= _BULK else None
+    for k, (fname, body, T) in enumerate(frames):
         if not isinstance(fname, str) or not fname:
             raise ModelError(f"frame name must be a non-empty string, got {fname!r}")
         if fname in names:
@@ -626,7 +690,10 @@ def _check_frames(frames, by_name: dict[str, _Checked], root: str) -> list:
         names.add(fname)
         if body != root and body not in by_name:
             raise ModelError(f"frame {fname!r}: body {body!r} does not exist")
-        out.append((fname, body, _rigid_transform(T, f"frame {fname!r} T")))
+        checked = Ts[k] if Ts is not None else None
+        if checked is None:
+            checked = _rigid_transform(T, f"frame {fname!r} T")
+        out.append((fname, body, checked))
     return out
 
 
