@@ -853,15 +853,15 @@ def _merge_fixed_child(host: dict, world: bool, b: _Checked, T_hb: np.ndarray) -
 
 
 class _Coordinates(NamedTuple):
-    """Where each body's joint keeps its coordinates (arrays of shape (nb,)), and nq, nv."""
+    """Where each body's joint keeps its coordinates (lists of nb), and nq, nv."""
 
-    qadr: np.ndarray
-    vadr: np.ndarray
-    nq_j: np.ndarray  # coordinates each joint owns (0 for a mimic joint)
-    nv_j: np.ndarray
-    mimic: np.ndarray  # the leader's body index, -1 for an ordinary joint
-    mult: np.ndarray
-    off: np.ndarray
+    qadr: list[int]
+    vadr: list[int]
+    nq_j: list[int]  # coordinates each joint owns (0 for a mimic joint)
+    nv_j: list[int]
+    mimic: list[int]  # the leader's body index, -1 for an ordinary joint
+    mult: list[float]
+    off: list[float]
     nq: int
     nv: int
 
@@ -888,18 +888,17 @@ def _coordinates(new: list[dict]) -> _Coordinates:
             lead = jnt_index[s.mimic]
             mimic[i], mult[i], off[i] = lead, s.multiplier, s.offset
             qadr[i], vadr[i] = qadr[lead], vadr[lead]
-    ints = (np.array(x, np.int64) for x in (qadr, vadr, nqj, nvj, mimic))
-    return _Coordinates(*ints, np.array(mult), np.array(off), nq, nv)
+    return _Coordinates(qadr, vadr, nqj, nvj, mimic, mult, off, nq, nv)
 
 
 class _Tree(NamedTuple):
-    """The tree in index form: ``body_parent`` and ``body_subtree_end`` (nb,), and each dof's
-    owner body and the previous dof towards the root, -1 for none (nv,)."""
+    """The tree in index form: ``body_parent`` and ``body_subtree_end`` (nb), and each dof's
+    owner body and the previous dof towards the root, -1 for none (nv); lists."""
 
-    parent: np.ndarray
-    subtree_end: np.ndarray
-    dof_body: np.ndarray
-    dof_parent: np.ndarray
+    parent: list[int]
+    subtree_end: list[int]
+    dof_body: list[int]
+    dof_parent: list[int]
 
 
 def _tree_arrays(new: list[dict], c: _Coordinates) -> _Tree:
@@ -911,7 +910,7 @@ def _tree_arrays(new: list[dict], c: _Coordinates) -> _Tree:
         subtree_end[parent[i]] = max(subtree_end[parent[i]], subtree_end[i])
     dof_body, dof_parent = [0] * c.nv, [-1] * c.nv
     last_dof = [-1] * nb  # last dof on the path root..i
-    vadr, nvj = c.vadr.tolist(), c.nv_j.tolist()
+    vadr, nvj = c.vadr, c.nv_j
     for i in range(1, nb):
         prev = last_dof[parent[i]]
         for k in range(nvj[i]):
@@ -920,21 +919,20 @@ def _tree_arrays(new: list[dict], c: _Coordinates) -> _Tree:
             dof_parent[d] = prev
             prev = d
         last_dof[i] = prev
-    arrays = (np.array(x, np.int64) for x in (parent, subtree_end, dof_body, dof_parent))
-    return _Tree(*arrays)
+    return _Tree(parent, subtree_end, dof_body, dof_parent)
 
 
 class _Limits(NamedTuple):
-    """Position limits (nq,), and velocity and effort limits, damping, friction and
-    armature (nv,)."""
+    """Position limits (nq), and velocity and effort limits, damping, friction and armature
+    (nv); lists."""
 
-    q_lower: np.ndarray
-    q_upper: np.ndarray
-    v_limit: np.ndarray
-    effort: np.ndarray
-    damping: np.ndarray
-    friction: np.ndarray
-    armature: np.ndarray
+    q_lower: list[float]
+    q_upper: list[float]
+    v_limit: list[float]
+    effort: list[float]
+    damping: list[float]
+    friction: list[float]
+    armature: list[float]
 
 
 def _dof_limits(new: list[dict], c: _Coordinates) -> _Limits:
@@ -944,7 +942,7 @@ def _dof_limits(new: list[dict], c: _Coordinates) -> _Limits:
     q_lower, q_upper = [-inf] * c.nq, [inf] * c.nq
     v_limit, effort = [inf] * c.nv, [inf] * c.nv
     damping, friction, armature = [0.0] * c.nv, [0.0] * c.nv, [0.0] * c.nv
-    qadr, vadr, nqj, nvj = (x.tolist() for x in (c.qadr, c.vadr, c.nq_j, c.nv_j))
+    qadr, vadr, nqj, nvj = c.qadr, c.vadr, c.nq_j, c.nv_j
     for i in range(1, len(new)):
         s = new[i]["spec"]
         if nqj[i] == 0:
@@ -966,33 +964,29 @@ def _dof_limits(new: list[dict], c: _Coordinates) -> _Limits:
             v_limit[va], effort[va] = s.velocity, s.effort
         for k in range(va, va + n):
             damping[k], friction[k], armature[k] = s.damping, s.friction, s.armature
-    arrays = (q_lower, q_upper, v_limit, effort, damping, friction, armature)
-    return _Limits(*(np.array(x, dtype=float) for x in arrays))
+    return _Limits(q_lower, q_upper, v_limit, effort, damping, friction, armature)
 
 
 def _model(
     name, gravity, new, frame_list, notes, c: _Coordinates, tree: _Tree, lim: _Limits
 ) -> Model:
     """The frozen Model of the assembled bodies, frames, coordinates, tree and limits."""
-    fresh = dict(  # arrays made here and by the assembly, owned by nothing else: frozen in
-        body_parent=tree.parent,  # place and kept by the Model as they are (model.built)
+    ints = dict(
+        body_parent=tree.parent,
         body_subtree_end=tree.subtree_end,
-        body_mass=np.array([n["inertia"][0] for n in new], dtype=float),
-        body_com=np.array([n["inertia"][1] for n in new], dtype=float),
-        body_inertia=np.array([n["inertia"][2] for n in new], dtype=float),
-        jnt_type=np.array([n["jtype"] for n in new], np.int64),
-        jnt_axis=np.array([n["axis"] for n in new], dtype=float),
-        jnt_R=np.array([n["T"][:3, :3] for n in new], dtype=float),
-        jnt_p=np.array([n["T"][:3, 3] for n in new], dtype=float),
+        jnt_type=[n["jtype"] for n in new],
         jnt_qadr=c.qadr,
         jnt_vadr=c.vadr,
         jnt_nq=c.nq_j,
         jnt_nv=c.nv_j,
         jnt_mimic=c.mimic,
-        jnt_mimic_mult=c.mult,
-        jnt_mimic_offset=c.off,
         dof_body=tree.dof_body,
         dof_parent=tree.dof_parent,
+        frame_body=[f[1] for f in frame_list],
+    )
+    floats = dict(
+        jnt_mimic_mult=c.mult,
+        jnt_mimic_offset=c.off,
         q_lower=lim.q_lower,
         q_upper=lim.q_upper,
         v_limit=lim.v_limit,
@@ -1000,7 +994,16 @@ def _model(
         dof_damping=lim.damping,
         dof_friction=lim.friction,
         dof_armature=lim.armature,
-        frame_body=np.array([f[1] for f in frame_list], np.int64),
+    )
+    fresh = {k: np.array(v, np.int64) for k, v in ints.items()}
+    fresh.update({k: np.array(v, dtype=float) for k, v in floats.items()})
+    fresh.update(  # arrays made here, owned by nothing else: frozen in place and kept by
+        body_mass=np.array([n["inertia"][0] for n in new], dtype=float),  # the Model as
+        body_com=np.array([n["inertia"][1] for n in new], dtype=float),  # they are
+        body_inertia=np.array([n["inertia"][2] for n in new], dtype=float),  # (model.built)
+        jnt_axis=np.array([n["axis"] for n in new], dtype=float),
+        jnt_R=np.array([n["T"][:3, :3] for n in new], dtype=float),
+        jnt_p=np.array([n["T"][:3, 3] for n in new], dtype=float),
         frame_R=np.array([f[2][:3, :3] for f in frame_list], dtype=float),
         frame_p=np.array([f[2][:3, 3] for f in frame_list], dtype=float),
         jnt_pitch=np.array([n["spec"].pitch if n["spec"] is not None else 0.0 for n in new]),

@@ -181,28 +181,45 @@ def _read_file(path_or_xml) -> tuple[bytes, str]:
         text = os.fsdecode(text)
     if "\n" in text or "\x00" in text or len(text) > 4096:
         raise ModelError("path_or_xml is neither XML (it does not start with '<') nor a path")
-    try:  # one stat: a regular file (a FIFO would block the open), its size
-        st = os.stat(text)
+    try:  # (non-blocking: a FIFO would block a plain open; refused below as not a file)
+        fd = os.open(text, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except (OSError, ValueError):
-        st = None
-    if st is None or not stat.S_ISREG(st.st_mode):
-        if (
-            isinstance(path_or_xml, os.PathLike)
-            or "/" in text
-            or os.sep in text
-            or Path(text).suffix
-        ):
-            raise FileNotFoundError(f"URDF file not found: {text}")
-        raise ModelError(
-            f"path_or_xml {text[:60]!r} is neither XML (no leading '<') nor an existing file"
-        )
-    if st.st_size > MAX_URDF_BYTES:
-        raise ModelError(f"URDF file {text} is {st.st_size} bytes, more than {MAX_URDF_BYTES}")
-    with open(text, "rb") as fh:  # (a read of the stated size: no 50 MB buffer for 2 kB)
-        data = fh.read(st.st_size + 1)
-        if len(data) > st.st_size:  # it grew since: read on, up to one byte past the limit
-            data += fh.read(MAX_URDF_BYTES + 1 - len(data))
-        return data, text
+        fd = None
+    try:
+        st = None if fd is None else os.fstat(fd)
+        if st is None or not stat.S_ISREG(st.st_mode):
+            if (
+                isinstance(path_or_xml, os.PathLike)
+                or "/" in text
+                or os.sep in text
+                or Path(text).suffix
+            ):
+                raise FileNotFoundError(f"URDF file not found: {text}")
+            raise ModelError(
+                f"path_or_xml {text[:60]!r} is neither XML (no leading '<') nor an existing file"
+            )
+        if st.st_size > MAX_URDF_BYTES:
+            raise ModelError(f"URDF file {text} is {st.st_size} bytes, more than {MAX_URDF_BYTES}")
+        return _read_all(fd, st.st_size), text
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """The file's bytes (``size`` of them by its stat), up to one past MAX_URDF_BYTES: a
+    file that grew since its stat is read on, in 64 kB pieces, to its end or there."""
+    data = os.read(fd, size + 1)
+    if len(data) <= size:
+        return data
+    chunks, total = [data], len(data)
+    while total <= MAX_URDF_BYTES:
+        piece = os.read(fd, min(1 << 16, MAX_URDF_BYTES + 1 - total))
+        if not piece:
+            break
+        chunks.append(piece)
+        total += len(piece)
+    return b"".join(chunks)
 
 
 def _refuse(what: str):
