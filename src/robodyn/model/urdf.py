@@ -39,7 +39,7 @@ import numpy as np
 
 from ..errors import ModelError, ModelWarning
 from ..inertia import compound
-from ..spatial import rpy_to_rotation, transform
+from ..spatial import rpy_to_rotation
 from .builder import MAX_INERTIA, MAX_LENGTH, MAX_MASS, ModelBuilder
 from .inertial import (
     NEGLIGIBLE_NEGATIVE,
@@ -1289,7 +1289,8 @@ def _placed_visuals(model: Model, robot: UrdfRobot, host) -> tuple:
         else:  # merged by the builder: a frame of its body
             k = frames[name]
             body = int(model.frame_body[k])
-            T_bl = transform(model.frame_R[k], model.frame_p[k])
+            T_bl = np.eye(4)  # the frame in its body, [[R, p], [0, 1]]
+            T_bl[:3, :3], T_bl[:3, 3] = model.frame_R[k], model.frame_p[k]
             T_bl = T_bl if T_hl is None else T_bl @ T_hl
         if T_bl is not None:
             T_bl.flags.writeable = False
