@@ -25,6 +25,7 @@ link frame is ``I_c = R I R^T``; ``<axis>`` defaults to ``(1, 0, 0)``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -59,6 +60,7 @@ from .urdf_description import (
     UrdfRobot,
     placement,
 )
+from .xacro import expand_xacro, is_xacro
 
 __all__ = [
     "MAX_URDF_BYTES",
@@ -959,15 +961,20 @@ def load_urdf(
     mimic: bool = True,
     strict: bool = False,
     invalid_inertia: str = "error",
+    xacro_args: dict | None = None,
+    search_path=(),
 ) -> Model:
-    """Load a URDF robot description into a :class:`Model`.
+    """Load a URDF robot description (or a xacro file) into a :class:`Model`.
 
     Parameters
     ----------
     path_or_xml : str, os.PathLike or bytes
         A file path, or the XML as a string (first non-blank character ``<``) or bytes.
         Only this file is read: ``package://`` and mesh file names are recorded, never
-        opened. DOCTYPE/ENTITY declarations are refused (safe parsing).
+        opened. DOCTYPE/ENTITY declarations are refused (safe parsing). A file whose name
+        ends in ``.xacro`` (or any source, with ``xacro_args``) is first expanded by the
+        ``xacro`` package (:mod:`robodyn.model.xacro`; ``pip install "robodyn[xacro]"``),
+        which reads the files it includes.
     floating_base : bool
         True: the root link hangs from the world by a free joint named ``"root_joint"``
         (q[:7] = [x, y, z, qw, qx, qy, qz], v[:6] = body twist), like Pinocchio's
@@ -997,7 +1004,19 @@ def load_urdf(
         "error" (the default) refuses it with a ModelError naming the link; "balance"
         replaces it by the nearest physical tensor with the same axes (as MuJoCo's
         ``balanceinertia``), "keep" keeps it as written (as Pinocchio does); both warn.
-        A negative mass is always an error.
+        A negative mass is always an error. With "error", a tensor whose negative principal
+        moment is negligible (no larger than ``NEGLIGIBLE_NEGATIVE`` = 1e-6 of the robot's
+        inertia scale, the largest principal moment of any link's tensor: the round-off of
+        a CAD export) is read as the nearest physical tensor (its principal moments
+        clipped at 0, then, if ``I1 + I2 < I3``, ``I1`` and ``I2`` raised by half the
+        deficit each), with one warning naming the link and the tensor.
+    xacro_args : dict, optional
+        The values of a xacro file's ``<xacro:arg>`` (``$(arg name)``); giving it (even
+        ``{}``) expands any source with xacro.
+    search_path : path-like or sequence of path-like
+        Folders where ROS packages are found before ``$ROS_PACKAGE_PATH``: a xacro file's
+        ``$(find pkg)``, and the ``package://pkg/...`` mesh names the viewer
+        (:func:`robodyn.viz.show`) draws.
 
     Returns
     -------
@@ -1026,7 +1045,13 @@ def load_urdf(
     FileNotFoundError
         A path that does not exist.
     """
-    data, origin, blank = read_document(path_or_xml)
+    if is_xacro(path_or_xml, xacro_args):
+        xml = expand_xacro(path_or_xml, xacro_args, search_path)
+        data, origin, blank = read_document(xml)
+        if not (isinstance(path_or_xml, str) and path_or_xml.lstrip().startswith("<")):
+            origin = os.fspath(path_or_xml)  # the xacro file: messages name it, meshes
+    else:  # are relative to it
+        data, origin, blank = read_document(path_or_xml)
     notes: list[str] = []
     if blank:
         _adapted(
@@ -1036,7 +1061,7 @@ def load_urdf(
         )
     robot = robot_from_element(parse_xml(data, origin, text=False), origin)
     source = None if origin.startswith("<") else os.path.abspath(origin)  # inline XML: no
-    return model_from_urdf(  # base for relative mesh paths
+    model = model_from_urdf(  # base for relative mesh paths
         robot,
         floating_base,
         root_name=root_name,
@@ -1047,6 +1072,22 @@ def load_urdf(
         notes=notes,
         source=source,
     )
+    return _with_search_path(model, search_path)
+
+
+def _with_search_path(model: Model, search_path) -> Model:
+    """``model`` whose mesh visuals carry ``search_path`` (absolute folders), where the
+    viewer looks up their ``package://`` and relative names too."""
+    if isinstance(search_path, (str, bytes, os.PathLike)):
+        search_path = [search_path]
+    folders = tuple(os.path.abspath(os.path.expanduser(os.fsdecode(p))) for p in search_path)
+    if not folders:
+        return model
+    visuals = tuple(
+        (b, T, dataclasses.replace(g, search_path=folders) if g.kind == "mesh" else g)
+        for b, T, g in model.visuals
+    )
+    return replaced(model, visuals=visuals)
 
 
 def model_from_urdf(

@@ -46,6 +46,9 @@ class UrdfGeometry:
     filename: str | None = None
     scale: tuple[float, float, float] | None = None
     rgba: tuple[float, float, float, float] | None = None  # <visual><material> colour
+    # folders where a mesh's package:// or relative name is looked up (load_urdf's
+    # search_path=), absolute; the viewer looks there too
+    search_path: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
