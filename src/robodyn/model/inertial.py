@@ -247,6 +247,9 @@ def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0)
     return compound(parts)
 
 
+_PRIMITIVES = ("box", "cylinder", "sphere")
+
+
 def _primitive_dims(g):
     """``(volume, moments)`` of a box, cylinder (along its z) or sphere collision geometry,
     ``moments(m)`` its principal moments about its centre for a mass ``m``; None for any
@@ -290,6 +293,8 @@ def geometry_problem(link: UrdfLink) -> str | None:
     inertial = link.inertial
     if inertial is None or not inertial.mass > 0 or not link.collisions:
         return None  # (cheap tests first: a load calls this for every link)
+    if any(g.kind not in _PRIMITIVES for g in link.collisions):  # a mesh: nothing to compare
+        return None
     if inertial_problem(inertial) is not None:
         return None
     geo = _primitive_diagonal(link.collisions, inertial.mass)

@@ -908,6 +908,13 @@ def massless_subtrees(robot: UrdfRobot, children) -> list[tuple[str, list[str], 
 def _mass_warnings(robot: UrdfRobot, children, strict: bool, notes: list[str]) -> None:
     """Massless moving subtrees (one warning per joint) and moving links without mass
     (one per link, outside those subtrees): forward dynamics would fail later."""
+    links = robot.links
+    if all(
+        j.type == "fixed"
+        or (links[j.child].inertial is not None and links[j.child].inertial.mass > 0)
+        for j in robot.joints.values()
+    ):  # every moving link has mass: no massless subtree, no such link (the common case)
+        return
     seen: set[str] = set()
     for jname, sub, _ in massless_subtrees(robot, children):
         j = robot.joints[jname]
