@@ -323,13 +323,13 @@ def _scalar(el: ET.Element, attr: str, ctx: str, default: float | None) -> float
     raw = el.get(attr)
     if raw is None:
         return default
-    if _plain(raw):  # the common case, as fast as float (x - x is 0 for finite x only)
+    if raw.isascii() and "_" not in raw:  # _plain: the common case, as fast as float
         try:
             x = float(raw)
         except ValueError:
             pass
         else:
-            if x - x == 0.0:
+            if x - x == 0.0:  # (0 for a finite x only)
                 return x
     return _number(raw, _where(ctx, el.tag, attr, raw))
 
@@ -347,14 +347,15 @@ def _triple(el: ET.Element | None, attr: str, ctx: str, default) -> tuple[float,
     if raw is None:
         return default
     parts = raw.split()
-    if len(parts) == 3 and _plain(raw):  # the common case (see _scalar)
+    if len(parts) == 3 and raw.isascii() and "_" not in raw:  # the common case (_scalar)
         try:
-            x, y, z = float(parts[0]), float(parts[1]), float(parts[2])
+            xyz = tuple(map(float, parts))
         except ValueError:
             pass
         else:
-            if (x + y + z) - (x + y + z) == 0.0:  # all finite (and no overflow)
-                return x, y, z
+            total = xyz[0] + xyz[1] + xyz[2]
+            if total - total == 0.0:  # all finite (and no overflow)
+                return xyz
     where = _where(ctx, el.tag, attr, raw)
     if len(parts) != 3:
         raise ModelError(f"{where}: expected 3 numbers, got {len(parts)}")
@@ -1309,13 +1310,14 @@ def _add_root(
             joint_type="free",
             inertia=_inertia_arg(parts),
         )
-    else:
+    else:  # welded to the world, which carries its mass: only the mass is said (a note)
+        mass = _RawInertia(sum(p[0] for p in parts), np.zeros(3), np.zeros((3, 3)))
         b.add_body(
             root,
             root_name,
             joint_name=_free_name(f"{root_name}_{root}_fixed", joint_names),
             joint_type="fixed",
-            inertia=_inertia_arg(parts),
+            inertia=mass if parts else None,
         )
 
 
@@ -1360,8 +1362,8 @@ _IDENTITY.flags.writeable = False
 def _inertia_arg(parts: list) -> _RawInertia | None:
     if not parts:
         return None
-    if len(parts) == 1 and parts[0][0] > 0:  # one link: its own (m, c, I_c), symmetrised
-        m, c, I = parts[0]
-        return _RawInertia(float(m), np.asarray(c, float), 0.5 * (I + I.T))
+    if len(parts) == 1 and parts[0][0] > 0:  # one link: its own (m, c, I_c) (the builder
+        m, c, I = parts[0]  # symmetrises I)
+        return _RawInertia(float(m), np.asarray(c, float), I)
     m, c, I = compound(parts)
     return _RawInertia(m, c, I)  # each part was checked by inertial_issue
