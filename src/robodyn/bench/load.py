@@ -155,39 +155,20 @@ def urdf_rows(files: list[str], cfg, peers: dict, prog) -> list[dict]:
         options = _robodyn_options(path)
         call = "rd.load_urdf(path" + "".join(f", {k}={v!r}" for k, v in options.items()) + ")"
         err = _check_urdf(path, options, pin, cfg.seed)
+        mine = dict(call=call, check_err=err)  # robodyn's row
         if not err <= RTOL:
-            rows.append(
-                _row(
-                    "load",
-                    name,
-                    "urdf",
-                    "robodyn",
-                    call=call,
-                    check_err=err,
-                    status=f"FAIL: mass matrix differs from Pinocchio's ({err:.1e})",
-                )
-            )
-            continue  # fmt: skip
+            failed = f"FAIL: mass matrix differs from Pinocchio's ({err:.1e})"
+            rows.append(_row("load", name, "urdf", "robodyn", status=failed, **mine))
+            continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             calls = [functools.partial(load_urdf, path, **options),
                      functools.partial(pin.buildModelFromUrdf, path)]  # fmt: skip
             t_rd, t_pin = _best_alternating(calls, repeat)
-        rows.append(
-            _row(
-                "load",
-                name,
-                "urdf",
-                "robodyn",
-                call=call,
-                median_s=t_rd,
-                ratio_to_pinocchio=t_rd / t_pin,
-                check_err=err,
-                repeat=repeat,
-            )
-        )
-        rows.append(_row("load", name, "urdf", "pinocchio", call="pin.buildModelFromUrdf(path)",
-                         median_s=t_pin, status="reference", repeat=repeat))  # fmt: skip
+        mine.update(median_s=t_rd, ratio_to_pinocchio=t_rd / t_pin, repeat=repeat)
+        rows.append(_row("load", name, "urdf", "robodyn", **mine))
+        peer = dict(call="pin.buildModelFromUrdf(path)", status="reference", repeat=repeat)
+        rows.append(_row("load", name, "urdf", "pinocchio", median_s=t_pin, **peer))
     return rows
 
 
