@@ -171,8 +171,8 @@ _TEXT_SECTIONS = (
     ("viz", "VIZ: viewer pages in headless Chromium (software WebGL)", viz_lines, False),
     ("ident", "Identification: joint-torque regressor per state (ratio to Pinocchio)",
      ident_lines, False),
-    ("load", "LOAD: one robot description file read (least of single calls; robodyn, "
-     "Pinocchio, ratio, check)", load_lines, True),
+    ("load", "LOAD: one robot description file read (least CPU time of single calls; "
+     "robodyn, Pinocchio, ratio, check)", load_lines, True),
 )  # fmt: skip
 
 

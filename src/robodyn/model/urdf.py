@@ -689,13 +689,16 @@ INVALID_INERTIA = ("error", "balance", "keep")
 class _InertiaPolicy:
     """How :func:`_link_inertia` treats the inertias of one load: ``strict``, what to do with
     an ``invalid`` (not positive semi-definite) one, the ``notes`` to record in, and the
-    robot's inertia scale (computed on first need: only a non-PSD tensor needs it)."""
+    robot's inertia scale (computed on first need: only a non-PSD tensor needs it).
+    ``flagged`` collects the links whose ``<inertial>`` had an issue (the geometry check
+    skips them: :func:`~robodyn.model.inertial.geometry_problem` compares physical ones)."""
 
     links: dict[str, UrdfLink]
     strict: bool
     invalid: str
     notes: list[str]
     _scale: float | None = None
+    flagged: set = dataclasses.field(default_factory=set)
 
     def scale(self) -> float:
         if self._scale is None:
@@ -714,6 +717,7 @@ def _link_inertia(link: UrdfLink, policy: _InertiaPolicy):
     issue = inertial_issue(inertial)
     if issue is None:
         return inertial.mass, inertial.com, inertial.inertia_link
+    policy.flagged.add(link.name)
     severity, problem = issue
     if severity == "error" and inertial.mass >= 0 and policy.invalid == "error":
         low = negligible_negative(inertial.inertia, policy.scale())
@@ -944,9 +948,12 @@ def _mass_warnings(robot: UrdfRobot, children, strict: bool, notes: list[str]) -
             )
 
 
-def _geometry_warnings(robot: UrdfRobot, strict: bool, notes: list[str]) -> None:
-    """Inertias more than 10x off the inertia of the link's collision primitives."""
+def _geometry_warnings(robot: UrdfRobot, strict: bool, notes: list[str], flagged=()) -> None:
+    """Inertias more than 10x off the inertia of the link's collision primitives (the
+    ``flagged`` links, whose inertia is not physical, are not compared)."""
     for link in robot.links.values():
+        if link.name in flagged:
+            continue
         problem = geometry_problem(link)
         if problem is not None:
             _implausible(f"link {link.name!r}: {problem}; {_FIX}", strict, notes)
@@ -1135,7 +1142,7 @@ def model_from_urdf(
     for name, body, T in tree.frames:
         b.add_frame(name, body, T)
     _mass_warnings(robot, children, strict, notes)
-    _geometry_warnings(robot, strict, notes)
+    _geometry_warnings(robot, strict, notes, policy.flagged)
     model = b.build()
     visuals = _placed_visuals(model, robot, tree.host)
     return replaced(model, notes=tuple(model.notes) + tuple(notes), visuals=visuals, source=source)
