@@ -180,6 +180,7 @@ def test_xacro_args_and_ros_package_path(workspace, monkeypatch):
     text = path.read_text()
     from_text = load_urdf(text, xacro_args={})
     _assert_same_model(from_text, load_urdf(plain_urdf()))
+    _assert_same_model(load_urdf(text.encode(), xacro_args={}), from_text)  # and its bytes
     assert find_package("my_arm") == workspace / "group" / "my_arm"
 
 

@@ -1063,7 +1063,9 @@ def load_urdf(
     if is_xacro(path_or_xml, xacro_args):
         xml = expand_xacro(path_or_xml, xacro_args, search_path)
         data, origin, blank = read_document(xml)
-        if not (isinstance(path_or_xml, str) and path_or_xml.lstrip().startswith("<")):
+        if isinstance(path_or_xml, os.PathLike) or (
+            isinstance(path_or_xml, str) and not path_or_xml.lstrip().startswith("<")
+        ):
             origin = os.fspath(path_or_xml)  # the xacro file: messages name it, meshes
     else:  # are relative to it
         data, origin, blank = read_document(path_or_xml)

@@ -156,9 +156,9 @@ def expand_xacro(path_or_xml, xacro_args=None, search_path=()) -> str:
 
     Parameters
     ----------
-    path_or_xml : str or os.PathLike
-        A ``.xacro`` file, or the xacro XML itself (then relative includes are relative to
-        the current folder).
+    path_or_xml : str, os.PathLike or bytes
+        A ``.xacro`` file, or the xacro XML itself (text, or UTF-8 bytes; then relative
+        includes are relative to the current folder).
     xacro_args : dict, optional
         Values of the file's ``<xacro:arg>`` (``$(arg name)``), as ``xacro name:=value``
         sets them; booleans become "true"/"false", other values ``str(value)``.
@@ -181,6 +181,8 @@ def expand_xacro(path_or_xml, xacro_args=None, search_path=()) -> str:
         No such file.
     """
     xacro = _xacro_module()
+    if isinstance(path_or_xml, (bytes, bytearray, memoryview)):  # xacro XML as bytes
+        path_or_xml = bytes(path_or_xml).decode("utf-8")
     mappings = {str(k): _arg_text(v) for k, v in (xacro_args or {}).items()}
     is_file = not (isinstance(path_or_xml, str) and path_or_xml.lstrip().startswith("<"))
     origin = os.fspath(path_or_xml) if is_file else "<string>"
