@@ -31,7 +31,7 @@ The compiled core takes the model packed into one flat array
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import NamedTuple
 
 import numpy as np
@@ -167,7 +167,8 @@ def built(**fields) -> Model:
     in depth-first order with body 0 the world. :class:`ModelBuilder` makes them so
     (tests/test_builder.py holds it); anything else goes through ``Model(...)``."""
     model = object.__new__(Model)
-    model.__dict__.update(fields)
+    model.__dict__.update(_field_defaults())  # (a field the builder does not know: its
+    model.__dict__.update(fields)  # default)
     return model
 
 
@@ -179,8 +180,14 @@ def replaced(model: Model, **changes) -> Model:
     if not changes.keys() <= unchecked:
         raise ValueError(f"replaced() changes only {sorted(unchecked)}, got {sorted(changes)}")
     new = object.__new__(Model)
-    new.__dict__.update({name: model.__dict__[name] for name in _field_names()}, **changes)
+    new.__dict__.update({name: getattr(model, name) for name in _field_names()}, **changes)
     return new
+
+
+@functools.cache
+def _field_defaults() -> dict:
+    """The Model's fields that have a plain default, with it."""
+    return {f.name: f.default for f in fields(Model) if f.default is not MISSING}
 
 
 @functools.cache
