@@ -279,9 +279,9 @@ def test_without_optional_packages_one_line_per_section(tmp_path):
     def count(text):
         return sum(text in line for line in lines)
 
-    # Pinocchio in latency, batch, functions, derivatives, cold, memory and simulate; MuJoCo
-    # in latency and simulate
-    assert count("pinocchio: skipped: install Pinocchio (pip install pin)") == 7
+    # Pinocchio in latency, batch, functions, derivatives, cold, memory, simulate and load;
+    # MuJoCo in latency and simulate
+    assert count("pinocchio: skipped: install Pinocchio (pip install pin)") == 8
     assert count("mujoco: skipped: install MuJoCo (pip install mujoco)") == 2
     # modern_robotics in latency and ik
     assert count("skipped: install modern_robotics (pip install modern-robotics)") == 2
@@ -456,3 +456,72 @@ def test_derivatives_row_fails_on_a_wrong_result():
     for r in _quantity_rows(case, pin, dataclasses.replace(spec, rd=off), cfg)[:2]:
         assert r["status"].startswith("FAIL") and r["median_s"] is None, r
     assert all(r["status"] == "ok" for r in _quantity_rows(case, pin, spec, cfg))
+
+
+# ------------------------------------------------------------------ load section (issue 32)
+def _untimed(monkeypatch, times=(3.5e-3, 1e-3)):
+    """The load section with its timer replaced: nothing is timed in these tests."""
+    import robodyn.bench.load as load
+
+    monkeypatch.setattr(load, "_best_alternating", lambda fns, repeat: list(times))
+    return load
+
+
+def test_load_rows_are_checked_against_pinocchio(monkeypatch):
+    import pinocchio as pin
+
+    from helpers import erd_path
+    from robodyn.bench.common import Config, Progress
+
+    load = _untimed(monkeypatch)
+    files = [erd_path("ur5_robot.urdf"), erd_path("panda.urdf"), erd_path("romeo_laas_small"),
+             erd_path("ur_description/urdf/ur3.urdf")]  # fmt: skip
+    rows = load.urdf_rows(files, Config(quick=True), {"pinocchio": pin}, Progress(1, False))
+    # ur3.urdf has no link: Pinocchio refuses it, so it has no row
+    mine = {r["model"].split("/")[-1]: r for r in rows if r["library"] == "robodyn"}
+    assert set(mine) == {"ur5_robot", "panda", "romeo_laas_small"}
+    for r in mine.values():
+        assert r["status"] == "ok" and r["check_err"] <= 1e-8, r
+        assert r["ratio_to_pinocchio"] == pytest.approx(3.5)
+    # Pinocchio keeps romeo_laas_small's non-PSD inertias as written; so, said, does robodyn
+    assert mine["romeo_laas_small"]["call"] == "rd.load_urdf(path, invalid_inertia='keep')"
+    assert mine["panda"]["call"] == "rd.load_urdf(path)"
+    assert sum(r["status"] == "reference" for r in rows) == 3
+    text = "\n".join(load.text_lines(rows))
+    assert "urdf: 3 files, ratio median 3.50, worst 3.50, 0 within 3x" in text
+    md = "\n".join(load.markdown_lines(rows))
+    assert md.startswith("Load (urdf, 3 example-robot-data files") and "worst 3.50" in md
+
+
+def test_a_load_row_whose_model_differs_fails(monkeypatch):
+    import pinocchio as pin
+
+    from helpers import erd_path
+    from robodyn.bench.common import Config, Progress
+
+    load = _untimed(monkeypatch)
+    monkeypatch.setattr(load, "_check_urdf", lambda path, options, pin, seed: 0.5)
+    rows = load.urdf_rows([erd_path("ur5_robot.urdf")], Config(quick=True), {"pinocchio": pin},
+                          Progress(1, False))  # fmt: skip
+    assert [r["status"][:4] for r in rows] == ["FAIL"] and rows[0]["median_s"] is None
+
+
+def test_load_section_from_the_command_line_and_a_second_format(monkeypatch, tmp_path):
+    load = _untimed(monkeypatch)
+    # a format joins by an entry of FORMATS (MJCF beside MuJoCo, once rd.load_mjcf exists)
+    seen = []
+
+    def rows_of(files, cfg, peers, prog):
+        seen.append((files, peers["pinocchio"] is not None))
+        return []
+
+    monkeypatch.setitem(load.FORMATS, "other", (lambda cfg: ["x.other"], rows_of, "pinocchio"))
+    js = tmp_path / "bench.json"
+    code = main(["--quick", "--only", "load", "--models", "ur5", "--no-progress",
+                 "--json", str(js)])  # fmt: skip
+    assert code == 0
+    result = json.loads(js.read_text())
+    [mine] = [r for r in result["load"] if r["library"] == "robodyn"]
+    assert mine["model"] == "ur_description/urdf/ur5_robot" and mine["status"] == "ok"
+    assert seen == [(["x.other"], True)]
+    assert "LOAD: one robot description file read" in format_table(result)

@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
+from helpers import trees
 from robodyn.errors import ModelError
 from robodyn.inertia import RigidInertia
 from robodyn.model.builder import ModelBuilder
@@ -335,9 +337,32 @@ def _one(**kw) -> ModelBuilder:
         (lambda: _one().set_gravity((0, -9.81)), r"model gravity must have shape \(3,\)"),
     ],
 )
-def test_build_errors_name_the_element(make, match):
+@pytest.mark.parametrize("bulk", [False, True], ids=["one_by_one", "in_bulk"])
+def test_build_errors_name_the_element(make, match, bulk, monkeypatch):
+    # in_bulk: every model's transforms and inertias are first checked together in array
+    # operations (as for a model of many bodies); the one that fails is named all the same
+    import robodyn.model.builder as builder
+
+    monkeypatch.setattr(builder, "_BULK", 1 if bulk else 10**9)
     with pytest.raises(ModelError, match=match):
         make().build()
+
+
+@settings(max_examples=30, deadline=None)
+@given(trees(min_bodies=2, max_bodies=8, mimic=None, damping=None))
+def test_bodies_checked_in_bulk_make_the_same_model(tree):
+    import robodyn.model.builder as builder
+
+    models = []
+    for bulk in (1, 10**9):
+        old, builder._BULK = builder._BULK, bulk
+        try:
+            models.append(tree.build())
+        finally:
+            builder._BULK = old
+    a, b = (m.arrays() for m in models)
+    for name in a._fields:
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=0, atol=1e-15)
 
 
 class _FakeInertia:
@@ -383,3 +408,26 @@ def test_an_axis_of_huge_entries_is_its_direction():
     np.testing.assert_allclose(u.jnt_axis2[1], [0, 0.6, 0.8])
     with pytest.raises(ModelError, match="zero axis"):  # a direction too short to trust
         ModelBuilder().add_body("a", "world", axis=(1e-13, 0, 0)).build()
+
+
+@settings(max_examples=40, deadline=None)
+@given(trees(max_bodies=6, mimic=None, damping=None))
+def test_the_builders_arrays_are_what_the_model_would_make_of_them(tree):
+    # ModelBuilder hands its arrays to the Model as they are (model.built): each must be
+    # what Model.__post_init__ would make of it (owned, read-only, C-contiguous, float64 or
+    # int64 for the index arrays), so Model(**fields) rebuilds an equal model
+    from robodyn.model.model import _INT_FIELDS, Model, _field_names
+
+    model = tree.model
+    fields = {name: getattr(model, name) for name in _field_names()}
+    for name, value in fields.items():
+        if not isinstance(value, np.ndarray):
+            continue
+        assert value.dtype == (np.int64 if name in _INT_FIELDS else np.float64), name
+        assert value.base is None and not value.flags.writeable, name
+        assert value.flags.c_contiguous, name
+    again = Model(**fields)  # the checks of __post_init__ pass, and keep the arrays
+    for name, value in fields.items():
+        if isinstance(value, np.ndarray):
+            assert getattr(again, name) is value, name
+    assert np.all(model.body_parent[1:] < np.arange(1, model.nb))

@@ -658,7 +658,7 @@ def erd_models():
                 out.append((name, load_urdf(path, floating_base=bool(k % 2))))
             except ModelError:  # a non-physical inertia (see tests/oracle/conftest.py)
                 continue
-    return expect_count(out, 62, "example-robot-data URDFs robodyn loads by default")
+    return expect_count(out, 65, "example-robot-data URDFs robodyn loads by default")
 
 
 def test_roundtrip_example_robot_data(erd_models, rng):

@@ -57,9 +57,14 @@ def _inertia_is_physical(mass: float, I: np.ndarray) -> bool:
 
 
 def _raw_inertias_psd(path: str) -> bool:
-    """Independent check: every <inertial> tensor positive semi-definite (to round-off)."""
+    """Independent check: every <inertial> tensor positive semi-definite (to round-off), or
+    its negative principal moment negligible: within 1e-6 of the largest principal moment
+    of any link's tensor (the loader reads such a tensor as round-off and warns)."""
+    raw = list(_raw(path))
+    scale = max((np.linalg.eigvalsh(I)[-1] for _, I in raw), default=0.0)
     return all(
-        np.linalg.eigvalsh(I)[0] >= -1e-9 * (abs(np.trace(I)) + 1e-6 * m) for m, I in _raw(path)
+        np.linalg.eigvalsh(I)[0] >= -max(1e-9 * (abs(np.trace(I)) + 1e-6 * m), 1e-6 * scale)
+        for m, I in raw
     )
 
 

@@ -108,15 +108,18 @@ def compound(parts) -> tuple[float, np.ndarray, np.ndarray]:
     I_c : numpy.ndarray, shape (3, 3)
         Symmetrised.
     """
-    parts = [(float(m), np.asarray(c, float), np.asarray(I, float)) for m, c, I in parts]
-    m = sum(p[0] for p in parts)
+    parts = list(parts)
+    masses = np.array([float(p[0]) for p in parts])
+    coms = np.array([p[1] for p in parts], dtype=float).reshape(-1, 3)
+    tensors = np.array([p[2] for p in parts], dtype=float).reshape(-1, 3, 3)
+    m = float(masses.sum())
     if m == 0:
-        return 0.0, np.zeros(3), sum((p[2] for p in parts), np.zeros((3, 3)))
-    c = sum(p[0] * p[1] for p in parts) / m
-    I = np.zeros((3, 3))
-    for mk, ck, Ik in parts:
-        d = ck - c
-        I += Ik + mk * (float(d @ d) * np.eye(3) - np.outer(d, d))
+        return 0.0, np.zeros(3), tensors.sum(axis=0)
+    c = masses @ coms / m
+    d = coms - c  # each part's centre from the compound's
+    # sum_k I_k + m_k (d_k^T d_k 1 - d_k d_k^T)
+    I = tensors.sum(axis=0) + np.eye(3) * float(masses @ (d * d).sum(axis=1))
+    I -= (masses[:, None] * d).T @ d
     return m, c, 0.5 * (I + I.T)
 
 
@@ -183,15 +186,21 @@ def check_inertia(inertia, name: str = "inertia", scale: float | None = None) ->
     if moments[0] < -tol:
         raise ValueError(
             f"{name} is not positive semi-definite: smallest principal moment "
-            f"{moments[0]:.6g} < 0 (principal moments {np.array2string(moments, precision=6)})"
+            f"{moments[0]:.6g} < 0 (principal moments {_moments_text(moments)})"
         )
     if moments[0] + moments[1] < moments[2] - tol:
         raise ValueError(
             f"{name} violates the triangle inequality: I1 + I2 = "
             f"{moments[0] + moments[1]:.6g} < I3 = {moments[2]:.6g} "
-            f"(principal moments {np.array2string(moments, precision=6)})"
+            f"(principal moments {_moments_text(moments)})"
         )
     return inertia
+
+
+def _moments_text(moments) -> str:
+    """Principal moments as ``[I1 I2 I3]``, 6 significant digits (a message's numbers; a
+    loader may say it for many links, np.array2string's cost is not needed)."""
+    return "[" + " ".join(f"{float(x):.6g}" for x in moments) + "]"
 
 
 # --------------------------------------------------------- products of inertia
@@ -873,7 +882,13 @@ def box(mass=None, size=None, density=None) -> RigidInertia:
     """
     a, b, c = (_positive(s, f"size[{i}]") for i, s in enumerate(as_vector(size, "size", 3)))
     m = _mass_from(mass, density, a * b * c, "box")
-    return RigidInertia(m, None, np.diag([b * b + c * c, a * a + c * c, a * a + b * b]) * m / 12)
+    return RigidInertia(m, None, np.diag(box_moments(m, a, b, c)))
+
+
+def box_moments(m: float, a: float, b: float, c: float) -> tuple[float, float, float]:
+    """Principal moments ``(Ixx, Iyy, Izz)`` of a solid box of mass ``m`` and edges
+    ``a, b, c`` along x, y, z about its centre (:func:`box`, in plain floats)."""
+    return (b * b + c * c) * m / 12, (a * a + c * c) * m / 12, (a * a + b * b) * m / 12
 
 
 def cylinder(mass=None, radius=None, length=None, axis="z", density=None) -> RigidInertia:
@@ -897,8 +912,15 @@ def cylinder(mass=None, radius=None, length=None, axis="z", density=None) -> Rig
     r = _positive(radius, "radius")
     L = _positive(length, "length")
     m = _mass_from(mass, density, math.pi * r * r * L, "cylinder")
+    return _oriented(m, np.zeros(3), cylinder_moments(m, r, L), axis)
+
+
+def cylinder_moments(m: float, r: float, L: float) -> tuple[float, float, float]:
+    """Principal moments ``(I_perp, I_perp, I_axis)`` of a solid cylinder of mass ``m``,
+    radius ``r`` and length ``L`` along z about its centre (:func:`cylinder`, in plain
+    floats)."""
     perp = m * (3 * r * r + L * L) / 12
-    return _oriented(m, np.zeros(3), [perp, perp, m * r * r / 2], axis)
+    return perp, perp, m * r * r / 2
 
 
 def tube(
@@ -939,7 +961,13 @@ def sphere(mass=None, radius=None, density=None) -> RigidInertia:
     """Solid sphere: ``I = 2/5 m r^2`` about every axis; volume ``4/3 pi r^3``."""
     r = _positive(radius, "radius")
     m = _mass_from(mass, density, 4.0 / 3.0 * math.pi * r**3, "sphere")
-    return RigidInertia(m, None, np.eye(3) * (0.4 * m * r * r))
+    return RigidInertia(m, None, np.eye(3) * sphere_moment(m, r))
+
+
+def sphere_moment(m: float, r: float) -> float:
+    """The moment ``2/5 m r^2`` of a solid sphere about every axis through its centre
+    (:func:`sphere`, in plain floats)."""
+    return 0.4 * m * r * r
 
 
 def hollow_sphere(mass=None, radius=None, density=None, thickness=None) -> RigidInertia:

@@ -22,7 +22,10 @@ process and one run it measures, on the same models and the same random states:
   typical script in a fresh process, import included (fk, jacobian, rnea, crba, aba,
   gravity and coriolis, each on one state and on a 10,000-state batch);
 * **memory**: peak resident memory (``VmHWM``, else ``ru_maxrss``) of a 1,000,000-state
-  inverse-dynamics batch in a fresh process, against the bytes of its inputs plus outputs.
+  inverse-dynamics batch in a fresh process, against the bytes of its inputs plus outputs;
+* **load**: reading each example-robot-data URDF, ``rd.load_urdf`` beside Pinocchio's
+  ``buildModelFromUrdf`` on the same file (the least CPU time of single calls,
+  alternated; each row checked first by the mass matrix; :mod:`robodyn.bench.load`).
 
 Every figure is the median of ``--repeat`` runs (>= 7 by default; each run is a loop sized
 like :meth:`timeit.Timer.autorange`) and is shown as a ratio to Pinocchio (< 1: robodyn

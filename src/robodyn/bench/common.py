@@ -39,6 +39,7 @@ SECTIONS = (
     "dask",
     "viz",
     "ident",
+    "load",
 )
 
 
@@ -78,6 +79,7 @@ _SECTION_PEERS = {
     "dask": (),
     "viz": (),
     "ident": ("pinocchio",),
+    "load": ("pinocchio",),
 }
 
 

@@ -31,6 +31,7 @@ from .functions import function_specs, run_functions
 from .ident import run_ident
 from .ik import run_ik
 from .latency import run_latency
+from .load import run_load
 from .machine import flops_rows, machine_info
 from .memory import run_memory
 from .peers import MRLib, MujocoLib, PinLib, RobodynLib, _import_peer
@@ -141,6 +142,7 @@ def _empty_result(cfg: Config, mach: dict, mods: dict) -> dict[str, Any]:
         "dask": [],
         "viz": [],
         "ident": [],
+        "load": [],
         "flops": [],
         # section -> one line per optional package it needs that is not installed
         "skipped": _skipped(cfg, mods),
@@ -159,7 +161,9 @@ def _skipped(cfg: Config, mods: dict) -> dict[str, list[str]]:
 
 
 # the progress bar's steps of the sections run once (not per model)
-_SECTION_STEPS = {"cold": 5, "memory": 2, "simulate": 3, "ik": 2, "dask": 2, "viz": 6, "ident": 2}
+_SECTION_STEPS = {
+    "cold": 5, "memory": 2, "simulate": 3, "ik": 2, "dask": 2, "viz": 6, "ident": 2, "load": 1,
+}  # fmt: skip
 
 
 def _steps(cfg: Config) -> int:
@@ -230,7 +234,7 @@ def _libraries(case: Case, mods: dict, result: dict) -> dict[str, Any]:
 
 def _run_sections(cfg: Config, mods: dict, cases: dict, result: dict, prog: Progress) -> None:
     """The sections run once, on the robots loaded (cold start, memory, simulate, ik,
-    dask, viz, ident)."""
+    dask, viz, ident) or on their own files (load)."""
     pin = mods["pinocchio"][0]
     if "cold" in cfg.sections:
         result["cold"] = run_cold(cfg, {"pinocchio": pin}, prog)
@@ -248,6 +252,8 @@ def _run_sections(cfg: Config, mods: dict, cases: dict, result: dict, prog: Prog
         result["viz"] = run_viz(cfg, prog)
     if "ident" in cfg.sections and pin is not None:
         result["ident"] = run_ident(cfg, pin, prog, cases)
+    if "load" in cfg.sections:
+        result["load"] = run_load(cfg, {"pinocchio": pin}, prog)
 
 
 def _robodyn_version() -> str:
@@ -302,7 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             write_plot(result, tmp, overwrite=True)  # tmp exists: atomic_write made it
     failed = any(
         str(r.get("status", "")).startswith("FAIL")
-        for sec in ("latency", "batch", "functions", "derivatives")
+        for sec in ("latency", "batch", "functions", "derivatives", "load")
         for r in result[sec]
     )
     return 1 if failed else 0

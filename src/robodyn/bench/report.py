@@ -10,6 +10,8 @@ from .common import _fmt_ratio, _fmt_time
 from .dask import text_lines as dask_lines
 from .derivatives import text_lines as derivatives_lines
 from .ident import text_lines as ident_lines
+from .load import markdown_lines as load_markdown
+from .load import text_lines as load_lines
 from .viz import viz_lines
 
 
@@ -171,6 +173,8 @@ _TEXT_SECTIONS = (
     ("viz", "VIZ: viewer pages in headless Chromium (software WebGL)", viz_lines, False),
     ("ident", "Identification: joint-torque regressor per state (ratio to Pinocchio)",
      ident_lines, False),
+    ("load", "LOAD: one robot description file read (least CPU time of single calls; "
+     "robodyn, Pinocchio, ratio, check)", load_lines, True),
 )  # fmt: skip
 
 
@@ -214,6 +218,7 @@ def format_markdown(result: dict) -> str:
         )
     lines += _simulate_markdown(result)
     lines += _ik_markdown(result)
+    lines += load_markdown(result.get("load", []))
     for r in result.get("viz", []):
         if r["status"] == "ok":
             fps = "" if r.get("fps") is None else f", plays at {r['fps']:.0f} frames/s"

@@ -36,7 +36,7 @@ import numpy as np
 from ..errors import ModelError
 from ..inertia import compound
 from . import joints
-from .model import Model
+from .model import Model, built
 
 __all__ = ["ModelBuilder", "JOINT_TYPES", "MAX_LENGTH", "MAX_MASS", "MAX_INERTIA"]
 
@@ -74,6 +74,8 @@ _NV = {joints.JOINT_FIXED: 0, joints.JOINT_REVOLUTE: 1, joints.JOINT_PRISMATIC: 
 _AXIAL = (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_PLANAR,
           joints.JOINT_HELICAL, joints.JOINT_CYLINDRICAL, joints.JOINT_UNIVERSAL)  # fmt: skip
 _ROT_TOL = 1e-6  # tolerance on R^T R = I and det R = 1 for placements
+_EYE4 = np.eye(4)
+_EYE4.flags.writeable = False
 
 
 @dataclass
@@ -297,11 +299,11 @@ class ModelBuilder:
             raise ModelError(f"root must be a non-empty string, got {self.root!r}")
         bodies = _check_bodies(self._bodies, self.root)
         by_name = {b.name: b for b in bodies}
-        _check_frames(self._frames, by_name, self.root)
+        frames = _check_frames(self._frames, by_name, self.root)
         _check_tree(bodies, by_name, self.root)
         _check_mimics(bodies)
         order = _dfs_order(bodies, self.root)
-        return _assemble(self.name, self.root, gravity, order, self._frames, bool(merge_fixed))
+        return _assemble(self.name, self.root, gravity, order, frames, bool(merge_fixed))
 
 
 # ============================================================================= checks
@@ -326,27 +328,42 @@ def _float_array(
         raise ModelError(f"{what} must be {kind}" + (f", got {x!r}" if show else "")) from None
     if len(a.shape) != len(shape) or any(k not in (None, m) for k, m in zip(shape, a.shape)):
         raise ModelError(f"{what} {wrong_shape or f'must be {kind}, got shape'} {a.shape}")
-    if finite and not np.all(np.isfinite(a)):
+    if finite and not _all_finite(a):
         raise ModelError(f"{what} has a non-finite number")
     return a
 
 
+def _all_finite(a: np.ndarray) -> bool:
+    """Every entry of ``a`` finite: its sum is (a NaN or inf makes the sum NaN or inf), or,
+    when the sum of finite entries overflows, each one is. (A few entries are summed as
+    Python floats: faster than a numpy reduction.)"""
+    s = sum(a.ravel().tolist()) if a.size <= 16 else a.sum()
+    return math.isfinite(s) or bool(np.all(np.isfinite(a)))
+
+
 def _finite_vector(x, n: int, what: str) -> np.ndarray:
+    if type(x) is tuple and len(x) == n and all(type(v) is float for v in x):
+        if math.isfinite(sum(x)):  # (a loader's tuple of floats: checked as floats)
+            return np.array(x)
     shape_error = f"must have shape ({n},), got"
     a = _float_array(
         x, what, f"{n} numbers", (n,), show=True, wrong_shape=shape_error, finite=False
     )
-    if not np.all(np.isfinite(a)):
+    if not _all_finite(a):
         raise ModelError(f"{what} has a non-finite number: {a.tolist()}")
     return a
 
 
-def _scalar(x, what: str, *, allow_inf: bool = False) -> float:
+def _scalar(x, what: str, *, allow_inf: bool = False, of: str = "") -> float:
+    """``x`` as a float, finite unless ``allow_inf`` (never NaN), or a ModelError naming
+    ``what`` (prefixed by ``of`` and a space when given: the message is built only then)."""
     try:
         v = float(x)
     except (TypeError, ValueError):
+        what = f"{of} {what}" if of else what
         raise ModelError(f"{what} must be a number, got {x!r}") from None
-    if math.isnan(v) or (not allow_inf and math.isinf(v)):
+    if v - v != 0.0 and (v != v or not allow_inf):  # (v - v is 0 for finite v only)
+        what = f"{of} {what}" if of else what
         raise ModelError(f"{what} must be a finite number, got {v}")
     return v
 
@@ -364,36 +381,115 @@ def _bounded(x, bound: float, unit: str, what: str) -> None:
 def _unit(axis: np.ndarray) -> tuple[np.ndarray, float]:
     """(axis / |axis|, |axis|) without overflow or underflow of the squares (an axis of
     1e200 is the direction of its entries, not a zero vector)."""
-    s = float(np.max(np.abs(axis)))
+    x, y, z = axis.tolist()
+    s = max(abs(x), abs(y), abs(z))
     if s == 0.0:
         return axis, 0.0
-    n = float(np.linalg.norm(axis / s))
-    return axis / s / n, s * n
+    n = math.hypot(x / s, y / s, z / s)
+    return np.array([x / s / n, y / s / n, z / s / n]), s * n
 
 
 def _rigid_transform(T, what: str) -> np.ndarray:
     """A 4x4 rigid transform (rotation block re-orthonormalised), or ModelError."""
     if T is None:
         return np.eye(4)
-    a = _float_array(T, what, "a 4x4 transform", (4, 4), show=True)
-    _bounded(a[:3, 3], MAX_LENGTH, "m", f"{what} translation")
-    if np.abs(a[3] - np.array([0.0, 0.0, 0.0, 1.0])).max() > _ROT_TOL:
-        raise ModelError(f"{what} is not a rigid transform: bottom row {a[3].tolist()}")
-    R = a[:3, :3]
-    err = np.abs(R.T @ R - np.eye(3)).max()
-    det = np.linalg.det(R)
+    if type(T) is np.ndarray and T.dtype == np.float64 and T.shape == (4, 4):
+        a = T  # (the loaders' case: the finiteness is checked on the floats below)
+    else:
+        a = _float_array(T, what, "a 4x4 transform", (4, 4), show=True)
+    rows = a.tolist()
+    if not math.isfinite(sum(rows[0]) + sum(rows[1]) + sum(rows[2]) + sum(rows[3])):
+        if not _all_finite(a):
+            raise ModelError(f"{what} has a non-finite number")
+    (r00, r01, r02, px), (r10, r11, r12, py), (r20, r21, r22, pz), bottom = rows
+    if max(abs(px), abs(py), abs(pz)) > MAX_LENGTH:
+        _bounded(a[:3, 3], MAX_LENGTH, "m", f"{what} translation")
+    if max(abs(bottom[0]), abs(bottom[1]), abs(bottom[2]), abs(bottom[3] - 1.0)) > _ROT_TOL:
+        raise ModelError(f"{what} is not a rigid transform: bottom row {bottom}")
+    # |R^T R - 1|max over its six distinct entries (columns orthonormal), and det R
+    err = max(
+        abs(r00 * r00 + r10 * r10 + r20 * r20 - 1.0),
+        abs(r01 * r01 + r11 * r11 + r21 * r21 - 1.0),
+        abs(r02 * r02 + r12 * r12 + r22 * r22 - 1.0),
+        abs(r00 * r01 + r10 * r11 + r20 * r21),
+        abs(r00 * r02 + r10 * r12 + r20 * r22),
+        abs(r01 * r02 + r11 * r12 + r21 * r22),
+    )
+    det = (
+        r00 * (r11 * r22 - r12 * r21)
+        - r01 * (r10 * r22 - r12 * r20)
+        + r02 * (r10 * r21 - r11 * r20)
+    )
     if err > _ROT_TOL or abs(det - 1.0) > _ROT_TOL:
         raise ModelError(
             f"{what} is not a rigid transform: |R^T R - I|max = {err:.3g}, det R = {det:.6g}"
         )
-    out = np.eye(4)
     if err <= 1e-15 and abs(det - 1.0) <= 1e-15:  # a rotation to round-off already
-        out[:3, :3] = R
-    else:  # polar projection onto SO(3) removes the rounding of typed-in rotations
-        U, _, Vt = np.linalg.svd(R)
-        out[:3, :3] = U @ Vt
+        out = a.copy()
+        if bottom != [0.0, 0.0, 0.0, 1.0]:
+            out[3] = (0.0, 0.0, 0.0, 1.0)
+        return out
+    out = np.eye(4)  # polar projection onto SO(3) removes the rounding of typed-in rotations
+    U, _, Vt = np.linalg.svd(a[:3, :3])
+    out[:3, :3] = U @ Vt
     out[:3, 3] = a[:3, 3]
     return out
+
+
+_BULK = 12  # from this many transforms or inertias on, they are checked in array operations
+
+
+def _rigid_transforms(Ts: list) -> list:
+    """What :func:`_rigid_transform` returns for each of ``Ts``, checked together in array
+    operations (a model of many bodies and frames); None where a transform does not clearly
+    pass (it is then checked alone, which names it), or for all when they do not make an
+    (n, 4, 4) array of numbers."""
+    n = len(Ts)
+    try:
+        A = np.array([_EYE4 if T is None else T for T in Ts], dtype=float)
+    except (TypeError, ValueError):
+        return [None] * n
+    if A.shape != (n, 4, 4):
+        return [None] * n
+    R = A[:, :3, :3]
+    err = np.abs(np.matmul(R.transpose(0, 2, 1), R) - np.eye(3)).max(axis=(1, 2))
+    det_err = np.abs(np.linalg.det(R) - 1.0)
+    ok = np.isfinite(A).all(axis=(1, 2)) & (np.abs(A[:, :3, 3]).max(axis=1) <= MAX_LENGTH)
+    ok &= np.abs(A[:, 3] - (0.0, 0.0, 0.0, 1.0)).max(axis=1) <= _ROT_TOL
+    ok &= (err <= _ROT_TOL) & (det_err <= _ROT_TOL)
+    A[:, 3] = (0.0, 0.0, 0.0, 1.0)
+    rounded = np.flatnonzero(ok & ((err > 1e-15) | (det_err > 1e-15)))
+    if rounded.size:  # polar projection onto SO(3), as _rigid_transform
+        U, _, Vt = np.linalg.svd(A[rounded, :3, :3])
+        A[rounded, :3, :3] = U @ Vt
+    return [A[k] if good else None for k, good in enumerate(ok.tolist())]
+
+
+def _inertias_parts(inertias: list) -> list:
+    """What :func:`_inertia_parts` returns for each of ``inertias``, checked together in
+    array operations; None where one does not clearly pass (it is then checked alone, which
+    names it), or for all when they are not all RigidInertia-like."""
+    n = len(inertias)
+    try:
+        masses = [0.0 if i is None else float(i.mass) for i in inertias]
+        C = np.array([_ZERO3 if i is None else i.com for i in inertias], dtype=float)
+        I = np.array([_ZERO33 if i is None else i.inertia for i in inertias], dtype=float)
+    except (AttributeError, TypeError, ValueError):
+        return [None] * n
+    if C.shape != (n, 3) or I.shape != (n, 3, 3):
+        return [None] * n
+    M = np.array(masses)
+    big_I = np.abs(I).max(axis=(1, 2))
+    asym = np.abs(I - I.transpose(0, 2, 1)).max(axis=(1, 2))
+    ok = np.isfinite(M) & np.isfinite(C).all(axis=1) & np.isfinite(I).all(axis=(1, 2))
+    ok &= (M >= 0) & (M <= MAX_MASS) & (np.abs(C).max(axis=1) <= MAX_LENGTH)
+    ok &= (big_I <= MAX_INERTIA) & (asym <= 1e-9 * np.maximum(1.0, big_I))
+    I = np.where((asym > 0)[:, None, None], 0.5 * (I + I.transpose(0, 2, 1)), I)
+    return [(masses[k], C[k], I[k]) if good else None for k, good in enumerate(ok.tolist())]
+
+
+_ZERO3 = np.zeros(3)
+_ZERO33 = np.zeros((3, 3))
 
 
 def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
@@ -410,16 +506,25 @@ def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
         ) from None
     if c.shape != (3,) or Ic.shape != (3, 3):
         raise ModelError(f"{what}: com must be (3,) and inertia (3, 3), got {c.shape}, {Ic.shape}")
-    if not (math.isfinite(m) and np.all(np.isfinite(c)) and np.all(np.isfinite(Ic))):
+    if not (math.isfinite(m) and _all_finite(c) and _all_finite(Ic)):
         raise ModelError(f"{what} has a non-finite number")
     if m < 0:
         raise ModelError(f"{what} has negative mass {m}")
-    _bounded(m, MAX_MASS, "kg", f"{what} mass")
-    _bounded(c, MAX_LENGTH, "m", f"{what} centre of mass")
-    _bounded(Ic, MAX_INERTIA, "kg m^2", f"{what} inertia tensor")
-    if np.abs(Ic - Ic.T).max() > 1e-9 * max(1.0, np.abs(Ic).max()):
+    if m > MAX_MASS:
+        _bounded(m, MAX_MASS, "kg", f"{what} mass")
+    (i00, i01, i02), (i10, i11, i12), (i20, i21, i22) = Ic.tolist()
+    big_c = max(map(abs, c.tolist()))
+    big_I = max(
+        abs(i00), abs(i01), abs(i02), abs(i10), abs(i11), abs(i12), abs(i20), abs(i21), abs(i22)
+    )
+    if big_c > MAX_LENGTH:
+        _bounded(c, MAX_LENGTH, "m", f"{what} centre of mass")
+    if big_I > MAX_INERTIA:
+        _bounded(Ic, MAX_INERTIA, "kg m^2", f"{what} inertia tensor")
+    asym = max(abs(i01 - i10), abs(i02 - i20), abs(i12 - i21))
+    if asym > 1e-9 * max(1.0, big_I):
         raise ModelError(f"{what} is not symmetric: {Ic.tolist()}")
-    return m, c.copy(), 0.5 * (Ic + Ic.T)
+    return m, c.copy(), Ic.copy() if asym == 0.0 else 0.5 * (Ic + Ic.T)  # (0.5 (I + I) = I)
 
 
 def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
@@ -428,11 +533,17 @@ def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
     out: list[_Checked] = []
     seen_body: set[str] = {root}
     seen_joint: dict[str, str] = {}
-    for s in specs:
+    n = len(specs)
+    bulk = n >= _BULK  # the numbers of many bodies checked together first
+    Ts = _rigid_transforms([s.T for s in specs]) if bulk else [None] * n
+    parts = _inertias_parts([s.inertia for s in specs]) if bulk else [None] * n
+    for s, T_ok, part in zip(specs, Ts, parts):
         jname = _check_names(s, root, seen_body, seen_joint)
         j = f"joint {jname!r} (body {s.name!r})"
-        jtype, axis, T, pitch, axis2 = _check_joint(s, j)
-        m, c, Ic = _inertia_parts(s.inertia, f"body {s.name!r} inertia")
+        jtype, axis, T, pitch, axis2 = _check_joint(s, j, T_ok)
+        m, c, Ic = (
+            part if part is not None else _inertia_parts(s.inertia, f"body {s.name!r} inertia")
+        )
         lower, upper, vals = _check_limits(s, j, jtype)
         mult, off = _check_mimic_numbers(s, j)
         out.append(
@@ -488,10 +599,11 @@ def _check_names(s: _BodySpec, root: str, seen_body: set[str], seen_joint: dict[
     return jname
 
 
-def _check_joint(s: _BodySpec, j: str) -> tuple:
+def _check_joint(s: _BodySpec, j: str, T_checked=None) -> tuple:
     """``(jtype, axis, T, pitch, axis2)`` of the joint ``j``: its type code, unit axis (zeros
-    for a joint without one), placement, pitch (0 but for a helical joint) and second axis
-    (None but for a universal joint)."""
+    for a joint without one), placement (``T_checked`` when :func:`_rigid_transforms` has
+    checked it), pitch (0 but for a helical joint) and second axis (None but for a
+    universal joint)."""
     kind = s.joint_type
     if kind not in JOINT_TYPES:
         raise ModelError(
@@ -506,14 +618,15 @@ def _check_joint(s: _BodySpec, j: str) -> tuple:
         axis = unit
     else:
         axis = np.zeros(3)
-    T = _rigid_transform(s.T, f"{j} origin T")
+    T = T_checked if T_checked is not None else _rigid_transform(s.T, f"{j} origin T")
     if (
         jtype not in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_FIXED)
         and s.mimic is not None
     ):
         raise ModelError(f"{j}: a {kind} joint cannot be a mimic joint")
-    pitch = _scalar(s.pitch, f"{j} pitch")
-    _bounded(pitch, MAX_LENGTH, "m/rad", f"{j} pitch")
+    pitch = _scalar(s.pitch, "pitch", of=j)
+    if abs(pitch) > MAX_LENGTH:
+        _bounded(pitch, MAX_LENGTH, "m/rad", f"{j} pitch")
     axis2 = None
     if jtype == joints.JOINT_UNIVERSAL:
         axis2 = _finite_vector(s.axis2, 3, f"{j} axis2")
@@ -530,8 +643,8 @@ def _check_limits(s: _BodySpec, j: str, jtype: int) -> tuple[float, float, dict]
     """``(lower, upper, coefficients)``: the position limits (infinite where the joint type
     has none), and the velocity and effort limits, damping, friction and armature, each
     >= 0, by name."""
-    lower = _scalar(s.lower, f"{j} lower limit", allow_inf=True)
-    upper = _scalar(s.upper, f"{j} upper limit", allow_inf=True)
+    lower = _scalar(s.lower, "lower limit", allow_inf=True, of=j)
+    upper = _scalar(s.upper, "upper limit", allow_inf=True, of=j)
     if lower > upper:
         raise ModelError(f"{j}: lower limit {lower} > upper limit {upper}")
     limited = jtype in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_HELICAL)
@@ -545,7 +658,7 @@ def _check_limits(s: _BodySpec, j: str, jtype: int) -> tuple[float, float, dict]
         ("friction", False),
         ("armature", False),
     ):
-        v = _scalar(getattr(s, key), f"{j} {key}", allow_inf=allow_inf)
+        v = _scalar(getattr(s, key), key, allow_inf=allow_inf, of=j)
         if v < 0:
             word = "limit" if key in ("velocity", "effort") else "coefficient"
             raise ModelError(f"{j}: negative {key} {word} {v}")
@@ -556,16 +669,20 @@ def _check_limits(s: _BodySpec, j: str, jtype: int) -> tuple[float, float, dict]
 def _check_mimic_numbers(s: _BodySpec, j: str) -> tuple[float, float]:
     """The mimic multiplier and offset (finite), and the leader given by name; whether the
     leader exists is checked once every body is known (:func:`_check_mimics`)."""
-    mult = _scalar(s.multiplier, f"{j} mimic multiplier")
-    off = _scalar(s.offset, f"{j} mimic offset")
+    mult = _scalar(s.multiplier, "mimic multiplier", of=j)
+    off = _scalar(s.offset, "mimic offset", of=j)
     if s.mimic is not None and not isinstance(s.mimic, str):
         raise ModelError(f"{j}: mimic must be the leader joint's name, got {s.mimic!r}")
     return mult, off
 
 
-def _check_frames(frames, by_name: dict[str, _Checked], root: str) -> None:
+def _check_frames(frames, by_name: dict[str, _Checked], root: str) -> list:
+    """The frames as ``(name, body, T)``, each name new and its body existing, ``T`` a
+    checked 4x4 rigid transform."""
+    out = []
     names = set(by_name) | {root}
-    for fname, body, T in frames:
+    Ts = _rigid_transforms([T for _, _, T in frames]) if len(frames) >= _BULK else None
+    for k, (fname, body, T) in enumerate(frames):
         if not isinstance(fname, str) or not fname:
             raise ModelError(f"frame name must be a non-empty string, got {fname!r}")
         if fname in names:
@@ -573,7 +690,11 @@ def _check_frames(frames, by_name: dict[str, _Checked], root: str) -> None:
         names.add(fname)
         if body != root and body not in by_name:
             raise ModelError(f"frame {fname!r}: body {body!r} does not exist")
-        _rigid_transform(T, f"frame {fname!r} T")
+        checked = Ts[k] if Ts is not None else None
+        if checked is None:
+            checked = _rigid_transform(T, f"frame {fname!r} T")
+        out.append((fname, body, checked))
+    return out
 
 
 def _check_tree(bodies: list[_Checked], by_name: dict[str, _Checked], root: str) -> None:
@@ -673,8 +794,9 @@ def _merged_bodies(root, order, frames, merge_fixed: bool) -> tuple[list, list, 
     joint's child merged into its parent when ``merge_fixed``; the operational frames as
     (name, body index, T_body_frame), each link's own followed by the user's on it; and
     what was merged or follows a leader, for ``Model.notes``."""
-    # host[name] = (new body index, T_host_body): the body a link ends up in after merging.
-    host: dict[str, tuple[int, np.ndarray]] = {root: (0, np.eye(4))}
+    # host[name] = (new body index, T_host_body): the body a link ends up in after merging
+    # (T None: the body is its own host, the identity, multiplied by nothing)
+    host: dict[str, tuple[int, np.ndarray | None]] = {root: (0, None)}
     new: list[dict] = [
         dict(name=root, joint="", parent=-1, jtype=joints.JOINT_FIXED, axis=np.zeros(3),
              T=np.eye(4), inertia=(0.0, np.zeros(3), np.zeros((3, 3))), spec=None)
@@ -682,30 +804,30 @@ def _merged_bodies(root, order, frames, merge_fixed: bool) -> tuple[list, list, 
     notes: list[str] = []
     frame_list: list[tuple[str, int, np.ndarray]] = []
     user_frames: dict[str, list] = {}
-    for fname, body, T in frames:
-        user_frames.setdefault(body, []).append((fname, _rigid_transform(T, f"frame {fname!r} T")))
+    for fname, body, T in frames:  # checked by _check_frames
+        user_frames.setdefault(body, []).append((fname, T))
 
     def add_frames(link: str, h: int, T_hl: np.ndarray) -> None:
         frame_list.append((link, h, T_hl))
         for fname, T in user_frames.get(link, []):
             frame_list.append((fname, h, T_hl @ T))
 
-    add_frames(root, 0, np.eye(4))
+    add_frames(root, 0, _EYE4)
     for b in order:
         ph, T_hp = host[b.parent]
-        T_hb = T_hp @ b.T  # placement of b's joint frame in the host of its parent
+        T_hb = b.T if T_hp is None else T_hp @ b.T  # b's joint frame in its parent's host
         if b.jtype == joints.JOINT_FIXED and merge_fixed:
             host[b.name] = (ph, T_hb)
             notes.append(_merge_fixed_child(new[ph], ph == 0, b, T_hb))
             add_frames(b.name, ph, T_hb)
             continue
         i = len(new)
-        host[b.name] = (i, np.eye(4))
+        host[b.name] = (i, None)
         new.append(
             dict(name=b.name, joint=b.joint_name, parent=ph, jtype=b.jtype, axis=b.axis,
                  T=T_hb, inertia=(b.mass, b.com, b.inertia), spec=b)
         )  # fmt: skip
-        add_frames(b.name, i, np.eye(4))
+        add_frames(b.name, i, _EYE4)
         if b.mimic is not None:
             notes.append(
                 f"mimic joint {b.joint_name!r} follows {b.mimic!r}: "
@@ -731,31 +853,27 @@ def _merge_fixed_child(host: dict, world: bool, b: _Checked, T_hb: np.ndarray) -
 
 
 class _Coordinates(NamedTuple):
-    """Where each body's joint keeps its coordinates (arrays of shape (nb,)), and nq, nv."""
+    """Where each body's joint keeps its coordinates (lists of nb), and nq, nv."""
 
-    qadr: np.ndarray
-    vadr: np.ndarray
-    nq_j: np.ndarray  # coordinates each joint owns (0 for a mimic joint)
-    nv_j: np.ndarray
-    mimic: np.ndarray  # the leader's body index, -1 for an ordinary joint
-    mult: np.ndarray
-    off: np.ndarray
+    qadr: list[int]
+    vadr: list[int]
+    nq_j: list[int]  # coordinates each joint owns (0 for a mimic joint)
+    nv_j: list[int]
+    mimic: list[int]  # the leader's body index, -1 for an ordinary joint
+    mult: list[float]
+    off: list[float]
     nq: int
     nv: int
 
 
 def _coordinates(new: list[dict]) -> _Coordinates:
     """q and v addresses: the non-mimic joints' in body order, then each mimic joint shares
-    its leader's (and owns no coordinate)."""
+    its leader's (and owns no coordinate). (Python lists, made arrays once: a model has a
+    few dozen bodies, and numpy's per-element cost is its per-call cost.)"""
     nb = len(new)
     jnt_index = {n["joint"]: i for i, n in enumerate(new) if i > 0}
-    qadr = np.zeros(nb, np.int64)
-    vadr = np.zeros(nb, np.int64)
-    nqj = np.zeros(nb, np.int64)
-    nvj = np.zeros(nb, np.int64)
-    mimic = np.full(nb, -1, np.int64)
-    mult = np.ones(nb)
-    off = np.zeros(nb)
+    qadr, vadr, nqj, nvj = [0] * nb, [0] * nb, [0] * nb, [0] * nb
+    mimic, mult, off = [-1] * nb, [1.0] * nb, [0.0] * nb
     nq = nv = 0
     for i in range(1, nb):
         s = new[i]["spec"]
@@ -774,29 +892,29 @@ def _coordinates(new: list[dict]) -> _Coordinates:
 
 
 class _Tree(NamedTuple):
-    """The tree in index form: ``body_parent`` and ``body_subtree_end`` (nb,), and each dof's
-    owner body and the previous dof towards the root, -1 for none (nv,)."""
+    """The tree in index form: ``body_parent`` and ``body_subtree_end`` (nb), and each dof's
+    owner body and the previous dof towards the root, -1 for none (nv); lists."""
 
-    parent: np.ndarray
-    subtree_end: np.ndarray
-    dof_body: np.ndarray
-    dof_parent: np.ndarray
+    parent: list[int]
+    subtree_end: list[int]
+    dof_body: list[int]
+    dof_parent: list[int]
 
 
 def _tree_arrays(new: list[dict], c: _Coordinates) -> _Tree:
     """Parents, subtree ends (the subtree of i is the range i .. end - 1) and the dof tree."""
     nb = len(new)
-    parent = np.array([n["parent"] for n in new], dtype=np.int64)
-    subtree_end = np.arange(1, nb + 1, dtype=np.int64)
+    parent = [n["parent"] for n in new]
+    subtree_end = list(range(1, nb + 1))
     for i in range(nb - 1, 0, -1):
         subtree_end[parent[i]] = max(subtree_end[parent[i]], subtree_end[i])
-    dof_body = np.zeros(c.nv, np.int64)
-    dof_parent = np.full(c.nv, -1, np.int64)
-    last_dof = np.full(nb, -1, np.int64)  # last dof on the path root..i
+    dof_body, dof_parent = [0] * c.nv, [-1] * c.nv
+    last_dof = [-1] * nb  # last dof on the path root..i
+    vadr, nvj = c.vadr, c.nv_j
     for i in range(1, nb):
         prev = last_dof[parent[i]]
-        for k in range(c.nv_j[i]):
-            d = c.vadr[i] + k
+        for k in range(nvj[i]):
+            d = vadr[i] + k
             dof_body[d] = i
             dof_parent[d] = prev
             prev = d
@@ -805,49 +923,47 @@ def _tree_arrays(new: list[dict], c: _Coordinates) -> _Tree:
 
 
 class _Limits(NamedTuple):
-    """Position limits (nq,), and velocity and effort limits, damping, friction and
-    armature (nv,)."""
+    """Position limits (nq), and velocity and effort limits, damping, friction and armature
+    (nv); lists."""
 
-    q_lower: np.ndarray
-    q_upper: np.ndarray
-    v_limit: np.ndarray
-    effort: np.ndarray
-    damping: np.ndarray
-    friction: np.ndarray
-    armature: np.ndarray
+    q_lower: list[float]
+    q_upper: list[float]
+    v_limit: list[float]
+    effort: list[float]
+    damping: list[float]
+    friction: list[float]
+    armature: list[float]
 
 
 def _dof_limits(new: list[dict], c: _Coordinates) -> _Limits:
     """Each joint's limits and coefficients at its coordinates; a quaternion's entries lie in
     -1..1, the other coordinates of multi-dof joints are unlimited in position."""
-    q_lower = np.full(c.nq, -np.inf)
-    q_upper = np.full(c.nq, np.inf)
-    v_limit = np.full(c.nv, np.inf)
-    effort = np.full(c.nv, np.inf)
-    damping = np.zeros(c.nv)
-    friction = np.zeros(c.nv)
-    armature = np.zeros(c.nv)
+    inf = math.inf
+    q_lower, q_upper = [-inf] * c.nq, [inf] * c.nq
+    v_limit, effort = [inf] * c.nv, [inf] * c.nv
+    damping, friction, armature = [0.0] * c.nv, [0.0] * c.nv, [0.0] * c.nv
+    qadr, vadr, nqj, nvj = c.qadr, c.vadr, c.nq_j, c.nv_j
     for i in range(1, len(new)):
         s = new[i]["spec"]
-        if c.nq_j[i] == 0:
+        if nqj[i] == 0:
             continue
-        qa, va, nvj = c.qadr[i], c.vadr[i], c.nv_j[i]
+        qa, va, n = qadr[i], vadr[i], nvj[i]
         if s.jtype in (joints.JOINT_FREE, joints.JOINT_SPHERICAL):
             e = qa + (3 if s.jtype == joints.JOINT_FREE else 0)  # the quaternion's entries
-            q_lower[e : e + 4] = -1.0
-            q_upper[e : e + 4] = 1.0
+            q_lower[e : e + 4] = [-1.0] * 4
+            q_upper[e : e + 4] = [1.0] * 4
         if s.jtype in (
             joints.JOINT_SPHERICAL,
             joints.JOINT_PLANAR,
             joints.JOINT_CYLINDRICAL,
             joints.JOINT_UNIVERSAL,
         ):
-            v_limit[va : va + nvj], effort[va : va + nvj] = s.velocity, s.effort
+            v_limit[va : va + n], effort[va : va + n] = [s.velocity] * n, [s.effort] * n
         elif s.jtype != joints.JOINT_FREE:
             q_lower[qa], q_upper[qa] = s.lower, s.upper
             v_limit[va], effort[va] = s.velocity, s.effort
-        sl = slice(va, va + nvj)
-        damping[sl], friction[sl], armature[sl] = s.damping, s.friction, s.armature
+        for k in range(va, va + n):
+            damping[k], friction[k], armature[k] = s.damping, s.friction, s.armature
     return _Limits(q_lower, q_upper, v_limit, effort, damping, friction, armature)
 
 
@@ -855,30 +971,22 @@ def _model(
     name, gravity, new, frame_list, notes, c: _Coordinates, tree: _Tree, lim: _Limits
 ) -> Model:
     """The frozen Model of the assembled bodies, frames, coordinates, tree and limits."""
-    nb = len(new)
-    return Model(
-        name=str(name),
-        body_names=tuple(n["name"] for n in new),
-        joint_names_all=tuple(n["joint"] for n in new),
-        frame_names=tuple(f[0] for f in frame_list),
+    ints = dict(
         body_parent=tree.parent,
         body_subtree_end=tree.subtree_end,
-        body_mass=np.array([n["inertia"][0] for n in new]),
-        body_com=np.array([n["inertia"][1] for n in new]).reshape(nb, 3),
-        body_inertia=np.array([n["inertia"][2] for n in new]).reshape(nb, 3, 3),
-        jnt_type=np.array([n["jtype"] for n in new], np.int64),
-        jnt_axis=np.array([n["axis"] for n in new]).reshape(nb, 3),
-        jnt_R=np.array([n["T"][:3, :3] for n in new]).reshape(nb, 3, 3),
-        jnt_p=np.array([n["T"][:3, 3] for n in new]).reshape(nb, 3),
+        jnt_type=[n["jtype"] for n in new],
         jnt_qadr=c.qadr,
         jnt_vadr=c.vadr,
         jnt_nq=c.nq_j,
         jnt_nv=c.nv_j,
         jnt_mimic=c.mimic,
-        jnt_mimic_mult=c.mult,
-        jnt_mimic_offset=c.off,
         dof_body=tree.dof_body,
         dof_parent=tree.dof_parent,
+        frame_body=[f[1] for f in frame_list],
+    )
+    floats = dict(
+        jnt_mimic_mult=c.mult,
+        jnt_mimic_offset=c.off,
         q_lower=lim.q_lower,
         q_upper=lim.q_upper,
         v_limit=lim.v_limit,
@@ -886,11 +994,31 @@ def _model(
         dof_damping=lim.damping,
         dof_friction=lim.friction,
         dof_armature=lim.armature,
-        gravity=gravity,
-        frame_body=np.array([f[1] for f in frame_list], np.int64),
-        frame_R=np.array([f[2][:3, :3] for f in frame_list]).reshape(-1, 3, 3),
-        frame_p=np.array([f[2][:3, 3] for f in frame_list]).reshape(-1, 3),
-        notes=tuple(notes),
+    )
+    fresh = {k: np.array(v, np.int64) for k, v in ints.items()}
+    fresh.update({k: np.array(v, dtype=float) for k, v in floats.items()})
+    fresh.update(  # arrays made here, owned by nothing else: frozen in place and kept by
+        body_mass=np.array([n["inertia"][0] for n in new], dtype=float),  # the Model as
+        body_com=np.array([n["inertia"][1] for n in new], dtype=float),  # they are
+        body_inertia=np.array([n["inertia"][2] for n in new], dtype=float),  # (model.built)
+        jnt_axis=np.array([n["axis"] for n in new], dtype=float),
+        jnt_R=np.array([n["T"][:3, :3] for n in new], dtype=float),
+        jnt_p=np.array([n["T"][:3, 3] for n in new], dtype=float),
+        frame_R=np.array([f[2][:3, :3] for f in frame_list], dtype=float),
+        frame_p=np.array([f[2][:3, 3] for f in frame_list], dtype=float),
         jnt_pitch=np.array([n["spec"].pitch if n["spec"] is not None else 0.0 for n in new]),
-        jnt_axis2=np.array([_axis2(n["spec"]) for n in new]).reshape(nb, 3),
+        jnt_axis2=np.array([_axis2(n["spec"]) for n in new], dtype=float),
+    )
+    fresh["gravity"] = np.array(gravity, dtype=float)  # (the caller's array: copied)
+    for a in fresh.values():
+        a.flags.writeable = False
+    return built(
+        name=str(name),
+        body_names=tuple(n["name"] for n in new),
+        joint_names_all=tuple(n["joint"] for n in new),
+        frame_names=tuple(f[0] for f in frame_list),
+        notes=tuple(notes),
+        visuals=(),
+        source=None,
+        **fresh,
     )

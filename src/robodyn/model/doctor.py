@@ -26,20 +26,26 @@ from .._files import atomic_write, output_path
 from ..errors import ModelError
 from .builder import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from .inertial import (
+    NEGLIGIBLE_NEGATIVE,
     PLAUSIBLE_FACTOR,
     balanced_inertia,
     geometry_problem,
+    inertia_scale,
     inertial_issue,
     inertial_problem,
+    negligible_negative,
     primitive_inertia,
 )
 from .model import JOINT_PRISMATIC, JOINT_REVOLUTE, Model
 from .urdf import (
+    JOINT_EXTENSIONS,
+    extension_message,
     kinematic_tree,
     magnitude_problems,
     massless_subtrees,
     model_from_urdf,
     parse_xml,
+    read_document,
     read_source,
     robot_from_element,
 )
@@ -163,14 +169,25 @@ def _flipped_products(I: np.ndarray) -> np.ndarray:
     return I * (2.0 * np.eye(3) - 1.0)
 
 
-def _inertia_findings(name: str, inertial: UrdfInertial) -> list[Finding]:
+def _inertia_findings(name: str, inertial: UrdfInertial, scale: float = 0.0) -> list[Finding]:
     """An ``error`` when the inertia makes the dynamics undefined (load_urdf refuses it),
-    a ``warning`` when it is implausible but usable (load_urdf warns)."""
+    a ``warning`` when it is implausible but usable (load_urdf warns): a negative principal
+    moment negligible against the robot's inertia ``scale`` is one (load_urdf replaces the
+    tensor by the nearest physical one)."""
     el = f"link {name!r}"
     issue = inertial_issue(inertial)
     if issue is None:
         return []
     severity, problem = issue
+    if severity == "error" and inertial.mass >= 0:
+        low = negligible_negative(inertial.inertia, scale)
+        if low is not None:
+            severity = "warning"
+            problem += (
+                f"; negligible ({low:.3g} kg m^2 is within {NEGLIGIBLE_NEGATIVE:g} of the "
+                f"robot's inertia scale {scale:.6g} kg m^2): load_urdf replaces it by the "
+                "nearest physical tensor"
+            )
     if inertial.mass > 0:
         flipped = UrdfInertial(
             inertial.mass, inertial.xyz, inertial.rpy, _flipped_products(inertial.inertia)
@@ -272,6 +289,17 @@ def _joint_findings(robot: UrdfRobot) -> list[Finding]:
                 )
             )
             continue
+        if j.type in JOINT_EXTENSIONS:
+            out.append(
+                Finding(
+                    "warning",
+                    f"joint {j.name!r}",
+                    extension_message(j).split(": ", 1)[1],
+                    "nothing to do for robodyn and MuJoCo; tools that follow the URDF "
+                    "specification need another joint (e.g. three revolute joints)",
+                    "joint_extension",
+                )
+            )
         out += _mimic_findings(robot, j)
         if j.type in ("revolute", "prismatic"):
             out += _limit_findings(j)
@@ -379,7 +407,7 @@ def _actuator_findings(j: UrdfJoint) -> list[Finding]:
 def _check_urdf(source) -> Report:
     subject = "URDF"
     try:
-        data, origin = read_source(source)
+        data, origin, blank = read_document(source)
         subject = f"URDF {origin}"
         robot = robot_from_element(parse_xml(data, origin), origin)
     except ModelError as exc:
@@ -392,10 +420,22 @@ def _check_urdf(source) -> Report:
     findings: list[Finding] = [
         Finding("error", el, msg, _TOO_BIG_FIX, "overflow") for el, msg in too_big
     ]
+    if blank:
+        findings.append(
+            Finding(
+                "warning",
+                "URDF",
+                f"{blank} whitespace character(s) before the <?xml declaration, where XML "
+                "allows nothing (load_urdf ignores them, with a warning)",
+                "delete the blank text before <?xml",
+                "xml_leading_blank",
+            )
+        )
     big = {e for e, _ in too_big}
+    scale = inertia_scale(robot.links.values())
     for link in robot.links.values():
         if link.inertial is not None and f"link {link.name!r}" not in big:
-            findings += _inertia_findings(link.name, link.inertial)
+            findings += _inertia_findings(link.name, link.inertial, scale)
             g = geometry_finding(link)
             if g is not None:
                 findings.append(g)

@@ -16,13 +16,16 @@ import math
 
 import numpy as np
 
-from ..inertia import box, check_inertia, compound, cylinder, sphere
-from ..spatial import rpy_to_rotation
-from .urdf_description import UrdfInertial, UrdfLink
+from ..inertia import box_moments, check_inertia, compound, cylinder_moments, sphere_moment
+from .urdf_description import UrdfInertial, UrdfLink, origin_rotation
 
 __all__ = [
+    "NEGLIGIBLE_NEGATIVE",
     "PLAUSIBLE_FACTOR",
     "balanced_inertia",
+    "clearly_physical",
+    "inertia_scale",
+    "negligible_negative",
     "geometry_problem",
     "inertial_issue",
     "inertial_problem",
@@ -30,6 +33,10 @@ __all__ = [
 ]
 
 PLAUSIBLE_FACTOR = 10.0  # inertia vs collision-geometry inertia: warn beyond this ratio
+#: A negative principal moment no larger than this fraction of the robot's inertia scale
+#: (:func:`inertia_scale`) is round-off of a CAD export or a printed tensor, not a defect:
+#: the URDF loader replaces the tensor by the nearest physical one, with a warning.
+NEGLIGIBLE_NEGATIVE = 1e-6
 
 
 def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
@@ -60,6 +67,8 @@ def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
         a, b, c = sorted((float(I[0, 0]), float(I[1, 1]), float(I[2, 2])))
         if a >= 0 and a + b >= c:  # a physical diagonal tensor: what check_inertia passes
             return None
+    if m > 0 and clearly_physical(I):
+        return None
     nonzero = bool(np.any(I != 0))
     if m == 0 and not nonzero:
         return None
@@ -73,9 +82,42 @@ def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
             return "warning", f"zero mass with a non-zero inertia tensor, and {msg}"
         return "warning", msg
     if m == 0:
-        diag = np.array2string(np.diag(I), precision=6)
+        diag = "[" + " ".join(f"{x:.6g}" for x in np.diag(I).tolist()) + "]"
         return "warning", f"zero mass with a non-zero inertia tensor (diagonal {diag} kg m^2)"
     return None
+
+
+def clearly_physical(I: np.ndarray) -> bool:
+    """True when the tensor ``I`` is symmetric, positive definite and strictly inside the
+    triangle inequality by margins far beyond round-off; False when in doubt.
+
+    A sufficient test in a few float operations, for the common case of a load (the
+    eigenvalues decide the others): Sylvester's criterion on ``I`` and on
+    ``tr(I)/2 1 - I``, whose eigenvalues ``(I_j + I_k - I_i)/2`` are the slacks of the
+    triangle inequality; each leading principal minor must exceed ``1e-12 tr(I)^k``
+    (``k`` its order), so rounding cannot turn a negative minor positive.
+
+    Parameters
+    ----------
+    I : numpy.ndarray, shape (3, 3)
+
+    Returns
+    -------
+    bool
+    """
+    (a, b, c), (b2, d, e), (c2, e2, f) = I.tolist()
+    if b != b2 or c != c2 or e != e2:
+        return False
+    t = a + d + f
+    if not t > 0:
+        return False
+    h = 0.5 * t
+    for p, q, r, u, v, w in ((a, d, f, b, c, e), (h - a, h - d, h - f, -b, -c, -e)):
+        m2 = p * q - u * u  # [[p, u, v], [u, q, w], [v, w, r]]: I, then tr/2 1 - I
+        m3 = p * (q * r - w * w) - u * (u * r - w * v) + v * (u * w - q * v)
+        if not (p > 1e-12 * t and m2 > 1e-12 * t * t and m3 > 1e-12 * t * t * t):
+            return False
+    return True
 
 
 def inertial_problem(inertial: UrdfInertial) -> str | None:
@@ -119,6 +161,45 @@ def balanced_inertia(I: np.ndarray) -> np.ndarray:
     return (V * w) @ V.T
 
 
+def inertia_scale(links) -> float:
+    """A robot's inertia scale: the largest principal moment of any link's ``<inertial>``
+    tensor, as written (kg m^2; 0 when no link has one).
+
+    Parameters
+    ----------
+    links : iterable of UrdfLink
+
+    Returns
+    -------
+    float
+    """
+    tensors = [link.inertial.inertia for link in links if link.inertial is not None]
+    if not tensors:
+        return 0.0
+    I = np.asarray(tensors, dtype=float)
+    return max(0.0, float(np.linalg.eigvalsh(0.5 * (I + I.transpose(0, 2, 1)))[:, -1].max()))
+
+
+def negligible_negative(I: np.ndarray, scale: float) -> float | None:
+    """The smallest principal moment of ``I`` when it is negative but negligible: no
+    larger in magnitude than ``NEGLIGIBLE_NEGATIVE * scale`` (``scale``: the robot's
+    :func:`inertia_scale`); None otherwise (no negative moment, or a real one).
+
+    Parameters
+    ----------
+    I : numpy.ndarray, shape (3, 3)
+        The tensor as written (its symmetric part is read).
+    scale : float
+        kg m^2.
+
+    Returns
+    -------
+    float or None
+    """
+    low = float(np.linalg.eigvalsh(0.5 * (I + I.T))[0])
+    return low if 0.0 > low >= -NEGLIGIBLE_NEGATIVE * scale else None
+
+
 def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0):
     """Mass, CoM and inertia about the CoM (link frame) of collision primitives.
 
@@ -140,38 +221,59 @@ def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0)
     """
     shapes = []
     for g in geoms:
-        try:
-            if g.kind == "box":
-                vol = float(np.prod(g.size))
-                make = lambda m, g=g: box(mass=m, size=g.size)  # noqa: E731
-            elif g.kind == "cylinder":
-                vol = math.pi * g.radius**2 * g.length
-                make = lambda m, g=g: cylinder(mass=m, radius=g.radius, length=g.length)  # noqa: E731
-            elif g.kind == "sphere":
-                vol = 4.0 / 3.0 * math.pi * g.radius**3
-                make = lambda m, g=g: sphere(mass=m, radius=g.radius)  # noqa: E731
-            else:
-                return None
-        except (TypeError, ValueError):
+        dims = _primitive_dims(g)
+        if dims is None:
             return None
-        if not vol > 0 or not math.isfinite(vol):
-            return None
-        shapes.append((g, vol, make))
+        shapes.append((g, dims))
     if not shapes:
         return None
-    total = sum(v for _, v, _ in shapes)
+    total = sum(vol for _, (vol, _) in shapes)
     rho = density if mass is None else mass / total
     if not rho > 0:
         return None
     parts = []
-    for g, vol, make in shapes:
-        try:
-            ri = make(rho * vol)
-        except ValueError:
+    for g, (vol, moments) in shapes:
+        m = rho * vol
+        if not m > 0 or not math.isfinite(m):
             return None
-        R = rpy_to_rotation(g.rpy)
-        parts.append((ri.mass, np.array(g.xyz, float), R @ ri.inertia @ R.T))
+        I = np.diag(moments(m))  # about the centre, the primitive's axes
+        if g.rpy != (0.0, 0.0, 0.0):
+            R = origin_rotation(tuple(map(float, g.rpy)))
+            I = R @ I @ R.T
+            I = 0.5 * (I + I.T)
+        parts.append((m, np.array(g.xyz, float), I))
+    if len(parts) == 1:  # one solid: its own centre and inertia
+        return parts[0]
     return compound(parts)
+
+
+_PRIMITIVES = ("box", "cylinder", "sphere")
+
+
+def _primitive_dims(g):
+    """``(volume, moments)`` of a box, cylinder (along its z) or sphere collision geometry,
+    ``moments(m)`` its principal moments about its centre for a mass ``m``; None for any
+    other geometry or a size that is not positive and finite."""
+    try:
+        if g.kind == "box":
+            a, b, c = (float(x) for x in g.size)
+            dims, vol = (a, b, c), a * b * c
+            moments = lambda m: box_moments(m, a, b, c)  # noqa: E731
+        elif g.kind == "cylinder":
+            r, L = float(g.radius), float(g.length)
+            dims, vol = (r, L), math.pi * r**2 * L
+            moments = lambda m: cylinder_moments(m, r, L)  # noqa: E731
+        elif g.kind == "sphere":
+            r = float(g.radius)
+            dims, vol = (r,), 4.0 / 3.0 * math.pi * r**3
+            moments = lambda m: (sphere_moment(m, r),) * 3  # noqa: E731
+        else:
+            return None
+    except (TypeError, ValueError):
+        return None
+    if not all(x > 0 and math.isfinite(x) for x in dims) or not 0 < vol < math.inf:
+        return None
+    return vol, moments
 
 
 def geometry_problem(link: UrdfLink) -> str | None:
@@ -191,24 +293,38 @@ def geometry_problem(link: UrdfLink) -> str | None:
     inertial = link.inertial
     if inertial is None or not inertial.mass > 0 or not link.collisions:
         return None  # (cheap tests first: a load calls this for every link)
+    if any(g.kind not in _PRIMITIVES for g in link.collisions):  # a mesh: nothing to compare
+        return None
     if inertial_problem(inertial) is not None:
         return None
-    prim = primitive_inertia(link.collisions, mass=inertial.mass)
-    if prim is None:
+    geo = _primitive_diagonal(link.collisions, inertial.mass)
+    if geo is None:
         return None
-    ours = np.diag(inertial.inertia_link)
-    geo = np.diag(prim[2])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(geo > 0, ours / geo, np.inf)
-    off = (ratio > PLAUSIBLE_FACTOR) | (ratio < 1.0 / PLAUSIBLE_FACTOR)
-    if not np.any(off):
+    ours = np.diag(inertial.inertia_link).tolist()
+    ratio = [o / g if g > 0 else math.inf for o, g in zip(ours, geo)]
+    if all(1.0 / PLAUSIBLE_FACTOR <= r <= PLAUSIBLE_FACTOR for r in ratio):
         return None
-    k = int(np.argmax(np.abs(np.log(np.where(ratio > 0, ratio, 1e-300)))))
+    k = max(range(3), key=lambda i: abs(math.log(ratio[i] if ratio[i] > 0 else 1e-300)))
     axis = "xyz"[k]
     kinds = ", ".join(sorted({g.kind for g in link.collisions}))
     return (
         f"inertia implausible for its collision geometry ({kinds}) with its mass "
         f"{inertial.mass:g} kg: I{axis}{axis} = {ours[k]:.6g} vs {geo[k]:.6g} kg m^2 for the "
         f"geometry (ratio {ratio[k]:.3g}, more than {PLAUSIBLE_FACTOR:g}x off); diagonal "
-        f"{np.array2string(ours, precision=4)} vs {np.array2string(geo, precision=4)}"
+        f"{_diagonal(ours)} vs {_diagonal(geo)}"
     )
+
+
+def _primitive_diagonal(geoms, mass: float) -> list[float] | None:
+    """The diagonal of :func:`primitive_inertia`'s tensor (link axes) for ``mass``: for one
+    primitive at a zero rpy, its principal moments themselves (no arrays)."""
+    if len(geoms) == 1 and geoms[0].rpy == (0.0, 0.0, 0.0):
+        dims = _primitive_dims(geoms[0])
+        return None if dims is None or not 0 < mass < math.inf else list(dims[1](mass))
+    prim = primitive_inertia(geoms, mass=mass)
+    return None if prim is None else np.diag(prim[2]).tolist()
+
+
+def _diagonal(d) -> str:
+    """Three moments as ``[a b c]``, 4 significant digits."""
+    return "[" + " ".join(f"{x:.4g}" for x in d) + "]"

@@ -30,7 +30,8 @@ The compiled core takes the model packed into one flat array
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+import functools
+from dataclasses import MISSING, dataclass, field, fields
 from typing import NamedTuple
 
 import numpy as np
@@ -63,6 +64,8 @@ __all__ = [
     "CSpace",
     "Model",
     "ModelArrays",
+    "built",
+    "replaced",
 ]
 
 #: the factors of each joint's configuration space (for :attr:`Model.cspace`)
@@ -130,9 +133,62 @@ def _index(names: tuple, name, kind: str, kinds: str, listed: tuple | None = Non
 
 
 def _readonly(a: np.ndarray, dtype) -> np.ndarray:
+    """``a`` as a read-only C-contiguous array of ``dtype`` that nothing else can write: a
+    copy, unless ``a`` already is one (read-only and owning its data: another Model's
+    array, shared by ``dataclasses.replace``, or a builder's frozen fresh array)."""
+    if (
+        type(a) is np.ndarray
+        and a.dtype == dtype
+        and not a.flags.writeable
+        and a.base is None
+        and a.flags.c_contiguous
+    ):
+        return a
     a = np.ascontiguousarray(a, dtype=dtype).copy()
     a.flags.writeable = False
     return a
+
+
+_INT_FIELDS = frozenset(
+    ("body_parent", "body_subtree_end", "jnt_type", "jnt_qadr", "jnt_vadr", "jnt_nq", "jnt_nv",
+     "jnt_mimic", "dof_body", "dof_parent", "frame_body")
+)  # fmt: skip
+
+
+def built(**fields) -> Model:
+    """The Model of arrays a builder made, without ``__post_init__``'s copies and checks:
+    every array fresh (owned by nothing else), frozen, C-contiguous and of its dtype
+    (int64 for the index arrays, float64 for the others), every field given, the bodies
+    in depth-first order with body 0 the world. :class:`ModelBuilder` makes them so
+    (tests/test_builder.py holds it); anything else goes through ``Model(...)``."""
+    model = object.__new__(Model)
+    model.__dict__.update(_field_defaults())  # (a field the builder does not know: its
+    model.__dict__.update(fields)  # default)
+    return model
+
+
+def replaced(model: Model, **changes) -> Model:
+    """``dataclasses.replace(model, **changes)`` for the fields ``__post_init__`` does not
+    check (``notes``, ``visuals``, ``source``, ``name``): the arrays are shared as they are
+    (read-only, checked when ``model`` was made), not checked and frozen again."""
+    unchecked = {"notes", "visuals", "source", "name"}
+    if not changes.keys() <= unchecked:
+        raise ValueError(f"replaced() changes only {sorted(unchecked)}, got {sorted(changes)}")
+    new = object.__new__(Model)
+    new.__dict__.update({name: getattr(model, name) for name in _field_names()}, **changes)
+    return new
+
+
+@functools.cache
+def _field_defaults() -> dict:
+    """The Model's fields that have a plain default, with it."""
+    return {f.name: f.default for f in fields(Model) if f.default is not MISSING}
+
+
+@functools.cache
+def _field_names() -> tuple[str, ...]:
+    """The names of Model's fields (dataclasses.fields builds a new tuple on every call)."""
+    return tuple(f.name for f in fields(Model))
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -193,34 +249,27 @@ class Model:
     # ``model._rd_packed`` without a dict lookup or a try).
     _rd_packed = None
 
-    _INT = (
-        "body_parent",
-        "body_subtree_end",
-        "jnt_type",
-        "jnt_qadr",
-        "jnt_vadr",
-        "jnt_nq",
-        "jnt_nv",
-        "jnt_mimic",
-        "dof_body",
-        "dof_parent",
-        "frame_body",
-    )
-
     def __post_init__(self) -> None:
         if self.jnt_pitch is None:
             object.__setattr__(self, "jnt_pitch", np.zeros(len(self.body_names)))
         if self.jnt_axis2 is None:
             object.__setattr__(self, "jnt_axis2", np.zeros((len(self.body_names), 3)))
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if isinstance(v, np.ndarray) or f.name in self._INT:
-                dtype = np.int64 if f.name in self._INT else np.float64
-                object.__setattr__(self, f.name, _readonly(v, dtype))
+        d = self.__dict__  # (the frozen fields are set in it, as object.__setattr__ would)
+        for name in _field_names():
+            v = d[name]
+            if name in _INT_FIELDS:
+                frozen = _readonly(v, np.int64)
+            elif isinstance(v, np.ndarray):
+                frozen = _readonly(v, np.float64)
+            else:
+                continue
+            if frozen is not v:
+                d[name] = frozen
         nb = len(self.body_names)
         if self.body_parent.shape != (nb,) or self.body_parent[0] != -1:
             raise ModelError("body 0 must be the world with parent -1")
-        if np.any(self.body_parent[1:] >= np.arange(1, nb)) or np.any(self.body_parent[1:] < 0):
+        parents = self.body_parent.tolist()
+        if not all(0 <= p < i for i, p in enumerate(parents[1:], 1)):
             raise ModelError("bodies must be in topological order (body_parent[i] < i)")
 
     # ------------------------------------------------------------------ sizes (int)

@@ -29,6 +29,7 @@ import dataclasses
 import math
 import os
 import re
+import stat
 import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -39,21 +40,39 @@ import numpy as np
 
 from ..errors import ModelError, ModelWarning
 from ..inertia import compound
-from ..spatial import rpy_to_rotation, transform
+from ..spatial import rpy_to_rotation
 from .builder import MAX_INERTIA, MAX_LENGTH, MAX_MASS, ModelBuilder
-from .inertial import balanced_inertia, geometry_problem, inertial_issue, inertial_problem
-from .model import Model
-from .urdf_description import UrdfGeometry, UrdfInertial, UrdfJoint, UrdfLink, UrdfRobot
+from .inertial import (
+    NEGLIGIBLE_NEGATIVE,
+    balanced_inertia,
+    geometry_problem,
+    inertia_scale,
+    inertial_issue,
+    inertial_problem,
+    negligible_negative,
+)
+from .model import Model, replaced
+from .urdf_description import (
+    UrdfGeometry,
+    UrdfInertial,
+    UrdfJoint,
+    UrdfLink,
+    UrdfRobot,
+    placement,
+)
+from .xacro import expand_xacro, is_xacro
 
 __all__ = [
     "MAX_URDF_BYTES",
     "JOINT_TYPES",
+    "JOINT_EXTENSIONS",
     "UrdfGeometry",
     "UrdfInertial",
     "UrdfLink",
     "UrdfJoint",
     "UrdfRobot",
     "read_source",
+    "read_document",
     "parse_xml",
     "parse_urdf",
     "kinematic_tree",
@@ -63,14 +82,19 @@ __all__ = [
     "magnitude_problems",
     "load_urdf",
     "model_from_urdf",
+    "extension_message",
     "robot_from_element",
 ]
 
 MAX_URDF_BYTES = 50 * 1024 * 1024  # refuse larger inputs (a real URDF is < 1 MB)
 # every joint type of the URDF specification: "planar" moves in the plane normal to its
-# axis (q = (phi, x, y), v = the planar body twist), "floating" is a free joint anywhere;
-# and PyBullet's extension "spherical" (q = [qw, qx, qy, qz], v = omega_b), with a warning
-JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "planar", "floating", "spherical")
+# axis (q = (phi, x, y), v = the planar body twist), "floating" is a free joint anywhere
+JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "planar", "floating")
+#: joint types outside the URDF specification that are read, each with the tool whose
+#: extension it is: PyBullet's "spherical" is robodyn's spherical joint (q = unit
+#: quaternion [qw, qx, qy, qz], v = body angular velocity; MuJoCo's URDF reader makes it a
+#: ball joint), loaded with a warning naming the extension
+JOINT_EXTENSIONS = {"spherical": "PyBullet"}
 
 # A decimal number as URDF writes it; float() alone would also take "nan", "inf", "1_0".
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -80,11 +104,16 @@ _FORBIDDEN = tuple(
     for s in ("<!DOCTYPE", "<!ENTITY")
     for enc in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
 )
+# their 8-bit forms: the others hold zero bytes, so a document without one cannot hold them
+_FORBIDDEN_8BIT = tuple(f for f in _FORBIDDEN if b"\x00" not in f[1])
 
 
 # ---------------------------------------------------------------------------- safe XML
 def read_source(path_or_xml) -> tuple[bytes, str]:
     """Return the raw bytes of a URDF given as a path, an XML string or bytes.
+
+    Every source takes the same road (:func:`read_document`): whitespace before the
+    ``<?xml`` declaration is dropped from a file and from bytes as from a string.
 
     Parameters
     ----------
@@ -97,42 +126,102 @@ def read_source(path_or_xml) -> tuple[bytes, str]:
     (bytes, str)
         The document and a short description of where it came from (for messages).
     """
+    data, origin, _ = read_document(path_or_xml)
+    return data, origin
+
+
+def read_document(path_or_xml) -> tuple[bytes, str, int]:
+    """:func:`read_source`, also returning how many characters of whitespace stood before
+    the ``<?xml`` declaration (0 for a well-formed document).
+
+    XML allows nothing before its declaration (XML 1.0, section 2.8), and expat refuses
+    such a document; a blank line there is common in generated files, and Pinocchio and
+    PyBullet read them. The whitespace (after a UTF-8 byte order mark, if any) is dropped
+    whatever the source, so a file, its bytes and its text load alike; the loader warns.
+    A string is already decoded: its declaration is dropped too (the encoding it names
+    no longer applies to the UTF-8 bytes parsed).
+    """
     if isinstance(path_or_xml, (bytes, bytearray, memoryview)):
-        data = bytes(path_or_xml)
-        origin = "<bytes>"
+        data, origin = bytes(path_or_xml), "<bytes>"
     elif isinstance(path_or_xml, str) and path_or_xml.lstrip(" \t\r\n\ufeff").startswith("<"):
-        data = path_or_xml.encode("utf-8")
-        if len(data) > MAX_URDF_BYTES:
-            raise ModelError(f"URDF string is {len(data)} bytes, more than {MAX_URDF_BYTES}")
-        # the text is already decoded: drop an XML declaration naming another encoding
-        data = re.sub(rb"^\s*(\xef\xbb\xbf)?\s*<\?xml[^>]*\?>", b"", data, count=1)
-        origin = "<string>"
+        data, origin = path_or_xml.encode("utf-8"), "<string>"
     elif isinstance(path_or_xml, (str, os.PathLike)):
-        text = os.fspath(path_or_xml)
-        if isinstance(text, bytes):
-            text = os.fsdecode(text)
-        if "\n" in text or "\x00" in text or len(text) > 4096:
-            raise ModelError("path_or_xml is neither XML (it does not start with '<') nor a path")
-        path = Path(text)
-        if not path.is_file():
-            if isinstance(path_or_xml, os.PathLike) or "/" in text or os.sep in text or path.suffix:
-                raise FileNotFoundError(f"URDF file not found: {text}")
-            raise ModelError(
-                f"path_or_xml {text[:60]!r} is neither XML (no leading '<') nor an existing file"
-            )
-        size = path.stat().st_size
-        if size > MAX_URDF_BYTES:
-            raise ModelError(f"URDF file {text} is {size} bytes, more than {MAX_URDF_BYTES}")
-        with path.open("rb") as fh:
-            data = fh.read(MAX_URDF_BYTES + 1)
-        origin = text
+        data, origin = _read_file(path_or_xml)
     else:
         raise TypeError(
             f"path_or_xml must be a path, an XML string or bytes, got {type(path_or_xml).__name__}"
         )
     if len(data) > MAX_URDF_BYTES:
-        raise ModelError(f"URDF {origin} is {len(data)} bytes, more than {MAX_URDF_BYTES}")
-    return data, origin
+        what = "string" if origin == "<string>" else origin
+        raise ModelError(f"URDF {what} is {len(data)} bytes, more than {MAX_URDF_BYTES}")
+    data, blank = _declaration_first(data)
+    if origin == "<string>":
+        data = _DECLARATION.sub(b"", data, count=1)
+    return data, origin, blank
+
+
+_BOM = b"\xef\xbb\xbf"  # UTF-8 byte order mark
+# whitespace (and byte order marks) before an XML declaration; the declaration itself
+_BEFORE_DECLARATION = re.compile(rb"(?:[ \t\r\n]|\xef\xbb\xbf)+(?=<\?xml[ \t\r\n?])")
+_DECLARATION = re.compile(rb"^(?:\xef\xbb\xbf)?<\?xml[^>]*\?>")
+
+
+def _declaration_first(data: bytes) -> tuple[bytes, int]:
+    """``data`` with the whitespace before its ``<?xml`` declaration dropped, and the number
+    of whitespace characters dropped (0: nothing stood there, or there is no declaration)."""
+    if data[:1] not in (b" ", b"\t", b"\r", b"\n", b"\xef"):
+        return data, 0
+    m = _BEFORE_DECLARATION.match(data)
+    blank = 0 if m is None else len(m.group().replace(_BOM, b""))
+    return (data[m.end() :], blank) if blank else (data, 0)
+
+
+def _read_file(path_or_xml) -> tuple[bytes, str]:
+    """The bytes of the file ``path_or_xml`` names, and its name."""
+    text = os.fspath(path_or_xml)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if "\n" in text or "\x00" in text or len(text) > 4096:
+        raise ModelError("path_or_xml is neither XML (it does not start with '<') nor a path")
+    try:  # (non-blocking: a FIFO would block a plain open; refused below as not a file)
+        fd = os.open(text, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except (OSError, ValueError):
+        fd = None
+    try:
+        st = None if fd is None else os.fstat(fd)
+        if st is None or not stat.S_ISREG(st.st_mode):
+            if (
+                isinstance(path_or_xml, os.PathLike)
+                or "/" in text
+                or os.sep in text
+                or Path(text).suffix
+            ):
+                raise FileNotFoundError(f"URDF file not found: {text}")
+            raise ModelError(
+                f"path_or_xml {text[:60]!r} is neither XML (no leading '<') nor an existing file"
+            )
+        if st.st_size > MAX_URDF_BYTES:
+            raise ModelError(f"URDF file {text} is {st.st_size} bytes, more than {MAX_URDF_BYTES}")
+        return _read_all(fd, st.st_size), text
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """The file's bytes (``size`` of them by its stat), up to one past MAX_URDF_BYTES: a
+    file that grew since its stat is read on, in 64 kB pieces, to its end or there."""
+    data = os.read(fd, size + 1)
+    if len(data) <= size:
+        return data
+    chunks, total = [data], len(data)
+    while total <= MAX_URDF_BYTES:
+        piece = os.read(fd, min(1 << 16, MAX_URDF_BYTES + 1 - total))
+        if not piece:
+            break
+        chunks.append(piece)
+        total += len(piece)
+    return b"".join(chunks)
 
 
 def _refuse(what: str):
@@ -142,7 +231,9 @@ def _refuse(what: str):
     return handler
 
 
-def parse_xml(data: bytes, origin: str = "<bytes>", *, comments: bool = False) -> ET.Element:
+def parse_xml(
+    data: bytes, origin: str = "<bytes>", *, comments: bool = False, text: bool = True
+) -> ET.Element:
     """Parse XML bytes with expat, refusing DOCTYPE and ENTITY declarations.
 
     The raw bytes are scanned for ``<!DOCTYPE`` / ``<!ENTITY`` first; the expat handlers for
@@ -157,13 +248,16 @@ def parse_xml(data: bytes, origin: str = "<bytes>", *, comments: bool = False) -
         Where it came from, for messages.
     comments : bool
         Keep comments in the tree (``fix_urdf`` writes them back).
+    text : bool
+        Keep the elements' text (False: ``.text`` and ``.tail`` stay None; URDF keeps its
+        numbers in attributes, and the loader reads faster without the text).
 
     Returns
     -------
     xml.etree.ElementTree.Element
         The root element.
     """
-    for kind, bad in _FORBIDDEN:
+    for kind, bad in _FORBIDDEN if b"\x00" in data else _FORBIDDEN_8BIT:
         if bad in data:
             raise ModelError(
                 f"URDF {origin} contains a <!{kind}> declaration; DTDs and entities are "
@@ -178,7 +272,8 @@ def parse_xml(data: bytes, origin: str = "<bytes>", *, comments: bool = False) -
     parser.ExternalEntityRefHandler = _refuse("external entity reference")
     parser.StartElementHandler = builder.start
     parser.EndElementHandler = builder.end
-    parser.CharacterDataHandler = builder.data
+    if text:
+        parser.CharacterDataHandler = builder.data
     if comments:
         parser.CommentHandler = builder.comment
     try:
@@ -202,14 +297,6 @@ def parse_xml(data: bytes, origin: str = "<bytes>", *, comments: bool = False) -
 def _number(raw: str, where: str) -> float:
     """One finite decimal number; ``where`` names the element and attribute."""
     s = raw.strip()
-    if s.isascii() and "_" not in s:  # the common case, without the pattern (as fast as
-        try:  # float; float also reads "nan", "inf", "1_0", non-ASCII digits: not here)
-            x = float(s)
-        except ValueError:
-            pass
-        else:
-            if math.isfinite(x):
-                return x
     if not _NUMBER.fullmatch(s):
         low = s.lower().lstrip("+-")
         if low in ("nan", "inf", "infinity"):
@@ -221,6 +308,13 @@ def _number(raw: str, where: str) -> float:
     return x
 
 
+def _plain(raw: str) -> bool:
+    """``raw`` can only hold numbers :data:`_NUMBER` accepts wherever float() reads finite
+    ones: ASCII, no "_" (float also reads "nan", "inf", "1_0" and non-ASCII digits, which
+    are then either not finite or go to the pattern)."""
+    return raw.isascii() and "_" not in raw
+
+
 def _where(ctx: str, tag: str, attr: str, raw: str) -> str:
     return f"{ctx}<{tag} {attr}={raw!r}>"
 
@@ -229,14 +323,21 @@ def _scalar(el: ET.Element, attr: str, ctx: str, default: float | None) -> float
     raw = el.get(attr)
     if raw is None:
         return default
+    if raw.isascii() and "_" not in raw:  # _plain: the common case, as fast as float
+        try:
+            x = float(raw)
+        except ValueError:
+            pass
+        else:
+            if x - x == 0.0:  # (0 for a finite x only)
+                return x
     return _number(raw, _where(ctx, el.tag, attr, raw))
 
 
 def _required(el: ET.Element, attr: str, ctx: str) -> float:
-    raw = el.get(attr)
-    if raw is None:
+    if el.get(attr) is None:
         raise ModelError(f"{ctx}<{el.tag}>: missing attribute {attr!r}")
-    return _number(raw, _where(ctx, el.tag, attr, raw))
+    return _scalar(el, attr, ctx, None)
 
 
 def _triple(el: ET.Element | None, attr: str, ctx: str, default) -> tuple[float, float, float]:
@@ -246,6 +347,15 @@ def _triple(el: ET.Element | None, attr: str, ctx: str, default) -> tuple[float,
     if raw is None:
         return default
     parts = raw.split()
+    if len(parts) == 3 and raw.isascii() and "_" not in raw:  # the common case (_scalar)
+        try:
+            xyz = tuple(map(float, parts))
+        except ValueError:
+            pass
+        else:
+            total = xyz[0] + xyz[1] + xyz[2]
+            if total - total == 0.0:  # all finite (and no overflow)
+                return xyz
     where = _where(ctx, el.tag, attr, raw)
     if len(parts) != 3:
         raise ModelError(f"{where}: expected 3 numbers, got {len(parts)}")
@@ -280,14 +390,8 @@ def _parse_inertial(el: ET.Element, link: str) -> UrdfInertial:
     if i_el is None:
         I = np.zeros((3, 3))
     else:
-        e = {k: _scalar(i_el, k, ctx, 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-        I = np.array(
-            [
-                [e["ixx"], e["ixy"], e["ixz"]],
-                [e["ixy"], e["iyy"], e["iyz"]],
-                [e["ixz"], e["iyz"], e["izz"]],
-            ]
-        )
+        xx, xy, xz, yy, yz, zz = (_scalar(i_el, k, ctx, 0.0) for k in _INERTIA_KEYS)
+        I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
     I.flags.writeable = False
     return UrdfInertial(mass=mass, xyz=xyz, rpy=rpy, inertia=I)
 
@@ -297,41 +401,53 @@ def _material_rgba(el: ET.Element | None, ctx: str, materials=None):
     if el is None:
         return None
     color = el.find("color")
-    if color is not None and color.get("rgba") is not None:
-        parts = color.get("rgba").split()
+    raw = None if color is None else color.get("rgba")
+    if raw is not None:
+        parts = raw.split()
+        if len(parts) != 4:
+            return None
+        if _plain(raw):  # the common case (see _scalar)
+            try:
+                rgba = tuple(float(x) for x in parts)
+            except ValueError:
+                pass
+            else:
+                if sum(rgba) - sum(rgba) == 0.0:
+                    return rgba
         try:  # a colour only matters to the viewer: a bad one is dropped, never an error
-            rgba = tuple(_number(x, ctx) for x in parts)
+            return tuple(_number(x, ctx) for x in parts)
         except ModelError:
             return None
-        return rgba if len(rgba) == 4 else None
     return (materials or {}).get(el.get("name"))
 
 
 def _parse_geometry(el: ET.Element, ctx: str, materials=None) -> UrdfGeometry:
-    g = _parse_shape(el, ctx)
     rgba = _material_rgba(el.find("material"), ctx, materials) if el.tag == "visual" else None
-    return g if rgba is None else dataclasses.replace(g, rgba=rgba)
+    return _parse_shape(el, ctx, rgba)
 
 
-def _parse_shape(el: ET.Element, ctx: str) -> UrdfGeometry:
+def _parse_shape(el: ET.Element, ctx: str, rgba=None) -> UrdfGeometry:
     xyz, rpy = _origin(el, ctx)
     g = el.find("geometry")
     shape = None if g is None else next((c for c in g if isinstance(c.tag, str)), None)
     if shape is None:
-        return UrdfGeometry("unknown", xyz, rpy)
+        return UrdfGeometry("unknown", xyz, rpy, rgba=rgba)
     gctx = f"{ctx}<geometry>"
+    if shape.tag == "mesh":
+        scale = _triple(shape, "scale", gctx, (1.0, 1.0, 1.0))
+        filename = shape.get("filename")
+        return UrdfGeometry("mesh", xyz, rpy, filename=filename, scale=scale, rgba=rgba)
     if shape.tag == "box":
-        return UrdfGeometry("box", xyz, rpy, size=_triple(shape, "size", gctx, (0.0, 0.0, 0.0)))
+        size = _triple(shape, "size", gctx, (0.0, 0.0, 0.0))
+        return UrdfGeometry("box", xyz, rpy, size=size, rgba=rgba)
     if shape.tag in ("cylinder", "capsule"):
         r = _scalar(shape, "radius", gctx, 0.0)
         h = _scalar(shape, "length", gctx, 0.0)
-        return UrdfGeometry(shape.tag, xyz, rpy, radius=r, length=h)
+        return UrdfGeometry(shape.tag, xyz, rpy, radius=r, length=h, rgba=rgba)
     if shape.tag == "sphere":
-        return UrdfGeometry("sphere", xyz, rpy, radius=_scalar(shape, "radius", gctx, 0.0))
-    if shape.tag == "mesh":
-        scale = _triple(shape, "scale", gctx, (1.0, 1.0, 1.0))
-        return UrdfGeometry("mesh", xyz, rpy, filename=shape.get("filename"), scale=scale)
-    return UrdfGeometry("unknown", xyz, rpy)
+        r = _scalar(shape, "radius", gctx, 0.0)
+        return UrdfGeometry("sphere", xyz, rpy, radius=r, rgba=rgba)
+    return UrdfGeometry("unknown", xyz, rpy, rgba=rgba)
 
 
 def _parse_link(el: ET.Element, name: str, materials=None) -> UrdfLink:
@@ -350,10 +466,10 @@ def _parse_joint(el: ET.Element, name: str) -> UrdfJoint:
     jtype = el.get("type")
     if jtype is None:
         raise ModelError(f"joint {name!r}: missing attribute 'type'")
-    if jtype not in JOINT_TYPES:
+    if jtype not in JOINT_TYPES and jtype not in JOINT_EXTENSIONS:
         raise ModelError(
             f"joint {name!r}: unknown joint type {jtype!r} (expected one of "
-            f"{', '.join(JOINT_TYPES)})"
+            f"{', '.join(JOINT_TYPES)}, or PyBullet's 'spherical')"
         )
     ends = {}
     for tag in ("parent", "child"):
@@ -542,55 +658,134 @@ def _implausible(message: str, strict: bool, notes: list[str]) -> None:
     warnings.warn(message, ModelWarning, stacklevel=_outside_robodyn())
 
 
+def _adapted(message: str, notes: list[str]) -> None:
+    """A description outside the URDF specification whose intent is unambiguous (whitespace
+    before the XML declaration, PyBullet's spherical joint): read as meant, with a
+    ModelWarning (whatever ``strict``: the physics is not in doubt), recorded in the notes."""
+    notes.append(message)
+    warnings.warn(message, ModelWarning, stacklevel=_outside_robodyn())
+
+
 def _outside_robodyn() -> int:
     """The stacklevel of the first caller outside the robodyn package (the user's
     load_urdf or models.load line), so the warning points at the user's code."""
     import sys
 
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+    while frame is not None and _in_robodyn(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     return level
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _in_robodyn(filename: str) -> bool:
+    return (filename if os.path.isabs(filename) else os.path.abspath(filename)).startswith(_PACKAGE)
 
 
 INVALID_INERTIA = ("error", "balance", "keep")
 
 
-def _link_inertia(link: UrdfLink, strict: bool, notes: list[str], invalid: str = "error"):
+@dataclass
+class _InertiaPolicy:
+    """How :func:`_link_inertia` treats the inertias of one load: ``strict``, what to do with
+    an ``invalid`` (not positive semi-definite) one, the ``notes`` to record in, and the
+    robot's inertia scale (computed on first need: only a non-PSD tensor needs it).
+    ``flagged`` collects the links whose ``<inertial>`` had an issue (the geometry check
+    skips them: :func:`~robodyn.model.inertial.geometry_problem` compares physical ones)."""
+
+    links: dict[str, UrdfLink]
+    strict: bool
+    invalid: str
+    notes: list[str]
+    _scale: float | None = None
+    flagged: set = dataclasses.field(default_factory=set)
+
+    def scale(self) -> float:
+        if self._scale is None:
+            self._scale = inertia_scale(self.links.values())
+        return self._scale
+
+
+def _link_inertia(link: UrdfLink, policy: _InertiaPolicy):
     """(m, c, I_c) of a link in its own frame; a ModelError for a description that makes
-    the dynamics undefined (unless ``invalid`` is "balance" or "keep"), a ModelWarning
-    (ModelError when strict) for an implausible one."""
-    if link.inertial is None:
+    the dynamics undefined (unless ``invalid`` is "balance" or "keep", or the negative
+    principal moment is negligible), a ModelWarning (ModelError when strict) for an
+    implausible one."""
+    inertial = link.inertial
+    if inertial is None:
         return 0.0, np.zeros(3), np.zeros((3, 3))
-    issue = inertial_issue(link.inertial)
-    if issue is not None:
-        severity, problem = issue
-        if severity == "error" and (invalid == "error" or link.inertial.mass < 0):
-            raise ModelError(
-                f"link {link.name!r} <inertial>: {problem}: the dynamics are undefined; "
-                f"{_FIX}" + ("" if link.inertial.mass < 0 else
-                ", or load with invalid_inertia='balance' (the nearest physical tensor, "
-                "as MuJoCo's balanceinertia) or 'keep' (as written, as Pinocchio does)")
-            )  # fmt: skip
-        if severity == "error" and invalid == "balance":
-            I = balanced_inertia(link.inertial.inertia)
-            R = rpy_to_rotation(link.inertial.rpy)
-            _implausible(
-                f"link {link.name!r} <inertial>: {problem}; replaced by the nearest physical "
-                f"tensor (invalid_inertia='balance'), principal moments "
-                f"{np.array2string(np.linalg.eigvalsh(I), precision=6)}; {_FIX}",
-                strict,
-                notes,
-            )
-            return link.inertial.mass, link.inertial.com, R @ I @ R.T
+    issue = inertial_issue(inertial)
+    if issue is None:
+        return inertial.mass, inertial.com, inertial.inertia_link
+    policy.flagged.add(link.name)
+    severity, problem = issue
+    if severity == "error" and inertial.mass >= 0 and policy.invalid == "error":
+        low = negligible_negative(inertial.inertia, policy.scale())
+        if low is not None:
+            return _negligible_negative(link, problem, low, policy)
+    if severity == "error" and (policy.invalid == "error" or inertial.mass < 0):
+        why = "" if inertial.mass < 0 else f" ({_beyond_negligible(inertial, policy)})"
+        raise ModelError(
+            f"link {link.name!r} <inertial>: {problem}: the dynamics are undefined{why}; "
+            f"{_FIX}" + ("" if inertial.mass < 0 else
+            ", or load with invalid_inertia='balance' (the nearest physical tensor, "
+            "as MuJoCo's balanceinertia) or 'keep' (as written, as Pinocchio does)")
+        )  # fmt: skip
+    if severity == "error" and policy.invalid == "balance":
+        I = balanced_inertia(inertial.inertia)
+        R = rpy_to_rotation(inertial.rpy)
         _implausible(
-            f"link {link.name!r} <inertial>: {problem}; kept as written (as Pinocchio "
-            f"loads it); {_FIX}",
-            strict,
-            notes,
+            f"link {link.name!r} <inertial>: {problem}; replaced by the nearest physical "
+            f"tensor (invalid_inertia='balance'), principal moments "
+            f"{np.array2string(np.linalg.eigvalsh(I), precision=6)}; {_FIX}",
+            policy.strict,
+            policy.notes,
         )
-    return link.inertial.mass, link.inertial.com, link.inertial.inertia_link
+        return inertial.mass, inertial.com, R @ I @ R.T
+    _implausible(
+        f"link {link.name!r} <inertial>: {problem}; kept as written (as Pinocchio "
+        f"loads it); {_FIX}",
+        policy.strict,
+        policy.notes,
+    )
+    return inertial.mass, inertial.com, inertial.inertia_link
+
+
+def _scale_text(policy: _InertiaPolicy) -> str:
+    return (
+        f"{NEGLIGIBLE_NEGATIVE:g} of the robot's inertia scale {policy.scale():.6g} kg m^2, "
+        "the largest principal moment of any link"
+    )
+
+
+def _beyond_negligible(inertial: UrdfInertial, policy: _InertiaPolicy) -> str:
+    low = float(np.linalg.eigvalsh(0.5 * (inertial.inertia + inertial.inertia.T))[0])
+    return f"the negative moment {low:.6g} kg m^2 is more than {_scale_text(policy)}"
+
+
+def _negligible_negative(link: UrdfLink, problem: str, low: float, policy: _InertiaPolicy):
+    """A tensor whose negative principal moment ``low`` is negligible against the robot's
+    inertia scale: (m, c, I_c) with the nearest physical tensor, and one warning naming it
+    (its entries as the URDF would write them)."""
+    inertial = link.inertial
+    I = balanced_inertia(inertial.inertia)
+    entries = (I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2])
+    tensor = " ".join(f'{k}="{v:.9g}"' for k, v in zip(_INERTIA_KEYS, entries))
+    _implausible(
+        f"link {link.name!r} <inertial>: {problem}; negligible ({low:.3g} kg m^2 is within "
+        f"{_scale_text(policy)}): read as round-off and replaced by the nearest physical "
+        "tensor, its principal moments clipped at 0 (then, if I1 + I2 < I3, I1 and I2 raised "
+        f"by half the deficit each): <inertia {tensor}/>; {_FIX}",
+        policy.strict,
+        policy.notes,
+    )
+    R = rpy_to_rotation(inertial.rpy)
+    return inertial.mass, inertial.com, R @ I @ R.T
+
+
+_INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 def _numbers(xs) -> str:
@@ -611,6 +806,8 @@ def magnitude_problems(robot: UrdfRobot) -> list[tuple[str, str]]:
         ``element`` as the doctor names it (``"joint 'j'"``, ``"link 'l'"``), ``message``
         naming the attribute, the number and the bound.
     """
+    if _within_bounds(robot):  # (the common case, in one pass over plain floats)
+        return []
     out = []
 
     def beyond(xs, bound, unit, element, where):
@@ -633,6 +830,20 @@ def magnitude_problems(robot: UrdfRobot) -> list[tuple[str, str]]:
         beyond((i.mass,), MAX_MASS, "kg", el, f"<inertial><mass value='{i.mass:g}'>")
         beyond(np.ravel(i.inertia), MAX_INERTIA, "kg m^2", el, "<inertial><inertia>")
     return out
+
+
+def _within_bounds(robot: UrdfRobot) -> bool:
+    """Every length, mass and inertia entry within the bounds of :func:`magnitude_problems`
+    (which then finds nothing)."""
+    lengths = [x for j in robot.joints.values() for x in j.xyz]
+    inertials = [link.inertial for link in robot.links.values() if link.inertial is not None]
+    lengths += [x for i in inertials for x in i.xyz]
+    masses = [i.mass for i in inertials]
+    return (
+        max(map(abs, lengths), default=0.0) <= MAX_LENGTH
+        and max(map(abs, masses), default=0.0) <= MAX_MASS
+        and (not inertials or float(np.abs([i.inertia for i in inertials]).max()) <= MAX_INERTIA)
+    )
 
 
 def _subtree_links(link: str, children) -> list[str]:
@@ -704,6 +915,13 @@ def massless_subtrees(robot: UrdfRobot, children) -> list[tuple[str, list[str], 
 def _mass_warnings(robot: UrdfRobot, children, strict: bool, notes: list[str]) -> None:
     """Massless moving subtrees (one warning per joint) and moving links without mass
     (one per link, outside those subtrees): forward dynamics would fail later."""
+    links = robot.links
+    if all(
+        j.type == "fixed"
+        or (links[j.child].inertial is not None and links[j.child].inertial.mass > 0)
+        for j in robot.joints.values()
+    ):  # every moving link has mass: no massless subtree, no such link (the common case)
+        return
     seen: set[str] = set()
     for jname, sub, _ in massless_subtrees(robot, children):
         j = robot.joints[jname]
@@ -732,9 +950,12 @@ def _mass_warnings(robot: UrdfRobot, children, strict: bool, notes: list[str]) -
             )
 
 
-def _geometry_warnings(robot: UrdfRobot, strict: bool, notes: list[str]) -> None:
-    """Inertias more than 10x off the inertia of the link's collision primitives."""
+def _geometry_warnings(robot: UrdfRobot, strict: bool, notes: list[str], flagged=()) -> None:
+    """Inertias more than 10x off the inertia of the link's collision primitives (the
+    ``flagged`` links, whose inertia is not physical, are not compared)."""
     for link in robot.links.values():
+        if link.name in flagged:
+            continue
         problem = geometry_problem(link)
         if problem is not None:
             _implausible(f"link {link.name!r}: {problem}; {_FIX}", strict, notes)
@@ -757,15 +978,20 @@ def load_urdf(
     mimic: bool = True,
     strict: bool = False,
     invalid_inertia: str = "error",
+    xacro_args: dict | None = None,
+    search_path=(),
 ) -> Model:
-    """Load a URDF robot description into a :class:`Model`.
+    """Load a URDF robot description (or a xacro file) into a :class:`Model`.
 
     Parameters
     ----------
     path_or_xml : str, os.PathLike or bytes
         A file path, or the XML as a string (first non-blank character ``<``) or bytes.
         Only this file is read: ``package://`` and mesh file names are recorded, never
-        opened. DOCTYPE/ENTITY declarations are refused (safe parsing).
+        opened. DOCTYPE/ENTITY declarations are refused (safe parsing). A file whose name
+        ends in ``.xacro`` (or any source, with ``xacro_args``) is first expanded by the
+        ``xacro`` package (:mod:`robodyn.model.xacro`; ``pip install "robodyn[xacro]"``),
+        which reads the files it includes.
     floating_base : bool
         True: the root link hangs from the world by a free joint named ``"root_joint"``
         (q[:7] = [x, y, z, qw, qx, qy, qz], v[:6] = body twist), like Pinocchio's
@@ -795,7 +1021,19 @@ def load_urdf(
         "error" (the default) refuses it with a ModelError naming the link; "balance"
         replaces it by the nearest physical tensor with the same axes (as MuJoCo's
         ``balanceinertia``), "keep" keeps it as written (as Pinocchio does); both warn.
-        A negative mass is always an error.
+        A negative mass is always an error. With "error", a tensor whose negative principal
+        moment is negligible (no larger than ``NEGLIGIBLE_NEGATIVE`` = 1e-6 of the robot's
+        inertia scale, the largest principal moment of any link's tensor: the round-off of
+        a CAD export) is read as the nearest physical tensor (its principal moments
+        clipped at 0, then, if ``I1 + I2 < I3``, ``I1`` and ``I2`` raised by half the
+        deficit each), with one warning naming the link and the tensor.
+    xacro_args : dict, optional
+        The values of a xacro file's ``<xacro:arg>`` (``$(arg name)``); giving it (even
+        ``{}``) expands any source with xacro.
+    search_path : path-like or sequence of path-like
+        Folders where ROS packages are found before ``$ROS_PACKAGE_PATH``: a xacro file's
+        ``$(find pkg)``, and the ``package://pkg/...`` mesh names the viewer
+        (:func:`robodyn.viz.show`) draws.
 
     Returns
     -------
@@ -824,9 +1062,25 @@ def load_urdf(
     FileNotFoundError
         A path that does not exist.
     """
-    data, origin = read_source(path_or_xml)
-    robot = robot_from_element(parse_xml(data, origin), origin)
-    model = model_from_urdf(
+    if is_xacro(path_or_xml, xacro_args):
+        xml = expand_xacro(path_or_xml, xacro_args, search_path)
+        data, origin, blank = read_document(xml)
+        if isinstance(path_or_xml, os.PathLike) or (
+            isinstance(path_or_xml, str) and not path_or_xml.lstrip().startswith("<")
+        ):
+            origin = os.fspath(path_or_xml)  # the xacro file: messages name it, meshes
+    else:  # are relative to it
+        data, origin, blank = read_document(path_or_xml)
+    notes: list[str] = []
+    if blank:
+        _adapted(
+            f"URDF {origin}: {blank} whitespace character(s) before the <?xml declaration, "
+            "where XML allows nothing: ignored (as Pinocchio and PyBullet read the file)",
+            notes,
+        )
+    robot = robot_from_element(parse_xml(data, origin, text=False), origin)
+    source = None if origin.startswith("<") else os.path.abspath(origin)  # inline XML: no
+    model = model_from_urdf(  # base for relative mesh paths
         robot,
         floating_base,
         root_name=root_name,
@@ -834,10 +1088,25 @@ def load_urdf(
         mimic=mimic,
         strict=strict,
         invalid_inertia=invalid_inertia,
+        notes=notes,
+        source=source,
     )
-    if origin.startswith("<"):  # XML given inline: relative mesh paths have no base
+    return _with_search_path(model, search_path)
+
+
+def _with_search_path(model: Model, search_path) -> Model:
+    """``model`` whose mesh visuals carry ``search_path`` (absolute folders), where the
+    viewer looks up their ``package://`` and relative names too."""
+    if isinstance(search_path, (str, bytes, os.PathLike)):
+        search_path = [search_path]
+    folders = tuple(os.path.abspath(os.path.expanduser(os.fsdecode(p))) for p in search_path)
+    if not folders:
         return model
-    return dataclasses.replace(model, source=os.path.abspath(origin))
+    visuals = tuple(
+        (b, T, dataclasses.replace(g, search_path=folders) if g.kind == "mesh" else g)
+        for b, T, g in model.visuals
+    )
+    return replaced(model, visuals=visuals)
 
 
 def model_from_urdf(
@@ -849,11 +1118,15 @@ def model_from_urdf(
     mimic: bool = True,
     strict: bool = False,
     invalid_inertia: str = "error",
+    notes=(),
+    source: str | None = None,
 ) -> Model:
     """Build the :class:`Model` of a parsed :class:`UrdfRobot` (see :func:`load_urdf`).
 
     Fixed joints are merged here (not in the builder), with the parallel-axis theorem on
     plain arrays, so that ``strict=False`` can keep non-physical inertias as written.
+    ``notes`` are what the reader noted before (they open ``model.notes``); ``source`` is
+    the file read (``model.source``: mesh paths are relative to it).
     """
     if invalid_inertia not in INVALID_INERTIA:
         raise ValueError(
@@ -861,23 +1134,22 @@ def model_from_urdf(
         )
     root, children = kinematic_tree(robot)
     _refuse_overflow(robot)
-    notes: list[str] = []
+    notes = list(notes)
     orphans = _joint_notes(robot, mimic, strict, notes)
     root_name, root_is_body0 = _world_name(robot, root, root_name, floating_base)
     b = ModelBuilder(name=robot.name, gravity=gravity, root=root_name)
-    tree = _merge_fixed_joints(
-        robot, root, children, mimic, orphans, strict, invalid_inertia, notes
-    )
+    policy = _InertiaPolicy(robot.links, strict, invalid_inertia, notes)
+    tree = _merge_fixed_joints(robot, root, children, mimic, orphans, policy)
     _add_root(b, robot, root, root_name, floating_base, root_is_body0, tree.parts[root], notes)
     for name, parent, kw in tree.added:
         b.add_body(name, parent, inertia=_inertia_arg(tree.parts[name]), **kw)
     for name, body, T in tree.frames:
         b.add_frame(name, body, T)
     _mass_warnings(robot, children, strict, notes)
-    _geometry_warnings(robot, strict, notes)
+    _geometry_warnings(robot, strict, notes, policy.flagged)
     model = b.build()
     visuals = _placed_visuals(model, robot, tree.host)
-    return dataclasses.replace(model, notes=tuple(model.notes) + tuple(notes), visuals=visuals)
+    return replaced(model, notes=tuple(model.notes) + tuple(notes), visuals=visuals, source=source)
 
 
 def _refuse_overflow(robot: UrdfRobot) -> None:
@@ -895,12 +1167,8 @@ def _joint_notes(robot: UrdfRobot, mimic: bool, strict: bool, notes: list[str]) 
     whose leader does not exist; returns those mimic joints (loaded as independent)."""
     orphans: set[str] = set()  # mimic joints whose leader does not exist
     for j in robot.joints.values():
-        if j.type == "spherical":
-            msg = (f"joint {j.name!r}: type 'spherical' is PyBullet's extension of URDF "
-                   "(urdfdom and Pinocchio refuse it); loaded as a ball joint, q = [qw, qx, "
-                   "qy, qz], v = omega_b")  # fmt: skip
-            warnings.warn(msg, ModelWarning, stacklevel=_outside_robodyn())
-            notes.append(msg)
+        if j.type in JOINT_EXTENSIONS:
+            _adapted(extension_message(j), notes)
         if j.type in ("revolute", "prismatic") and not j.has_limit:
             notes.append(f"joint {j.name!r}: {j.type} joint without <limit>: unlimited")
         if j.mimic is not None and not mimic:
@@ -915,6 +1183,17 @@ def _joint_notes(robot: UrdfRobot, mimic: bool, strict: bool, notes: list[str]) 
             )
             orphans.add(j.name)
     return orphans
+
+
+def extension_message(j: UrdfJoint) -> str:
+    """What the loader says of a joint whose type is an extension of URDF
+    (:data:`JOINT_EXTENSIONS`)."""
+    return (
+        f"joint {j.name!r}: type {j.type!r} is {JOINT_EXTENSIONS[j.type]}'s extension of URDF "
+        "(not in the URDF specification; urdfdom and Pinocchio refuse it): loaded as "
+        "robodyn's spherical joint (q = unit quaternion [qw, qx, qy, qz], v = body angular "
+        "velocity), its <axis> and position limits unused"
+    )
 
 
 def _world_name(robot: UrdfRobot, root: str, root_name, floating_base: bool) -> tuple[str, bool]:
@@ -944,48 +1223,55 @@ class _MergedTree:
 
 
 def _merge_fixed_joints(
-    robot: UrdfRobot, root: str, children, mimic, orphans: set[str], strict, invalid, notes
+    robot: UrdfRobot, root: str, children, mimic, orphans: set[str], policy: _InertiaPolicy
 ) -> _MergedTree:
     """Walk the tree depth first (sibling joints by name, as :func:`kinematic_tree` sorts
     them): a fixed joint's child link joins its parent's body (its inertia and frame
     moved there), a moving joint's child becomes a body."""
-    tree = _MergedTree(host={root: (root, np.eye(4))}, parts={root: []}, added=[], frames=[])
-    _add_parts(tree.parts[root], robot.links[root], np.eye(4), strict, notes, invalid)
+    # (a link's host transform None: the link is its body, the identity, multiplied by nothing)
+    tree = _MergedTree(host={root: (root, None)}, parts={root: []}, added=[], frames=[])
+    _add_parts(tree.parts[root], robot.links[root], None, policy)
     stack = list(reversed(children[root]))
     while stack:
         j = stack.pop()
         ph, T_hp = tree.host[j.parent]
-        T_hj = T_hp @ j.T  # joint frame in the parent's host body (MR: T_{h,j} = T_{h,p} T_{p,j})
-        child = robot.links[j.child]
+        T_hj = j.T if T_hp is None else T_hp @ j.T  # joint frame in the parent's host body
+        child = robot.links[j.child]  # (MR: T_{h,j} = T_{h,p} T_{p,j})
         if j.type == "fixed":
             tree.host[child.name] = (ph, T_hj)
             tree.frames.append((child.name, ph, T_hj))
-            _add_parts(tree.parts[ph], child, T_hj, strict, notes, invalid)
-            notes.append(f"fixed joint {j.name!r} merged link {child.name!r} into {ph!r}")
+            _add_parts(tree.parts[ph], child, T_hj, policy)
+            policy.notes.append(f"fixed joint {j.name!r} merged link {child.name!r} into {ph!r}")
         else:
-            tree.host[child.name] = (child.name, np.eye(4))
+            tree.host[child.name] = (child.name, None)
             tree.parts[child.name] = []
-            _add_parts(tree.parts[child.name], child, np.eye(4), strict, notes, invalid)
+            _add_parts(tree.parts[child.name], child, None, policy)
             follows = mimic and j.mimic is not None and j.name not in orphans
             tree.added.append((child.name, ph, _joint_keywords(j, T_hj, follows)))
         stack.extend(reversed(children[child.name]))
     return tree
 
 
-def _add_parts(parts: list, link: UrdfLink, T_bl: np.ndarray, strict, notes, invalid) -> None:
+def _add_parts(parts: list, link: UrdfLink, T_bl, policy: _InertiaPolicy) -> None:
     """Append the link's (m, c, I_c), moved into the body frame (``T_bl``: the link in the
-    body), to the body's ``parts``, unless it has neither mass nor inertia."""
-    m, c, I = _link_inertia(link, strict, notes, invalid)
+    body, None for the body itself), to the body's ``parts``, unless it has neither mass
+    nor inertia."""
+    if link.inertial is None:  # (a frame: nothing to add)
+        return
+    m, c, I = _link_inertia(link, policy)
     if m > 0 or np.any(I != 0):
-        R = T_bl[:3, :3]
-        parts.append((m, R @ c + T_bl[:3, 3], R @ I @ R.T))
+        if T_bl is None:
+            parts.append((m, c, I))
+        else:
+            R = T_bl[:3, :3]
+            parts.append((m, R @ c + T_bl[:3, 3], R @ I @ R.T))
 
 
 def _joint_keywords(j: UrdfJoint, T_hj: np.ndarray, follows: bool) -> dict:
     """The :meth:`ModelBuilder.add_body` keywords of a moving joint placed at ``T_hj``;
     ``follows``: it follows its mimic leader."""
-    axis = np.array(j.axis, dtype=float)
-    if not np.linalg.norm(axis) > 1e-12:
+    axis = j.axis  # (a tuple of floats, checked and normalised by the builder)
+    if j.type not in JOINT_EXTENSIONS and not math.hypot(*j.axis) > 1e-12:
         raise ModelError(f"joint {j.name!r} <axis xyz={' '.join(map(str, j.axis))!r}>: zero axis")
     lower, upper = j.lower, j.upper
     if j.has_limit:  # URDF: absent lower/upper default to 0
@@ -1036,13 +1322,14 @@ def _add_root(
             joint_type="free",
             inertia=_inertia_arg(parts),
         )
-    else:
+    else:  # welded to the world, which carries its mass: only the mass is said (a note)
+        mass = _RawInertia(sum(p[0] for p in parts), np.zeros(3), np.zeros((3, 3)))
         b.add_body(
             root,
             root_name,
             joint_name=_free_name(f"{root_name}_{root}_fixed", joint_names),
             joint_type="fixed",
-            inertia=_inertia_arg(parts),
+            inertia=mass if parts else None,
         )
 
 
@@ -1050,29 +1337,45 @@ def _placed_visuals(model: Model, robot: UrdfRobot, host) -> tuple:
     """Each ``<visual>`` as (body index, T_body_geometry (4, 4), UrdfGeometry), for the viewer.
 
     ``host[link] = (name, T_name_link)`` names the body (or, for a root merged into the
-    world, the frame) that carries the link."""
+    world, the frame) that carries the link (T None: the identity). The poses are
+    read-only; visuals at the same pose share one array."""
     out = []
+    bodies = {name: i for i, name in enumerate(model.body_names)}
+    frames = {name: k for k, name in enumerate(model.frame_names)}
     for link in robot.links.values():
         if not link.visuals or link.name not in host:
             continue
         name, T_hl = host[link.name]
-        if name in model.body_names:
-            body, T_bh = model.body_id(name), np.eye(4)
+        if name in bodies:
+            body, T_bl = bodies[name], T_hl
         else:  # merged by the builder: a frame of its body
-            k = model.frame_id(name)
-            body, T_bh = int(model.frame_body[k]), transform(model.frame_R[k], model.frame_p[k])
+            k = frames[name]
+            body = int(model.frame_body[k])
+            T_bl = np.eye(4)  # the frame in its body, [[R, p], [0, 1]]
+            T_bl[:3, :3], T_bl[:3, 3] = model.frame_R[k], model.frame_p[k]
+            T_bl = T_bl if T_hl is None else T_bl @ T_hl
+        if T_bl is not None:
+            T_bl.flags.writeable = False
         for g in link.visuals:
-            T_bg = T_bh @ T_hl @ transform(rpy_to_rotation(g.rpy), np.array(g.xyz))
-            T_bg.flags.writeable = False
+            if g.xyz == g.rpy == (0.0, 0.0, 0.0):  # at the link's origin
+                T_bg = _IDENTITY if T_bl is None else T_bl
+            else:
+                T_bg = placement(g.xyz, g.rpy)
+                T_bg = T_bg if T_bl is None else T_bl @ T_bg
+                T_bg.flags.writeable = False
             out.append((body, T_bg, g))
     return tuple(out)
+
+
+_IDENTITY = np.eye(4)
+_IDENTITY.flags.writeable = False
 
 
 def _inertia_arg(parts: list) -> _RawInertia | None:
     if not parts:
         return None
-    if len(parts) == 1 and parts[0][0] > 0:  # one link: its own (m, c, I_c), symmetrised
-        m, c, I = parts[0]
-        return _RawInertia(float(m), np.asarray(c, float), 0.5 * (I + I.T))
+    if len(parts) == 1 and parts[0][0] > 0:  # one link: its own (m, c, I_c) (the builder
+        m, c, I = parts[0]  # symmetrises I)
+        return _RawInertia(float(m), np.asarray(c, float), I)
     m, c, I = compound(parts)
     return _RawInertia(m, c, I)  # each part was checked by inertial_issue

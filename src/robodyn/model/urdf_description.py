@@ -15,9 +15,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..spatial import rpy_to_rotation, transform
+from ..spatial import rpy_to_rotation
 
-__all__ = ["UrdfGeometry", "UrdfInertial", "UrdfLink", "UrdfJoint", "UrdfRobot"]
+__all__ = [
+    "UrdfGeometry",
+    "UrdfInertial",
+    "UrdfLink",
+    "UrdfJoint",
+    "UrdfRobot",
+    "origin_rotation",
+    "placement",
+]
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,9 @@ class UrdfGeometry:
     filename: str | None = None
     scale: tuple[float, float, float] | None = None
     rgba: tuple[float, float, float, float] | None = None  # <visual><material> colour
+    # folders where a mesh's package:// or relative name is looked up (load_urdf's
+    # search_path=), absolute; the viewer looks there too
+    search_path: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,7 +68,9 @@ class UrdfInertial:
     @property
     def inertia_link(self) -> np.ndarray:
         """Rotational inertia about the CoM in link axes, ``R I R^T``, shape (3, 3)."""
-        R = _rotation(tuple(map(float, self.rpy)))
+        if self.rpy == (0.0, 0.0, 0.0):  # (the common case: R = 1, I as written)
+            return self.inertia
+        R = origin_rotation(tuple(map(float, self.rpy)))
         return R @ self.inertia @ R.T
 
 
@@ -97,7 +110,7 @@ class UrdfJoint:
     @property
     def T(self) -> np.ndarray:
         """Pose of the joint frame in the parent link frame at q = 0, shape (4, 4)."""
-        return transform(_rotation(tuple(map(float, self.rpy))), np.array(self.xyz))
+        return placement(self.xyz, self.rpy)
 
 
 @dataclass(frozen=True)
@@ -109,10 +122,29 @@ class UrdfRobot:
     joints: dict[str, UrdfJoint] = field(default_factory=dict)
 
 
+def placement(xyz, rpy) -> np.ndarray:
+    """The pose an ``<origin xyz rpy>`` gives, ``T = [[R(rpy), xyz], [0, 1]]`` (MR eq.
+    3.62), shape (4, 4); ``R = Rz(yaw) Ry(pitch) Rx(roll)`` computed once per distinct rpy.
+
+    Parameters
+    ----------
+    xyz, rpy : tuple of 3 float
+
+    Returns
+    -------
+    numpy.ndarray, shape (4, 4)
+    """
+    T = np.zeros((4, 4))
+    T[:3, :3] = origin_rotation(tuple(map(float, rpy)))
+    T[:3, 3] = xyz
+    T[3, 3] = 1.0
+    return T
+
+
 @functools.lru_cache(maxsize=1024)
-def _rotation(rpy: tuple[float, float, float]) -> np.ndarray:
-    """``rpy_to_rotation(rpy)``, read-only, computed once per distinct rpy of a load (a URDF
-    repeats a few: zeros, quarter turns)."""
+def origin_rotation(rpy: tuple[float, float, float]) -> np.ndarray:
+    """The rotation of an ``<origin rpy>``, ``rpy_to_rotation(rpy)``, read-only, computed
+    once per distinct rpy (a URDF repeats a few: zeros, quarter turns), shape (3, 3)."""
     R = rpy_to_rotation(rpy)
     R.flags.writeable = False
     return R

@@ -351,7 +351,8 @@ def _visual_shapes(model, opts, scene) -> set:
         if g.kind != "mesh" or not g.filename:
             continue
         try:
-            path = resolve_mesh(g.filename, model.source, opts["search_path"],
+            folders = [*opts["search_path"], *getattr(g, "search_path", ())]  # load_urdf's
+            path = resolve_mesh(g.filename, model.source, folders,
                                 allow_outside=opts["allow_outside"])  # fmt: skip
         except MeshNotDrawnError as exc:
             reasons[k] = exc.reason
