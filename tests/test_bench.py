@@ -508,7 +508,7 @@ def test_a_load_row_whose_model_differs_fails(monkeypatch):
 
 def test_load_section_from_the_command_line_and_a_second_format(monkeypatch, tmp_path):
     load = _untimed(monkeypatch)
-    # a format joins by an entry of FORMATS (MJCF beside MuJoCo, once rd.load_mjcf exists)
+    # a format joins by an entry of FORMATS (as MJCF beside MuJoCo does)
     seen = []
 
     def rows_of(files, cfg, peers, prog):
@@ -521,7 +521,33 @@ def test_load_section_from_the_command_line_and_a_second_format(monkeypatch, tmp
                  "--json", str(js)])  # fmt: skip
     assert code == 0
     result = json.loads(js.read_text())
-    [mine] = [r for r in result["load"] if r["library"] == "robodyn"]
+    [mine] = [r for r in result["load"] if r["library"] == "robodyn" and r["function"] == "urdf"]
     assert mine["model"] == "ur_description/urdf/ur5_robot" and mine["status"] == "ok"
+    mjcf = [r["model"] for r in result["load"] if r["function"] == "mjcf"]
+    assert mjcf == ["dm_control/suite/cartpole"] * 2 + ["dm_control/suite/humanoid"] * 2
     assert seen == [(["x.other"], True)]
     assert "LOAD: one robot description file read" in format_table(result)
+
+
+def test_mjcf_load_rows_are_checked_against_mujoco(monkeypatch):
+    import mujoco
+
+    from robodyn.bench.common import Config, Progress
+
+    load = _untimed(monkeypatch, times=(1e-3, 2e-3))
+    files = load.mjcf_files(Config(quick=True))
+    assert [load._name(f) for f in files] == [
+        "dm_control/suite/cartpole",
+        "dm_control/suite/humanoid",
+    ]
+    rows = load.mjcf_rows(files, Config(quick=True), {"mujoco": mujoco}, Progress(1, False))
+    mine = [r for r in rows if r["library"] == "robodyn"]
+    assert [r["status"] for r in mine] == ["ok", "ok"]
+    assert all(r["check_err"] < 1e-12 and r["ratio_to_pinocchio"] == 0.5 for r in mine)
+    assert {r["library"] for r in rows} == {"robodyn", "mujoco"}
+    assert "MuJoCo's MjModel.from_xml_path median 0.50" in "\n".join(load.markdown_lines(rows))
+    # a model whose masses differ from MuJoCo's is a failed row, not timed
+    real = load._check_mjcf
+    monkeypatch.setattr(load, "_check_mjcf", lambda model, m, mj: real(model, m, mj) + 1e-3)
+    bad = load.mjcf_rows(files[:1], Config(quick=True), {"mujoco": mujoco}, Progress(1, False))
+    assert bad[0]["status"].startswith("FAIL") and bad[0]["median_s"] is None

@@ -17,9 +17,19 @@ same machine; ratio = robodyn's / Pinocchio's. ModelWarnings are silenced while 
 ``--quick`` runs the files of ``--models`` only (the UR5's, by default of the tests).
 Other formats join through :data:`FORMATS`: a format is the files of its rows
 (``files(cfg)``) and a function that returns the rows for a file list
-(``rows(files, cfg, peers, prog)``), so
-MJCF rows beside MuJoCo's ``MjModel.from_xml_path`` are one more entry once robodyn has
-an MJCF reader (``rd.load_mjcf``): :func:`mjcf_files` finds none until then.
+(``rows(files, cfg, peers, prog)``).
+
+MJCF: ``rd.load_mjcf(path)`` beside MuJoCo's ``mujoco.MjModel.from_xml_path(path)`` (which
+also compiles: its inertias from geoms and meshes, as robodyn's reader computes them) on
+the MJCF files shipped in dm_control (the suite, the locomotion walkers, the soccer
+players, the third-party ant and Kinova Jaco) and gymnasium's MuJoCo environments that
+MuJoCo compiles and that have joints (``--quick``: cartpole and humanoid of the suite).
+Each row is checked first: the total mass, and the eigenvalues of the mass matrix at
+MuJoCo's reference configuration ``qpos0`` (hinges and slides at q = qpos0 - ref = 0,
+balls and free joints at their written pose; eigenvalues are unchanged by the dofs' order
+and by the free joint's [v_world; omega_b] vs robodyn's [omega_b; v_b], an orthogonal
+change of coordinates), relative to the largest; a file with mimic couplings (MuJoCo's
+``<equality><joint>``: robodyn has fewer dofs) is checked on its mass only.
 """
 
 from __future__ import annotations
@@ -55,13 +65,33 @@ def urdf_files(cfg=None) -> list[str]:
     return sorted(glob.glob(os.path.join(d, "**", "*.urdf"), recursive=True))
 
 
+#: where the load section looks for MJCF files, under site-packages (as tests/oracle)
+MJCF_GLOBS = ("dm_control/suite/*.xml", "dm_control/locomotion/walkers/assets/**/*.xml",
+              "dm_control/locomotion/soccer/assets/**/*.xml", "dm_control/third_party/**/*.xml",
+              "gymnasium/envs/mujoco/assets/*.xml")  # fmt: skip
+MJCF_QUICK = ("dm_control/suite/cartpole.xml", "dm_control/suite/humanoid.xml")
+
+
 def mjcf_files(cfg=None) -> list[str]:
-    """The MJCF files of the load section: none until robodyn reads MJCF (``rd.load_mjcf``);
-    then an ``"mjcf"`` entry of :data:`FORMATS` gives their rows beside MuJoCo's."""
-    return []
+    """The MJCF files of dm_control and gymnasium (none without MuJoCo or those packages);
+    with ``--quick``, :data:`MJCF_QUICK`. Files MuJoCo refuses or without joints are
+    left out by :func:`mjcf_rows`."""
+    try:
+        import mujoco
+    except ImportError:
+        return []
+    root = os.path.dirname(os.path.dirname(mujoco.__file__))
+    if cfg is not None and cfg.quick:
+        return [f for f in (os.path.join(root, g) for g in MJCF_QUICK) if os.path.isfile(f)]
+    files = {f for g in MJCF_GLOBS for f in glob.glob(os.path.join(root, g), recursive=True)}
+    return sorted(files)
 
 
 def _name(path: str) -> str:
+    if path.endswith(".xml"):  # an MJCF file: its package and path
+        parts = path.replace(os.sep, "/").split("/")
+        top = next((i for i, p in enumerate(parts) if p in ("dm_control", "gymnasium")), 0)
+        return os.path.splitext("/".join(parts[top:]))[0]
     d = erd_dir()
     rel = os.path.relpath(path, d) if d else os.path.basename(path)
     return os.path.splitext(rel.replace(os.sep, "/"))[0]
@@ -175,10 +205,71 @@ def urdf_rows(files: list[str], cfg, peers: dict, prog) -> list[dict]:
     return rows
 
 
+def _check_mjcf(model, m, mujoco) -> float:
+    """Relative difference of the total masses and, without mimic couplings, of the sorted
+    eigenvalues of the mass matrices at MuJoCo's qpos0 (module docstring)."""
+    from ..dynamics import mass_matrix
+
+    err = abs(model.body_mass.sum() - m.body_mass.sum()) / max(m.body_mass.sum(), 1e-300)
+    if model.nv != m.nv or model.nq != m.nq:
+        return err
+    q = m.qpos0.copy()
+    for j in range(m.njnt):  # hinges and slides: robodyn's q is qpos - ref
+        if m.jnt_type[j] in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
+            q[m.jnt_qposadr[j]] = 0.0
+    d = mujoco.MjData(m)
+    d.qpos[:] = m.qpos0
+    mujoco.mj_forward(m, d)
+    M_mj = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(m, d, M_mj)
+    M_mj -= np.diag(m.dof_armature)  # robodyn's mass_matrix(armature=False)
+    eig_rd = np.linalg.eigvalsh(mass_matrix(model, q, armature=False))
+    eig_mj = np.linalg.eigvalsh(M_mj)
+    return max(err, float(np.abs(eig_rd - eig_mj).max() / max(eig_mj.max(), 1e-300)))
+
+
+def mjcf_rows(files: list[str], cfg, peers: dict, prog) -> list[dict]:
+    """Two rows per MJCF file MuJoCo compiles and that has joints (robodyn's with its ratio,
+    MuJoCo's as the reference), each checked before it is timed."""
+    from ..model.mjcf import load_mjcf
+
+    mujoco = peers.get("mujoco")
+    repeat = 3 if cfg.quick else max(cfg.repeat, MIN_REPEAT)
+    rows = []
+    for path in files:
+        name = _name(path)
+        prog.show(f"load: {name}")
+        try:
+            with _quiet_stderr():
+                m = mujoco.MjModel.from_xml_path(path)
+        except Exception:  # noqa: BLE001 - MuJoCo refuses the file (a mesh not shipped)
+            continue
+        if m.njnt == 0:
+            continue  # defaults or assets only: nothing to load as a robot
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            err = _check_mjcf(load_mjcf(path), m, mujoco)
+        mine = dict(call="rd.load_mjcf(path)", check_err=err)
+        if not err <= 1e-6:  # MuJoCo's mesh inertias: principal axes to ~1e-6 (tests/oracle)
+            failed = f"FAIL: mass matrix differs from MuJoCo's ({err:.1e})"
+            rows.append(_row("load", name, "mjcf", "robodyn", status=failed, **mine))
+            continue
+        with warnings.catch_warnings(), _quiet_stderr():
+            warnings.simplefilter("ignore")
+            calls = [functools.partial(load_mjcf, path),
+                     functools.partial(mujoco.MjModel.from_xml_path, path)]  # fmt: skip
+            t_rd, t_mj = _best_alternating(calls, repeat)
+        mine.update(median_s=t_rd, ratio_to_pinocchio=t_rd / t_mj, repeat=repeat)
+        rows.append(_row("load", name, "mjcf", "robodyn", **mine))
+        peer = dict(call="mujoco.MjModel.from_xml_path(path)", status="reference", repeat=repeat)
+        rows.append(_row("load", name, "mjcf", "mujoco", median_s=t_mj, **peer))
+    return rows
+
+
 #: The formats of the load section: name -> (the files, the function returning their rows
-#: for a file list, the peer it needs). MJCF joins here: "mjcf": (mjcf_files, mjcf_rows,
-#: "mujoco"), its rows robodyn's load_mjcf beside MuJoCo's MjModel.from_xml_path.
-FORMATS = {"urdf": (urdf_files, urdf_rows, "pinocchio")}
+#: for a file list, the peer it needs). Ratios are to the peer (the rows' key
+#: ``ratio_to_pinocchio`` holds MuJoCo's for MJCF).
+FORMATS = {"urdf": (urdf_files, urdf_rows, "pinocchio"), "mjcf": (mjcf_files, mjcf_rows, "mujoco")}
 
 
 def run_load(cfg, peers: dict, prog) -> list[dict]:
@@ -207,7 +298,7 @@ def summary(rows: list[dict]) -> dict:
 def text_lines(rows: list[dict]) -> list[str]:
     """The load section of the text report: a line per file (robodyn's time, Pinocchio's,
     the ratio, the check), then the worst and median ratio."""
-    pin = {(r["model"], r["function"]): r for r in rows if r["library"] == "pinocchio"}
+    pin = {(r["model"], r["function"]): r for r in rows if r["library"] != "robodyn"}  # peers
     out = []
     for r in rows:
         if r["library"] != "robodyn":
@@ -223,6 +314,12 @@ def text_lines(rows: list[dict]) -> list[str]:
     return out
 
 
+_DESCRIBED = {
+    "urdf": ("example-robot-data", "Pinocchio's buildModelFromUrdf"),
+    "mjcf": ("dm_control and gymnasium", "MuJoCo's MjModel.from_xml_path"),
+}
+
+
 def markdown_lines(rows: list[dict]) -> list[str]:
     """The README's load paragraph: per format the worst and median ratio, and the slowest
     files."""
@@ -233,9 +330,10 @@ def markdown_lines(rows: list[dict]) -> list[str]:
                       key=lambda r: -r["ratio_to_pinocchio"])  # fmt: skip
         worst = ", ".join(f"{r['model'].split('/')[-1]} {r['ratio_to_pinocchio']:.2f}"
                           for r in mine[:3])  # fmt: skip
+        where, peer = _DESCRIBED[fmt]
         lines.append(
-            f"Load ({fmt}, {s['files']} example-robot-data files, least CPU time of single "
-            f"calls, each checked first): robodyn's time / Pinocchio's buildModelFromUrdf median "
+            f"Load ({fmt}, {s['files']} {where} files, least CPU time of single "
+            f"calls, each checked first): robodyn's time / {peer} median "
             f"{s['median']:.2f}, worst {s['worst']:.2f} ({worst}); {s['within_3x']} files "
             "within 3x."
         )

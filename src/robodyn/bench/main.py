@@ -253,7 +253,7 @@ def _run_sections(cfg: Config, mods: dict, cases: dict, result: dict, prog: Prog
     if "ident" in cfg.sections and pin is not None:
         result["ident"] = run_ident(cfg, pin, prog, cases)
     if "load" in cfg.sections:
-        result["load"] = run_load(cfg, {"pinocchio": pin}, prog)
+        result["load"] = run_load(cfg, {"pinocchio": pin, "mujoco": mods["mujoco"][0]}, prog)
 
 
 def _robodyn_version() -> str:
