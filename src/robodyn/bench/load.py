@@ -24,7 +24,7 @@ also compiles: its inertias from geoms and meshes, as robodyn's reader computes 
 the MJCF files shipped in dm_control (the suite, the locomotion walkers, the soccer
 players, the third-party ant and Kinova Jaco) and gymnasium's MuJoCo environments that
 MuJoCo compiles and that have joints (``--quick``: cartpole and humanoid of the suite).
-Each row is checked first: the total mass, and the eigenvalues of the mass matrix at
+Each row is checked first: the total mass of the moving bodies, and the eigenvalues of the mass matrix at
 MuJoCo's reference configuration ``qpos0`` (hinges and slides at q = qpos0 - ref = 0,
 balls and free joints at their written pose; eigenvalues are unchanged by the dofs' order
 and by the free joint's [v_world; omega_b] vs robodyn's [omega_b; v_b], an orthogonal
@@ -210,7 +210,8 @@ def _check_mjcf(model, m, mujoco) -> float:
     eigenvalues of the mass matrices at MuJoCo's qpos0 (module docstring)."""
     from ..dynamics import mass_matrix
 
-    err = abs(model.body_mass.sum() - m.body_mass.sum()) / max(m.body_mass.sum(), 1e-300)
+    moving = m.body_mass[m.body_weldid != 0].sum()  # bodies welded to the world: no Model body
+    err = abs(model.body_mass.sum() - moving) / max(moving, 1e-300)
     if model.nv != m.nv or model.nq != m.nq:
         return err
     q = m.qpos0.copy()
