@@ -140,6 +140,26 @@ def atomic_write(path) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
+def write_text(path, text_of, *, overwrite: bool = False, name: str = "path"):
+    """A writer's one road for a text file: ``path`` checked by :func:`output_path` before
+    any work, then ``text_of()`` computed and written by :func:`atomic_write`; with
+    ``path=None`` the text is returned and nothing written.
+
+    Returns
+    -------
+    pathlib.Path or str
+        The path written, or the text when ``path`` is None.
+    """
+    how = "pass overwrite=True to replace it"
+    p = None if path is None else output_path(path, overwrite=overwrite, name=name, how=how)
+    text = text_of()
+    if p is None:
+        return text
+    with atomic_write(p) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return p
+
+
 def save_figure(fig, path, *, overwrite: bool = False, name: str = "path", **savefig_kw) -> Path:
     """Write a matplotlib figure to ``path``: checked by :func:`output_path`, written by
     :func:`atomic_write`. A function that draws calls :func:`output_path` itself before it

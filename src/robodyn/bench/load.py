@@ -24,12 +24,12 @@ also compiles: its inertias from geoms and meshes, as robodyn's reader computes 
 the MJCF files shipped in dm_control (the suite, the locomotion walkers, the soccer
 players, the third-party ant and Kinova Jaco) and gymnasium's MuJoCo environments that
 MuJoCo compiles and that have joints (``--quick``: cartpole and humanoid of the suite).
-Each row is checked first: the total mass of the moving bodies, and the eigenvalues of the mass matrix at
-MuJoCo's reference configuration ``qpos0`` (hinges and slides at q = qpos0 - ref = 0,
-balls and free joints at their written pose; eigenvalues are unchanged by the dofs' order
-and by the free joint's [v_world; omega_b] vs robodyn's [omega_b; v_b], an orthogonal
-change of coordinates), relative to the largest; a file with mimic couplings (MuJoCo's
-``<equality><joint>``: robodyn has fewer dofs) is checked on its mass only.
+Each row is checked first: the total mass of the moving bodies, and the eigenvalues of
+the mass matrix at MuJoCo's reference configuration ``qpos0`` (hinges and slides at
+q = qpos0 - ref = 0, balls and free joints at their written pose; eigenvalues are unchanged
+by the dofs' order and by the free joint's [v_world; omega_b] vs robodyn's [omega_b; v_b],
+an orthogonal change of coordinates), relative to the largest; a file with mimic couplings
+(MuJoCo's ``<equality><joint>``: robodyn has fewer dofs) is checked on its mass only.
 """
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from .._files import atomic_write, output_path
+from .._files import write_text
 from ..errors import ModelWarning
 from ..spatial import rotation_to_quat
 from . import joints as jt
@@ -376,13 +376,12 @@ def to_mjcf(model, path=None, *, overwrite: bool = False):
     >>> rd.load_mjcf(text).joint_names
     ('joint1', 'joint2')
     """
-    p = None if path is None else output_path(path, overwrite=overwrite, name="path",
-                                               how="pass overwrite=True to replace it")  # fmt: skip
-    text, lost = mjcf_text(model)
-    if lost:
-        warnings.warn(ModelWarning("to_mjcf: MJCF cannot say " + "; ".join(lost)), stacklevel=2)
-    if p is None:
+
+    def text_of() -> str:
+        text, lost = mjcf_text(model)
+        if lost:  # stacklevel 4: the caller of to_mjcf (through write_text)
+            warnings.warn(ModelWarning("to_mjcf: MJCF cannot say " + "; ".join(lost)),
+                          stacklevel=4)  # fmt: skip
         return text
-    with atomic_write(p) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return p
+
+    return write_text(path, text_of, overwrite=overwrite)

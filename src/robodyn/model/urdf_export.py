@@ -54,7 +54,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from .._files import atomic_write, output_path
+from .._files import write_text
 from ..errors import ModelWarning
 from ..spatial import rot_y, rot_z
 from . import joints
@@ -342,16 +342,12 @@ def to_urdf(model, path=None, *, overwrite: bool = False):
         effort limits of an unbounded prismatic joint, coefficients that differ between
         the coordinates of one joint); gravity is given in a comment.
     """
-    p = None
-    if path is not None:
-        how = "pass overwrite=True to replace it"
-        p = output_path(path, overwrite=overwrite, name="path", how=how)
-    text, lost = urdf_text(model)
-    if lost:
-        warnings.warn(ModelWarning("to_urdf: URDF cannot say " + "; ".join(lost)),
-                      stacklevel=2)  # fmt: skip
-    if p is None:
+
+    def text_of() -> str:
+        text, lost = urdf_text(model)
+        if lost:  # stacklevel 4: the caller of to_urdf (through write_text)
+            warnings.warn(ModelWarning("to_urdf: URDF cannot say " + "; ".join(lost)),
+                          stacklevel=4)  # fmt: skip
         return text
-    with atomic_write(p) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return p
+
+    return write_text(path, text_of, overwrite=overwrite)
