@@ -10,14 +10,13 @@ import sys
 import numpy as np
 import pinocchio as pin
 import pytest
+import xacro  # noqa: F401 (in the test extra: a missing xacro fails, never skips)
 
 import robodyn as rd
 from robodyn.dynamics import inverse_dynamics, mass_matrix
 from robodyn.errors import ModelError
 from robodyn.model.urdf import load_urdf
 from robodyn.model.xacro import find_package
-
-pytest.importorskip("xacro")  # in the test extra; robodyn itself only needs it for xacro
 
 # A package "my_arm" in a workspace: a macro file included with $(find my_arm), a robot
 # file with an argument (the link prefix), properties and expressions.
@@ -205,7 +204,6 @@ def test_without_the_xacro_package_the_error_names_the_extra(workspace, monkeypa
 
 
 def test_package_meshes_are_found_through_the_same_search_path(workspace, monkeypatch):
-    pytest.importorskip("trimesh")
     monkeypatch.delenv("ROS_PACKAGE_PATH", raising=False)
     path = workspace / "group" / "my_arm" / "urdf" / "arm.urdf.xacro"
     model = load_urdf(path, search_path=[workspace / "group"])
