@@ -37,7 +37,7 @@ CORE = [
     "module.c", "batch.c", "kinematics.c", "rnea.c", "crba.c", "aba.c", "coriolis.c",
     "minv.c", "rigidbody.c", "sim.c", "ik.c", "regressor.c", "momentum.c",
     "cspace.c", "constrained.c", "kinderiv.c", "rnea_derivatives.c",
-    "aba_derivatives.c", "minv_aba.c", "contact.c", "force.c",
+    "aba_derivatives.c", "minv_aba.c", "contact.c", "force.c", "taskref.c",
 ]  # fmt: skip
 # compiled objects kept between builds (build/ is git-ignored)
 OBJECT_CACHE = ROOT / "build" / "core-objects"

@@ -613,7 +613,7 @@ class TaskSpaceComputedTorque(Controller):
         kind, X_a, S, T, c = spec
         from ..kernels._pack import FL_ARMATURE, FL_FRICTION
 
-        # the parameter block of kernels/core/sim.h (TP_FRAME .. TP_S)
+        # the parameter block of kernels/core/rollout.h (TP_FRAME .. TP_S)
         task = np.concatenate([
             [self.frame], _matrix(self.kp, 6).ravel(), _matrix(self.kd, 6).ravel(),
             [self.k_null, self.damping, self.singular_threshold, REF_KINDS[kind]],

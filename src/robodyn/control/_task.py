@@ -236,13 +236,13 @@ def zeros_state(z, q, n: int):
 
 
 # ------------------------------------------------------------------------ the compiled rollout
-REF_KINDS = {"pose": 0, "screw": 1, "cartesian": 2}  # kernels/core/sim.h's REF_*
-_TP_SIZE, _TP_KIND, _TP_XA, _TP_S = 99, 76, 77, 93  # sim.h's TP_* (the reference's part)
-_FP_SIZE, _FP_G, _FP_A, _FP_NA = 234, 17, 197, 233  # sim.h's FP_*
+REF_KINDS = {"pose": 0, "screw": 1, "cartesian": 2}  # kernels/core/rollout.h's REF_*
+_TP_SIZE, _TP_KIND, _TP_XA, _TP_S = 99, 76, 77, 93  # rollout.h's TP_* (the reference's part)
+_FP_SIZE, _FP_G, _FP_A, _FP_NA = 234, 17, 197, 233  # rollout.h's FP_*
 
 
 def c_pose_reference(pose, fn):
-    """``(kind, X_a, S, T, c)`` of a pose reference for the compiled rollout (sim.h's
+    """``(kind, X_a, S, T, c)`` of a pose reference for the compiled rollout (rollout.h's
     REF_*, TP_XA, TP_S; sim_t's T and c): a constant pose, or a screw or Cartesian path
     under a polynomial time scaling (their ``_c_pose_reference``); None for any other
     callable."""
@@ -254,7 +254,7 @@ def c_pose_reference(pose, fn):
 
 def c_force_law(ctrl, model, law: str, gains, *, rows=range(6), F_d=None, A=None, ref=None):
     """A force law ``ctrl`` for the compiled rollout (its ``_c_law``: kernels/core/force.c
-    reads the FP_* block of sim.h, and the reference in the TP_* block): None where it
+    reads the FP_* block of rollout.h, and the reference in the TP_* block): None where it
     cannot run there (a noisy sensor, a callable F_d, a reference that is not a constant
     pose or a polynomial screw or Cartesian path, rows not in ascending order)."""
     from ..kernels._pack import FL_ARMATURE, FL_FRICTION

@@ -34,7 +34,7 @@ class _Setup(NamedTuple):
     law: int
     flags: int
     cflags: int
-    params: np.ndarray  # the law's parameters (sim.h)
+    params: np.ndarray  # the law's parameters (rollout.h)
     env: np.ndarray | None  # the environment (contact.h), or None
     fext: np.ndarray | None  # constant wrenches on the bodies (nb * 6), or None
     nz: int  # the law's own states
@@ -78,9 +78,9 @@ def _c_setup(model, controller, integrator, friction, clip_torque, *, environmen
         np.broadcast_to(np.asarray(law["kp"], dtype=float), (nv,)),
         np.broadcast_to(np.asarray(law["kd"], dtype=float), (nv,)),
         q_a, q_b, tau_max, [float(law["T"])], law["c"],
-        law.get("task", ()),  # the task-space law's parameters (kernels/core/sim.h: TP_*)
-        law.get("schedule", ()),  # LQR's and TVLQR's gain schedule (sim.h: LAW_SCHEDULE)
-        law.get("force", ()),  # a force law's parameters (sim.h: FP_*)
+        law.get("task", ()),  # the task-space law's parameters (kernels/core/rollout.h: TP_*)
+        law.get("schedule", ()),  # LQR's and TVLQR's gain schedule (rollout.h: LAW_SCHEDULE)
+        law.get("force", ()),  # a force law's parameters (rollout.h: FP_*)
     ])  # fmt: skip
     flags = FL_GRAVITY | FL_ARMATURE | (FL_FRICTION if friction else 0)
     nc = 0 if environment is None else environment.nc  # (no contacts: no environment)

@@ -19,7 +19,7 @@
  * integrals of the errors, the admittance's commanded displacement and its rate, and last
  * the filter's state (its rate omega_c (F - z_f)).
  */
-#include "sim.h"
+#include "rollout.h"
 
 #include "mfactor.h"
 

@@ -70,7 +70,7 @@
 #undef I
 
 #include "ik.h"
-#include "sim.h"
+#include "rollout.h"
 #include "contact.h"
 #include "cspace.h"
 
@@ -1233,7 +1233,7 @@ static int sim_params(PyObject *o, const model_t *md, int law, npy_intp npar, co
 {
     /* params = [kp, kd (nv each), q_a, q_b (nq each), tau_max (nv), T, c_0 .. c_5] (npar),
      * then for LAW_TASK_CT the task-space law's TP_SIZE parameters, for LAW_SCHEDULE the
-     * gain schedule, for a force law TP_SIZE then FP_SIZE (sim.h); 0 or -1 */
+     * gain schedule, for a force law TP_SIZE then FP_SIZE (rollout.h); 0 or -1 */
     const int sched = law == LAW_SCHEDULE;
     npy_intp extra = law == LAW_TASK_CT ? TP_SIZE : (force_law(law) ? TP_SIZE + FP_SIZE : 0);
     if (sched && PyArray_Check(o) && PyArray_NDIM((PyArrayObject *)o) == 1

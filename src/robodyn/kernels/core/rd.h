@@ -103,7 +103,7 @@ enum { KIND_SPACE = 0, KIND_BODY = 1, KIND_WORLD_ALIGNED = 2 };
 
 /* Error codes (robodyn.kernels.call turns them into messages): 11 + k argument k of the
  * state (q, v, a/tau, f_ext or A, dA_v: at most RD_MAX_X) holds NaN or inf; 16 and 17 are
- * sim.h's; 18 a long loop was interrupted (poll_t); 19 the state's inputs are finite but its
+ * rollout.h's; 18 a long loop was interrupted (poll_t); 19 the state's inputs are finite but its
  * output is not (a product overflowed); 20 the task-space matrix J M^-1 J^T is singular;
  * 21 + k a zero quaternion in state argument k (q, or difference's q1: cspace.h); 23 the
  * constraint matrix A M^-1 A^T is singular (dependent rows of A: constrained.c);

@@ -1,8 +1,11 @@
 /*
- * The rollout of sim.c: its settings and entry point.
+ * The compiled rollout's shared declarations: its settings (sim_t, the laws' parameter
+ * layouts), and the functions of sim.c (the rollout), force.c (the force laws) and
+ * taskref.c (the pose references and errors both use). A header of its own, not sim.c's,
+ * so that the law files depend on it and not on each other.
  */
-#ifndef RD_SIM_H
-#define RD_SIM_H
+#ifndef RD_ROLLOUT_H
+#define RD_ROLLOUT_H
 
 #include "batch.h"
 
@@ -100,6 +103,7 @@ void rd_damped_solve(const double *J, int64_t n, const double *y, double damping
  * row-major), the pose reference X_d(t), V_d, dV_d of sim_t.task, and the body error
  * twist X_e = log(X^-1 X_d) with W = [Ad_E] V_d and dW = [Ad_E] dV_d + [ad_W] V; and
  * y <- A^-1 y for a dense n x n A (row-major, overwritten; n <= 6) */
+void rd_time_scaling(const sim_t *s, double t, double *ps, double *psd, double *psdd);
 void rd_exp6(const double *e, double *R, double *p);
 void rd_pose_reference(const sim_t *s, double t, double *Xd, double *Vd, double *dVd);
 void rd_pose_error(const double *X, const double *Xd, const double *Vd, const double *dVd,
