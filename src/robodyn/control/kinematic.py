@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._task import PoseReference
 from .base import (
     Controller,
     _damped_inverse,
@@ -122,29 +123,16 @@ class KinematicJoint(Controller):
         return v_cmd + _times(self.ki, np.asarray(z, dtype=float)), e  # + K_i int e; dz = e
 
 
-class _PoseReference:
-    """A task-space reference: ``ref(t) -> (X_d, V_d, ...)`` or a constant pose (4, 4)."""
-
-    def __init__(self, ref):
-        self.pose = None
-        if callable(ref):
-            self.fn = ref
-            return
-        X = np.asarray(ref, dtype=float)
-        if X.shape != (4, 4) or not np.all(np.isfinite(X)):
-            raise ValueError(f"ref must be ref(t) -> (X_d, V_d, dV_d) or a finite pose (4, 4), "
-                             f"got {X.shape}")  # fmt: skip
-        self.pose, self.fn = X, None
+class _PoseReference(PoseReference):
+    """A task-space reference (:class:`robodyn.control._task.PoseReference`) giving the
+    pose and body twist a velocity law needs: ``(X_d (4, 4), V_d (6,))``."""
 
     def __call__(self, t):
-        """``(X_d (4, 4), V_d (6,))``, V_d the reference frame's body twist."""
-        if self.fn is None:
-            return self.pose, np.zeros(6)
-        out = self.fn(t)
-        return np.asarray(out[0], dtype=float), np.asarray(out[1], dtype=float)
+        X_d, V_d = super().__call__(t)[:2]
+        return X_d, V_d
 
     def describe(self) -> dict:
-        if self.fn is None:
+        if self.pose is not None:
             return {"kind": "constant", "X": _numbers(self.pose)}
         return _describe_callable(self.fn, "the reference")
 
