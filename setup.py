@@ -212,7 +212,15 @@ setup(
             include_dirs=[numpy.get_include()],
             extra_compile_args=FLAGS,
             libraries=LIBS,
-        )
+        ),
+        # the model layer's URDF reader (expat through pyexpat's C interface): below the
+        # core in the layers (robodyn.model may not import robodyn.kernels), so its own
+        Extension(
+            "robodyn.model._urdfread",
+            ["src/robodyn/model/urdfread.c"],
+            include_dirs=[numpy.get_include()],
+            extra_compile_args=FLAGS,
+        ),
     ],
     cmdclass={"build_ext": BuildCore},
 )

@@ -47,7 +47,7 @@ from .urdf import (
     parse_xml,
     read_document,
     read_source,
-    robot_from_element,
+    robot_from_bytes,
 )
 from .urdf_description import UrdfInertial, UrdfJoint, UrdfLink, UrdfRobot
 
@@ -409,7 +409,7 @@ def _check_urdf(source) -> Report:
     try:
         data, origin, blank = read_document(source)
         subject = f"URDF {origin}"
-        robot = robot_from_element(parse_xml(data, origin), origin)
+        robot = robot_from_bytes(data, origin)
     except ModelError as exc:
         return Report(
             [Finding("error", "URDF", str(exc), "fix the XML as the message says", "parse")],
@@ -711,8 +711,8 @@ def fix_urdf(path, out_path, density: float = 1000.0, *, overwrite: bool = False
     """
     src, dst = _fix_paths(path, out_path, density, overwrite)
     data, origin = read_source(src)
-    root = parse_xml(data, origin, comments=True)
-    robot = robot_from_element(root, origin)
+    root = parse_xml(data, origin, comments=True)  # (the tree the fixes are written into)
+    robot = robot_from_bytes(data, origin)
     massless_links = _massless_links(robot)
     changes: list[str] = []
     not_fixed: list[str] = []

@@ -60,6 +60,7 @@ from .urdf_description import (
     UrdfRobot,
     placement,
 )
+from .urdf_records import JOINT_EXTENSIONS, JOINT_TYPES, refuse_unsafe, robot_from_bytes
 from .xacro import expand_xacro, is_xacro
 
 __all__ = [
@@ -83,29 +84,10 @@ __all__ = [
     "load_urdf",
     "model_from_urdf",
     "extension_message",
-    "robot_from_element",
+    "robot_from_bytes",
 ]
 
 MAX_URDF_BYTES = 50 * 1024 * 1024  # refuse larger inputs (a real URDF is < 1 MB)
-# every joint type of the URDF specification: "planar" moves in the plane normal to its
-# axis (q = (phi, x, y), v = the planar body twist), "floating" is a free joint anywhere
-JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "planar", "floating")
-#: joint types outside the URDF specification that are read, each with the tool whose
-#: extension it is: PyBullet's "spherical" is robodyn's spherical joint (q = unit
-#: quaternion [qw, qx, qy, qz], v = body angular velocity; MuJoCo's URDF reader makes it a
-#: ball joint), loaded with a warning naming the extension
-JOINT_EXTENSIONS = {"spherical": "PyBullet"}
-
-# A decimal number as URDF writes it; float() alone would also take "nan", "inf", "1_0".
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-# Markup that may declare entities, in the encodings expat detects by itself.
-_FORBIDDEN = tuple(
-    (s[2:], s.encode(enc))
-    for s in ("<!DOCTYPE", "<!ENTITY")
-    for enc in ("utf-8", "utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be")
-)
-# their 8-bit forms: the others hold zero bytes, so a document without one cannot hold them
-_FORBIDDEN_8BIT = tuple(f for f in _FORBIDDEN if b"\x00" not in f[1])
 
 
 # ---------------------------------------------------------------------------- safe XML
@@ -257,12 +239,7 @@ def parse_xml(
     xml.etree.ElementTree.Element
         The root element.
     """
-    for kind, bad in _FORBIDDEN if b"\x00" in data else _FORBIDDEN_8BIT:
-        if bad in data:
-            raise ModelError(
-                f"URDF {origin} contains a <!{kind}> declaration; DTDs and entities are "
-                "refused (no entity expansion, no external entities)"
-            )
+    refuse_unsafe(data, origin)
     builder = ET.TreeBuilder(insert_comments=comments)
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
@@ -293,228 +270,6 @@ def parse_xml(
     return root
 
 
-# ---------------------------------------------------------------------------- numbers
-def _number(raw: str, where: str) -> float:
-    """One finite decimal number; ``where`` names the element and attribute."""
-    s = raw.strip()
-    if not _NUMBER.fullmatch(s):
-        low = s.lower().lstrip("+-")
-        if low in ("nan", "inf", "infinity"):
-            raise ModelError(f"{where}: {s!r} is not finite")
-        raise ModelError(f"{where}: not a number")
-    x = float(s)
-    if not math.isfinite(x):
-        raise ModelError(f"{where}: {s!r} is not finite (overflow)")
-    return x
-
-
-def _plain(raw: str) -> bool:
-    """``raw`` can only hold numbers :data:`_NUMBER` accepts wherever float() reads finite
-    ones: ASCII, no "_" (float also reads "nan", "inf", "1_0" and non-ASCII digits, which
-    are then either not finite or go to the pattern)."""
-    return raw.isascii() and "_" not in raw
-
-
-def _where(ctx: str, tag: str, attr: str, raw: str) -> str:
-    return f"{ctx}<{tag} {attr}={raw!r}>"
-
-
-def _scalar(el: ET.Element, attr: str, ctx: str, default: float | None) -> float | None:
-    raw = el.get(attr)
-    if raw is None:
-        return default
-    if raw.isascii() and "_" not in raw:  # _plain: the common case, as fast as float
-        try:
-            x = float(raw)
-        except ValueError:
-            pass
-        else:
-            if x - x == 0.0:  # (0 for a finite x only)
-                return x
-    return _number(raw, _where(ctx, el.tag, attr, raw))
-
-
-def _required(el: ET.Element, attr: str, ctx: str) -> float:
-    if el.get(attr) is None:
-        raise ModelError(f"{ctx}<{el.tag}>: missing attribute {attr!r}")
-    return _scalar(el, attr, ctx, None)
-
-
-def _triple(el: ET.Element | None, attr: str, ctx: str, default) -> tuple[float, float, float]:
-    if el is None:
-        return default
-    raw = el.get(attr)
-    if raw is None:
-        return default
-    parts = raw.split()
-    if len(parts) == 3 and raw.isascii() and "_" not in raw:  # the common case (_scalar)
-        try:
-            xyz = tuple(map(float, parts))
-        except ValueError:
-            pass
-        else:
-            total = xyz[0] + xyz[1] + xyz[2]
-            if total - total == 0.0:  # all finite (and no overflow)
-                return xyz
-    where = _where(ctx, el.tag, attr, raw)
-    if len(parts) != 3:
-        raise ModelError(f"{where}: expected 3 numbers, got {len(parts)}")
-    return tuple(_number(p, where) for p in parts)  # type: ignore[return-value]
-
-
-def _origin(el: ET.Element, ctx: str):
-    o = el.find("origin")
-    xyz = _triple(o, "xyz", ctx, (0.0, 0.0, 0.0))
-    rpy = _triple(o, "rpy", ctx, (0.0, 0.0, 0.0))
-    return xyz, rpy
-
-
-def _name(el: ET.Element, what: str, index: int) -> str:
-    name = el.get("name")
-    if name is None or not name.strip():
-        raise ModelError(f"{what} number {index + 1} (<{what}>) has no name attribute")
-    return name
-
-
-# ---------------------------------------------------------------------------- elements
-def _parse_inertial(el: ET.Element, link: str) -> UrdfInertial:
-    ctx = f"link {link!r} <inertial>"
-    xyz, rpy = _origin(el, ctx)
-    m_el = el.find("mass")
-    if m_el is None:
-        raise ModelError(f"{ctx}: missing <mass value=...>")
-    mass = _required(m_el, "value", ctx)
-    if mass < 0:
-        raise ModelError(f"{ctx}<mass value='{m_el.get('value')}'>: negative mass {mass:g} kg")
-    i_el = el.find("inertia")
-    if i_el is None:
-        I = np.zeros((3, 3))
-    else:
-        xx, xy, xz, yy, yz, zz = (_scalar(i_el, k, ctx, 0.0) for k in _INERTIA_KEYS)
-        I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
-    I.flags.writeable = False
-    return UrdfInertial(mass=mass, xyz=xyz, rpy=rpy, inertia=I)
-
-
-def _material_rgba(el: ET.Element | None, ctx: str, materials=None):
-    """The ``<color rgba>`` of a ``<material>``, inline or named at the robot level."""
-    if el is None:
-        return None
-    color = el.find("color")
-    raw = None if color is None else color.get("rgba")
-    if raw is not None:
-        parts = raw.split()
-        if len(parts) != 4:
-            return None
-        if _plain(raw):  # the common case (see _scalar)
-            try:
-                rgba = tuple(float(x) for x in parts)
-            except ValueError:
-                pass
-            else:
-                if sum(rgba) - sum(rgba) == 0.0:
-                    return rgba
-        try:  # a colour only matters to the viewer: a bad one is dropped, never an error
-            return tuple(_number(x, ctx) for x in parts)
-        except ModelError:
-            return None
-    return (materials or {}).get(el.get("name"))
-
-
-def _parse_geometry(el: ET.Element, ctx: str, materials=None) -> UrdfGeometry:
-    rgba = _material_rgba(el.find("material"), ctx, materials) if el.tag == "visual" else None
-    return _parse_shape(el, ctx, rgba)
-
-
-def _parse_shape(el: ET.Element, ctx: str, rgba=None) -> UrdfGeometry:
-    xyz, rpy = _origin(el, ctx)
-    g = el.find("geometry")
-    shape = None if g is None else next((c for c in g if isinstance(c.tag, str)), None)
-    if shape is None:
-        return UrdfGeometry("unknown", xyz, rpy, rgba=rgba)
-    gctx = f"{ctx}<geometry>"
-    if shape.tag == "mesh":
-        scale = _triple(shape, "scale", gctx, (1.0, 1.0, 1.0))
-        filename = shape.get("filename")
-        return UrdfGeometry("mesh", xyz, rpy, filename=filename, scale=scale, rgba=rgba)
-    if shape.tag == "box":
-        size = _triple(shape, "size", gctx, (0.0, 0.0, 0.0))
-        return UrdfGeometry("box", xyz, rpy, size=size, rgba=rgba)
-    if shape.tag in ("cylinder", "capsule"):
-        r = _scalar(shape, "radius", gctx, 0.0)
-        h = _scalar(shape, "length", gctx, 0.0)
-        return UrdfGeometry(shape.tag, xyz, rpy, radius=r, length=h, rgba=rgba)
-    if shape.tag == "sphere":
-        r = _scalar(shape, "radius", gctx, 0.0)
-        return UrdfGeometry("sphere", xyz, rpy, radius=r, rgba=rgba)
-    return UrdfGeometry("unknown", xyz, rpy, rgba=rgba)
-
-
-def _parse_link(el: ET.Element, name: str, materials=None) -> UrdfLink:
-    inertials = el.findall("inertial")
-    if len(inertials) > 1:
-        raise ModelError(f"link {name!r} has {len(inertials)} <inertial> elements (at most 1)")
-    inertial = _parse_inertial(inertials[0], name) if inertials else None
-    cols = tuple(_parse_geometry(c, f"link {name!r} <collision>") for c in el.findall("collision"))
-    ctx = f"link {name!r} <visual>"
-    vis = tuple(_parse_geometry(v, ctx, materials) for v in el.findall("visual"))
-    return UrdfLink(name=name, inertial=inertial, collisions=cols, visuals=vis)
-
-
-def _parse_joint(el: ET.Element, name: str) -> UrdfJoint:
-    ctx = f"joint {name!r} "
-    jtype = el.get("type")
-    if jtype is None:
-        raise ModelError(f"joint {name!r}: missing attribute 'type'")
-    if jtype not in JOINT_TYPES and jtype not in JOINT_EXTENSIONS:
-        raise ModelError(
-            f"joint {name!r}: unknown joint type {jtype!r} (expected one of "
-            f"{', '.join(JOINT_TYPES)}, or PyBullet's 'spherical')"
-        )
-    ends = {}
-    for tag in ("parent", "child"):
-        found = el.findall(tag)
-        if len(found) != 1 or not found[0].get("link"):
-            what = "missing" if not found else ("repeated" if len(found) > 1 else "empty")
-            raise ModelError(f"joint {name!r}: {what} <{tag} link=...>")
-        ends[tag] = found[0].get("link")
-    xyz, rpy = _origin(el, ctx)
-    axis = _triple(el.find("axis"), "xyz", ctx, (1.0, 0.0, 0.0))
-    lim = el.find("limit")
-    lims: dict[str, float | None] = {"lower": None, "upper": None, "velocity": None, "effort": None}
-    if lim is not None:
-        lims = {k: _scalar(lim, k, ctx, None) for k in lims}
-    dyn = el.find("dynamics")
-    damping = 0.0 if dyn is None else _scalar(dyn, "damping", ctx, 0.0)
-    friction = 0.0 if dyn is None else _scalar(dyn, "friction", ctx, 0.0)
-    armature = 0.0 if dyn is None else _scalar(dyn, "armature", ctx, 0.0)  # an extension
-    mim = el.find("mimic")
-    mimic, mult, off = None, 1.0, 0.0
-    if mim is not None:
-        mimic = mim.get("joint")
-        if not mimic:
-            raise ModelError(f"joint {name!r} <mimic>: missing attribute 'joint'")
-        mult = _scalar(mim, "multiplier", ctx, 1.0)
-        off = _scalar(mim, "offset", ctx, 0.0)
-    return UrdfJoint(
-        name=name,
-        type=jtype,
-        parent=ends["parent"],
-        child=ends["child"],
-        xyz=xyz,
-        rpy=rpy,
-        axis=axis,
-        has_limit=lim is not None,
-        damping=damping,
-        friction=friction,
-        armature=armature,
-        mimic=mimic,
-        multiplier=mult,
-        offset=off,
-        **lims,
-    )
-
-
 def parse_urdf(path_or_xml) -> UrdfRobot:
     """Read a URDF into a plain :class:`UrdfRobot` (no tree checks, no inertia checks).
 
@@ -535,28 +290,7 @@ def parse_urdf(path_or_xml) -> UrdfRobot:
         negative mass.
     """
     data, origin = read_source(path_or_xml)
-    return robot_from_element(parse_xml(data, origin), origin)
-
-
-def robot_from_element(root: ET.Element, origin: str = "<urdf>") -> UrdfRobot:
-    """Read a ``<robot>`` element (from :func:`parse_xml`) into a :class:`UrdfRobot`."""
-    if root.tag != "robot":
-        raise ModelError(f"URDF {origin}: root element is <{root.tag}>, expected <robot>")
-    robot = UrdfRobot(name=root.get("name") or "robot")
-    materials = {m.get("name"): _material_rgba(m, "<material>") for m in root.findall("material")}
-    for i, el in enumerate(root.findall("link")):
-        name = _name(el, "link", i)
-        if name in robot.links:
-            raise ModelError(f"duplicate link name {name!r}")
-        robot.links[name] = _parse_link(el, name, materials)
-    if not robot.links:
-        raise ModelError(f"URDF {origin}: robot {robot.name!r} has no <link>")
-    for i, el in enumerate(root.findall("joint")):
-        name = _name(el, "joint", i)
-        if name in robot.joints:
-            raise ModelError(f"duplicate joint name {name!r}")
-        robot.joints[name] = _parse_joint(el, name)
-    return robot
+    return robot_from_bytes(data, origin)
 
 
 # ---------------------------------------------------------------------------- tree
@@ -1078,7 +812,7 @@ def load_urdf(
             "where XML allows nothing: ignored (as Pinocchio and PyBullet read the file)",
             notes,
         )
-    robot = robot_from_element(parse_xml(data, origin, text=False), origin)
+    robot = robot_from_bytes(data, origin)
     source = None if origin.startswith("<") else os.path.abspath(origin)  # inline XML: no
     model = model_from_urdf(  # base for relative mesh paths
         robot,
