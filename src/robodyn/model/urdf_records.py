@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import NoReturn
 
 from ..errors import ModelError
 from . import _urdfread
@@ -165,13 +166,11 @@ def _rgba_text(raw: str):
 
 
 # ---------------------------------------------------------------------------- messages
-def _fail(code: str, *args) -> None:
+def _fail(code: str, *args) -> NoReturn:
     """Raise the ModelError of problem ``code`` found by the compiled reader (its arguments
-    as the reader passes them); ``"joint_type"`` returns None for a type robodyn reads."""
+    as the reader passes them)."""
     if code == "joint_type":
         name, jtype = args
-        if jtype in JOINT_TYPES or jtype in JOINT_EXTENSIONS:
-            return None
         raise ModelError(
             f"joint {name!r}: unknown joint type {jtype!r} (expected one of "
             f"{', '.join(JOINT_TYPES)}, or PyBullet's 'spherical')"
@@ -203,5 +202,5 @@ _MESSAGES = {
 }
 
 # what the compiled reader is handed: the Python side of each problem, then the records
-_KIT = (_fail, _scalar_text, _triple_text, _rgba_text,
+_KIT = (_fail, _scalar_text, _triple_text, _rgba_text, frozenset((*JOINT_TYPES, *JOINT_EXTENSIONS)),
         UrdfRobot, UrdfLink, UrdfJoint, UrdfInertial, UrdfGeometry)  # fmt: skip

@@ -240,6 +240,7 @@ static int parse_document(tree_t *t, const char *data, Py_ssize_t len, PyObject 
 typedef struct {
     tree_t *t;
     PyObject *fail, *scalar, *triple, *rgba; /* the kit's functions */
+    PyObject *joint_types;                   /* the joint types robodyn reads (a set) */
     PyObject *cls_robot, *cls_link, *cls_joint, *cls_inertial, *cls_geometry;
     PyObject *origin;
     PyObject *materials; /* {name or None: rgba or None} of the <robot>'s <material>s */
@@ -369,7 +370,21 @@ static PyObject *scalar(reader_t *r, Py_ssize_t e, const char *attr, ctx_t c, Py
     return slow(r->scalar, c, tag_of(r, e), attr, raw);
 }
 
-static PyObject *triple_of(double a, double b, double c) { return Py_BuildValue("(ddd)", a, b, c); }
+/* a tuple of n floats */
+static PyObject *floats(const double *x, int n)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int k = 0; t && k < n; k++) {
+        PyObject *f = PyFloat_FromDouble(x[k]);
+        if (f == NULL)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, k, f);
+    }
+    return t;
+}
+
+static PyObject *triple_of(double a, double b, double c) { return floats((double[]){a, b, c}, 3); }
 
 /* _triple: the attribute's three numbers; (d0, d1, d2) when it or e is absent */
 static PyObject *triple(reader_t *r, Py_ssize_t e, const char *attr, ctx_t c, double d0,
@@ -382,6 +397,29 @@ static PyObject *triple(reader_t *r, Py_ssize_t e, const char *attr, ctx_t c, do
     if (decimals(raw, x, 3) == 3)
         return triple_of(x[0], x[1], x[2]);
     return slow(r->triple, c, tag_of(r, e), attr, raw);
+}
+
+/* the field name `name` (a string literal) as an interned str, made once per literal */
+static PyObject *field_name(const char *name)
+{
+    static struct {
+        const char *literal;
+        PyObject *str;
+    } kept[64];
+    static int n = 0;
+    for (int k = 0; k < n; k++)
+        if (kept[k].literal == name)
+            return kept[k].str;
+    if (n == 64) { /* (the records have 39 fields in all) */
+        PyErr_SetString(PyExc_SystemError, "urdf_read: more than 64 field names");
+        return NULL;
+    }
+    PyObject *s = PyUnicode_InternFromString(name); /* kept for the life of the module */
+    if (s != NULL) {
+        kept[n].literal = name;
+        kept[n++].str = s;
+    }
+    return s;
 }
 
 /* an object of a record class, its fields set (the class's frozen __init__ bypassed; every
@@ -399,7 +437,8 @@ static PyObject *record(PyObject *cls, ...)
     int bad = dict == NULL;
     for (const char *name; (name = va_arg(ap, const char *)) != NULL;) {
         PyObject *v = va_arg(ap, PyObject *);
-        if (v == NULL || bad || PyDict_SetItemString(dict, name, v) < 0)
+        PyObject *key = bad || v == NULL ? NULL : field_name(name);
+        if (key == NULL || PyDict_SetItem(dict, key, v) < 0)
             bad = 1;
         Py_XDECREF(v);
     }
@@ -441,7 +480,7 @@ static PyObject *material_rgba(reader_t *r, Py_ssize_t m, int named)
     if (raw != NULL) {
         double x[4];
         if (decimals(raw, x, 4) == 4)
-            return Py_BuildValue("(dddd)", x[0], x[1], x[2], x[3]);
+            return floats(x, 4);
         return PyObject_CallFunction(r->rgba, "s", raw);
     }
     if (!named || r->materials == NULL)
@@ -552,8 +591,8 @@ static PyObject *read_inertial(reader_t *r, Py_ssize_t e, PyObject *name)
         return NULL;
     }
     PyArray_CLEARFLAGS(tensor, NPY_ARRAY_WRITEABLE);
-    return record(r->cls_inertial, "mass", mass, "xyz", xyz, "rpy", rpy, "inertia", (PyObject *)tensor,
-                  NULL);
+    return record(r->cls_inertial, "mass", mass, "xyz", xyz, "rpy", rpy, "inertia",
+                  (PyObject *)tensor, NULL);
 }
 
 /* _parse_link: the <link> element e, named `name`, as a UrdfLink */
@@ -592,10 +631,7 @@ static PyObject *read_joint(reader_t *r, Py_ssize_t e, PyObject *name)
     const char *type = get(r, e, "type");
     if (type == NULL)
         return fail_with(r, "(sO)", "no_joint_type", name);
-    PyObject *ok = PyObject_CallFunction(r->fail, "sOs", "joint_type", name, type);
-    if (ok == NULL) /* (kit.fail("joint_type") returns None for a type robodyn reads) */
-        return NULL;
-    Py_DECREF(ok);
+
     PyObject *v[17] = {NULL}; /* type, parent, child, xyz, rpy, axis, has_limit, lower, upper,
                                  velocity, effort, damping, friction, armature, mimic,
                                  multiplier, offset */
@@ -603,7 +639,14 @@ static PyObject *read_joint(reader_t *r, Py_ssize_t e, PyObject *name)
     Py_ssize_t dyn = find(r, e, "dynamics", NULL), mim = find(r, e, "mimic", NULL);
     static const char *lims[4] = {"lower", "upper", "velocity", "effort"};
     static const char *dyns[3] = {"damping", "friction", "armature"};
-    int bad = (v[0] = str(type)) == NULL || (v[1] = joint_end(r, e, name, "parent")) == NULL
+    if ((v[0] = str(type)) == NULL)
+        return NULL;
+    int known = PySet_Contains(r->joint_types, v[0]);
+    if (known <= 0) {
+        Py_DECREF(v[0]);
+        return known < 0 ? NULL : fail_with(r, "(sOs)", "joint_type", name, type);
+    }
+    int bad = (v[1] = joint_end(r, e, name, "parent")) == NULL
               || (v[2] = joint_end(r, e, name, "child")) == NULL
               || (v[3] = triple(r, o, "xyz", c, 0, 0, 0)) == NULL
               || (v[4] = triple(r, o, "rpy", c, 0, 0, 0)) == NULL
@@ -640,6 +683,15 @@ static PyObject *read_joint(reader_t *r, Py_ssize_t e, PyObject *name)
                   "offset", v[16], NULL);
 }
 
+/* s is ASCII and all of it what str.strip() removes (an empty s too) */
+static int blank_ascii(const char *s)
+{
+    for (; *s; s++)
+        if (!strchr(" \t\n\r\v\f\x1c\x1d\x1e\x1f", *s))
+            return 0;
+    return 1;
+}
+
 /* the <link>s (joints 0) or <joint>s (1) of the robot into `out` {name: record}, in
    document order; a missing or blank name, or a repeated one, raised by kit.fail */
 static int read_elements(reader_t *r, Py_ssize_t root, int joints, PyObject *out)
@@ -651,7 +703,11 @@ static int read_elements(reader_t *r, Py_ssize_t root, int joints, PyObject *out
         PyObject *name = raw ? str(raw) : NULL, *stripped = NULL, *item = NULL;
         if (raw && name == NULL)
             return -1;
-        if (name != NULL)
+        if (name != NULL && blank_ascii(raw))
+            stripped = PyUnicode_New(0, 0);
+        else if (name != NULL && PyUnicode_IS_ASCII(name)) /* (not blank: itself) */
+            stripped = Py_NewRef(name);
+        else if (name != NULL) /* (str.strip() knows the other blanks) */
             stripped = PyObject_CallMethod(name, "strip", NULL);
         if (name == NULL || (stripped && PyUnicode_GET_LENGTH(stripped) == 0)) {
             fail_with(r, "(ssn)", "noname", tag, i + 1);
@@ -708,19 +764,19 @@ static PyObject *read_robot(reader_t *r)
     return record(r->cls_robot, "name", name, "links", links, "joints", joints, NULL);
 }
 
-/* urdf_read(data, origin, kit) -> UrdfRobot; kit = (fail, scalar, triple, rgba, UrdfRobot,
-   UrdfLink, UrdfJoint, UrdfInertial, UrdfGeometry) */
+/* urdf_read(data, origin, kit) -> UrdfRobot; kit = (fail, scalar, triple, rgba, the set of
+   joint types read, UrdfRobot, UrdfLink, UrdfJoint, UrdfInertial, UrdfGeometry) */
 static PyObject *py_urdf_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     if (nargs != 3 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[2])
-        || PyTuple_GET_SIZE(args[2]) != 9) {
-        PyErr_SetString(PyExc_TypeError, "urdf_read(data: bytes, origin, kit: 9-tuple)");
+        || PyTuple_GET_SIZE(args[2]) != 10 || !PyAnySet_Check(PyTuple_GET_ITEM(args[2], 4))) {
+        PyErr_SetString(PyExc_TypeError, "urdf_read(data: bytes, origin, kit: 10-tuple)");
         return NULL;
     }
-    for (int k = 4; k < 9; k++)
+    for (int k = 5; k < 10; k++)
         if (!PyType_Check(PyTuple_GET_ITEM(args[2], k))) {
-            PyErr_SetString(PyExc_TypeError, "urdf_read: kit[4:] must be the record classes");
+            PyErr_SetString(PyExc_TypeError, "urdf_read: kit[5:] must be the record classes");
             return NULL;
         }
     PyObject *kit = args[2];
@@ -731,10 +787,8 @@ static PyObject *py_urdf_read(PyObject *self, PyObject *const *args, Py_ssize_t 
         tree_free(&t);
         return NULL;
     }
-    reader_t r = {&t, PyTuple_GET_ITEM(kit, 0), PyTuple_GET_ITEM(kit, 1), PyTuple_GET_ITEM(kit, 2),
-                  PyTuple_GET_ITEM(kit, 3), PyTuple_GET_ITEM(kit, 4), PyTuple_GET_ITEM(kit, 5),
-                  PyTuple_GET_ITEM(kit, 6), PyTuple_GET_ITEM(kit, 7), PyTuple_GET_ITEM(kit, 8),
-                  args[1], NULL};
+    PyObject **k = &PyTuple_GET_ITEM(kit, 0);
+    reader_t r = {&t, k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8], k[9], args[1], NULL};
     PyObject *robot = read_robot(&r);
     tree_free(&t);
     return robot;
