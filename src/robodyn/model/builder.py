@@ -488,8 +488,10 @@ def _inertias_parts(inertias: list) -> list:
     return [(masses[k], C[k], I[k]) if good else None for k, good in enumerate(ok.tolist())]
 
 
-_ZERO3 = np.zeros(3)
+_ZERO3 = np.zeros(3)  # read-only constants: a massless body's parts, the world's axis
 _ZERO33 = np.zeros((3, 3))
+_ZERO3.setflags(write=False)
+_ZERO33.setflags(write=False)
 
 
 def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
@@ -772,9 +774,9 @@ def _moved_sum(host: tuple, child: tuple, T_hc: np.ndarray) -> tuple:
     return compound([host, moved])
 
 
-def _axis2(spec) -> np.ndarray:
+def _axis2(spec):
     """A universal joint's second axis (zeros for every other body)."""
-    return spec.axis2 if spec is not None and spec.axis2 is not None else np.zeros(3)
+    return spec.axis2 if spec is not None and spec.axis2 is not None else (0.0, 0.0, 0.0)
 
 
 def _assemble(name, root, gravity, order, frames, merge_fixed=True) -> Model:
@@ -798,8 +800,8 @@ def _merged_bodies(root, order, frames, merge_fixed: bool) -> tuple[list, list, 
     # (T None: the body is its own host, the identity, multiplied by nothing)
     host: dict[str, tuple[int, np.ndarray | None]] = {root: (0, None)}
     new: list[dict] = [
-        dict(name=root, joint="", parent=-1, jtype=joints.JOINT_FIXED, axis=np.zeros(3),
-             T=np.eye(4), inertia=(0.0, np.zeros(3), np.zeros((3, 3))), spec=None)
+        dict(name=root, joint="", parent=-1, jtype=joints.JOINT_FIXED, axis=_ZERO3, T=_EYE4,
+             inertia=(0.0, _ZERO3, _ZERO33), spec=None)
     ]  # fmt: skip
     notes: list[str] = []
     frame_list: list[tuple[str, int, np.ndarray]] = []
@@ -997,21 +999,25 @@ def _model(
     )
     fresh = {k: np.array(v, np.int64) for k, v in ints.items()}
     fresh.update({k: np.array(v, dtype=float) for k, v in floats.items()})
+    # the placements stacked once, (nb, 4, 4) and (nf, 4, 4), their blocks copied out
+    # (each array its own, C-contiguous); axes and inertias stacked from their parts
+    T_joint = np.array([n["T"] for n in new])
+    T_frame = np.array([f[2] for f in frame_list])
     fresh.update(  # arrays made here, owned by nothing else: frozen in place and kept by
         body_mass=np.array([n["inertia"][0] for n in new], dtype=float),  # the Model as
         body_com=np.array([n["inertia"][1] for n in new], dtype=float),  # they are
         body_inertia=np.array([n["inertia"][2] for n in new], dtype=float),  # (model.built)
         jnt_axis=np.array([n["axis"] for n in new], dtype=float),
-        jnt_R=np.array([n["T"][:3, :3] for n in new], dtype=float),
-        jnt_p=np.array([n["T"][:3, 3] for n in new], dtype=float),
-        frame_R=np.array([f[2][:3, :3] for f in frame_list], dtype=float),
-        frame_p=np.array([f[2][:3, 3] for f in frame_list], dtype=float),
+        jnt_R=T_joint[:, :3, :3].copy(),
+        jnt_p=T_joint[:, :3, 3].copy(),
+        frame_R=T_frame[:, :3, :3].copy(),
+        frame_p=T_frame[:, :3, 3].copy(),
         jnt_pitch=np.array([n["spec"].pitch if n["spec"] is not None else 0.0 for n in new]),
         jnt_axis2=np.array([_axis2(n["spec"]) for n in new], dtype=float),
     )
     fresh["gravity"] = np.array(gravity, dtype=float)  # (the caller's array: copied)
     for a in fresh.values():
-        a.flags.writeable = False
+        a.setflags(write=False)
     return built(
         name=str(name),
         body_names=tuple(n["name"] for n in new),
