@@ -113,7 +113,7 @@ class _Checked:
     joint_name: str
     kind: str  # joint type name as given ("continuous" kept for the limits)
     jtype: int
-    axis: np.ndarray  # (3,) unit
+    axis: tuple  # (3,) unit, floats
     T: np.ndarray  # (4, 4)
     mass: float
     com: np.ndarray  # (3,)
@@ -130,7 +130,7 @@ class _Checked:
     offset: float
     frames: list  # [(name, T (4, 4))]
     pitch: float = 0.0
-    axis2: np.ndarray | None = None  # (3,) unit, universal joints
+    axis2: tuple | None = None  # (3,) unit, universal joints
 
 
 class ModelBuilder:
@@ -378,21 +378,30 @@ def _bounded(x, bound: float, unit: str, what: str) -> None:
         )
 
 
-def _unit(axis: np.ndarray) -> tuple[np.ndarray, float]:
-    """(axis / |axis|, |axis|) without overflow or underflow of the squares (an axis of
-    1e200 is the direction of its entries, not a zero vector)."""
-    x, y, z = axis.tolist()
+def _finite_triple(x, what: str) -> tuple[float, float, float]:
+    """:func:`_finite_vector` of 3 numbers as a tuple of floats (a loader's tuple of finite
+    floats is returned as it is)."""
+    if type(x) is tuple and len(x) == 3 and all(type(v) is float for v in x):
+        if math.isfinite(x[0] + x[1] + x[2]):
+            return x
+    return tuple(_finite_vector(x, 3, what).tolist())
+
+
+def _unit(axis: tuple) -> tuple[tuple, float]:
+    """(axis / |axis|, |axis|) of a tuple of 3 floats, without overflow or underflow of the
+    squares (an axis of 1e200 is the direction of its entries, not a zero vector)."""
+    x, y, z = axis
     s = max(abs(x), abs(y), abs(z))
     if s == 0.0:
         return axis, 0.0
     n = math.hypot(x / s, y / s, z / s)
-    return np.array([x / s / n, y / s / n, z / s / n]), s * n
+    return (x / s / n, y / s / n, z / s / n), s * n
 
 
 def _rigid_transform(T, what: str) -> np.ndarray:
     """A 4x4 rigid transform (rotation block re-orthonormalised), or ModelError."""
     if T is None:
-        return np.eye(4)
+        return _EYE4  # (read-only: every use of a checked transform makes a new array)
     if type(T) is np.ndarray and T.dtype == np.float64 and T.shape == (4, 4):
         a = T  # (the loaders' case: the finiteness is checked on the floats below)
     else:
@@ -612,14 +621,14 @@ def _check_joint(s: _BodySpec, j: str, T_checked=None) -> tuple:
             f"{j}: unknown joint type {kind!r}; expected one of {', '.join(JOINT_TYPES)}"
         )
     jtype = JOINT_TYPES[kind]
-    axis = _finite_vector(s.axis, 3, f"{j} axis")
+    axis = _finite_triple(s.axis, f"{j} axis")  # (a tuple of floats until the Model's array)
     if jtype in _AXIAL:
         unit, n = _unit(axis)
         if n < 1e-12:
-            raise ModelError(f"{j} has a zero axis {axis.tolist()}")
+            raise ModelError(f"{j} has a zero axis {list(axis)}")
         axis = unit
     else:
-        axis = np.zeros(3)
+        axis = (0.0, 0.0, 0.0)
     T = T_checked if T_checked is not None else _rigid_transform(s.T, f"{j} origin T")
     if (
         jtype not in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_FIXED)
@@ -631,13 +640,13 @@ def _check_joint(s: _BodySpec, j: str, T_checked=None) -> tuple:
         _bounded(pitch, MAX_LENGTH, "m/rad", f"{j} pitch")
     axis2 = None
     if jtype == joints.JOINT_UNIVERSAL:
-        axis2 = _finite_vector(s.axis2, 3, f"{j} axis2")
+        axis2 = _finite_triple(s.axis2, f"{j} axis2")
         unit2, n2 = _unit(axis2)
         if n2 < 1e-12:
-            raise ModelError(f"{j} has a zero axis2 {axis2.tolist()}")
+            raise ModelError(f"{j} has a zero axis2 {list(axis2)}")
         axis2 = unit2
         if np.linalg.norm(np.cross(axis, axis2)) < 1e-6:
-            raise ModelError(f"{j}: axis2 {axis2.tolist()} is parallel to axis")
+            raise ModelError(f"{j}: axis2 {list(axis2)} is parallel to axis")
     return jtype, axis, T, pitch if jtype == joints.JOINT_HELICAL else 0.0, axis2
 
 
