@@ -557,9 +557,7 @@ def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
         m, c, Ic = (
             part if part is not None else _inertia_parts(s.inertia, f"body {s.name!r} inertia")
         )
-        lower, upper, (velocity, effort, damping, friction, armature) = _check_limits(
-            s, j, jtype
-        )
+        lower, upper, (velocity, effort, damping, friction, armature) = _check_limits(s, j, jtype)
         mult, off = _check_mimic_numbers(s, j)
         out.append(
             _Checked(s.name, s.parent, jname, s.joint_type, jtype, axis, T, m, c, Ic, lower,
