@@ -63,13 +63,15 @@ def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
     m, I = inertial.mass, inertial.inertia
     if m < 0:
         return "error", f"negative mass {m:g} kg"
-    if m > 0 and I[0, 1] == I[0, 2] == I[1, 2] == I[1, 0] == I[2, 0] == I[2, 1] == 0:
-        a, b, c = sorted((float(I[0, 0]), float(I[1, 1]), float(I[2, 2])))
+    rows = I.tolist()  # (the common cases told on plain floats)
+    (i00, i01, i02), (i10, i11, i12), (i20, i21, i22) = rows
+    if m > 0 and i01 == i02 == i12 == i10 == i20 == i21 == 0:
+        a, b, c = sorted((i00, i11, i22))
         if a >= 0 and a + b >= c:  # a physical diagonal tensor: what check_inertia passes
             return None
     if m > 0 and clearly_physical(I):
         return None
-    nonzero = bool(np.any(I != 0))
+    nonzero = any(x != 0 for row in rows for x in row)
     if m == 0 and not nonzero:
         return None
     try:
