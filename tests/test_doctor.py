@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import erd_path
 from robodyn.errors import ModelError, ModelWarning
@@ -139,6 +141,36 @@ def test_primitive_inertia_closed_forms():
     np.testing.assert_allclose(c, 0, atol=1e-15)
     np.testing.assert_allclose(np.diag(I), [0.008, 0.508, 0.508])
     assert primitive_inertia([UrdfGeometry("mesh", filename="package://x.stl")]) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["box", "cylinder", "sphere"]),
+            st.tuples(*[st.floats(-1, 1)] * 3),
+            st.tuples(*[st.sampled_from([0.0, 0.3, -1.2, np.pi / 2])] * 3),
+            st.tuples(*[st.floats(0.01, 1)] * 3),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.floats(0.01, 10),
+)
+def test_the_geometry_checks_diagonal_is_the_primitive_inertias(shapes, mass):
+    # the load's geometry check sums the diagonal in plain floats (parallel axes); the
+    # compound of primitive_inertia (numpy, R I R^T and compound) is the other road
+    from robodyn.model.inertial import _primitive_diagonal
+
+    geoms = []
+    for kind, xyz, rpy, (a, b, c) in shapes:
+        size = dict(box=dict(size=(a, b, c)), cylinder=dict(radius=a, length=b))
+        geoms.append(UrdfGeometry(kind, xyz, rpy, **size.get(kind, dict(radius=a))))
+    _, _, I = primitive_inertia(geoms, mass=mass)
+    np.testing.assert_allclose(_primitive_diagonal(geoms, mass), np.diag(I), rtol=1e-12)
+    # two spheres of radius r at +-d (the closed form above): 2/5 m r^2 + m d^2 off x
+    two = [UrdfGeometry("sphere", xyz=(x, 0, 0), radius=0.1) for x in (-0.5, 0.5)]
+    np.testing.assert_allclose(_primitive_diagonal(two, 2.0), [0.008, 0.508, 0.508])
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,7 @@ helical angle only.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -101,19 +101,18 @@ class _BodySpec:
     offset: Any
     pitch: Any = 0.0
     axis2: Any = (0.0, 1.0, 0.0)
-    frames: list = field(default_factory=list)  # [(name, T_raw)]
 
 
 @dataclass
 class _Checked:
-    """A validated body: numbers as float arrays."""
+    """A validated body: numbers as floats, tuples of floats (axes) and float arrays."""
 
     name: str
     parent: str
     joint_name: str
     kind: str  # joint type name as given ("continuous" kept for the limits)
     jtype: int
-    axis: np.ndarray  # (3,) unit
+    axis: tuple  # (3,) unit, floats
     T: np.ndarray  # (4, 4)
     mass: float
     com: np.ndarray  # (3,)
@@ -128,9 +127,8 @@ class _Checked:
     mimic: str | None
     multiplier: float
     offset: float
-    frames: list  # [(name, T (4, 4))]
     pitch: float = 0.0
-    axis2: np.ndarray | None = None  # (3,) unit, universal joints
+    axis2: tuple | None = None  # (3,) unit, universal joints
 
 
 class ModelBuilder:
@@ -378,21 +376,31 @@ def _bounded(x, bound: float, unit: str, what: str) -> None:
         )
 
 
-def _unit(axis: np.ndarray) -> tuple[np.ndarray, float]:
-    """(axis / |axis|, |axis|) without overflow or underflow of the squares (an axis of
-    1e200 is the direction of its entries, not a zero vector)."""
-    x, y, z = axis.tolist()
+def _finite_triple(x, what: str) -> tuple[float, float, float]:
+    """:func:`_finite_vector` of 3 numbers as a tuple of floats (a loader's tuple of finite
+    floats is returned as it is)."""
+    if type(x) is tuple and len(x) == 3:
+        a, b, c = x
+        if type(a) is float and type(b) is float and type(c) is float and math.isfinite(a + b + c):
+            return x
+    return tuple(_finite_vector(x, 3, what).tolist())
+
+
+def _unit(axis: tuple) -> tuple[tuple, float]:
+    """(axis / |axis|, |axis|) of a tuple of 3 floats, without overflow or underflow of the
+    squares (an axis of 1e200 is the direction of its entries, not a zero vector)."""
+    x, y, z = axis
     s = max(abs(x), abs(y), abs(z))
     if s == 0.0:
         return axis, 0.0
     n = math.hypot(x / s, y / s, z / s)
-    return np.array([x / s / n, y / s / n, z / s / n]), s * n
+    return (x / s / n, y / s / n, z / s / n), s * n
 
 
 def _rigid_transform(T, what: str) -> np.ndarray:
     """A 4x4 rigid transform (rotation block re-orthonormalised), or ModelError."""
     if T is None:
-        return np.eye(4)
+        return _EYE4  # (read-only: every use of a checked transform makes a new array)
     if type(T) is np.ndarray and T.dtype == np.float64 and T.shape == (4, 4):
         a = T  # (the loaders' case: the finiteness is checked on the floats below)
     else:
@@ -488,14 +496,16 @@ def _inertias_parts(inertias: list) -> list:
     return [(masses[k], C[k], I[k]) if good else None for k, good in enumerate(ok.tolist())]
 
 
-_ZERO3 = np.zeros(3)
+_ZERO3 = np.zeros(3)  # read-only constants: a massless body's parts, the world's axis
 _ZERO33 = np.zeros((3, 3))
+_ZERO3.setflags(write=False)
+_ZERO33.setflags(write=False)
 
 
 def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
     """(mass, com (3,), I_c (3, 3)) of a RigidInertia-like object (None: massless)."""
     if inertia is None:
-        return 0.0, np.zeros(3), np.zeros((3, 3))
+        return 0.0, _ZERO3, _ZERO33
     try:
         m = float(inertia.mass)
         c = np.asarray(inertia.com, dtype=float)
@@ -506,14 +516,16 @@ def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
         ) from None
     if c.shape != (3,) or Ic.shape != (3, 3):
         raise ModelError(f"{what}: com must be (3,) and inertia (3, 3), got {c.shape}, {Ic.shape}")
-    if not (math.isfinite(m) and _all_finite(c) and _all_finite(Ic)):
-        raise ModelError(f"{what} has a non-finite number")
-    if m < 0:
+    (i00, i01, i02), (i10, i11, i12), (i20, i21, i22) = Ic.tolist()
+    cs = c.tolist()
+    total = m + sum(cs) + i00 + i01 + i02 + i10 + i11 + i12 + i20 + i21 + i22
+    if not math.isfinite(total) and not (math.isfinite(m) and _all_finite(c) and _all_finite(Ic)):
+        raise ModelError(f"{what} has a non-finite number")  # (a NaN or inf makes the sum
+    if m < 0:  # NaN or inf; a finite sum is finite entries)
         raise ModelError(f"{what} has negative mass {m}")
     if m > MAX_MASS:
         _bounded(m, MAX_MASS, "kg", f"{what} mass")
-    (i00, i01, i02), (i10, i11, i12), (i20, i21, i22) = Ic.tolist()
-    big_c = max(map(abs, c.tolist()))
+    big_c = max(abs(cs[0]), abs(cs[1]), abs(cs[2]))
     big_I = max(
         abs(i00), abs(i01), abs(i02), abs(i10), abs(i11), abs(i12), abs(i20), abs(i21), abs(i22)
     )
@@ -524,7 +536,8 @@ def _inertia_parts(inertia, what: str) -> tuple[float, np.ndarray, np.ndarray]:
     asym = max(abs(i01 - i10), abs(i02 - i20), abs(i12 - i21))
     if asym > 1e-9 * max(1.0, big_I):
         raise ModelError(f"{what} is not symmetric: {Ic.tolist()}")
-    return m, c.copy(), Ic.copy() if asym == 0.0 else 0.5 * (Ic + Ic.T)  # (0.5 (I + I) = I)
+    # (the parts are read, never written: the Model's arrays and a merge make new ones)
+    return m, c, Ic if asym == 0.0 else 0.5 * (Ic + Ic.T)  # (0.5 (I + I) = I)
 
 
 def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
@@ -544,31 +557,13 @@ def _check_bodies(specs: list[_BodySpec], root: str) -> list[_Checked]:
         m, c, Ic = (
             part if part is not None else _inertia_parts(s.inertia, f"body {s.name!r} inertia")
         )
-        lower, upper, vals = _check_limits(s, j, jtype)
+        lower, upper, (velocity, effort, damping, friction, armature) = _check_limits(s, j, jtype)
         mult, off = _check_mimic_numbers(s, j)
         out.append(
-            _Checked(
-                name=s.name,
-                parent=s.parent,
-                joint_name=jname,
-                kind=s.joint_type,
-                jtype=jtype,
-                axis=axis,
-                T=T,
-                mass=m,
-                com=c,
-                inertia=Ic,
-                lower=lower,
-                upper=upper,
-                mimic=s.mimic,
-                multiplier=mult,
-                offset=off,
-                frames=[],
-                pitch=pitch,
-                axis2=axis2,
-                **vals,
-            )
-        )
+            _Checked(s.name, s.parent, jname, s.joint_type, jtype, axis, T, m, c, Ic, lower,
+                     upper, velocity, effort, damping, friction, armature, s.mimic, mult, off,
+                     pitch, axis2)
+        )  # fmt: skip
     return out
 
 
@@ -610,14 +605,14 @@ def _check_joint(s: _BodySpec, j: str, T_checked=None) -> tuple:
             f"{j}: unknown joint type {kind!r}; expected one of {', '.join(JOINT_TYPES)}"
         )
     jtype = JOINT_TYPES[kind]
-    axis = _finite_vector(s.axis, 3, f"{j} axis")
+    axis = _finite_triple(s.axis, f"{j} axis")  # (a tuple of floats until the Model's array)
     if jtype in _AXIAL:
         unit, n = _unit(axis)
         if n < 1e-12:
-            raise ModelError(f"{j} has a zero axis {axis.tolist()}")
+            raise ModelError(f"{j} has a zero axis {list(axis)}")
         axis = unit
     else:
-        axis = np.zeros(3)
+        axis = (0.0, 0.0, 0.0)
     T = T_checked if T_checked is not None else _rigid_transform(s.T, f"{j} origin T")
     if (
         jtype not in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_FIXED)
@@ -629,46 +624,67 @@ def _check_joint(s: _BodySpec, j: str, T_checked=None) -> tuple:
         _bounded(pitch, MAX_LENGTH, "m/rad", f"{j} pitch")
     axis2 = None
     if jtype == joints.JOINT_UNIVERSAL:
-        axis2 = _finite_vector(s.axis2, 3, f"{j} axis2")
+        axis2 = _finite_triple(s.axis2, f"{j} axis2")
         unit2, n2 = _unit(axis2)
         if n2 < 1e-12:
-            raise ModelError(f"{j} has a zero axis2 {axis2.tolist()}")
+            raise ModelError(f"{j} has a zero axis2 {list(axis2)}")
         axis2 = unit2
         if np.linalg.norm(np.cross(axis, axis2)) < 1e-6:
-            raise ModelError(f"{j}: axis2 {axis2.tolist()} is parallel to axis")
+            raise ModelError(f"{j}: axis2 {list(axis2)} is parallel to axis")
     return jtype, axis, T, pitch if jtype == joints.JOINT_HELICAL else 0.0, axis2
 
 
-def _check_limits(s: _BodySpec, j: str, jtype: int) -> tuple[float, float, dict]:
-    """``(lower, upper, coefficients)``: the position limits (infinite where the joint type
-    has none), and the velocity and effort limits, damping, friction and armature, each
-    >= 0, by name."""
-    lower = _scalar(s.lower, "lower limit", allow_inf=True, of=j)
-    upper = _scalar(s.upper, "upper limit", allow_inf=True, of=j)
-    if lower > upper:
-        raise ModelError(f"{j}: lower limit {lower} > upper limit {upper}")
+def _check_limits(s: _BodySpec, j: str, jtype: int) -> tuple[float, float, tuple]:
+    """``(lower, upper, (velocity, effort, damping, friction, armature))``: the position
+    limits (infinite where the joint type has none), and the velocity and effort limits,
+    damping, friction and armature, each >= 0."""
+    lower, upper = s.lower, s.upper
+    vals = (s.velocity, s.effort, s.damping, s.friction, s.armature)
+    if not _plain_limits(lower, upper, vals):  # each number checked, in order, for its message
+        lower = _scalar(lower, "lower limit", allow_inf=True, of=j)
+        upper = _scalar(upper, "upper limit", allow_inf=True, of=j)
+        if lower > upper:
+            raise ModelError(f"{j}: lower limit {lower} > upper limit {upper}")
+        vals = tuple(_coefficient(v, key, j) for v, key in zip(vals, _COEFFICIENTS))
     limited = jtype in (joints.JOINT_REVOLUTE, joints.JOINT_PRISMATIC, joints.JOINT_HELICAL)
     if not limited or s.joint_type == "continuous":
         lower, upper = -math.inf, math.inf
-    vals = {}
-    for key, allow_inf in (
-        ("velocity", True),
-        ("effort", True),
-        ("damping", False),
-        ("friction", False),
-        ("armature", False),
-    ):
-        v = _scalar(getattr(s, key), key, allow_inf=allow_inf, of=j)
-        if v < 0:
-            word = "limit" if key in ("velocity", "effort") else "coefficient"
-            raise ModelError(f"{j}: negative {key} {word} {v}")
-        vals[key] = v
     return lower, upper, vals
+
+
+_COEFFICIENTS = ("velocity", "effort", "damping", "friction", "armature")
+
+
+def _plain_limits(lower, upper, vals: tuple) -> bool:
+    """True when the limits and coefficients are floats that pass :func:`_check_limits` as
+    they are (a loader's case, told in a few comparisons): lower <= upper (neither NaN),
+    velocity and effort >= 0, damping, friction and armature finite and >= 0."""
+    v, e, d, f, a = vals
+    return (
+        type(lower) is float and type(upper) is float and type(v) is float
+        and type(e) is float and type(d) is float and type(f) is float and type(a) is float
+        and lower <= upper and v >= 0.0 and e >= 0.0
+        and 0.0 <= d < math.inf and 0.0 <= f < math.inf and 0.0 <= a < math.inf
+    )  # fmt: skip
+
+
+def _coefficient(x, key: str, j: str) -> float:
+    """A velocity or effort limit (>= 0, inf allowed) or a damping, friction or armature
+    coefficient (finite, >= 0) of the joint ``j``, or a ModelError naming it."""
+    v = _scalar(x, key, allow_inf=key in ("velocity", "effort"), of=j)
+    if v < 0:
+        word = "limit" if key in ("velocity", "effort") else "coefficient"
+        raise ModelError(f"{j}: negative {key} {word} {v}")
+    return v
 
 
 def _check_mimic_numbers(s: _BodySpec, j: str) -> tuple[float, float]:
     """The mimic multiplier and offset (finite), and the leader given by name; whether the
     leader exists is checked once every body is known (:func:`_check_mimics`)."""
+    mult, off = s.multiplier, s.offset
+    if type(mult) is float and type(off) is float and math.isfinite(mult + off):
+        if s.mimic is None or isinstance(s.mimic, str):  # (a loader's floats: as they are)
+            return mult, off
     mult = _scalar(s.multiplier, "mimic multiplier", of=j)
     off = _scalar(s.offset, "mimic offset", of=j)
     if s.mimic is not None and not isinstance(s.mimic, str):
@@ -772,9 +788,9 @@ def _moved_sum(host: tuple, child: tuple, T_hc: np.ndarray) -> tuple:
     return compound([host, moved])
 
 
-def _axis2(spec) -> np.ndarray:
+def _axis2(spec):
     """A universal joint's second axis (zeros for every other body)."""
-    return spec.axis2 if spec is not None and spec.axis2 is not None else np.zeros(3)
+    return spec.axis2 if spec is not None and spec.axis2 is not None else (0.0, 0.0, 0.0)
 
 
 def _assemble(name, root, gravity, order, frames, merge_fixed=True) -> Model:
@@ -798,8 +814,8 @@ def _merged_bodies(root, order, frames, merge_fixed: bool) -> tuple[list, list, 
     # (T None: the body is its own host, the identity, multiplied by nothing)
     host: dict[str, tuple[int, np.ndarray | None]] = {root: (0, None)}
     new: list[dict] = [
-        dict(name=root, joint="", parent=-1, jtype=joints.JOINT_FIXED, axis=np.zeros(3),
-             T=np.eye(4), inertia=(0.0, np.zeros(3), np.zeros((3, 3))), spec=None)
+        dict(name=root, joint="", parent=-1, jtype=joints.JOINT_FIXED, axis=_ZERO3, T=_EYE4,
+             inertia=(0.0, _ZERO3, _ZERO33), spec=None)
     ]  # fmt: skip
     notes: list[str] = []
     frame_list: list[tuple[str, int, np.ndarray]] = []
@@ -997,21 +1013,25 @@ def _model(
     )
     fresh = {k: np.array(v, np.int64) for k, v in ints.items()}
     fresh.update({k: np.array(v, dtype=float) for k, v in floats.items()})
+    # the placements stacked once, (nb, 4, 4) and (nf, 4, 4), their blocks copied out
+    # (each array its own, C-contiguous); axes and inertias stacked from their parts
+    T_joint = np.array([n["T"] for n in new])
+    T_frame = np.array([f[2] for f in frame_list])
     fresh.update(  # arrays made here, owned by nothing else: frozen in place and kept by
         body_mass=np.array([n["inertia"][0] for n in new], dtype=float),  # the Model as
         body_com=np.array([n["inertia"][1] for n in new], dtype=float),  # they are
         body_inertia=np.array([n["inertia"][2] for n in new], dtype=float),  # (model.built)
         jnt_axis=np.array([n["axis"] for n in new], dtype=float),
-        jnt_R=np.array([n["T"][:3, :3] for n in new], dtype=float),
-        jnt_p=np.array([n["T"][:3, 3] for n in new], dtype=float),
-        frame_R=np.array([f[2][:3, :3] for f in frame_list], dtype=float),
-        frame_p=np.array([f[2][:3, 3] for f in frame_list], dtype=float),
+        jnt_R=T_joint[:, :3, :3].copy(),
+        jnt_p=T_joint[:, :3, 3].copy(),
+        frame_R=T_frame[:, :3, :3].copy(),
+        frame_p=T_frame[:, :3, 3].copy(),
         jnt_pitch=np.array([n["spec"].pitch if n["spec"] is not None else 0.0 for n in new]),
         jnt_axis2=np.array([_axis2(n["spec"]) for n in new], dtype=float),
     )
     fresh["gravity"] = np.array(gravity, dtype=float)  # (the caller's array: copied)
     for a in fresh.values():
-        a.flags.writeable = False
+        a.setflags(write=False)
     return built(
         name=str(name),
         body_names=tuple(n["name"] for n in new),

@@ -63,13 +63,15 @@ def inertial_issue(inertial: UrdfInertial) -> tuple[str, str] | None:
     m, I = inertial.mass, inertial.inertia
     if m < 0:
         return "error", f"negative mass {m:g} kg"
-    if m > 0 and I[0, 1] == I[0, 2] == I[1, 2] == I[1, 0] == I[2, 0] == I[2, 1] == 0:
-        a, b, c = sorted((float(I[0, 0]), float(I[1, 1]), float(I[2, 2])))
+    rows = I.tolist()  # (the common cases told on plain floats)
+    (i00, i01, i02), (i10, i11, i12), (i20, i21, i22) = rows
+    if m > 0 and i01 == i02 == i12 == i10 == i20 == i21 == 0:
+        a, b, c = sorted((i00, i11, i22))
         if a >= 0 and a + b >= c:  # a physical diagonal tensor: what check_inertia passes
             return None
     if m > 0 and clearly_physical(I):
         return None
-    nonzero = bool(np.any(I != 0))
+    nonzero = any(x != 0 for row in rows for x in row)
     if m == 0 and not nonzero:
         return None
     try:
@@ -219,6 +221,26 @@ def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0)
     (float, numpy.ndarray (3,), numpy.ndarray (3, 3)) or None
         None when there is no primitive, a mesh, or a degenerate size.
     """
+    solids = _primitive_masses(geoms, mass, density)
+    if solids is None:
+        return None
+    parts = []
+    for g, m, moments in solids:
+        I = np.diag(moments)  # about the centre, the primitive's axes
+        if g.rpy != (0.0, 0.0, 0.0):
+            R = origin_rotation(tuple(map(float, g.rpy)))
+            I = R @ I @ R.T
+            I = 0.5 * (I + I.T)
+        parts.append((m, np.array(g.xyz, float), I))
+    if len(parts) == 1:  # one solid: its own centre and inertia
+        return parts[0]
+    return compound(parts)
+
+
+def _primitive_masses(geoms, mass: float | None, density: float):
+    """``[(geometry, m, principal moments about its centre)]`` of collision primitives taken
+    as one solid of uniform density (``mass`` the total when given, else ``density`` times
+    the volume); None when there is no primitive, a mesh, or a degenerate size or mass."""
     shapes = []
     for g in geoms:
         dims = _primitive_dims(g)
@@ -231,20 +253,13 @@ def primitive_inertia(geoms, mass: float | None = None, density: float = 1000.0)
     rho = density if mass is None else mass / total
     if not rho > 0:
         return None
-    parts = []
+    out = []
     for g, (vol, moments) in shapes:
         m = rho * vol
         if not m > 0 or not math.isfinite(m):
             return None
-        I = np.diag(moments(m))  # about the centre, the primitive's axes
-        if g.rpy != (0.0, 0.0, 0.0):
-            R = origin_rotation(tuple(map(float, g.rpy)))
-            I = R @ I @ R.T
-            I = 0.5 * (I + I.T)
-        parts.append((m, np.array(g.xyz, float), I))
-    if len(parts) == 1:  # one solid: its own centre and inertia
-        return parts[0]
-    return compound(parts)
+        out.append((g, m, moments(m)))
+    return out
 
 
 _PRIMITIVES = ("box", "cylinder", "sphere")
@@ -316,13 +331,36 @@ def geometry_problem(link: UrdfLink) -> str | None:
 
 
 def _primitive_diagonal(geoms, mass: float) -> list[float] | None:
-    """The diagonal of :func:`primitive_inertia`'s tensor (link axes) for ``mass``: for one
-    primitive at a zero rpy, its principal moments themselves (no arrays)."""
-    if len(geoms) == 1 and geoms[0].rpy == (0.0, 0.0, 0.0):
+    """The diagonal of :func:`primitive_inertia`'s tensor (link axes) for ``mass``, in plain
+    floats: each primitive's principal moments turned into link axes
+    (``I_ii = sum_j R_ij^2 I_j``), then the parallel-axis theorem about the common centre
+    ``c = sum m_k c_k / m`` (``I_ii = sum_k I_k,ii + m_k (|d_k|^2 - d_k,i^2)``,
+    ``d_k = c_k - c``, course notes 001 eq. 10.46)."""
+    if not 0 < mass < math.inf:
+        return None
+    if len(geoms) == 1 and geoms[0].rpy == (0.0, 0.0, 0.0):  # its moments for the mass
         dims = _primitive_dims(geoms[0])
-        return None if dims is None or not 0 < mass < math.inf else list(dims[1](mass))
-    prim = primitive_inertia(geoms, mass=mass)
-    return None if prim is None else np.diag(prim[2]).tolist()
+        return None if dims is None else list(dims[1](mass))
+    solids = _primitive_masses(geoms, mass, 1000.0)
+    if solids is None:
+        return None
+    parts = []
+    for g, m, moments in solids:
+        if g.rpy != (0.0, 0.0, 0.0):
+            R = origin_rotation(tuple(map(float, g.rpy))).tolist()
+            moments = [sum(R[i][j] * moments[j] * R[i][j] for j in range(3)) for i in range(3)]
+        parts.append((m, g.xyz, list(moments)))
+    if len(parts) == 1:  # one solid: about its own centre
+        return parts[0][2]
+    total = sum(m for m, _, _ in parts)
+    c = [sum(m * xyz[i] for m, xyz, _ in parts) / total for i in range(3)]
+    diagonal = [0.0, 0.0, 0.0]
+    for m, xyz, moments in parts:
+        d = [xyz[i] - c[i] for i in range(3)]
+        dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+        for i in range(3):
+            diagonal[i] += moments[i] + m * (dd - d[i] * d[i])
+    return diagonal
 
 
 def _diagonal(d) -> str:

@@ -175,7 +175,8 @@ def replaced(model: Model, **changes) -> Model:
     if not changes.keys() <= unchecked:
         raise ValueError(f"replaced() changes only {sorted(unchecked)}, got {sorted(changes)}")
     new = object.__new__(Model)
-    new.__dict__.update({name: getattr(model, name) for name in _field_names()}, **changes)
+    fields = model.__dict__  # (a frozen dataclass keeps its fields in its __dict__)
+    new.__dict__.update({name: fields[name] for name in _field_names()}, **changes)
     return new
 
 

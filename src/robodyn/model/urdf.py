@@ -34,6 +34,7 @@ import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 from xml.parsers import expat
 
 import numpy as np
@@ -371,8 +372,7 @@ def _cycle_text(start: str, parent_joint: dict[str, UrdfJoint]) -> str:
     )
 
 
-@dataclass(frozen=True)
-class _RawInertia:
+class _RawInertia(NamedTuple):
     """(mass, com, inertia) handed to the builder as written (implausible values kept)."""
 
     mass: float
@@ -568,16 +568,17 @@ def magnitude_problems(robot: UrdfRobot) -> list[tuple[str, str]]:
 
 def _within_bounds(robot: UrdfRobot) -> bool:
     """Every length, mass and inertia entry within the bounds of :func:`magnitude_problems`
-    (which then finds nothing)."""
-    lengths = [x for j in robot.joints.values() for x in j.xyz]
-    inertials = [link.inertial for link in robot.links.values() if link.inertial is not None]
-    lengths += [x for i in inertials for x in i.xyz]
-    masses = [i.mass for i in inertials]
-    return (
-        max(map(abs, lengths), default=0.0) <= MAX_LENGTH
-        and max(map(abs, masses), default=0.0) <= MAX_MASS
-        and (not inertials or float(np.abs([i.inertia for i in inertials]).max()) <= MAX_INERTIA)
-    )
+    (which then finds nothing): the largest magnitude of each kind, over plain floats."""
+    length = mass = inertia = 0.0
+    for j in robot.joints.values():
+        length = max(length, *map(abs, j.xyz))
+    for link in robot.links.values():
+        i = link.inertial
+        if i is not None:
+            length = max(length, *map(abs, i.xyz))
+            mass = max(mass, abs(i.mass))
+            inertia = max(inertia, *map(abs, i.inertia.ravel().tolist()))
+    return length <= MAX_LENGTH and mass <= MAX_MASS and inertia <= MAX_INERTIA
 
 
 def _subtree_links(link: str, children) -> list[str]:
@@ -1057,7 +1058,7 @@ def _add_root(
             inertia=_inertia_arg(parts),
         )
     else:  # welded to the world, which carries its mass: only the mass is said (a note)
-        mass = _RawInertia(sum(p[0] for p in parts), np.zeros(3), np.zeros((3, 3)))
+        mass = _RawInertia(sum(p[0] for p in parts), _ZERO3, _ZERO33)
         b.add_body(
             root,
             root_name,
@@ -1075,7 +1076,7 @@ def _placed_visuals(model: Model, robot: UrdfRobot, host) -> tuple:
     read-only; visuals at the same pose share one array."""
     out = []
     bodies = {name: i for i, name in enumerate(model.body_names)}
-    frames = {name: k for k, name in enumerate(model.frame_names)}
+    frames = None  # frame name -> index, made when a link is a frame of a merged body
     for link in robot.links.values():
         if not link.visuals or link.name not in host:
             continue
@@ -1083,26 +1084,32 @@ def _placed_visuals(model: Model, robot: UrdfRobot, host) -> tuple:
         if name in bodies:
             body, T_bl = bodies[name], T_hl
         else:  # merged by the builder: a frame of its body
+            if frames is None:
+                frames = {f: k for k, f in enumerate(model.frame_names)}
             k = frames[name]
             body = int(model.frame_body[k])
-            T_bl = np.eye(4)  # the frame in its body, [[R, p], [0, 1]]
-            T_bl[:3, :3], T_bl[:3, 3] = model.frame_R[k], model.frame_p[k]
+            T_bl = np.zeros((4, 4))  # the frame in its body, [[R, p], [0, 1]]
+            T_bl[:3, :3], T_bl[:3, 3], T_bl[3, 3] = model.frame_R[k], model.frame_p[k], 1.0
             T_bl = T_bl if T_hl is None else T_bl @ T_hl
         if T_bl is not None:
-            T_bl.flags.writeable = False
+            T_bl.setflags(write=False)
         for g in link.visuals:
             if g.xyz == g.rpy == (0.0, 0.0, 0.0):  # at the link's origin
                 T_bg = _IDENTITY if T_bl is None else T_bl
             else:
                 T_bg = placement(g.xyz, g.rpy)
                 T_bg = T_bg if T_bl is None else T_bl @ T_bg
-                T_bg.flags.writeable = False
+                T_bg.setflags(write=False)
             out.append((body, T_bg, g))
     return tuple(out)
 
 
 _IDENTITY = np.eye(4)
-_IDENTITY.flags.writeable = False
+_IDENTITY.setflags(write=False)
+_ZERO3 = np.zeros(3)  # the welded root's centre of mass and inertia (its mass is noted)
+_ZERO33 = np.zeros((3, 3))
+_ZERO3.setflags(write=False)
+_ZERO33.setflags(write=False)
 
 
 def _inertia_arg(parts: list) -> _RawInertia | None:
