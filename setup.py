@@ -213,11 +213,11 @@ setup(
             extra_compile_args=FLAGS,
             libraries=LIBS,
         ),
-        # the model layer's URDF reader (expat through pyexpat's C interface): below the
-        # core in the layers (robodyn.model may not import robodyn.kernels), so its own
+        # the model layer's compiled helpers (the URDF reader, the Model's arrays): below
+        # the core in the layers (robodyn.model may not import robodyn.kernels), so its own
         Extension(
-            "robodyn.model._urdfread",
-            ["src/robodyn/model/urdfread.c"],
+            "robodyn.model._native",
+            [f"src/robodyn/model/native/{name}" for name in ("native.c", "urdfread.c", "arrays.c")],
             include_dirs=[numpy.get_include()],
             extra_compile_args=FLAGS,
         ),

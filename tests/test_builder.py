@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import trees
 from robodyn.errors import ModelError
@@ -431,3 +432,34 @@ def test_the_builders_arrays_are_what_the_model_would_make_of_them(tree):
         if isinstance(value, np.ndarray):
             assert getattr(again, name) is value, name
     assert np.all(model.body_parent[1:] < np.arange(1, model.nb))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 5), st.integers(0, 4), st.booleans())
+def test_frozen_arrays_equal_numpys_arrays_and_refuse_what_does_not_fit(n, m, as_arrays):
+    # the builder's arrays come from model._native.frozen_arrays (C): each equal to numpy's
+    # np.array of the same values (nested lists, arrays, 4x4 transforms' blocks), new,
+    # read-only; a wrong length or type is a ValueError/TypeError, never a crash
+    from robodyn.model._native import frozen_arrays
+
+    rng = np.random.default_rng(n * 7 + m)
+    vec = [rng.normal(size=3) if as_arrays else tuple(rng.normal(size=3)) for _ in range(n)]
+    mat = [rng.normal(size=(3, 3)) for _ in range(n)]
+    ints = [int(k) for k in rng.integers(-5, 5, size=m)]
+    Ts = [np.vstack([rng.normal(size=(3, 4)), [0, 0, 0, 1]]) for _ in range(n)]
+    got = frozen_arrays([(vec, "d", (n, 3)), (mat, "d", (n, 3, 3)), (ints, "q", (m,)),
+                         (Ts, "R", (n, 3, 3)), (Ts, "p", (n, 3)), (9.81, "d", ())])  # fmt: skip
+    want = [np.array(vec, float).reshape(n, 3), np.array(mat).reshape(n, 3, 3),
+            np.array(ints, np.int64), np.array(Ts).reshape(n, 4, 4)[:, :3, :3],
+            np.array(Ts).reshape(n, 4, 4)[:, :3, 3], np.array(9.81)]  # fmt: skip
+    for a, b in zip(got, want):
+        assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+        assert a.base is None and not a.flags.writeable and a.flags.c_contiguous
+    with pytest.raises(ValueError, match="items where the shape says"):
+        frozen_arrays([(vec, "d", (n + 1, 3))])
+    with pytest.raises(TypeError, match="integer array"):
+        frozen_arrays([([1.5], "q", (1,))])
+    with pytest.raises(ValueError, match="code"):
+        frozen_arrays([([1.0], "x", (1,))])
+    with pytest.raises(ValueError, match="transform"):
+        frozen_arrays([([np.eye(3)], "R", (1, 3, 3))])

@@ -36,6 +36,7 @@ import numpy as np
 from ..errors import ModelError
 from ..inertia import compound
 from . import joints
+from ._native import frozen_arrays
 from .model import Model, built
 
 __all__ = ["ModelBuilder", "JOINT_TYPES", "MAX_LENGTH", "MAX_MASS", "MAX_INERTIA"]
@@ -983,55 +984,61 @@ def _dof_limits(new: list[dict], c: _Coordinates) -> _Limits:
     return _Limits(q_lower, q_upper, v_limit, effort, damping, friction, armature)
 
 
+#: the Model's arrays _model makes, in the order of its items
+_ARRAY_FIELDS = (
+    "body_parent", "body_subtree_end", "jnt_type", "jnt_qadr", "jnt_vadr", "jnt_nq", "jnt_nv",
+    "jnt_mimic", "dof_body", "dof_parent", "frame_body", "jnt_mimic_mult", "jnt_mimic_offset",
+    "q_lower", "q_upper", "v_limit", "effort_limit", "dof_damping", "dof_friction",
+    "dof_armature", "body_mass", "body_com", "body_inertia", "jnt_axis", "jnt_pitch",
+    "jnt_axis2", "gravity", "jnt_R", "jnt_p", "frame_R", "frame_p",
+)  # fmt: skip
+
+
 def _model(
     name, gravity, new, frame_list, notes, c: _Coordinates, tree: _Tree, lim: _Limits
 ) -> Model:
     """The frozen Model of the assembled bodies, frames, coordinates, tree and limits."""
-    ints = dict(
-        body_parent=tree.parent,
-        body_subtree_end=tree.subtree_end,
-        jnt_type=[n["jtype"] for n in new],
-        jnt_qadr=c.qadr,
-        jnt_vadr=c.vadr,
-        jnt_nq=c.nq_j,
-        jnt_nv=c.nv_j,
-        jnt_mimic=c.mimic,
-        dof_body=tree.dof_body,
-        dof_parent=tree.dof_parent,
-        frame_body=[f[1] for f in frame_list],
-    )
-    floats = dict(
-        jnt_mimic_mult=c.mult,
-        jnt_mimic_offset=c.off,
-        q_lower=lim.q_lower,
-        q_upper=lim.q_upper,
-        v_limit=lim.v_limit,
-        effort_limit=lim.effort,
-        dof_damping=lim.damping,
-        dof_friction=lim.friction,
-        dof_armature=lim.armature,
-    )
-    fresh = {k: np.array(v, np.int64) for k, v in ints.items()}
-    fresh.update({k: np.array(v, dtype=float) for k, v in floats.items()})
-    # the placements stacked once, (nb, 4, 4) and (nf, 4, 4), their blocks copied out
-    # (each array its own, C-contiguous); axes and inertias stacked from their parts
-    T_joint = np.array([n["T"] for n in new])
-    T_frame = np.array([f[2] for f in frame_list])
-    fresh.update(  # arrays made here, owned by nothing else: frozen in place and kept by
-        body_mass=np.array([n["inertia"][0] for n in new], dtype=float),  # the Model as
-        body_com=np.array([n["inertia"][1] for n in new], dtype=float),  # they are
-        body_inertia=np.array([n["inertia"][2] for n in new], dtype=float),  # (model.built)
-        jnt_axis=np.array([n["axis"] for n in new], dtype=float),
-        jnt_R=T_joint[:, :3, :3].copy(),
-        jnt_p=T_joint[:, :3, 3].copy(),
-        frame_R=T_frame[:, :3, :3].copy(),
-        frame_p=T_frame[:, :3, 3].copy(),
-        jnt_pitch=np.array([n["spec"].pitch if n["spec"] is not None else 0.0 for n in new]),
-        jnt_axis2=np.array([_axis2(n["spec"]) for n in new], dtype=float),
-    )
-    fresh["gravity"] = np.array(gravity, dtype=float)  # (the caller's array: copied)
-    for a in fresh.values():
-        a.setflags(write=False)
+    nb, nf, nq, nv = len(new), len(frame_list), c.nq, c.nv
+    T_joint = [n["T"] for n in new]
+    T_frame = [f[2] for f in frame_list]
+    # (values, dtype code, shape) of each of _ARRAY_FIELDS, made new, C-contiguous and
+    # read-only in one call ("R", "p": the rotations and translations of 4x4 transforms):
+    # numpy.array and setflags cost ~0.4 us an array, and a small robot's whole load is a
+    # few dozen microseconds; the Model keeps them as they are (model.built)
+    arrays = frozen_arrays((
+        (tree.parent, "q", (nb,)),
+        (tree.subtree_end, "q", (nb,)),
+        ([n["jtype"] for n in new], "q", (nb,)),
+        (c.qadr, "q", (nb,)),
+        (c.vadr, "q", (nb,)),
+        (c.nq_j, "q", (nb,)),
+        (c.nv_j, "q", (nb,)),
+        (c.mimic, "q", (nb,)),
+        (tree.dof_body, "q", (nv,)),
+        (tree.dof_parent, "q", (nv,)),
+        ([f[1] for f in frame_list], "q", (nf,)),
+        (c.mult, "d", (nb,)),
+        (c.off, "d", (nb,)),
+        (lim.q_lower, "d", (nq,)),
+        (lim.q_upper, "d", (nq,)),
+        (lim.v_limit, "d", (nv,)),
+        (lim.effort, "d", (nv,)),
+        (lim.damping, "d", (nv,)),
+        (lim.friction, "d", (nv,)),
+        (lim.armature, "d", (nv,)),
+        ([n["inertia"][0] for n in new], "d", (nb,)),
+        ([n["inertia"][1] for n in new], "d", (nb, 3)),
+        ([n["inertia"][2] for n in new], "d", (nb, 3, 3)),
+        ([n["axis"] for n in new], "d", (nb, 3)),
+        ([0.0 if n["spec"] is None else n["spec"].pitch for n in new], "d", (nb,)),
+        ([_axis2(n["spec"]) for n in new], "d", (nb, 3)),
+        (gravity, "d", (3,)),  # (the caller's array: copied)
+        (T_joint, "R", (nb, 3, 3)),
+        (T_joint, "p", (nb, 3)),
+        (T_frame, "R", (nf, 3, 3)),
+        (T_frame, "p", (nf, 3)),
+    ))  # fmt: skip
+    fresh = dict(zip(_ARRAY_FIELDS, arrays))
     return built(
         name=str(name),
         body_names=tuple(n["name"] for n in new),

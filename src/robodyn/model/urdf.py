@@ -875,16 +875,19 @@ def model_from_urdf(
     b = ModelBuilder(name=robot.name, gravity=gravity, root=root_name)
     policy = _InertiaPolicy(robot.links, strict, invalid_inertia, notes)
     tree = _merge_fixed_joints(robot, root, children, mimic, orphans, policy)
-    _add_root(b, robot, root, root_name, floating_base, root_is_body0, tree.parts[root], notes)
+    host, merged = _add_root(b, robot, root, root_name, floating_base, root_is_body0, tree, notes)
     for name, parent, kw in tree.added:
-        b.add_body(name, parent, inertia=_inertia_arg(tree.parts[name]), **kw)
+        b.add_body(
+            name, host if parent == root else parent, inertia=_inertia_arg(tree.parts[name]), **kw
+        )
     for name, body, T in tree.frames:
-        b.add_frame(name, body, T)
+        b.add_frame(name, host if body == root else body, T)
     _mass_warnings(robot, children, strict, notes)
     _geometry_warnings(robot, strict, notes, policy.flagged)
     model = b.build()
     visuals = _placed_visuals(model, robot, tree.host)
-    return replaced(model, notes=tuple(model.notes) + tuple(notes), visuals=visuals, source=source)
+    notes = (*merged, *model.notes, *notes)  # (the weld is the builder's first merge)
+    return replaced(model, notes=notes, visuals=visuals, source=source)
 
 
 def _refuse_overflow(robot: UrdfRobot) -> None:
@@ -1037,35 +1040,33 @@ def _add_root(
     root_name: str,
     floating_base: bool,
     root_is_body0: bool,
-    parts: list,
+    tree: _MergedTree,
     notes: list[str],
-) -> None:
+) -> tuple[str, tuple[str, ...]]:
     """The root link: body 0 itself (its mass carried by the fixed world), a body on a free
-    joint ``root_joint`` (floating base), or a body welded to the world by a fixed joint."""
-    joint_names = set(robot.joints)
+    joint ``root_joint`` (floating base), or welded to the world: a frame of body 0 at its
+    origin, its mass carried by the fixed world, as the builder merges a fixed joint's child
+    (here without the builder's round trip through a body). Returns the body that carries
+    the root link (its children's parent) and the merge's note (none or one)."""
+    parts = tree.parts[root]
     if root_is_body0:
         if parts:
             m = sum(p[0] for p in parts)
             notes.append(f"root link {root!r} is the fixed world; its mass {m:g} kg is not moved")
-    elif floating_base:
-        if "root_joint" in joint_names:
+        return root, ()
+    if floating_base:
+        if "root_joint" in robot.joints:
             raise ModelError("joint 'root_joint' clashes with the floating base's free joint")
-        b.add_body(
-            root,
-            root_name,
-            joint_name="root_joint",
-            joint_type="free",
-            inertia=_inertia_arg(parts),
-        )
-    else:  # welded to the world, which carries its mass: only the mass is said (a note)
-        mass = _RawInertia(sum(p[0] for p in parts), _ZERO3, _ZERO33)
-        b.add_body(
-            root,
-            root_name,
-            joint_name=_free_name(f"{root_name}_{root}_fixed", joint_names),
-            joint_type="fixed",
-            inertia=mass if parts else None,
-        )
+        b.add_body(root, root_name, joint_name="root_joint", joint_type="free",
+                   inertia=_inertia_arg(parts))  # fmt: skip
+        return root, ()
+    weld = _free_name(f"{root_name}_{root}_fixed", set(robot.joints))
+    b.add_frame(root, root_name)
+    merged = f"fixed joint {weld!r} merged link {root!r} into {root_name!r}"
+    m = sum(p[0] for p in parts)
+    if m > 0:
+        merged += f" (its mass {m:g} kg is carried by the fixed world)"
+    return root_name, (merged,)
 
 
 def _placed_visuals(model: Model, robot: UrdfRobot, host) -> tuple:

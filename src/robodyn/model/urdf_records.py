@@ -2,8 +2,8 @@
 :class:`UrdfJoint`, :class:`UrdfInertial`, :class:`UrdfGeometry`), checking every number.
 
 :func:`robot_from_bytes` is the reader: the bytes are refused if they declare a DTD or an
-entity (:func:`refuse_unsafe`), then the compiled reader ``robodyn.model._urdfread``
-(``model/urdfread.c``) parses them with expat (Python's own parser, through pyexpat's C
+entity (:func:`refuse_unsafe`), then the compiled reader ``robodyn.model._native``
+(``model/native/urdfread.c``) parses them with expat (Python's own parser, through pyexpat's C
 interface) into a flat element tree and reads the ``<robot>`` from it. What it reads:
 
 - ``<robot name>`` (default "robot"); its ``<material name><color rgba>`` elements, which a
@@ -34,7 +34,7 @@ import re
 from typing import NoReturn
 
 from ..errors import ModelError
-from . import _urdfread
+from . import _native
 from .urdf_description import UrdfGeometry, UrdfInertial, UrdfJoint, UrdfLink, UrdfRobot
 
 __all__ = ["JOINT_TYPES", "JOINT_EXTENSIONS", "refuse_unsafe", "robot_from_bytes"]
@@ -93,7 +93,7 @@ def robot_from_bytes(data: bytes, origin: str = "<urdf>") -> UrdfRobot:
         count of numbers; each naming the element and the attribute.
     """
     refuse_unsafe(data, origin)
-    return _urdfread.urdf_read(data, origin, _KIT)
+    return _native.urdf_read(data, origin, _KIT)
 
 
 # ---------------------------------------------------------------------------- numbers

@@ -1,5 +1,5 @@
 /*
- * urdfread.c: a URDF document's bytes -> robodyn's URDF records (model/urdf_description.py:
+ * native/urdfread.c: a URDF document's bytes -> robodyn's URDF records (model/urdf_description.py:
  * UrdfRobot, UrdfLink, UrdfInertial, UrdfGeometry, UrdfJoint), as model/urdf.py's
  * robot_from_bytes documents them.
  *
@@ -23,6 +23,8 @@
  */
 #define PY_SSIZE_T_CLEAN
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL rd_model_ARRAY_API /* numpy's C interface, imported by native.c */
+#define NO_IMPORT_ARRAY
 #include <Python.h>
 #include <numpy/arrayobject.h>
 
@@ -34,6 +36,8 @@
 
 /* numpy includes complex.h, whose I (the imaginary unit) no name here needs */
 #undef I
+
+#include "native.h"
 
 /* ------------------------------------------------------------ expat, as pyexpat has it */
 /* The types of expat.h that pyexpat.h names (expat's ABI, unchanged since expat 1.95;
@@ -766,7 +770,7 @@ static PyObject *read_robot(reader_t *r)
 
 /* urdf_read(data, origin, kit) -> UrdfRobot; kit = (fail, scalar, triple, rgba, the set of
    joint types read, UrdfRobot, UrdfLink, UrdfJoint, UrdfInertial, UrdfGeometry) */
-static PyObject *py_urdf_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+PyObject *py_urdf_read(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     if (nargs != 3 || !PyBytes_Check(args[0]) || !PyTuple_Check(args[2])
@@ -794,21 +798,3 @@ static PyObject *py_urdf_read(PyObject *self, PyObject *const *args, Py_ssize_t 
     return robot;
 }
 
-static PyMethodDef methods[] = {
-    {"urdf_read", (PyCFunction)(void (*)(void))py_urdf_read, METH_FASTCALL,
-     "urdf_read(data: bytes, origin: str, kit: tuple) -> UrdfRobot: a URDF document's records "
-     "(robodyn.model.urdf_records.robot_from_bytes documents it)"},
-    {NULL, NULL, 0, NULL},
-};
-
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_urdfread",
-    "robodyn's compiled URDF reader: a document's bytes -> its records (model/urdfread.c).",
-    -1, methods,
-};
-
-PyMODINIT_FUNC PyInit__urdfread(void)
-{
-    import_array();
-    return PyModule_Create(&module);
-}
