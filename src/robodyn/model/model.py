@@ -65,6 +65,7 @@ __all__ = [
     "Model",
     "ModelArrays",
     "built",
+    "finished",
     "replaced",
 ]
 
@@ -167,13 +168,25 @@ def built(**fields) -> Model:
     return model
 
 
+def finished(model: Model, **changes) -> Model:
+    """``model``, just made by :func:`built` and not yet handed to anyone, with the fields
+    ``__post_init__`` does not check (``notes``, ``visuals``, ``source``, ``name``) set in
+    place (a loader's last step: :func:`replaced` without its copy of every field)."""
+    if not changes.keys() <= _UNCHECKED:
+        raise ValueError(f"finished() sets only {sorted(_UNCHECKED)}, got {sorted(changes)}")
+    model.__dict__.update(changes)
+    return model
+
+
+_UNCHECKED = frozenset(("notes", "visuals", "source", "name"))
+
+
 def replaced(model: Model, **changes) -> Model:
     """``dataclasses.replace(model, **changes)`` for the fields ``__post_init__`` does not
     check (``notes``, ``visuals``, ``source``, ``name``): the arrays are shared as they are
     (read-only, checked when ``model`` was made), not checked and frozen again."""
-    unchecked = {"notes", "visuals", "source", "name"}
-    if not changes.keys() <= unchecked:
-        raise ValueError(f"replaced() changes only {sorted(unchecked)}, got {sorted(changes)}")
+    if not changes.keys() <= _UNCHECKED:
+        raise ValueError(f"replaced() changes only {sorted(_UNCHECKED)}, got {sorted(changes)}")
     new = object.__new__(Model)
     fields = model.__dict__  # (a frozen dataclass keeps its fields in its __dict__)
     new.__dict__.update({name: fields[name] for name in _field_names()}, **changes)

@@ -52,7 +52,7 @@ from .inertial import (
     inertial_problem,
     negligible_negative,
 )
-from .model import Model, replaced
+from .model import Model, finished, replaced
 from .urdf_description import (
     UrdfGeometry,
     UrdfInertial,
@@ -159,6 +159,9 @@ def _declaration_first(data: bytes) -> tuple[bytes, int]:
     return (data[m.end() :], blank) if blank else (data, 0)
 
 
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
 def _read_file(path_or_xml) -> tuple[bytes, str]:
     """The bytes of the file ``path_or_xml`` names, and its name."""
     text = os.fspath(path_or_xml)
@@ -167,7 +170,7 @@ def _read_file(path_or_xml) -> tuple[bytes, str]:
     if "\n" in text or "\x00" in text or len(text) > 4096:
         raise ModelError("path_or_xml is neither XML (it does not start with '<') nor a path")
     try:  # (non-blocking: a FIFO would block a plain open; refused below as not a file)
-        fd = os.open(text, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(text, _OPEN_FLAGS)
     except (OSError, ValueError):
         fd = None
     try:
@@ -832,6 +835,8 @@ def load_urdf(
 def _with_search_path(model: Model, search_path) -> Model:
     """``model`` whose mesh visuals carry ``search_path`` (absolute folders), where the
     viewer looks up their ``package://`` and relative names too."""
+    if type(search_path) is tuple and not search_path:  # (the default: nothing to add)
+        return model
     if isinstance(search_path, (str, bytes, os.PathLike)):
         search_path = [search_path]
     folders = tuple(os.path.abspath(os.path.expanduser(os.fsdecode(p))) for p in search_path)
@@ -887,7 +892,7 @@ def model_from_urdf(
     model = b.build()
     visuals = _placed_visuals(model, robot, tree.host)
     notes = (*merged, *model.notes, *notes)  # (the weld is the builder's first merge)
-    return replaced(model, notes=notes, visuals=visuals, source=source)
+    return finished(model, notes=notes, visuals=visuals, source=source)  # (b's own model)
 
 
 def _refuse_overflow(robot: UrdfRobot) -> None:

@@ -211,6 +211,9 @@ static int parse_document(tree_t *t, const char *data, Py_ssize_t len, PyObject 
         PyErr_NoMemory();
         return -1;
     }
+    if (x->SetHashSalt != NULL) /* Python's own salt, as pyexpat's parsers take it (expat
+                                   would otherwise ask the system for fresh randomness) */
+        x->SetHashSalt(p, (unsigned long)_Py_HashSecret.expat.hashsalt);
     x->SetUserData(p, t);
     x->SetElementHandler(p, on_start, on_end);
     x->SetStartDoctypeDeclHandler(p, on_doctype);
