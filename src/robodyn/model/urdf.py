@@ -881,6 +881,8 @@ def model_from_urdf(
     policy = _InertiaPolicy(robot.links, strict, invalid_inertia, notes)
     tree = _merge_fixed_joints(robot, root, children, mimic, orphans, policy)
     host, merged = _add_root(b, robot, root, root_name, floating_base, root_is_body0, tree, notes)
+    if host != root:  # welded: the root link's own frame is body 0's, its links are body 0's
+        tree.host.update({k: (host, T) for k, (h, T) in tree.host.items() if h == root})
     for name, parent, kw in tree.added:
         b.add_body(
             name, host if parent == root else parent, inertia=_inertia_arg(tree.parts[name]), **kw
