@@ -412,6 +412,7 @@ def test_records_are_the_frozen_classes_and_reading_leaks_nothing():
         robot.joints["j1"].lower = 0.0  # (frozen)
     assert robot.links["base"].visuals[0].rgba == (1.0, 0.0, 0.0, 1.0)  # the named material
     assert robot.links["l1"].visuals[0].rgba == (0.0, 0.0, 1.0, 0.5)
+
     def read_both(n: int) -> None:
         for _ in range(n):
             robot_from_bytes(good)
