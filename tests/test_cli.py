@@ -995,3 +995,18 @@ def test_a_simulation_error_reaching_main_is_one_line_and_status_1(monkeypatch, 
     monkeypatch.setattr(info_command, "command", diverges)
     assert main(["info", "planar_2r"]) == 1
     assert capsys.readouterr().err == "robodyn info: error: the run diverged at t = 0.25 s\n"
+
+
+def test_check_reads_an_mjcf_file_and_refuses_to_fix_it(tmp_path, capsys):
+    # robodyn check on an MJCF file reports on the model load_mjcf makes (the first words a
+    # MuJoCo user meets must not be "root element is <mujoco>, expected <robot>"); --fix
+    # corrects URDF only: exit 2, nothing written
+    xml = tmp_path / "pendulum.xml"
+    body = '<body name="b"><joint type="hinge"/><geom type="sphere" size="0.1" mass="1"/></body>'
+    xml.write_text(f'<mujoco model="p"><worldbody>{body}</worldbody></mujoco>')
+    assert main(["check", str(xml)]) == 0
+    out = capsys.readouterr().out
+    assert "MJCF robot 'p'" in out and "expected <robot>" not in out
+    fixed = tmp_path / "fixed.xml"
+    assert main(["check", str(xml), "--fix", str(fixed)]) == 2
+    assert "--fix corrects a URDF file" in capsys.readouterr().err and not fixed.exists()

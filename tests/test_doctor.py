@@ -327,3 +327,40 @@ def test_a_model_number_beyond_the_bounds_is_an_error():
     assert f.severity == "error" and f.element == "joint 'j1'"
     assert "origin: 1e+308 m is beyond robodyn's bound of 1e+30 m" in f.message
     assert check_model(model).ok
+
+
+MJCF_SWING = """<mujoco model="swing">
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.05" mass="2"/>
+      <body name="tip" pos="0 0 -0.5">
+        <joint name="slide" type="slide" axis="0 0 1"/>
+        <site name="end"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><motor name="m" joint="hinge"/></actuator>
+</mujoco>"""
+
+
+def test_an_mjcf_document_is_checked_as_the_model_load_mjcf_makes(tmp_path):
+    # an MJCF path or text: loaded by load_mjcf (its warning about what robodyn cannot
+    # represent, the actuator, a finding), then the Model's checks: the slide joint moves
+    # the massless body 'tip', an error naming it
+    path = tmp_path / "swing.xml"
+    path.write_text(MJCF_SWING)
+    for source in (path, str(path), MJCF_SWING, MJCF_SWING.encode()):
+        report = check_model(source)
+        assert report.subject.startswith("MJCF robot 'swing'")
+        assert {"mjcf_dropped", "massless_subtree"} <= report.kinds()
+        [dropped] = [f for f in report if f.kind == "mjcf_dropped"]
+        assert dropped.severity == "warning" and "actuator" in dropped.message
+        [massless] = report.errors
+        assert massless.element == "joint 'slide'" and "'tip'" in massless.message
+    broken = MJCF_SWING.replace('type="hinge"', 'type="twist"')
+    report = check_model(broken)
+    assert [f.kind for f in report] == ["parse"] and "twist" in report.errors[0].message
+    good = MJCF_SWING.replace("<site", '<geom type="sphere" size="0.05" mass="0.5"/><site')
+    report = check_model(good)
+    assert report.ok and report.kinds() == {"mjcf_dropped"}

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -38,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .errors import ModelError
+from .model.mjcf_xml import root_tag
 from .model.model import Model
 
 __all__ = ["load", "names", "info", "from_spec"]
@@ -127,7 +127,7 @@ def load(name_or_path: str | os.PathLike, **parameters: float) -> Model:
         if not path.is_file():
             kind = {".urdf": "URDF", ".mjcf": "MJCF"}.get(path.suffix.lower(), "robot")
             raise ModelError(f"no such {kind} file: {str(path)!r}")
-        if _root_tag(path) == "mujoco":
+        if root_tag(path) == "mujoco":
             from .model.mjcf import load_mjcf
 
             return load_mjcf(str(path))
@@ -138,19 +138,6 @@ def load(name_or_path: str | os.PathLike, **parameters: float) -> Model:
         f"unknown robot {str(name_or_path)!r}: not a bundled robot and not a file; "
         f"bundled robots: {', '.join(_BUNDLED)}"
     )
-
-
-_MARKUP = re.compile(rb"<\?.*?\?>|<!--.*?-->|<!\w[^>]*>", re.S)  # declarations, comments
-_TAG = re.compile(rb"<\s*([A-Za-z_][\w.:-]*)")
-
-
-def _root_tag(path: Path) -> str | None:
-    """The name of the first element of an XML file (``"robot"`` for URDF, ``"mujoco"`` for
-    MJCF), from its first 64 KiB."""
-    with path.open("rb") as fh:
-        head = _MARKUP.sub(b"", fh.read(65536))
-    found = _TAG.search(head)
-    return found.group(1).decode("ascii", "replace") if found else None
 
 
 # ------------------------------------------------------------------ spec -> Model

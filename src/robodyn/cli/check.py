@@ -1,4 +1,5 @@
-"""``robodyn check ROBOT``: the model doctor, and ``--fix`` for a URDF."""
+"""``robodyn check ROBOT``: the model doctor (a bundled robot, a URDF or an MJCF file), and
+``--fix`` for a URDF."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from .common import check_output_path, positive_float, resolve_robot
 def add_parser(sub) -> argparse.ArgumentParser:
     """``robodyn check``: its parser."""
     c = sub.add_parser("check", help="model doctor: what would make dynamics silently wrong")
-    c.add_argument("robot", help="bundled robot name or URDF path")
+    c.add_argument("robot", help="bundled robot name, URDF or MJCF path")
     c.add_argument(
         "--fix",
         metavar="OUT",
@@ -56,12 +57,20 @@ def _severities(text: str) -> tuple[str, ...]:
 
 def command(args: argparse.Namespace) -> int:
     from ..model.doctor import check_model, fix_urdf
+    from ..model.mjcf_xml import root_tag
 
     robot = resolve_robot(args.robot)
     if args.fix and not isinstance(robot, (str, Path)):
         print(
             f"robodyn check: error: --fix corrects a URDF file; {args.robot!r} is a bundled "
             "model (nothing to write)",
+            file=sys.stderr,
+        )
+        return 2
+    if args.fix and root_tag(robot) == "mujoco":
+        print(
+            f"robodyn check: error: --fix corrects a URDF file; {args.robot!r} is MJCF (check "
+            "reports on it; correct the MJCF by hand)",
             file=sys.stderr,
         )
         return 2

@@ -170,6 +170,7 @@ def load_robot(text: str, floating_base: bool = False):
     Model
     """
     from .. import models
+    from ..model.mjcf_xml import root_tag
 
     robot = resolve_robot(text)
     if not isinstance(robot, Path):
@@ -181,7 +182,7 @@ def load_robot(text: str, floating_base: bool = False):
     if floating_base:
         if robot.suffix.lower() == ".json":
             raise ValueError(f"--floating-base applies to URDF and MJCF files, not {text!r}")
-        if models._root_tag(robot) == "mujoco":
+        if root_tag(robot) == "mujoco":
             from ..model.mjcf import load_mjcf
 
             return load_mjcf(str(robot), floating_base=True)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .._files import atomic_write, output_path
-from ..errors import ModelError
+from ..errors import ModelError, ModelWarning
 from .builder import MAX_INERTIA, MAX_LENGTH, MAX_MASS
 from .inertial import (
     NEGLIGIBLE_NEGATIVE,
@@ -36,6 +36,8 @@ from .inertial import (
     negligible_negative,
     primitive_inertia,
 )
+from .mjcf import load_mjcf
+from .mjcf_xml import root_tag
 from .model import JOINT_PRISMATIC, JOINT_REVOLUTE, Model
 from .urdf import (
     JOINT_EXTENSIONS,
@@ -87,7 +89,8 @@ class Finding:
         ``"inertia_sign"``, ``"inertia_geometry"``, ``"overflow"`` (a number whose
         products overflow float64), ``"limit_equal"``, ``"limit_inverted"``,
         ``"limit_missing"``, ``"effort_zero"``, ``"velocity_zero"``, ``"mimic"``,
-        ``"fixed_merged"``, ``"no_inertial"``, ``"parse"``, ``"tree"``, ``"load"``).
+        ``"fixed_merged"``, ``"no_inertial"``, ``"parse"``, ``"tree"``, ``"load"``,
+        ``"mjcf_dropped"``: what an MJCF document holds that robodyn cannot represent).
     """
 
     severity: str
@@ -606,8 +609,12 @@ def check_model(model_or_urdf) -> Report:
     Parameters
     ----------
     model_or_urdf : Model, str, os.PathLike or bytes
-        A loaded model, or a URDF (path, XML string or bytes). A URDF is checked on its
-        raw elements, so a URDF that does not load still gets a full report.
+        A loaded model, or a URDF or MJCF document (path, XML string or bytes; MJCF when
+        its root element is ``<mujoco>``). A URDF is checked on its raw elements, so a URDF
+        that does not load still gets a full report; an MJCF document is loaded by
+        :func:`~robodyn.load_mjcf` (what it cannot represent, its warning, is a finding of
+        kind ``"mjcf_dropped"``; a document it refuses, one of kind ``"parse"``) and the
+        Model is checked.
 
     Returns
     -------
@@ -617,7 +624,46 @@ def check_model(model_or_urdf) -> Report:
     """
     if isinstance(model_or_urdf, Model):
         return _check_loaded(model_or_urdf)
+    if _is_mjcf(model_or_urdf):
+        return _check_mjcf(model_or_urdf)
     return _check_urdf(model_or_urdf)
+
+
+def _is_mjcf(source) -> bool:
+    """Whether ``source`` (a path, XML text or bytes) is an MJCF document; a path that does
+    not name a readable file is left to the URDF road, which says so."""
+    try:
+        return root_tag(source) == "mujoco"
+    except (OSError, TypeError, ValueError):
+        return False
+
+
+_DROPPED_FIX = (
+    "nothing to do for the rigid-body dynamics; model those elements outside robodyn (e.g. "
+    "actuator forces as joint torques) or simulate them with MuJoCo"
+)
+
+
+def _check_mjcf(source) -> Report:
+    """An MJCF document: loaded by load_mjcf, its warnings (what robodyn cannot represent)
+    as findings, then the loaded Model's checks."""
+    text = source if isinstance(source, (str, os.PathLike)) else ""
+    origin = os.fspath(text) if text and not str(text).lstrip().startswith("<") else "<xml>"
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = load_mjcf(source)
+    except ModelError as exc:
+        return Report(
+            [Finding("error", "MJCF", str(exc), "fix the XML as the message says", "parse")],
+            f"MJCF {origin}",
+        )
+    dropped = [
+        Finding("warning", "MJCF", str(w.message), _DROPPED_FIX, "mjcf_dropped")
+        for w in caught
+        if issubclass(w.category, ModelWarning)
+    ]
+    return Report([*dropped, *_check_loaded(model)], f"MJCF robot {model.name!r} ({origin})")
 
 
 # ============================================================================ fix

@@ -36,6 +36,7 @@ from ..errors import ModelError
 from .urdf import MAX_URDF_BYTES, parse_xml
 
 __all__ = [
+    "root_tag",
     "Compiler",
     "Defaults",
     "Document",
@@ -50,6 +51,26 @@ __all__ = [
     "segment_frame",
     "describe",
 ]
+
+_MARKUP = re.compile(rb"<\?.*?\?>|<!--.*?-->|<!\w[^>]*>", re.S)  # declarations, comments
+_TAG = re.compile(rb"<\s*([A-Za-z_][\w.:-]*)")
+
+
+def root_tag(path_or_xml) -> str | None:
+    """The name of the first element of an XML document (``"robot"`` for URDF, ``"mujoco"``
+    for MJCF): a file path (its first 64 KiB read), or the XML as a string or bytes; None
+    when there is none (what the readers choose by: :func:`robodyn.models.load`,
+    :func:`robodyn.model.doctor.check_model`)."""
+    if isinstance(path_or_xml, (bytes, bytearray)):
+        head = bytes(path_or_xml[:65536])
+    elif isinstance(path_or_xml, str) and path_or_xml.lstrip().startswith("<"):
+        head = path_or_xml[:65536].encode("utf-8", "replace")
+    else:
+        with open(path_or_xml, "rb") as fh:
+            head = fh.read(65536)
+    found = _TAG.search(_MARKUP.sub(b"", head))
+    return found.group(1).decode("ascii", "replace") if found else None
+
 
 #: the attributes that orient a frame (at most one per element)
 ORIENTATIONS = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
