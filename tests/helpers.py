@@ -851,6 +851,119 @@ def mesh_chain_urdf(names, name: str = "r", offset: float | None = None) -> str:
 
 
 # ----------------------------------------------------------------------------- MuJoCo
+#: where the MJCF files the MuJoCo oracles read are found, below site-packages
+MJCF_FOLDERS = (
+    "dm_control/suite/*.xml",
+    "dm_control/locomotion/walkers/assets/**/*.xml",
+    "dm_control/locomotion/soccer/assets/**/*.xml",
+    "dm_control/third_party/**/*.xml",
+    "gymnasium/envs/mujoco/assets/*.xml",
+)
+
+
+def mujoco_site_packages() -> str:
+    """The site-packages folder holding mujoco, dm_control and gymnasium."""
+    import mujoco
+
+    return os.path.dirname(os.path.dirname(mujoco.__file__))
+
+
+def mjcf_files() -> list[str]:
+    """Every MJCF model shipped in dm_control (the suite, the locomotion walkers, the
+    soccer boxhead, the ant, the Kinova arm and hand) and gymnasium's MuJoCo environments,
+    relative to :func:`mujoco_site_packages`, sorted."""
+    root = mujoco_site_packages()
+    found = set()
+    for pattern in MJCF_FOLDERS:
+        for path in glob.glob(os.path.join(root, pattern), recursive=True):
+            found.add(os.path.relpath(path, root).replace(os.sep, "/"))
+    return sorted(found)
+
+
+MJCF_COMPARED = "compared"
+MJCF_NO_JOINT = "loads without a joint: nothing to compare"
+_C, _NONE = MJCF_COMPARED, MJCF_NO_JOINT
+_NO_MESH = "MuJoCo refuses: Error opening file"  # the mesh it names is not shipped
+#: every file of :func:`mjcf_files` with its outcome, typed: compared (MuJoCo compiles it and it
+#: has joints), loaded without a joint, or refused by MuJoCo with the message's start (checked by
+#: tests/oracle/test_oracle_mjcf.py: a file that appears, disappears or changes fails)
+MJCF_EXPECTED = {
+    "dm_control/suite/acrobot.xml": _C,
+    "dm_control/suite/ball_in_cup.xml": _C,
+    "dm_control/suite/cartpole.xml": _C,
+    "dm_control/suite/cheetah.xml": _C,
+    "dm_control/suite/dog.xml": _C,
+    "dm_control/suite/finger.xml": _C,
+    "dm_control/suite/fish.xml": _C,
+    "dm_control/suite/hopper.xml": _C,
+    "dm_control/suite/humanoid.xml": _C,
+    "dm_control/suite/humanoid_CMU.xml": _C,
+    "dm_control/suite/lqr.xml": _NONE,  # a template the suite fills in code
+    "dm_control/suite/manipulator.xml": _C,
+    "dm_control/suite/pendulum.xml": _C,
+    "dm_control/suite/point_mass.xml": _C,
+    "dm_control/suite/quadruped.xml": _C,
+    "dm_control/suite/reacher.xml": _C,
+    "dm_control/suite/stacker.xml": _C,
+    "dm_control/suite/swimmer.xml": _C,
+    "dm_control/suite/walker.xml": _C,
+    # the fruit fly's build folder: sources whose meshes are not shipped, and a defaults file
+    "dm_control/locomotion/walkers/assets/build_fruitfly/assets/drosophila.xml": _NO_MESH,
+    "dm_control/locomotion/walkers/assets/build_fruitfly/assets/drosophila_defaults.xml": _NONE,
+    "dm_control/locomotion/walkers/assets/build_fruitfly/assets/drosophila_fused.xml": _C,
+    "dm_control/locomotion/walkers/assets/build_fruitfly/floor.xml": _NO_MESH,
+    "dm_control/locomotion/walkers/assets/build_fruitfly/fruitfly.xml": _NO_MESH,
+    "dm_control/locomotion/walkers/assets/dog_v2/dog.xml": _C,
+    "dm_control/locomotion/walkers/assets/dog_v2/dog_base.xml": _NONE,  # defaults only
+    # the dog's scene includes dog.xml, which defines its own grid texture again
+    "dm_control/locomotion/walkers/assets/dog_v2/scene.xml": "MuJoCo refuses: repeated name",
+    "dm_control/locomotion/walkers/assets/fruitfly_v2/floor.xml": _C,
+    "dm_control/locomotion/walkers/assets/fruitfly_v2/fruitfly.xml": _C,
+    "dm_control/locomotion/walkers/assets/humanoid_CMU_V2019.xml": _C,
+    "dm_control/locomotion/walkers/assets/humanoid_CMU_V2020.xml": _C,
+    "dm_control/locomotion/walkers/assets/jumping_ball/jumping_ball_with_head.xml": _C,
+    "dm_control/locomotion/walkers/assets/rodent.xml": _C,
+    "dm_control/locomotion/soccer/assets/boxhead/boxhead.xml": _C,
+    "dm_control/third_party/ant/ant.xml": _C,
+    "dm_control/third_party/kinova/common.xml": _NONE,  # the arm's and hand's shared assets
+    "dm_control/third_party/kinova/jaco_arm.xml": _C,
+    "dm_control/third_party/kinova/jaco_hand.xml": _C,
+    "gymnasium/envs/mujoco/assets/ant.xml": _C,
+    "gymnasium/envs/mujoco/assets/half_cheetah.xml": _C,
+    "gymnasium/envs/mujoco/assets/hopper.xml": _C,
+    "gymnasium/envs/mujoco/assets/humanoid.xml": _C,
+    "gymnasium/envs/mujoco/assets/humanoidstandup.xml": _C,
+    "gymnasium/envs/mujoco/assets/inverted_double_pendulum.xml": _C,
+    "gymnasium/envs/mujoco/assets/inverted_pendulum.xml": _C,
+    "gymnasium/envs/mujoco/assets/point.xml": _C,
+    "gymnasium/envs/mujoco/assets/pusher.xml": _C,
+    "gymnasium/envs/mujoco/assets/pusher_v5.xml": _C,
+    "gymnasium/envs/mujoco/assets/reacher.xml": _C,
+    "gymnasium/envs/mujoco/assets/swimmer.xml": _C,
+    "gymnasium/envs/mujoco/assets/walker2d.xml": _C,
+    "gymnasium/envs/mujoco/assets/walker2d_v5.xml": _C,
+}
+
+
+@functools.cache
+def mujoco_pair(rel: str):
+    """(MjSpec, MjModel, robodyn Model) of one file of :func:`mjcf_files`, each parsed by its
+    own library (cached: the MuJoCo oracles share them)."""
+    import warnings
+
+    import mujoco
+
+    from robodyn.model.mjcf import load_mjcf
+
+    path = os.path.join(mujoco_site_packages(), rel)
+    spec = mujoco.MjSpec.from_file(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # MuJoCo's deprecation of settotalmass
+        m = spec.compile()
+        model = load_mjcf(path)  # its ModelWarning is asserted in tests/test_mjcf.py
+    return spec, m, model
+
+
 class MujocoMap:
     """robodyn's coordinates to MuJoCo's, joints matched by name (MuJoCo's unnamed joint k
     is robodyn's ``"joint{k}"``, as :func:`robodyn.load_mjcf` names it).
@@ -873,7 +986,7 @@ class MujocoMap:
         mj = mujoco.mjtJoint
         kinds = {rdm.JOINT_REVOLUTE: mj.mjJNT_HINGE, rdm.JOINT_PRISMATIC: mj.mjJNT_SLIDE,
                  rdm.JOINT_SPHERICAL: mj.mjJNT_BALL, rdm.JOINT_FREE: mj.mjJNT_FREE}  # fmt: skip
-        self.m, self.nv = m, model.nv
+        self.m, self.nq, self.nv = m, model.nq, model.nv
         # (robodyn qadr, vadr, nq, nv, MuJoCo qposadr, dofadr, free body or -1, mult, offset)
         self.plan = []
         seen = []
@@ -895,6 +1008,15 @@ class MujocoMap:
                               int(m.jnt_bodyid[j]) if free else -1, mult, off))  # fmt: skip
             seen += range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + nv)
         assert sorted(seen) == list(range(m.nv)), "every MuJoCo dof is one of robodyn's"
+
+    def q0(self) -> np.ndarray:
+        """robodyn's q at MuJoCo's ``qpos0``: zero on hinges and slides, ``qpos0`` itself on
+        ball and free joints."""
+        q = np.zeros(self.nq)
+        for qa, _, nq, _, mq, _, body, _, _ in self.plan:
+            if body >= 0 or nq == 4:
+                q[qa : qa + nq] = self.m.qpos0[mq : mq + nq]
+        return q
 
     def qpos(self, q) -> np.ndarray:
         out = self.m.qpos0.copy()

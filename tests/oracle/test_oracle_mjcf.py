@@ -38,10 +38,7 @@ MuJoCo's solver tolerance (axes) in :func:`test_mesh_inertias_match_mujoco`.
 
 from __future__ import annotations
 
-import functools
-import glob
 import os
-import warnings
 import zlib
 from pathlib import Path
 
@@ -49,80 +46,28 @@ import mujoco
 import numpy as np
 import pytest
 
-from helpers import expect_count, mujoco_errors, scaled_err
+from helpers import (
+    MJCF_COMPARED,
+    MJCF_EXPECTED,
+    MJCF_NO_JOINT,
+    expect_count,
+    mjcf_files,
+    mujoco_errors,
+    mujoco_pair,
+    mujoco_site_packages,
+    scaled_err,
+)
 from robodyn.inertia import compound
-from robodyn.model.mjcf import load_mjcf
 from robodyn.model.mjcf_inertia import mesh_inertia, read_mesh
 from robodyn.model.model import JOINT_PRISMATIC, JOINT_REVOLUTE
 from robodyn.spatial import quat_to_rotation
 
 STATES = 20
 TOL = 1e-9
-SITE_PACKAGES = os.path.dirname(os.path.dirname(mujoco.__file__))
-_FOLDERS = ("dm_control/suite/*.xml", "dm_control/locomotion/walkers/assets/**/*.xml",
-            "dm_control/locomotion/soccer/assets/**/*.xml", "dm_control/third_party/**/*.xml",
-            "gymnasium/envs/mujoco/assets/*.xml")  # fmt: skip
+SITE_PACKAGES = mujoco_site_packages()
 
-_C = "compared"
-_NONE = "loads without a joint: nothing to compare"
-_NO_MESH = "MuJoCo refuses: Error opening file"  # the mesh it names is not shipped
-#: every file with its outcome (typed: a file that appears, disappears or changes fails)
-EXPECTED = {
-    "dm_control/suite/acrobot.xml": _C,
-    "dm_control/suite/ball_in_cup.xml": _C,
-    "dm_control/suite/cartpole.xml": _C,
-    "dm_control/suite/cheetah.xml": _C,
-    "dm_control/suite/dog.xml": _C,
-    "dm_control/suite/finger.xml": _C,
-    "dm_control/suite/fish.xml": _C,
-    "dm_control/suite/hopper.xml": _C,
-    "dm_control/suite/humanoid.xml": _C,
-    "dm_control/suite/humanoid_CMU.xml": _C,
-    "dm_control/suite/lqr.xml": _NONE,  # a template the suite fills in code
-    "dm_control/suite/manipulator.xml": _C,
-    "dm_control/suite/pendulum.xml": _C,
-    "dm_control/suite/point_mass.xml": _C,
-    "dm_control/suite/quadruped.xml": _C,
-    "dm_control/suite/reacher.xml": _C,
-    "dm_control/suite/stacker.xml": _C,
-    "dm_control/suite/swimmer.xml": _C,
-    "dm_control/suite/walker.xml": _C,
-    # the fruit fly's build folder: sources whose meshes are not shipped, and a defaults file
-    "dm_control/locomotion/walkers/assets/build_fruitfly/assets/drosophila.xml": _NO_MESH,
-    "dm_control/locomotion/walkers/assets/build_fruitfly/assets/drosophila_defaults.xml": _NONE,
-    "dm_control/locomotion/walkers/assets/build_fruitfly/assets/drosophila_fused.xml": _C,
-    "dm_control/locomotion/walkers/assets/build_fruitfly/floor.xml": _NO_MESH,
-    "dm_control/locomotion/walkers/assets/build_fruitfly/fruitfly.xml": _NO_MESH,
-    "dm_control/locomotion/walkers/assets/dog_v2/dog.xml": _C,
-    "dm_control/locomotion/walkers/assets/dog_v2/dog_base.xml": _NONE,  # defaults only
-    # the dog's scene includes dog.xml, which defines its own grid texture again
-    "dm_control/locomotion/walkers/assets/dog_v2/scene.xml": "MuJoCo refuses: repeated name",
-    "dm_control/locomotion/walkers/assets/fruitfly_v2/floor.xml": _C,
-    "dm_control/locomotion/walkers/assets/fruitfly_v2/fruitfly.xml": _C,
-    "dm_control/locomotion/walkers/assets/humanoid_CMU_V2019.xml": _C,
-    "dm_control/locomotion/walkers/assets/humanoid_CMU_V2020.xml": _C,
-    "dm_control/locomotion/walkers/assets/jumping_ball/jumping_ball_with_head.xml": _C,
-    "dm_control/locomotion/walkers/assets/rodent.xml": _C,
-    "dm_control/locomotion/soccer/assets/boxhead/boxhead.xml": _C,
-    "dm_control/third_party/ant/ant.xml": _C,
-    "dm_control/third_party/kinova/common.xml": _NONE,  # the arm's and hand's shared assets
-    "dm_control/third_party/kinova/jaco_arm.xml": _C,
-    "dm_control/third_party/kinova/jaco_hand.xml": _C,
-    "gymnasium/envs/mujoco/assets/ant.xml": _C,
-    "gymnasium/envs/mujoco/assets/half_cheetah.xml": _C,
-    "gymnasium/envs/mujoco/assets/hopper.xml": _C,
-    "gymnasium/envs/mujoco/assets/humanoid.xml": _C,
-    "gymnasium/envs/mujoco/assets/humanoidstandup.xml": _C,
-    "gymnasium/envs/mujoco/assets/inverted_double_pendulum.xml": _C,
-    "gymnasium/envs/mujoco/assets/inverted_pendulum.xml": _C,
-    "gymnasium/envs/mujoco/assets/point.xml": _C,
-    "gymnasium/envs/mujoco/assets/pusher.xml": _C,
-    "gymnasium/envs/mujoco/assets/pusher_v5.xml": _C,
-    "gymnasium/envs/mujoco/assets/reacher.xml": _C,
-    "gymnasium/envs/mujoco/assets/swimmer.xml": _C,
-    "gymnasium/envs/mujoco/assets/walker2d.xml": _C,
-    "gymnasium/envs/mujoco/assets/walker2d_v5.xml": _C,
-}
+_C, _NONE = MJCF_COMPARED, MJCF_NO_JOINT
+EXPECTED = MJCF_EXPECTED  # every file with its outcome (tests/helpers.py)
 N_FILES = 52  # of which MuJoCo compiles 48, robodyn loads all 48 and 44 have joints
 N_COMPARED = 44
 COMPARED = sorted(k for k, v in EXPECTED.items() if v == _C)
@@ -151,24 +96,9 @@ def _in_tmp(tmp_path_factory):
     os.chdir(old)
 
 
-def _files() -> list[str]:
-    found = set()
-    for pattern in _FOLDERS:
-        for path in glob.glob(os.path.join(SITE_PACKAGES, pattern), recursive=True):
-            found.add(os.path.relpath(path, SITE_PACKAGES).replace(os.sep, "/"))
-    return sorted(found)
-
-
-@functools.cache
 def _pair(rel: str):
     """(MjSpec, MjModel, robodyn Model) of one file, each parsed by its own library."""
-    path = os.path.join(SITE_PACKAGES, rel)
-    spec = mujoco.MjSpec.from_file(path)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # MuJoCo's deprecation of settotalmass
-        m = spec.compile()
-        model = load_mjcf(path)  # its ModelWarning is asserted in tests/test_mjcf.py
-    return spec, m, model
+    return mujoco_pair(rel)
 
 
 def _outcome(rel: str) -> str:
@@ -181,7 +111,7 @@ def _outcome(rel: str) -> str:
 
 
 def test_every_model_is_listed_with_its_outcome():
-    files = expect_count(_files(), N_FILES, "MJCF files in dm_control and gymnasium")
+    files = expect_count(mjcf_files(), N_FILES, "MJCF files in dm_control and gymnasium")
     assert files == sorted(EXPECTED)
     for rel in files:
         got, want = _outcome(rel), EXPECTED[rel]

@@ -59,6 +59,7 @@ from .mjcf_xml import (
 from .mjcf_xml import rotation as _rotation
 from .model import Model
 from .urdf import _outside_robodyn
+from .urdf_description import UrdfGeometry
 
 __all__ = ["load_mjcf", "JOINT_KINDS"]
 
@@ -97,6 +98,7 @@ class _Body:
     com: np.ndarray = field(default_factory=lambda: np.zeros(3))
     inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
     sites: list = field(default_factory=list)  # [(name, T_body_site)]
+    visuals: list = field(default_factory=list)  # [(T_body_geometry, UrdfGeometry)]
 
 
 @dataclass
@@ -105,8 +107,10 @@ class _Walk:
 
     doc: Document
     meshes: dict[str, ET.Element]  # asset name -> its <mesh> element (defaults applied)
+    materials: dict[str, tuple]  # asset name -> its <material> rgba (defaults applied)
     bodies: list[_Body] = field(default_factory=list)
     world_sites: list = field(default_factory=list)
+    world_visuals: list = field(default_factory=list)  # the world body's geoms
     ids: dict[str, int] = field(default_factory=lambda: {"body": 1, "joint": 0})
     mesh_cache: dict[str, MeshInertia] = field(default_factory=dict)
     left_out: dict[str, list[str]] = field(default_factory=dict)  # what robodyn cannot hold
@@ -154,10 +158,8 @@ def _walk_children(w: _Walk, el: ET.Element, body: _Body | None, T_in: np.ndarra
             _walk_children(w, child, body, T_in @ _frame_of(attrs, where, w.doc), inner, parts)
         elif tag == "site":
             _site(w, child, body, T_in, cls)
-        elif tag == "geom" and body is not None:
-            part = _geom_part(w, child, host, T_in, cls)
-            if part is not None:
-                parts.append(part)
+        elif tag == "geom":
+            _geom(w, child, body, T_in, cls, parts)
         elif tag == "plugin" and body is not None:
             w.leave_out("plugins", host)
 
@@ -268,24 +270,41 @@ def _joint(w: _Walk, el: ET.Element, body: str, cls) -> _Joint:
 
 
 # ---------------------------------------------------------------------------- inertia
-def _geom_part(w: _Walk, el: ET.Element, body: str, T_in: np.ndarray, cls) -> tuple | None:
+def _geom(w: _Walk, el: ET.Element, body: _Body | None, T_in: np.ndarray, cls, parts) -> None:
+    """One ``<geom>`` at ``T_in`` in ``body`` (None: the world): its mass part (a body's
+    geom: ``parts``) and its visual (the body's, or the world's)."""
+    where = describe(el, body.name if body is not None else "world")
+    attrs = w.doc.defaults.attrs(el, cls, where)
+    kind = attrs.get("type", "sphere")
+    if kind not in _SIZES and kind not in _NOT_DRAWN:
+        raise ModelError(f"{where}: unknown geom type {kind!r}")
+    frame = None  # (T_body_geom, half sizes) of a primitive or a mesh
+    if kind in _SIZES and (kind == "mesh" or "mesh" not in attrs):
+        T, size = _geom_frame(attrs, kind, where, w.doc)
+        frame = (T_in @ T, size)
+    if body is not None:
+        part = _geom_part(w, attrs, kind, where, frame)
+        if part is not None:
+            parts.append(part)
+    visual = _geom_visual(w, attrs, kind, where, frame)
+    if visual is not None:
+        (body.visuals if body is not None else w.world_visuals).append(visual)
+
+
+def _geom_part(w: _Walk, attrs, kind: str, where: str, frame) -> tuple | None:
     """(m, c, I_c) of a geom in its body's frame, or None when it adds no mass (outside
     ``inertiagrouprange``, massless, a plane)."""
-    where = describe(el, body)
-    attrs = w.doc.defaults.attrs(el, cls, where)
     c = w.doc.compiler
     group = int(number(attrs, "group", where, 0.0))
     if not c.inertiagrouprange[0] <= group <= c.inertiagrouprange[1]:
         return None
-    kind = attrs.get("type", "sphere")
     if kind == "plane":
         raise ModelError(f"{where}: a plane geom is only allowed in static bodies")
-    if kind in ("hfield", "sdf") or (kind != "mesh" and "mesh" in attrs):
+    if frame is None:  # an hfield, an sdf, or a primitive fitted to a mesh
         raise ModelError(f"{where}: a {kind} geom's inertia is not supported by load_mjcf; "
                          "give the body an <inertial> or the geom mass=\"0\"")  # fmt: skip
     shell = bool(flag(attrs, "shellinertia", where, False))
-    T, size = _geom_frame(attrs, kind, where, w.doc)
-    T = T_in @ T
+    T, size = frame
     mesh = _mesh(w, attrs, where) if kind == "mesh" else None
     volume = mesh.volume if mesh is not None else geom_volume(kind, size, shell)
     if "mass" in attrs:
@@ -304,6 +323,7 @@ def _geom_part(w: _Walk, el: ET.Element, body: str, T_in: np.ndarray, cls) -> tu
 
 
 _SIZES = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3, "mesh": 0}
+_NOT_DRAWN = ("plane", "hfield", "sdf")  # geom types without a shape of their own here
 
 
 def _geom_frame(attrs, kind: str, where: str, doc: Document) -> tuple[np.ndarray, np.ndarray]:
@@ -461,6 +481,122 @@ def _mesh_assets(doc: Document) -> dict[str, ET.Element]:
             name = attrs.get("name") or Path(attrs.get("file", "")).stem
             out[name] = ET.Element("mesh", attrs)
     return out
+
+
+# ---------------------------------------------------------------------------- visuals
+_GREY = (0.5, 0.5, 0.5, 1.0)  # MuJoCo's default geom rgba
+_DRAWN_GROUPS = (0, 1, 2)  # the geom groups MuJoCo's viewers show (mjv_defaultOption)
+
+
+def _material_colours(doc: Document) -> dict[str, tuple]:
+    """The rgba of each ``<asset><material>`` by name (class defaults applied; MuJoCo's
+    default is opaque white)."""
+    out = {}
+    for asset in doc.root.findall("asset"):
+        for el in asset.findall("material"):
+            where = describe(el)
+            attrs = doc.defaults.attrs(el, None, where)
+            rgba = numbers(attrs, "rgba", 4, where, default=(1.0, 1.0, 1.0, 1.0))
+            out[attrs.get("name", "")] = tuple(float(x) for x in rgba)
+    return out
+
+
+def _geom_rgba(w: _Walk, attrs, where: str) -> tuple:
+    """The colour MuJoCo draws a geom in: its rgba (its own or its class's) when that
+    differs from the default grey or it has no material, else its material's rgba (the
+    rule of the geom's rgba attribute, as MuJoCo's renderer applies it)."""
+    rgba = numbers(attrs, "rgba", 4, where)
+    rgba = _GREY if rgba is None else tuple(float(x) for x in rgba)
+    material = attrs.get("material")
+    if material is None or rgba != _GREY:
+        return rgba
+    if material not in w.materials:
+        raise ModelError(f"{where}: material {material!r} is not among the <asset> materials")
+    return w.materials[material]
+
+
+def _geom_visual(w: _Walk, attrs, kind: str, where: str, frame) -> tuple | None:
+    """(T_body_geometry, UrdfGeometry) of a geom MuJoCo draws, or None: planes, height
+    fields and sdf geoms (not drawn here), primitives fitted to a mesh, geoms of a group
+    MuJoCo's viewers hide by default (3, 4, 5), and fully transparent ones (alpha 0)."""
+    if frame is None:
+        return None
+    if int(number(attrs, "group", where, 0.0)) not in _DRAWN_GROUPS:
+        return None
+    rgba = _geom_rgba(w, attrs, where)
+    if rgba[3] == 0:  # MuJoCo's renderer skips a geom of alpha 0
+        return None
+    T, size = frame
+    r = float(size[0])
+    if kind == "mesh":
+        return _mesh_visual(w, attrs, where, T, rgba)
+    if kind == "sphere":
+        g = UrdfGeometry("sphere", radius=r, rgba=rgba)
+    elif kind in ("capsule", "cylinder"):  # size: radius, half length along z
+        g = UrdfGeometry(kind, radius=r, length=2.0 * float(size[1]), rgba=rgba)
+    elif kind == "box":  # size: half edges
+        g = UrdfGeometry("box", size=tuple(2.0 * float(x) for x in size), rgba=rgba)
+    else:  # an ellipsoid: size = its semi-axes
+        g = UrdfGeometry("ellipsoid", size=tuple(float(x) for x in size), rgba=rgba)
+    return T, g
+
+
+def _mesh_visual(w: _Walk, attrs, where: str, T: np.ndarray, rgba: tuple) -> tuple:
+    """A mesh geom drawn from its asset's file at the geom's pose as written (T).
+
+    MuJoCo moves a mesh's vertices v to ``S R^T (v - p)`` (``refpos`` p, ``refquat`` R,
+    ``scale`` S), then re-centres them at their inertial frame and shifts the geom by as
+    much; the file's own frame is where it was written. The viewer draws ``T' S v``, so
+    ``T' = T [R^T, -S R^T p]`` whenever S R^T = R^T S (a uniform scale or no refquat);
+    otherwise, and for a mesh given by its vertices in the XML, the geometry is "unknown"."""
+    name = attrs.get("mesh")
+    if name is None or name not in w.meshes:
+        raise ModelError(f"{where}: mesh {name!r} is not among the <asset> meshes")
+    el = w.meshes[name]
+    mwhere = f"<mesh name={name!r}>"
+    scale = numbers(el.attrib, "scale", 3, mwhere, default=(1.0, 1.0, 1.0))
+    p = numbers(el.attrib, "refpos", 3, mwhere, default=(0.0, 0.0, 0.0))
+    q = numbers(el.attrib, "refquat", 4, mwhere, default=(1.0, 0.0, 0.0, 0.0))
+    Rt = quat_matrix(q / np.linalg.norm(q)).T
+    file = el.get("file")
+    if file is None or not np.array_equal(scale[:, None] * Rt, Rt * scale[None, :]):
+        return T, UrdfGeometry("unknown", rgba=rgba)
+    if np.any(p) or "refquat" in el.attrib:
+        T = T @ _pose(Rt, -scale * (Rt @ p))
+    path = os.path.abspath(_mesh_path(w.doc, file))
+    geometry = UrdfGeometry("mesh", filename=path, scale=tuple(float(x) for x in scale),
+                            rgba=rgba, search_path=(_mesh_folder(w.doc),))  # fmt: skip
+    return T, geometry
+
+
+def _mesh_folder(doc: Document) -> str:
+    """The folder ``<compiler meshdir>`` (or ``assetdir``) names, absolute: the viewer reads
+    meshes inside it (as it reads a URDF's inside its package)."""
+    meshdir = doc.compiler.meshdir if doc.compiler.meshdir is not None else doc.compiler.assetdir
+    return os.path.abspath(doc.folder / (meshdir or ""))
+
+
+def _placed_visuals(model: Model, w: _Walk) -> tuple:
+    """Each drawn geom as (body index, T_body_geometry (4, 4) read-only, UrdfGeometry), in
+    MuJoCo's order (the world's geoms, then each body's in document order): a MuJoCo body's
+    geoms move with the frame of its name, its own robodyn body or, for a body merged into
+    its parent or hung below its joints' chain of massless bodies, the frame the builder
+    keeps for it."""
+    out = []
+    for T, g in w.world_visuals:
+        T.setflags(write=False)
+        out.append((0, T, g))
+    frames = {name: k for k, name in enumerate(model.frame_names)}
+    for body in w.bodies:
+        if not body.visuals:
+            continue
+        k = frames[body.name]
+        T_f = _pose(model.frame_R[k], model.frame_p[k])  # the MuJoCo body in its host
+        for T, g in body.visuals:
+            T = T_f @ T
+            T.setflags(write=False)
+            out.append((int(model.frame_body[k]), T, g))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------- equalities
@@ -692,7 +828,7 @@ def load_mjcf(path_or_xml, *, floating_base: bool | None = None, mimic: bool = T
     (('hinge',), 4.4506)
     """
     doc = read_document(path_or_xml)
-    w = _Walk(doc, _mesh_assets(doc))
+    w = _Walk(doc, _mesh_assets(doc), _material_colours(doc))
     for world in doc.root.findall("worldbody"):
         _walk_children(w, world, None, np.eye(4), None, [])
     _total_mass(w)
@@ -704,4 +840,9 @@ def load_mjcf(path_or_xml, *, floating_base: bool | None = None, mimic: bool = T
         warnings.warn(message, ModelWarning, stacklevel=_outside_robodyn())
         notes.append(message)
     source = None if doc.origin.startswith("<") else os.path.abspath(doc.origin)
-    return dataclasses.replace(model, notes=tuple(model.notes) + tuple(notes), source=source)
+    return dataclasses.replace(
+        model,
+        notes=tuple(model.notes) + tuple(notes),
+        source=source,
+        visuals=_placed_visuals(model, w),
+    )

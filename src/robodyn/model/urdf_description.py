@@ -30,11 +30,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class UrdfGeometry:
-    """One ``<collision>`` or ``<visual>`` geometry, in the link frame.
+    """One ``<collision>`` or ``<visual>`` geometry, in the link frame (or, from
+    :func:`robodyn.load_mjcf`, one MJCF ``<geom>``).
 
     ``kind`` is "box" (``size`` = (x, y, z)), "cylinder" (``radius``, ``length`` along z),
     "sphere" (``radius``), "capsule" (``radius``, ``length``), "mesh" (``filename``,
-    ``scale``; never opened) or "unknown".
+    ``scale``; never opened), "ellipsoid" (MJCF only: ``size`` = the semi-axes) or
+    "unknown".
     """
 
     kind: str

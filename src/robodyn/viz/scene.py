@@ -277,13 +277,16 @@ def check_max_triangles(max_triangles) -> int:
 
 
 def _primitive_shape(body, T_bg, g) -> dict | None:
-    """A URDF box, sphere, cylinder or capsule as a shape dict (None for anything else)."""
+    """A box, sphere, cylinder, capsule or (from MJCF) ellipsoid visual as a shape dict
+    (None for anything else)."""
     base = dict(body=int(body), rgba=tuple(g.rgba) if g.rgba is not None else DEFAULT_RGBA,
                 role="visual")  # fmt: skip
     if g.kind == "box":
         return dict(base, T=_col_major(T_bg), kind="box", size=list(g.size))
     if g.kind == "sphere":
         return dict(base, T=_col_major(T_bg), kind="sphere", radius=g.radius)
+    if g.kind == "ellipsoid":  # size: the semi-axes (the page scales a unit sphere)
+        return dict(base, T=_col_major(T_bg), kind="ellipsoid", size=list(g.size))
     if g.kind in ("cylinder", "capsule"):  # URDF: along z; three.js: along y
         T = T_bg @ transform(rot_x(math.pi / 2), None)
         return dict(base, T=_col_major(T), kind=g.kind, radius=g.radius, length=g.length)
