@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from helpers import erd_path
+from helpers import MujocoMap, erd_path, mujoco_site_packages
 from robodyn import viz
 from robodyn.viz.browser import INSTALL_HINT, find_chromium, headless_chromium
 from robodyn.viz.scene import decimate, ellipsoid_semi_axes, resolve_mesh
@@ -172,6 +172,47 @@ def test_example_robot_data_ur5_with_meshes_matches_pinocchio(browser, tmp_path,
         cam = page.eval("robodyn.camera()")
         err = np.linalg.norm(magenta_centroid(img) - project(cam, p_ee))
         assert err < 1.0, f"marker {err:.2f} px from Pinocchio's tool0"
+    finally:
+        page.close()
+
+
+def test_mjcf_robot_draws_its_geoms_where_mujoco_puts_them(browser, tmp_path, rng):
+    """The Kinova Jaco arm of dm_control (6 STL meshes, 6 cylinders) through load_mjcf: every
+    geom is drawn, and each mesh covers the pixel where MuJoCo (its own parse and
+    kinematics) puts that geom's centre (its inertial frame's origin, inside the link)."""
+    import mujoco
+
+    path = os.path.join(mujoco_site_packages(), "dm_control/third_party/kinova/jaco_arm.xml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rd.ModelWarning)
+        model = rd.load_mjcf(path)
+    q = rng.uniform(-1.0, 1.0, model.nq)
+    v = viz.show(model, q=q, out=tmp_path / "jaco.html")
+    kinds = [g.kind for _, _, g in model.visuals]
+    assert v.missing == [] and kinds.count("mesh") == 6 and kinds.count("cylinder") == 6
+    assert len(v.scene.meshes) == 5  # two links share one STL file
+    m = mujoco.MjModel.from_xml_path(path)
+    d = mujoco.MjData(m)
+    d.qpos[:] = MujocoMap(model, m).qpos(q)
+    mujoco.mj_kinematics(m, d)
+    page = Page(browser, v.path)
+    try:
+        page.assert_offline_and_clean()
+        counts = page.eval("robodyn.shapeCounts")
+        assert counts["visual"] == len(model.visuals) == 12 and counts.get("stick", 0) == 0
+        page.eval("for (const r of ['frame', 'marker']) robodyn.setRoleVisible(r, false)")
+        img = page.shot("jaco_mjcf")
+        page.eval("robodyn.setRoleVisible('visual', false)")
+        empty = page.shot("jaco_mjcf_hidden")
+        assert changed_fraction(img, empty) > 0.01
+        cam = page.eval("robodyn.camera()")
+        meshes = [i for i in range(m.ngeom) if m.geom_type[i] == mujoco.mjtGeom.mjGEOM_MESH]
+        assert len(meshes) == 6
+        for i in meshes:
+            x, y = np.round(project(cam, d.geom_xpos[i])).astype(int)
+            assert 2 <= x < W - 2 and 2 <= y < H - 2, (i, x, y)
+            win = (slice(y - 2, y + 3), slice(x - 2, x + 3))
+            assert changed_fraction(img[win], empty[win]) == 1.0, (m.geom(i).name, x, y)
     finally:
         page.close()
 
