@@ -19,7 +19,10 @@ its mass and inertia from ``<inertial>`` or from its geoms by MuJoCo's rules,
   is the world's (q = the body's pose in the world, as MuJoCo's qpos);
 * a site is an operational frame of its name (``<site>_site`` when a body has the name);
 * an ``<equality><joint joint1 joint2 polycoef="c0 c1 0 0 0">`` makes joint1 a mimic of
-  joint2: ``q_1 = c0 + c1 q_2``.
+  joint2: ``q_1 = c0 + c1 q_2``;
+* the geoms MuJoCo draws are the Model's ``visuals`` (:func:`_placed_visuals`): each moves
+  with the frame of its MuJoCo body's name (the body itself, or the frame a welded or
+  chained body becomes), so the viewer draws them where MuJoCo does.
 
 Coordinates: hinge and slide joints count from the pose written in the file, so robodyn's
 q is MuJoCo's ``qpos - ref`` (the ``ref`` attribute; limits shifted alike); free and ball
@@ -763,8 +766,9 @@ def load_mjcf(path_or_xml, *, floating_base: bool | None = None, mimic: bool = T
     STL, OBJ or MSH files; ``density``, ``mass``, ``shellinertia``, the mesh's ``inertia``
     rule), joint ``range``, ``ref``, ``armature``, ``damping``, ``frictionloss`` and
     ``actuatorfrcrange`` (the effort limit), ``<site>`` elements as operational frames,
-    ``<option gravity>``, and ``<equality><joint>`` couplings as mimic joints. See
-    :mod:`robodyn.model.mjcf` for how bodies, joints and coordinates map.
+    ``<option gravity>``, ``<equality><joint>`` couplings as mimic joints, and the geoms
+    MuJoCo draws as ``model.visuals`` (below). See :mod:`robodyn.model.mjcf` for how
+    bodies, joints and coordinates map.
 
     Parameters
     ----------
@@ -788,7 +792,10 @@ def load_mjcf(path_or_xml, *, floating_base: bool | None = None, mimic: bool = T
         sites frames; ``model.notes`` lists merges, renamed sites and what was left out.
         robodyn's q is MuJoCo's qpos with ``ref`` subtracted from hinge and slide joints;
         v is MuJoCo's qvel but for a free joint's ``[omega_b, v_b]`` (MuJoCo's is
-        ``[v_world, omega_b]``).
+        ``[v_world, omega_b]``). ``model.visuals`` holds ``(body index, T_body_geometry
+        (4, 4) read-only, UrdfGeometry)`` for each geom MuJoCo's viewer draws, in MuJoCo's
+        geom order, with the pose of the geometry's frame (z along a capsule's or a
+        cylinder's axis) in the robodyn body that carries it (see Notes).
 
     Raises
     ------
@@ -817,6 +824,24 @@ def load_mjcf(path_or_xml, *, floating_base: bool | None = None, mimic: bool = T
     robodyn's is the exact tensor of MuJoCo's rule; ASCII STL files are read (MuJoCo reads
     binary STL only); a massless moving body loads (MuJoCo refuses it; robodyn's forward
     dynamics then need mass below it).
+
+    The visuals, for :func:`robodyn.viz.show`: every ``<geom>`` of every body and of the
+    world that MuJoCo's viewers draw by default, i.e. of group 0, 1 or 2 (groups 3 to 5,
+    which models use for collision proxies and helpers, are hidden by MuJoCo's default
+    ``mjvOption`` and left out here too) and of a colour whose alpha is not 0. A sphere
+    has ``radius`` = size[0]; a capsule or cylinder ``radius`` = size[0] and ``length`` =
+    2 size[1] (or its ``fromto`` segment) along its z; a box ``size`` = 2 x MJCF's half
+    sizes; an ellipsoid kind ``"ellipsoid"`` with ``size`` = its semi-axes; a mesh the
+    absolute path of its asset's file (through ``meshdir``/``assetdir`` as for its
+    inertia), the asset's ``scale``, and ``search_path`` the mesh folder (where the viewer
+    may read it), posed at the file's own frame: where the geom was written, with the
+    asset's ``refpos``/``refquat`` folded in, not the inertial frame MuJoCo re-centres a
+    mesh at (a mesh given by its vertices in the XML, or turned by ``refquat`` under a
+    non-uniform scale, is kind ``"unknown"``, not drawn). The colour is MuJoCo's: the
+    geom's ``rgba`` (its own or its class's) unless that is the default grey ``0.5 0.5
+    0.5 1`` and the geom has a ``material``, whose ``rgba`` it then takes (textures are
+    not drawn). Planes, height fields, sdf geoms and primitives fitted to a mesh are left
+    out.
 
     Examples
     --------
