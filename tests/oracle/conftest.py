@@ -7,6 +7,8 @@ exactly that many robots (per base type) and never fewer.
 
 from __future__ import annotations
 
+import pytest
+
 from helpers import erd_robots, expect_count
 
 # typed, not computed: the example-robot-data URDFs Pinocchio loads with at least one
@@ -67,3 +69,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if str(item.path).startswith(here):
             item.add_marker(pytest.mark.filterwarnings("ignore::robodyn.errors.ModelWarning"))
+
+
+@pytest.fixture(scope="module")
+def in_tmp_folder(tmp_path_factory):
+    """Run a module in a temporary folder: MuJoCo writes its compile warnings to
+    ./MUJOCO_LOG.TXT."""
+    import os
+
+    old = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("mujoco"))
+    yield
+    os.chdir(old)

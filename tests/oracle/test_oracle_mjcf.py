@@ -87,13 +87,7 @@ MESH_AXES = {
 }  # fmt: skip
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _in_tmp(tmp_path_factory):
-    """MuJoCo writes its compile warnings to ./MUJOCO_LOG.TXT: run in a temporary folder."""
-    old = os.getcwd()
-    os.chdir(tmp_path_factory.mktemp("mjcf_oracle"))
-    yield
-    os.chdir(old)
+pytestmark = pytest.mark.usefixtures("in_tmp_folder")  # MuJoCo's log file goes there
 
 
 def _pair(rel: str):

@@ -63,13 +63,7 @@ MESH_MODELS = ["dm_control/suite/dog.xml", "dm_control/locomotion/walkers/assets
                "dm_control/third_party/kinova/jaco_hand.xml"]  # fmt: skip
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _in_tmp(tmp_path_factory):
-    """MuJoCo writes its compile warnings to ./MUJOCO_LOG.TXT: run in a temporary folder."""
-    old = os.getcwd()
-    os.chdir(tmp_path_factory.mktemp("mjcf_visuals"))
-    yield
-    os.chdir(old)
+pytestmark = pytest.mark.usefixtures("in_tmp_folder")  # MuJoCo's log file goes there
 
 
 def drawn_geoms(m, d) -> tuple[list[int], np.ndarray]:
@@ -274,30 +268,28 @@ def test_edge_cases_are_drawn_as_mujoco_draws_them(tmp_path):
     assert compare_mesh_vertices(model, m, qs[2], qposes[2]) == 2
 
 
+def _overridden(rel: str, floating_base: bool):
+    """(MjSpec, MjModel, the file's folder, robodyn's Model with ``floating_base``)."""
+    spec, m, _ = mujoco_pair(rel)
+    path = os.path.join(mujoco_site_packages(), rel)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rd.ModelWarning)
+        return spec, m, os.path.dirname(path), rd.load_mjcf(path, floating_base=floating_base)
+
+
 def test_floating_base_overrides_move_the_visuals_with_the_base():
     """floating_base=False welds humanoid's free joint at its written pose (MuJoCo's
     qpos0); floating_base=True frees the Jaco arm's base, placed where MuJoCo has it."""
-    rel = "dm_control/suite/humanoid.xml"
-    spec, m, _ = mujoco_pair(rel)
-    path = os.path.join(mujoco_site_packages(), rel)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", rd.ModelWarning)
-        welded = rd.load_mjcf(path, floating_base=False)
+    spec, m, folder, welded = _overridden("dm_control/suite/humanoid.xml", False)
     assert welded.nq == m.nq - 7
-    compare_visuals(welded, spec, m, os.path.dirname(path), [rd.neutral(welded)], [m.qpos0])
-    rel = "dm_control/third_party/kinova/jaco_arm.xml"
-    spec, m, _ = mujoco_pair(rel)
-    path = os.path.join(mujoco_site_packages(), rel)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", rd.ModelWarning)
-        free = rd.load_mjcf(path, floating_base=True)
+    compare_visuals(welded, spec, m, folder, [np.zeros(welded.nq)], [m.qpos0])  # hinges only
+    spec, m, folder, free = _overridden("dm_control/third_party/kinova/jaco_arm.xml", True)
     assert free.nq == m.nq + 7
     d = mujoco.MjData(m)
     mujoco.mj_kinematics(m, d)
-    q = rd.neutral(free)
+    q = np.zeros(free.nq)  # the hinges at MuJoCo's qpos0 (no ref in the arm)
     i = free.joint_id("root_joint")
     body = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, free.body_names[i])
     a = int(free.jnt_qadr[i])
     q[a : a + 7] = np.r_[d.xpos[body], d.xquat[body]]
-    q[a + 7 :] = 0.0  # the hinges at MuJoCo's qpos0 (no ref in the arm)
-    compare_visuals(free, spec, m, os.path.dirname(path), [q], [m.qpos0])
+    compare_visuals(free, spec, m, folder, [q], [m.qpos0])
