@@ -42,6 +42,7 @@ __all__ = [
     "Document",
     "ORIENTATIONS",
     "read_document",
+    "floats",
     "numbers",
     "number",
     "flag",
@@ -324,31 +325,38 @@ def describe(el: ET.Element, body: str | None = None) -> str:
     return tag if body is None else f"body {body!r} {tag}"
 
 
-def numbers(attrs, key: str, n, where: str, default=None) -> np.ndarray | None:
-    """The numbers of attribute ``key`` (``n``: the count, a tuple of allowed counts, or
-    None for any), or ``default`` when it is absent; a ModelError naming ``where`` and the
-    attribute for text that is not finite numbers or a wrong count."""
+def floats(attrs, key: str, n, where: str, default=None) -> tuple[float, ...] | None:
+    """The numbers of attribute ``key`` as a tuple of floats (``n``: the count, a tuple of
+    allowed counts, or None for any), or ``default`` when it is absent; a ModelError naming
+    ``where`` and the attribute for text that is not finite numbers or a wrong count."""
     raw = attrs.get(key)
     if raw is None:
-        return None if default is None else np.array(default, dtype=float)
+        return default
     parts = raw.split()
     counts = (n,) if isinstance(n, int) else n
     if counts is not None and len(parts) not in counts:
         want = " or ".join(str(k) for k in counts)
         raise ModelError(f"{where} {key}={raw!r}: expected {want} numbers, got {len(parts)}")
     try:
-        out = np.array([float(p) for p in parts], dtype=float)
+        out = tuple(map(float, parts))
     except ValueError:
         raise ModelError(f"{where} {key}={raw!r}: not a number") from None
-    if not np.all(np.isfinite(out)):
+    if not all(map(math.isfinite, out)):
         raise ModelError(f"{where} {key}={raw!r}: not finite")
     return out
 
 
+def numbers(attrs, key: str, n, where: str, default=None) -> np.ndarray | None:
+    """The numbers of attribute ``key`` as an array (see :func:`floats`), or ``default``
+    (as an array) when it is absent."""
+    out = floats(attrs, key, n, where, default)
+    return None if out is None else np.array(out, dtype=float)
+
+
 def number(attrs, key: str, where: str, default: float | None = None) -> float | None:
     """One finite number (see :func:`numbers`)."""
-    out = numbers(attrs, key, 1, where)
-    return default if out is None else float(out[0])
+    out = floats(attrs, key, 1, where)
+    return default if out is None else out[0]
 
 
 def flag(attrs, key: str, where: str, default: bool | None = None) -> bool | None:
@@ -361,13 +369,27 @@ def flag(attrs, key: str, where: str, default: bool | None = None) -> bool | Non
     return raw == "true"
 
 
-def _quat_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Hamilton product of two quaternions (w, x, y, z)."""
-    w1, v1, w2, v2 = a[0], a[1:], b[0], b[1:]
-    return np.r_[w1 * w2 - v1 @ v2, w1 * v2 + w2 * v1 + np.cross(v1, v2)]
+def _quat_multiply(a, b) -> tuple[float, float, float, float]:
+    """Hamilton product of two quaternions (w, x, y, z): (w1 w2 - v1 . v2, w1 v2 + w2 v1 +
+    v1 x v2)."""
+    w1, x1, y1, z1 = a
+    w2, x2, y2, z2 = b
+    cx, cy, cz = _cross((x1, y1, z1), (x2, y2, z2))
+    return (w1 * w2 - (x1 * x2 + y1 * y2 + z1 * z2), w1 * x2 + w2 * x1 + cx,
+            w1 * y2 + w2 * y1 + cy, w1 * z2 + w2 * z1 + cz)  # fmt: skip
 
 
-def quat_matrix(q: np.ndarray) -> np.ndarray:
+def _cross(a, b) -> tuple[float, float, float]:
+    """a x b of two 3-vectors (the products and differences in numpy.cross's order)."""
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _norm(v) -> float:
+    """|v|, the squares summed in order (as numpy.linalg.norm of a short vector)."""
+    return math.sqrt(sum(x * x for x in v))
+
+
+def quat_matrix(q) -> np.ndarray:
     """Rotation matrix of a unit quaternion (w, x, y, z)."""
     w, x, y, z = q
     return np.array(
@@ -379,22 +401,23 @@ def quat_matrix(q: np.ndarray) -> np.ndarray:
     )
 
 
-def quat_of_z(z: np.ndarray) -> np.ndarray:
+def quat_of_z(z) -> tuple[float, float, float, float]:
     """The smallest rotation taking (0, 0, 1) to the unit vector ``z``, as a quaternion: the
     axis ``e_z x z`` turned by ``atan2(|e_z x z|, z_3)``; a half turn about x when z points
     down (no unique axis)."""
-    axis = np.cross([0.0, 0.0, 1.0], z)
-    s = float(np.linalg.norm(axis))
-    axis = axis / s if s >= 1e-10 else np.array([1.0, 0.0, 0.0])
-    half = 0.5 * math.atan2(s, float(z[2]))
-    return np.r_[math.cos(half), math.sin(half) * axis]
+    axis = _cross((0.0, 0.0, 1.0), z)
+    s = _norm(axis)
+    axis = tuple(a / s for a in axis) if s >= 1e-10 else (1.0, 0.0, 0.0)
+    half = 0.5 * math.atan2(s, z[2])
+    sin = math.sin(half)
+    return (math.cos(half), sin * axis[0], sin * axis[1], sin * axis[2])
 
 
-def _unit(v: np.ndarray, where: str, what: str) -> np.ndarray:
-    n = float(np.linalg.norm(v))
+def _unit(v, where: str, what: str) -> tuple[float, ...]:
+    n = _norm(v)
     if n < _EPS:
         raise ModelError(f"{where}: {what} is too small (zero vector)")
-    return v / n
+    return tuple(x / n for x in v)
 
 
 def rotation(attrs, where: str, compiler: Compiler) -> np.ndarray:
@@ -408,46 +431,48 @@ def rotation(attrs, where: str, compiler: Compiler) -> np.ndarray:
     key = given[0]
     unit = math.pi / 180.0 if compiler.degree else 1.0
     if key == "quat":
-        q = numbers(attrs, "quat", 4, where)
+        q = floats(attrs, "quat", 4, where)
         return quat_matrix(_unit(q, f"{where} quat", "the quaternion"))
     if key == "axisangle":
-        aa = numbers(attrs, "axisangle", 4, where)
+        aa = floats(attrs, "axisangle", 4, where)
         axis = _unit(aa[:3], f"{where} axisangle", "the axis")
         half = 0.5 * aa[3] * unit
-        return quat_matrix(np.r_[math.cos(half), math.sin(half) * axis])
+        return quat_matrix((math.cos(half), *(math.sin(half) * a for a in axis)))
     if key == "euler":
-        return _euler(numbers(attrs, "euler", 3, where) * unit, compiler.eulerseq)
+        return _euler([a * unit for a in floats(attrs, "euler", 3, where)], compiler.eulerseq)
     if key == "xyaxes":
-        xy = numbers(attrs, "xyaxes", 6, where)
+        xy = floats(attrs, "xyaxes", 6, where)
         x = _unit(xy[:3], f"{where} xyaxes", "the x axis")
-        y = _unit(xy[3:] - (x @ xy[3:]) * x, f"{where} xyaxes", "the y axis (normal to x)")
-        z = _unit(np.cross(x, y), f"{where} xyaxes", "x cross y")
-        return np.column_stack([x, y, z])
-    z = _unit(numbers(attrs, "zaxis", 3, where), f"{where} zaxis", "the z axis")
+        d = x[0] * xy[3] + x[1] * xy[4] + x[2] * xy[5]  # y made normal to x: y - (x . y) x
+        y = _unit([xy[3 + i] - d * x[i] for i in range(3)], f"{where} xyaxes",
+                  "the y axis (normal to x)")  # fmt: skip
+        z = _unit(_cross(x, y), f"{where} xyaxes", "x cross y")
+        return np.array([x, y, z]).T
+    z = _unit(floats(attrs, "zaxis", 3, where), f"{where} zaxis", "the z axis")
     return quat_matrix(quat_of_z(z))
 
 
-def _euler(angles: np.ndarray, seq: str) -> np.ndarray:
+def _euler(angles, seq: str) -> np.ndarray:
     """Three turns about the axes of ``seq``: a lower-case (moving) axis multiplies on the
     right, an upper-case (fixed) one on the left."""
-    q = np.array([1.0, 0.0, 0.0, 0.0])
+    q = (1.0, 0.0, 0.0, 0.0)
     for angle, axis in zip(angles, seq):
-        turn = np.zeros(4)
-        turn[0] = math.cos(angle / 2)
+        turn = [math.cos(angle / 2), 0.0, 0.0, 0.0]
         turn[1 + "xyz".index(axis.lower())] = math.sin(angle / 2)
         q = _quat_multiply(q, turn) if axis.islower() else _quat_multiply(turn, q)
-    return quat_matrix(q / np.linalg.norm(q))
+    n = _norm(q)
+    return quat_matrix([x / n for x in q])
 
 
-def segment_frame(fromto: np.ndarray, where: str) -> tuple[np.ndarray, float]:
+def segment_frame(fromto, where: str) -> tuple[np.ndarray, float]:
     """The frame (4, 4) of a ``fromto="x1 y1 z1 x2 y2 z2"`` segment and its half length: the
     origin at its midpoint, z along it from the second point towards the first (MuJoCo's
     choice), turned from the parent's z by the smallest rotation (:func:`quat_of_z`)."""
-    z = fromto[:3] - fromto[3:]
-    half = float(np.linalg.norm(z)) / 2
+    z = [fromto[i] - fromto[3 + i] for i in range(3)]
+    half = _norm(z) / 2
     if half < _EPS:
         raise ModelError(f"{where} fromto: the two points coincide")
     T = np.eye(4)
-    T[:3, :3] = quat_matrix(quat_of_z(z / (2 * half)))
-    T[:3, 3] = (fromto[:3] + fromto[3:]) / 2
+    T[:3, :3] = quat_matrix(quat_of_z([x / (2 * half) for x in z]))
+    T[:3, 3] = [(fromto[i] + fromto[3 + i]) / 2 for i in range(3)]
     return T, half
