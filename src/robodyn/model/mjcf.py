@@ -53,6 +53,8 @@ from .mjcf_xml import (
     Document,
     describe,
     flag,
+    floats,
+    norm,
     number,
     numbers,
     quat_matrix,
@@ -78,8 +80,8 @@ class _Joint:
 
     name: str
     kind: str  # hinge, slide, ball, free
-    pos: np.ndarray  # (3,) anchor in the body frame (zero for slide and free joints)
-    axis: np.ndarray  # (3,)
+    pos: tuple  # (3,) anchor in the body frame (zero for slide and free joints)
+    axis: tuple  # (3,)
     lower: float
     upper: float
     damping: float
@@ -126,20 +128,26 @@ class _Walk:
         return self.ids[kind] - 1
 
 
+_EYE4 = np.eye(4)  # a constant: copied, never written
+_ZERO3 = (0.0, 0.0, 0.0)
+
+
 def _pose(R: np.ndarray, p) -> np.ndarray:
-    T = np.eye(4)
+    T = _EYE4.copy()
     T[:3, :3], T[:3, 3] = R, p
     return T
 
 
 def _trans(p) -> np.ndarray:
-    return _pose(np.eye(3), p)
+    T = _EYE4.copy()
+    T[:3, 3] = p
+    return T
 
 
 # ---------------------------------------------------------------------------- the walk
 def _frame_of(attrs, where: str, doc: Document) -> np.ndarray:
     """The pose ``pos`` + orientation an element (body, frame, site) writes in its parent."""
-    p = numbers(attrs, "pos", 3, where, default=(0.0, 0.0, 0.0))
+    p = floats(attrs, "pos", 3, where, _ZERO3)
     return _pose(_rotation(attrs, where, doc.compiler), p)
 
 
@@ -184,7 +192,7 @@ def _walk_body(w: _Walk, el: ET.Element, parent: str, T_in: np.ndarray, cls: str
             body.joints.append(_joint(w, j, name, cls))
     w.bodies.append(body)
     parts: list = []
-    _walk_children(w, el, body, np.eye(4), cls, parts)
+    _walk_children(w, el, body, _EYE4.copy(), cls, parts)
     _body_inertia(w, el, body, parts, cls)
 
 
@@ -240,9 +248,9 @@ def _joint(w: _Walk, el: ET.Element, body: str, cls) -> _Joint:
     name = el.get("name") or f"joint{index}"
     angle = math.pi / 180.0 if (w.doc.compiler.degree and kind == "hinge") else 1.0
     ref = number(attrs, "ref", where, 0.0) * angle
-    pos = numbers(attrs, "pos", 3, where, default=(0.0, 0.0, 0.0))
-    axis = numbers(attrs, "axis", 3, where, default=(0.0, 0.0, 1.0))
-    if kind in ("hinge", "slide") and not np.linalg.norm(axis) >= 1e-14:
+    pos = floats(attrs, "pos", 3, where, _ZERO3)
+    axis = floats(attrs, "axis", 3, where, (0.0, 0.0, 1.0))
+    if kind in ("hinge", "slide") and not norm(axis) >= 1e-14:
         raise ModelError(f"{where} axis={attrs.get('axis')!r}: zero axis")
     lower, upper = -math.inf, math.inf
     limits = _limits(attrs, "range", "limited", where, w) if kind != "free" else None
@@ -261,12 +269,12 @@ def _joint(w: _Walk, el: ET.Element, body: str, cls) -> _Joint:
         if kind == "free" and coef[key]:
             w.leave_out(f"free-joint {key} (MuJoCo's acts on v_world, robodyn's on v_b)", name)
             coef[key] = 0.0
-    spring_damper = numbers(attrs, "springdamper", 2, where, default=(0.0, 0.0))
-    if np.all(spring_damper > 0):  # MuJoCo derives stiffness and damping from M(qpos0)
+    spring_damper = floats(attrs, "springdamper", 2, where, (0.0, 0.0))
+    if min(spring_damper) > 0:  # MuJoCo derives stiffness and damping from M(qpos0)
         w.leave_out("joint springdampers (damping and stiffness from the mass matrix)", name)
         coef["damping"] = 0.0
     return _Joint(
-        name=name, kind=kind, pos=pos if kind in ("hinge", "ball") else np.zeros(3), axis=axis,
+        name=name, kind=kind, pos=pos if kind in ("hinge", "ball") else _ZERO3, axis=axis,
         lower=lower, upper=upper, damping=coef["damping"], friction=coef["frictionloss"],
         armature=coef["armature"], effort=effort, where=where,
     )  # fmt: skip
@@ -335,11 +343,9 @@ def _geom_frame(attrs, kind: str, where: str, doc: Document) -> tuple[np.ndarray
     size[1] (size[2] for an ellipsoid or a box, whose size[1] becomes size[0])."""
     if kind not in _SIZES:
         raise ModelError(f"{where}: unknown geom type {kind!r}")
-    size = np.zeros(3)
-    given = numbers(attrs, "size", (1, 2, 3), where)
-    if given is not None:
-        size[: len(given)] = given
-    fromto = numbers(attrs, "fromto", 6, where)
+    size = list(floats(attrs, "size", (1, 2, 3), where, ()))
+    size += [0.0] * (3 - len(size))
+    fromto = floats(attrs, "fromto", 6, where)
     need = _SIZES[kind]
     if fromto is None:
         T = _frame_of(attrs, where, doc)
@@ -349,7 +355,7 @@ def _geom_frame(attrs, kind: str, where: str, doc: Document) -> tuple[np.ndarray
         T, half = segment_frame(fromto, where)
         size[1:] = (size[0], half) if kind in ("ellipsoid", "box") else (half, size[2])
         need = 1
-    if np.any(size[:need] <= 0):
+    if any(x <= 0 for x in size[:need]):
         raise ModelError(f"{where} size={attrs.get('size')!r}: a {kind} needs {need} "
                          "positive size(s)")  # fmt: skip
     return T, size
@@ -697,8 +703,7 @@ def _body_joints(w: _Walk, body: _Body, floating_base, unjointed: list[str]) -> 
         return []
     if floating_base and body.name in unjointed:
         name = "root_joint" if len(unjointed) == 1 else f"{body.name}_root_joint"
-        z = np.zeros(3)
-        return [_Joint(name, "free", z, z, -math.inf, math.inf, 0.0, 0.0, 0.0, math.inf,
+        return [_Joint(name, "free", _ZERO3, _ZERO3, -math.inf, math.inf, 0.0, 0.0, 0.0, math.inf,
                        f"body {body.name!r}")]  # fmt: skip
     return js
 
@@ -706,11 +711,12 @@ def _body_joints(w: _Walk, body: _Body, floating_base, unjointed: list[str]) -> 
 def _emit_body(b: ModelBuilder, body: _Body, joints: list[_Joint], mimics, taken, jtaken):
     """The robodyn bodies of one MuJoCo body (see the module docstring)."""
     inertia = _Inertia(body) if body.mass > 0 or np.any(body.inertia) else None
-    parent, T = body.parent, (np.eye(4) if joints and joints[0].kind == "free" else body.T)
-    prev, own = np.zeros(3), False  # own: the MuJoCo body is a robodyn body of its name
+    parent, T = body.parent, (_EYE4 if joints and joints[0].kind == "free" else body.T)
+    prev, own = _ZERO3, False  # own: the MuJoCo body is a robodyn body of its name
     for k, j in enumerate(joints):
-        T = T @ _trans(j.pos - prev)  # joint k's frame: Trans(p_k - p_(k-1)) in the last one
-        own = k == len(joints) - 1 and not np.any(j.pos)
+        # joint k's frame: Trans(p_k - p_(k-1)) in the last one
+        T = T @ _trans([a - b for a, b in zip(j.pos, prev)])
+        own = k == len(joints) - 1 and not any(j.pos)
         name = body.name if own else _unique(f"{body.name}_{j.name}", taken)
         follow = {}
         if j.name in mimics:
@@ -721,10 +727,11 @@ def _emit_body(b: ModelBuilder, body: _Body, joints: list[_Joint], mimics, taken
             inertia=inertia if own else None, lower=j.lower, upper=j.upper, effort=j.effort,
             damping=j.damping, friction=j.friction, armature=j.armature, **follow,
         )  # fmt: skip
-        parent, T, prev = name, np.eye(4), j.pos
+        parent, T, prev = name, _EYE4, j.pos
     if not own:  # welded to its parent, or to its last joint's body at Trans(-p_n)
+        T_fixed = T @ _trans([-a for a in prev])
         b.add_body(body.name, parent, joint_name=_unique(f"{body.name}_fixed", jtaken),
-                   joint_type="fixed", T=T @ _trans(-prev), inertia=inertia)  # fmt: skip
+                   joint_type="fixed", T=T_fixed, inertia=inertia)  # fmt: skip
 
 
 def _build(w: _Walk, floating_base, mimics) -> tuple[Model, list[str]]:

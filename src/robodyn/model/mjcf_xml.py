@@ -43,6 +43,7 @@ __all__ = [
     "ORIENTATIONS",
     "read_document",
     "floats",
+    "norm",
     "numbers",
     "number",
     "flag",
@@ -384,7 +385,7 @@ def _cross(a, b) -> tuple[float, float, float]:
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-def _norm(v) -> float:
+def norm(v) -> float:
     """|v|, the squares summed in order (as numpy.linalg.norm of a short vector)."""
     return math.sqrt(sum(x * x for x in v))
 
@@ -406,7 +407,7 @@ def quat_of_z(z) -> tuple[float, float, float, float]:
     axis ``e_z x z`` turned by ``atan2(|e_z x z|, z_3)``; a half turn about x when z points
     down (no unique axis)."""
     axis = _cross((0.0, 0.0, 1.0), z)
-    s = _norm(axis)
+    s = norm(axis)
     axis = tuple(a / s for a in axis) if s >= 1e-10 else (1.0, 0.0, 0.0)
     half = 0.5 * math.atan2(s, z[2])
     sin = math.sin(half)
@@ -414,7 +415,7 @@ def quat_of_z(z) -> tuple[float, float, float, float]:
 
 
 def _unit(v, where: str, what: str) -> tuple[float, ...]:
-    n = _norm(v)
+    n = norm(v)
     if n < _EPS:
         raise ModelError(f"{where}: {what} is too small (zero vector)")
     return tuple(x / n for x in v)
@@ -460,7 +461,7 @@ def _euler(angles, seq: str) -> np.ndarray:
         turn = [math.cos(angle / 2), 0.0, 0.0, 0.0]
         turn[1 + "xyz".index(axis.lower())] = math.sin(angle / 2)
         q = _quat_multiply(q, turn) if axis.islower() else _quat_multiply(turn, q)
-    n = _norm(q)
+    n = norm(q)
     return quat_matrix([x / n for x in q])
 
 
@@ -469,7 +470,7 @@ def segment_frame(fromto, where: str) -> tuple[np.ndarray, float]:
     origin at its midpoint, z along it from the second point towards the first (MuJoCo's
     choice), turned from the parent's z by the smallest rotation (:func:`quat_of_z`)."""
     z = [fromto[i] - fromto[3 + i] for i in range(3)]
-    half = _norm(z) / 2
+    half = norm(z) / 2
     if half < _EPS:
         raise ModelError(f"{where} fromto: the two points coincide")
     T = np.eye(4)
