@@ -330,7 +330,7 @@ def _geom_part(w: _Walk, attrs, kind: str, where: str, frame) -> tuple | None:
     R, p = T[:3, :3], T[:3, 3]
     if mesh is not None:
         return m, p + R @ mesh.com, R @ mesh.inertia(m) @ R.T
-    return m, p, R @ np.diag(geom_moments(kind, size, m, shell)) @ R.T
+    return m, p, (R * geom_moments(kind, size, m, shell)) @ R.T  # R diag(I) R^T
 
 
 _SIZES = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3, "mesh": 0}
@@ -426,25 +426,25 @@ def _body_inertia(w: _Walk, el: ET.Element, body: _Body, parts: list, cls) -> No
         raise ModelError(f"{where}: negative mass {body.mass:g}")
     body.mass = max(body.mass, c.boundmass)
     moments, axes = np.linalg.eigh(0.5 * (body.inertia + body.inertia.T))
-    bounded = np.maximum(moments, c.boundinertia)
-    tol = 1e-9 * (abs(float(moments.sum())) + 1e-6 * body.mass)  # round-off: load_urdf's
-    if np.any(moments < -tol):
+    lam = moments.tolist()  # the principal moments, as floats
+    tol = 1e-9 * (abs(lam[0] + lam[1] + lam[2]) + 1e-6 * body.mass)  # round-off: load_urdf's
+    if min(lam) < -tol:
         raise ModelError(
-            f"{where}: the inertia has a negative principal moment ({moments.min():.3g} kg "
+            f"{where}: the inertia has a negative principal moment ({min(lam):.3g} kg "
             "m^2): the dynamics are undefined (MuJoCo refuses it too)"
         )
-    bounded = np.maximum(bounded, 0.0)
-    if bounded.sum() - 2 * bounded.max() < -tol:  # A + B < C
+    bounded = [max(x, c.boundinertia, 0.0) for x in lam]
+    if bounded[0] + bounded[1] + bounded[2] - 2 * max(bounded) < -tol:  # A + B < C
         if c.balanceinertia:
-            bounded = np.full(3, bounded.mean())
+            bounded = [(bounded[0] + bounded[1] + bounded[2]) / 3] * 3
         else:  # MuJoCo refuses it; robodyn keeps it, as its URDF loader (and Pinocchio) do
             warnings.warn(
-                f"{where}: principal moments {bounded.tolist()} violate A + B >= C (not a "
+                f"{where}: principal moments {bounded} violate A + B >= C (not a "
                 "physical body); kept as written (MuJoCo refuses them; <compiler "
                 'balanceinertia="true"> averages them)', ModelWarning,
                 stacklevel=_outside_robodyn(),
             )  # fmt: skip
-    if np.any(bounded != moments):
+    if bounded != lam:
         body.inertia = axes @ np.diag(bounded) @ axes.T
 
 
