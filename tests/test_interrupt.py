@@ -80,7 +80,7 @@ def test_sigint_during_a_streamed_run_saves_what_it_finished(tmp_path):
 
 
 _LONG_FREE = """
-import json, os, signal, sys, threading, dataclasses
+import json, os, signal, sys, threading, time, dataclasses
 import numpy as np
 import robodyn as rd
 sys.path.insert(0, {tests!r})
@@ -90,7 +90,10 @@ solo = rd.load_urdf(erd_path("solo_description/robots/solo12.urdf"), floating_ba
 solo = dataclasses.replace(solo, gravity=np.zeros(3))  # tumbling in space, for 2000 s
 q0, v0 = rd.neutral(solo), np.linspace(-1.0, 1.0, solo.nv)
 ctrl = rd.control.PD(solo, q0, 0.0, 0.01)  # a little damping on every dof
-threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+t0 = time.perf_counter()  # SIGINT once the run is surely under way (as _CONTACT_BATCH)
+rd.simulate(solo, q0, v0, controller=ctrl, duration=3.0, dt=1e-3)
+delay = max(0.5, 30 * (time.perf_counter() - t0))
+threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT)).start()
 try:
     rd.simulate(solo, q0, v0, controller=ctrl, duration=2000.0, dt=1e-3)
     print(json.dumps({{"finished": True}}))
@@ -107,7 +110,8 @@ except rd.SimulationInterrupted as stop:
 
 def test_sigint_stops_a_compiled_floating_base_rollout(tmp_path):
     """solo12 on its floating base (the compiled rollout on SE(3), issue 29) for 2,000,000
-    steps; SIGINT after 0.5 s stops it with a prefix of the run, bit for bit."""
+    steps; SIGINT once it is under way (after 0.5 s or more) stops it with a prefix of the
+    run, bit for bit."""
     tests = os.path.dirname(os.path.abspath(__file__))
     r = _child(_LONG_FREE.format(tests=tests), tmp_path)
     assert "finished" not in r, "the run ignored Ctrl-C"
@@ -158,7 +162,7 @@ def test_sigint_stops_a_constrained_run_as_simulation_interrupted(tmp_path):
 
 
 _CONTACT_BATCH = """
-import json, os, signal, threading
+import json, os, signal, threading, time
 import numpy as np
 import robodyn as rd
 
@@ -169,7 +173,13 @@ env = rd.sim.Environment(model, [rd.sim.ContactPoint("ee")], [rd.sim.Plane([0, 0
 Q = q0 + np.linspace(-0.02, 0.02, 4)[:, None]
 ctrl = rd.control.PD(model, q0, gravity_compensation=True)
 kw = dict(controller=ctrl, dt=1e-3, environment=env, threads=2)
-threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+# SIGINT once the long run is surely under way: 0.5 s, or 30 times a 3,000-step run of the
+# same batch on this machine now (a busy machine had not finished the run's first piece
+# 0.5 s after its start, and a run stopped before its first sample has nothing to compare)
+t0 = time.perf_counter()
+rd.simulate(model, Q, duration=3.0, **kw)
+delay = max(0.5, 30 * (time.perf_counter() - t0))
+threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT)).start()
 try:
     rd.simulate(model, Q, duration=2000.0, **kw)
     print(json.dumps({"finished": True}))
@@ -187,8 +197,9 @@ except rd.SimulationInterrupted as stop:
 
 def test_sigint_stops_a_compiled_batch_with_an_environment(tmp_path):
     """Four Panda rollouts against a table for 2,000,000 steps each, compiled rollouts over
-    two threads advancing together in pieces: SIGINT after 0.5 s stops them all with the
-    samples every rollout finished, a prefix of the run bit for bit."""
+    two threads advancing together in pieces: SIGINT once they are under way (after 0.5 s
+    or more on a busy machine) stops them all with the samples every rollout finished, a
+    prefix of the run bit for bit."""
     r = _child(_CONTACT_BATCH, tmp_path)
     assert "finished" not in r, "the run ignored Ctrl-C"
     assert r["keyboard"] and r["same"] and r["complete"] is False, r
