@@ -82,3 +82,15 @@ def joint_motion(jtype: int, axis, x, *, pitch: float = 0.0, axis2=None) -> np.n
     elif jtype == JOINT_FREE:
         R, p = quat_to_rotation(x[3:7] / np.linalg.norm(x[3:7])), x[:3]
     return transform(R, p)
+
+
+def unique_name(base: str, taken: set[str]) -> str:
+    """``base``, or ``base_2``, ``base_3``, ... the first not in ``taken``, added to it: the
+    name a loader or writer gives an element it makes (a weld, a chain's inner body, a
+    split joint) without clashing with the document's own names."""
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name

@@ -48,6 +48,7 @@ import numpy as np
 from ..errors import ModelError, ModelWarning
 from ..inertia import compound
 from .builder import ModelBuilder
+from .joints import unique_name
 from .mjcf_inertia import MeshInertia, geom_moments, geom_volume, mesh_inertia, read_mesh
 from .mjcf_xml import (
     Document,
@@ -681,15 +682,6 @@ class _Inertia:
         self.mass, self.com, self.inertia = body.mass, body.com, body.inertia
 
 
-def _unique(base: str, taken: set[str]) -> str:
-    name, k = base, 1
-    while name in taken:
-        k += 1
-        name = f"{base}_{k}"
-    taken.add(name)
-    return name
-
-
 def _body_joints(w: _Walk, body: _Body, floating_base, unjointed: list[str]) -> list[_Joint]:
     """The joints the body gets: as written, but a top-level body's free joint made fixed
     (``floating_base=False``) or one given to a top-level body without joints (True)."""
@@ -717,7 +709,7 @@ def _emit_body(b: ModelBuilder, body: _Body, joints: list[_Joint], mimics, taken
         # joint k's frame: Trans(p_k - p_(k-1)) in the last one
         T = T @ _trans([a - b for a, b in zip(j.pos, prev)])
         own = k == len(joints) - 1 and not any(j.pos)
-        name = body.name if own else _unique(f"{body.name}_{j.name}", taken)
+        name = body.name if own else unique_name(f"{body.name}_{j.name}", taken)
         follow = {}
         if j.name in mimics:
             lead, mult, off = mimics[j.name]
@@ -730,7 +722,7 @@ def _emit_body(b: ModelBuilder, body: _Body, joints: list[_Joint], mimics, taken
         parent, T, prev = name, _EYE4, j.pos
     if not own:  # welded to its parent, or to its last joint's body at Trans(-p_n)
         T_fixed = T @ _trans([-a for a in prev])
-        b.add_body(body.name, parent, joint_name=_unique(f"{body.name}_fixed", jtaken),
+        b.add_body(body.name, parent, joint_name=unique_name(f"{body.name}_fixed", jtaken),
                    joint_type="fixed", T=T_fixed, inertia=inertia)  # fmt: skip
 
 
@@ -751,7 +743,7 @@ def _build(w: _Walk, floating_base, mimics) -> tuple[Model, list[str]]:
     sites += [(n, body.name, T) for body in w.bodies for n, T in body.sites]  # world first
     for k, (name, host, T) in enumerate(sites):
         name = name or f"site{k}"
-        frame = name if name not in taken else _unique(f"{name}_site", taken)
+        frame = name if name not in taken else unique_name(f"{name}_site", taken)
         taken.add(frame)
         if frame != name:
             notes.append(f"site {name!r} is the frame {frame!r} (a body has its name)")

@@ -52,6 +52,7 @@ from .inertial import (
     inertial_problem,
     negligible_negative,
 )
+from .joints import unique_name
 from .model import Model, finished, replaced
 from .urdf_description import (
     UrdfGeometry,
@@ -699,14 +700,6 @@ def _geometry_warnings(robot: UrdfRobot, strict: bool, notes: list[str], flagged
             _implausible(f"link {link.name!r}: {problem}; {_FIX}", strict, notes)
 
 
-def _free_name(base: str, taken: set[str]) -> str:
-    name, k = base, 1
-    while name in taken:
-        k += 1
-        name = f"{base}_{k}"
-    return name
-
-
 def load_urdf(
     path_or_xml,
     floating_base: bool = False,
@@ -1067,7 +1060,7 @@ def _add_root(
         b.add_body(root, root_name, joint_name="root_joint", joint_type="free",
                    inertia=_inertia_arg(parts))  # fmt: skip
         return root, ()
-    weld = _free_name(f"{root_name}_{root}_fixed", set(robot.joints))
+    weld = unique_name(f"{root_name}_{root}_fixed", set(robot.joints))
     b.add_frame(root, root_name)
     merged = f"fixed joint {weld!r} merged link {root!r} into {root_name!r}"
     m = sum(p[0] for p in parts)

@@ -106,14 +106,6 @@ class _Writer:
         self.joints = set(model.joint_names_all)
         self.lost: list[str] = []
 
-    def unique(self, base: str, taken: set) -> str:
-        name, k = base, 1
-        while name in taken:
-            k += 1
-            name = f"{base}_{k}"
-        taken.add(name)
-        return name
-
     def link(self, name: str, body: int | None = None) -> None:
         """A ``<link>``; with ``body``, that body's inertia and visuals."""
         el = ET.SubElement(self.robot, "link", name=name)
@@ -267,9 +259,9 @@ def _chain(w: _Writer, i: int, T: np.ndarray) -> None:
     name, jname = m.body_names[i], m.joint_names_all[i]
     jt = int(m.jnt_type[i])
     qa, va = int(m.jnt_qadr[i]), int(m.jnt_vadr[i])
-    middle = w.unique(f"{jname}__link", w.links)
+    middle = joints.unique_name(f"{jname}__link", w.links)
     suffix, word = _CHAIN[jt]
-    second = w.unique(jname + suffix, w.joints)
+    second = joints.unique_name(jname + suffix, w.joints)
     kind, lim = _limit(w, jname, "revolute", qa, slice(va, va + 1))
     w.joint(jname, kind, m.body_names[m.body_parent[i]], middle, T, m.jnt_axis[i], limit=lim,
             dynamics=_dynamics(w, jname, slice(va, va + 1)))  # fmt: skip
@@ -301,7 +293,7 @@ def urdf_text(model) -> tuple[str, list[str]]:
             continue
         T = np.eye(4)
         T[:3, :3], T[:3, 3] = model.frame_R[k], model.frame_p[k]
-        jname = w.unique(f"{fname}_fixed", w.joints)
+        jname = joints.unique_name(f"{fname}_fixed", w.joints)
         w.joint(jname, "fixed", model.body_names[model.frame_body[k]], fname, T)
         w.link(fname)
     ET.indent(w.robot, space="  ")
